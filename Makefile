@@ -1,0 +1,79 @@
+# blockkit front door. CMake does the build; these targets are the short way in.
+BUILD      ?= build
+SAN_BUILD  ?= build-sanitize
+CLANG_BUILD?= build-clang
+FUZZ_BUILD ?= build-fuzz
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 20
+
+DEPS_BIN = cmake pkg-config cc
+DEPS_PKG = cmake pkg-config gcc libsecp256k1-dev zstd
+FUZZ_PKG = clang libclang-rt-14-dev
+PEER_PKG = libssl-dev
+
+.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-check clean
+
+all: build
+
+# Install missing Debian packages (as root), or print the exact command.
+deps:
+	@missing=""; \
+	for p in $(DEPS_PKG) $(PEER_PKG) $(if $(WITH_FUZZ),$(FUZZ_PKG)); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+# Call `make deps` only when something the build needs is missing.
+deps-check:
+	@ok=1; for b in $(DEPS_BIN) zstd; do command -v $$b >/dev/null 2>&1 || ok=0; done; \
+	pkg-config --exists libsecp256k1 2>/dev/null || ok=0; \
+	[ $$ok = 1 ] || $(MAKE) --no-print-directory deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: deps-check $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@./scripts/run-main.sh $(BUILD)/blockkit
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-sanitize: deps-check
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBK_SANITIZE=ON
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  BLOCKKIT_SANITIZE=1 ctest --output-on-failure -j $(JOBS)
+
+test-clang: deps-check
+	CC=clang cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DBK_WERROR=ON
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
+	cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD)/blockkit bench $(BENCH_ARGS)
+
+fuzz:
+	@$(MAKE) --no-print-directory deps-check
+	@command -v clang >/dev/null 2>&1 || $(MAKE) --no-print-directory deps WITH_FUZZ=1
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBK_FUZZ=ON \
+	  -DBK_SANITIZE=ON -DBK_BUILD_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz-smoke: fuzz
+	./scripts/fuzz-smoke.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)

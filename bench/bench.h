@@ -1,0 +1,53 @@
+/* blockkit bench: benchmark registration (nanobench-style runner in
+ * bench/harness.c). A benchmark file defines setup/run/teardown and
+ * registers with BK_BENCH or bk_bench_register (for rows generated at start,
+ * e.g. one per SHA-256 backend).
+ *
+ * The runner: calls setup once (allocations there count toward peak_bytes
+ * but not allocs/op), calibrates iters so one sample lasts long enough, runs
+ * several epochs of run(ctx, iters), and reports the median ns per unit
+ * (unit = units_per_op units per call of the op), err% (median absolute
+ * percent deviation across epochs), allocs/op and bytes/op (counted through
+ * the bk_allocator handed to setup and run), and peak bytes (maximum bytes
+ * live through that allocator, setup included). */
+#ifndef BLOCKKIT_BENCH_H
+#define BLOCKKIT_BENCH_H
+
+#include <stdint.h>
+#include <blockkit/alloc.h>
+
+typedef struct bk_bench {
+    const char *name;          /* "SHA256/64B/shani" */
+    const char *unit;          /* "message", "leaf", "block", ... */
+    double units_per_op;       /* units one op processes (e.g. 9001 leaves) */
+    double bytes_per_op;       /* input bytes per op for an MB/s column, 0 = none */
+    const void *arg;           /* passed to setup (e.g. a backend name) */
+    /* Prepare state; return 0, or non-zero to skip this bench (e.g. a
+     * missing backend or data file); *ctx receives the state. */
+    int (*setup)(void **ctx, const void *arg, const bk_allocator *alloc);
+    /* Perform the op iters times. */
+    void (*run)(void *ctx, uint64_t iters, const bk_allocator *alloc);
+    void (*teardown)(void *ctx, const bk_allocator *alloc);
+} bk_bench;
+
+void bk_bench_register(const bk_bench *b);
+
+#define BK_BENCH(ident, ...)                                      \
+    static const bk_bench ident = {__VA_ARGS__};                  \
+    __attribute__((constructor)) static void ident##_register(void) \
+    {                                                             \
+        bk_bench_register(&ident);                                \
+    }
+
+/* Keep a value alive so the optimizer cannot drop the work. */
+static inline void bk_bench_keep(const void *p)
+{
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+/* Path of a bench data file: $BLOCKKIT_DATA/<name>, else the source tree's
+ * data/ and tests/data/ directories (compiled in). Returns 0 and fills buf
+ * when the file exists. */
+int bk_bench_data_path(char *buf, size_t cap, const char *name);
+
+#endif

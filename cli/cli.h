@@ -1,0 +1,68 @@
+/* blockkit CLI: command registration and shared helpers. Commands live one
+ * per file (cli/<name>.c) and register themselves with BK_CLI_COMMAND. */
+#ifndef BLOCKKIT_CLI_H
+#define BLOCKKIT_CLI_H
+
+#include <stdio.h>
+#include <blockkit/blockkit.h>
+
+/* Exit codes (BSD sysexits). */
+enum {
+    BK_EXIT_OK = 0,
+    BK_EXIT_FAIL = 1,        /* a check failed (e.g. verify said no) */
+    BK_EXIT_USAGE = 64,
+    BK_EXIT_DATA = 65,
+    BK_EXIT_NOINPUT = 66,
+    BK_EXIT_SOFTWARE = 70,
+    BK_EXIT_IO = 74,
+};
+
+typedef struct bk_cli_command {
+    const char *name;
+    const char *usage;     /* one line: arguments */
+    const char *summary;   /* one line: what it does */
+    int (*main)(int argc, char **argv);  /* argv[0] is the command name */
+} bk_cli_command;
+
+void bk_cli_register(const bk_cli_command *cmd);
+
+#define BK_CLI_COMMAND(ident, name_, usage_, summary_, fn_)                      \
+    static const bk_cli_command ident = {name_, usage_, summary_, fn_};          \
+    __attribute__((constructor)) static void ident##_register(void)             \
+    {                                                                            \
+        bk_cli_register(&ident);                                                 \
+    }
+
+/* A whole input in memory: a file (mmapped read-only, read() fallback) or
+ * standard input ("-"). */
+typedef struct bk_cli_input {
+    uint8_t *data;
+    size_t len;
+    int mapped;
+} bk_cli_input;
+
+/* Returns 0 or an exit code after printing "blockkit: <cmd>: ..." on stderr. */
+int bk_cli_read_input(const char *cmd, const char *path, bk_cli_input *in);
+void bk_cli_input_free(bk_cli_input *in);
+
+/* If the input is hex text (optionally 0x-prefixed, surrounding white space
+ * allowed), decode it in place and return 1; return 0 when it is not hex. */
+int bk_cli_maybe_unhex(bk_cli_input *in);
+
+/* Print "blockkit: <cmd>: <message>[ at byte N][ (path)]" and return the exit code
+ * that the status maps to (65 for bad data, 74 for I/O, 64 for arguments). */
+int bk_cli_report(const char *cmd, const bk_error *err);
+int bk_cli_exit_code(bk_status st);
+
+/* Print a formatted error "blockkit: <cmd>: ..." and return code. */
+int bk_cli_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write all bytes to a stream; returns 0, or BK_EXIT_IO (a closed pipe is
+ * reported as 0 so `| head` ends quietly: see bk_cli_pipe_closed). */
+int bk_cli_write_all(FILE *f, const void *p, size_t n);
+extern int bk_cli_pipe_closed;
+
+/* A bk_sink_fn writing to a FILE*. */
+int bk_cli_file_sink(void *ctx, const uint8_t *data, size_t len);
+
+#endif

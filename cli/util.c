@@ -1,0 +1,171 @@
+/* Shared CLI helpers: input loading, hex detection, error reporting. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int bk_cli_pipe_closed;
+
+int bk_cli_fail(const char *cmd, int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "blockkit: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int bk_cli_exit_code(bk_status st)
+{
+    switch (st) {
+    case BK_OK: return BK_EXIT_OK;
+    case BK_ERR_ARG: return BK_EXIT_USAGE;
+    case BK_ERR_IO: return BK_EXIT_IO;
+    case BK_ERR_NOMEM: return BK_EXIT_SOFTWARE;
+    case BK_ERR_UNSUPPORTED: return BK_EXIT_USAGE;
+    default: return BK_EXIT_DATA;
+    }
+}
+
+int bk_cli_report(const char *cmd, const bk_error *err)
+{
+    if (err->path[0])
+        fprintf(stderr, "blockkit: %s: %s: %s at byte %llu (%s)\n", cmd, bk_status_str(err->status),
+                err->msg, (unsigned long long)err->offset, err->path);
+    else
+        fprintf(stderr, "blockkit: %s: %s: %s at byte %llu\n", cmd, bk_status_str(err->status),
+                err->msg, (unsigned long long)err->offset);
+    return bk_cli_exit_code(err->status);
+}
+
+static int read_fd(int fd, bk_cli_input *in)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return -1;
+    for (;;) {
+        if (len == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return -1;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            free(buf);
+            return -1;
+        }
+        if (r == 0) break;
+        len += (size_t)r;
+    }
+    in->data = buf;
+    in->len = len;
+    in->mapped = 0;
+    return 0;
+}
+
+int bk_cli_read_input(const char *cmd, const char *path, bk_cli_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if (!path || !strcmp(path, "-")) {
+        if (read_fd(0, in) != 0) return bk_cli_fail(cmd, BK_EXIT_IO, "cannot read standard input: %s", strerror(errno));
+        return 0;
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return bk_cli_fail(cmd, errno == ENOENT ? BK_EXIT_NOINPUT : BK_EXIT_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            in->data = p;
+            in->len = (size_t)st.st_size;
+            in->mapped = 1;
+            return 0;
+        }
+    }
+    int rc = read_fd(fd, in);
+    int e = errno;
+    close(fd);
+    if (rc != 0) return bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", path, strerror(e));
+    return 0;
+}
+
+void bk_cli_input_free(bk_cli_input *in)
+{
+    if (in->mapped) munmap(in->data, in->len);
+    else free(in->data);
+    memset(in, 0, sizeof *in);
+}
+
+static int hexval(uint8_t c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int bk_cli_maybe_unhex(bk_cli_input *in)
+{
+    size_t a = 0, b = in->len;
+    while (a < b && (in->data[a] == ' ' || in->data[a] == '\n' || in->data[a] == '\r' || in->data[a] == '\t')) a++;
+    while (b > a && (in->data[b - 1] == ' ' || in->data[b - 1] == '\n' || in->data[b - 1] == '\r' || in->data[b - 1] == '\t')) b--;
+    if (b - a >= 2 && in->data[a] == '0' && (in->data[a + 1] == 'x' || in->data[a + 1] == 'X')) a += 2;
+    if (a == b || (b - a) % 2) return 0;
+    for (size_t i = a; i < b; i++)
+        if (hexval(in->data[i]) < 0) return 0;
+    /* Decode in place: the output never overtakes the input. The mapping is
+     * private (copy-on-write), so the file is never modified. */
+    size_t n = (b - a) / 2;
+    for (size_t i = 0; i < n; i++)
+        in->data[i] = (uint8_t)(hexval(in->data[a + 2 * i]) << 4 | hexval(in->data[a + 2 * i + 1]));
+    if (in->mapped) {
+        /* Keep the mapping length for munmap: remember it by not shrinking
+         * len below what was mapped; store the decoded length separately. */
+        uint8_t *copy = malloc(n ? n : 1);
+        if (!copy) return 0;
+        memcpy(copy, in->data, n);
+        munmap(in->data, in->len);
+        in->data = copy;
+        in->mapped = 0;
+    }
+    in->len = n;
+    return 1;
+}
+
+int bk_cli_write_all(FILE *f, const void *p, size_t n)
+{
+    if (bk_cli_pipe_closed) return 0;
+    if (n && fwrite(p, 1, n, f) != n) {
+        if (errno == EPIPE) {
+            bk_cli_pipe_closed = 1;
+            return 0;
+        }
+        return BK_EXIT_IO;
+    }
+    return 0;
+}
+
+int bk_cli_file_sink(void *ctx, const uint8_t *data, size_t len)
+{
+    FILE *f = ctx;
+    if (bk_cli_pipe_closed) return 1;
+    if (len && fwrite(data, 1, len, f) != len) {
+        if (errno == EPIPE) bk_cli_pipe_closed = 1;
+        return 1;
+    }
+    return 0;
+}

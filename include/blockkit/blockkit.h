@@ -1,0 +1,15 @@
+/* blockkit: umbrella header. */
+#ifndef BLOCKKIT_H
+#define BLOCKKIT_H
+
+#define BK_VERSION_MAJOR 0
+#define BK_VERSION_MINOR 1
+#define BK_VERSION_PATCH 0
+#define BK_VERSION_STRING "0.1.0"
+
+#include <blockkit/status.h>
+#include <blockkit/alloc.h>
+#include <blockkit/stream.h>
+#include <blockkit/sha256.h>
+
+#endif

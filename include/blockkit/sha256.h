@@ -1,0 +1,80 @@
+/* blockkit: SHA-256 engine.
+ *
+ * One hot primitive, shaped like the work: many independent 64-byte messages
+ * (SSZ pairs, Bitcoin merkle nodes) and many independent multi-part messages
+ * (txids), hashed two or more at a time so SHA-NI's pipeline stays full.
+ *
+ * Backends: "portable" (always), "shani" (x86 SHA extensions), "avx2"
+ * (8-way), "armv8" (ARMv8 crypto extensions, built on arm64 only). The best
+ * backend this CPU runs is chosen once, on first use, atomically and
+ * thread-safely; BLOCKKIT_SHA256=<name> in the environment or
+ * bk_sha256_use() forces one. A backend self-tests against known answers
+ * when chosen and is refused if it fails. All functions here are
+ * thread-safe; none allocates. */
+#ifndef BLOCKKIT_SHA256_H
+#define BLOCKKIT_SHA256_H
+
+#include <blockkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BK_SHA256_LEN 32
+
+/* Streaming context (plain data, may be copied, needs no cleanup). */
+typedef struct bk_sha256_ctx {
+    uint32_t s[8];
+    uint64_t bytes;        /* total bytes hashed so far */
+    uint8_t buf[64];       /* pending partial block */
+} bk_sha256_ctx;
+
+BK_API void bk_sha256_init(bk_sha256_ctx *ctx);
+BK_API void bk_sha256_update(bk_sha256_ctx *ctx, const void *data, size_t len);
+BK_API void bk_sha256_final(bk_sha256_ctx *ctx, uint8_t out[32]);
+
+/* One-shot SHA-256 and double SHA-256 (SHA256(SHA256(x)), Bitcoin's hash). */
+BK_API void bk_sha256(uint8_t out[32], const void *data, size_t len);
+BK_API void bk_sha256d(uint8_t out[32], const void *data, size_t len);
+
+/* n independent SHA-256 of 64-byte messages: out[32*i..] = SHA256(in[64*i..64*i+63]).
+ * out may equal in (in-place, digests packed at the front); otherwise the
+ * buffers must not overlap. n may be 0. */
+BK_API void bk_sha256_64(uint8_t *out, const uint8_t *in, size_t n);
+
+/* n independent double SHA-256 of 64-byte messages (Bitcoin merkle nodes),
+ * same buffer rules as bk_sha256_64. */
+BK_API void bk_sha256d_64(uint8_t *out, const uint8_t *in, size_t n);
+
+/* A message made of segments (e.g. a segwit tx without its witness:
+ * version | inputs+outputs | locktime). */
+typedef struct bk_sha256_seg {
+    const uint8_t *data;
+    size_t len;
+} bk_sha256_seg;
+
+typedef struct bk_sha256_msg {
+    const bk_sha256_seg *segs;
+    size_t nsegs;
+} bk_sha256_msg;
+
+/* n independent double SHA-256 of segmented messages, two or more in flight:
+ * out[32*i..] = SHA256d(concatenation of msgs[i]'s segments). */
+BK_API void bk_sha256d_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
+
+/* Force a backend by name ("portable", "shani", "avx2", "armv8").
+ * BK_ERR_UNSUPPORTED when this build or CPU cannot run it, BK_ERR_INVALID if
+ * its self-test fails, BK_ERR_ARG for an unknown name. */
+BK_API bk_status bk_sha256_use(const char *name) BK_WARN_UNUSED;
+
+/* Name of the backend in use (selects one if none is yet). */
+BK_API const char *bk_sha256_backend(void);
+
+/* Names of the backends this build and CPU can run, best first; writes at
+ * most max names and returns how many there are. */
+BK_API size_t bk_sha256_backends(const char **names, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

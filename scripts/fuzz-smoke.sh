@@ -1,0 +1,22 @@
+#!/bin/sh
+# Run every libFuzzer target briefly on its corpus (fuzz/corpus/<target>/).
+set -eu
+build=${1:-build-fuzz}
+secs=${2:-20}
+status=0
+for t in "$build"/fuzz_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  corpus="fuzz/corpus/$name"
+  work=$(mktemp -d)
+  [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+  echo "== $name ($secs s)"
+  if ! ASAN_OPTIONS=detect_leaks=1 "$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+       -print_final_stats=1 "$work" >"$work.log" 2>&1; then
+    tail -n 60 "$work.log"; status=1
+  else
+    grep -E 'stat::number_of_executed_units|Done' "$work.log" | tail -n 2
+  fi
+  rm -rf "$work" "$work.log"
+done
+exit $status
