@@ -1,0 +1,31 @@
+/* Benchmark registry: benches register themselves at start-up (bench.h). */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define BK_BENCH_MAX 256
+const bk_bench *bk_bench_table[BK_BENCH_MAX];
+size_t bk_bench_count;
+
+void bk_bench_register(const bk_bench *b)
+{
+    if (bk_bench_count < BK_BENCH_MAX) bk_bench_table[bk_bench_count++] = b;
+}
+
+#ifndef BK_SOURCE_DIR
+#define BK_SOURCE_DIR "."
+#endif
+
+int bk_bench_data_path(char *buf, size_t cap, const char *name)
+{
+    const char *env = getenv("BLOCKKIT_DATA");
+    const char *dirs[3] = {env, BK_SOURCE_DIR "/data", BK_SOURCE_DIR "/tests/data"};
+    for (int i = 0; i < 3; i++) {
+        if (!dirs[i]) continue;
+        snprintf(buf, cap, "%s/%s", dirs[i], name);
+        if (access(buf, R_OK) == 0) return 0;
+    }
+    return -1;
+}
