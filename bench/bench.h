@@ -50,8 +50,9 @@ static inline void bk_bench_keep(const void *p)
  * when the file exists. */
 int bk_bench_data_path(char *buf, size_t cap, const char *name);
 
-#endif
 
 /* The registered benches (bench/registry.c). */
 extern const bk_bench *bk_bench_table[];
 extern size_t bk_bench_count;
+
+#endif
