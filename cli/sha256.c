@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "\n"
             "  --double        SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the digest\n"
             "                  bytes in hashing order, not reversed)\n"
-            "  --backend NAME  force a backend: portable, shani, avx2, armv8\n");
+            "  --backend NAME  force a backend: portable, shani, avx512, avx2, armv8\n");
 }
 
 /* coreutils: a name with a backslash or newline is escaped and the line
@@ -58,7 +58,7 @@ static int sha256_run(int argc, char **argv, const char **files)
             const char *name = argv[++i];
             bk_status st = bk_sha256_use(name);
             if (st == BK_ERR_ARG)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (portable, shani, avx2, armv8)", name);
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (portable, shani, avx512, avx2, armv8)", name);
             if (st == BK_ERR_UNSUPPORTED)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", name);
             if (st != BK_OK)

@@ -10,6 +10,8 @@ if(BK_CPU MATCHES "^(x86_64|amd64)$")
     COMPILE_OPTIONS "-msha;-msse4.1;-mssse3")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx2.c PROPERTIES
     COMPILE_OPTIONS "-mavx2")
+  set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx512.c PROPERTIES
+    COMPILE_OPTIONS "-mavx512f;-mavx512bw")
 elseif(BK_CPU MATCHES "^(aarch64|arm64)$")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_armv8.c PROPERTIES
     COMPILE_OPTIONS "-march=armv8-a+crypto")

@@ -34,6 +34,10 @@ extern const bk_sha256_impl bk_sha256_backend_portable;
 #if defined(__x86_64__)
 extern const bk_sha256_impl bk_sha256_backend_shani;
 extern const bk_sha256_impl bk_sha256_backend_avx2;
+extern const bk_sha256_impl bk_sha256_backend_avx512;
+extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
+/* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
+void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 #endif
 #if defined(__aarch64__)
 extern const bk_sha256_impl bk_sha256_backend_armv8;
@@ -48,7 +52,7 @@ void bk_sha256_compress_portable(uint32_t s[8], const uint8_t *blocks, size_t nb
 /* Multi-message scheduler (sha256_msgs.c): hashes msgs with `lanes`
  * messages in flight. compress_lanes compresses one block into each of
  * `lanes` states; compress1 (one block, one state) is used when a single
- * message remains, so no lane work is wasted at the tail. lanes <= 8. */
+ * message remains, so no lane work is wasted at the tail. lanes <= 16. */
 typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks);
 void bk_sha256d_msgs_lanes(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned lanes,
                            bk_sha256_lanes_fn compress_lanes,

@@ -100,11 +100,11 @@ void bk_sha256d_msgs_lanes(uint8_t *out, const bk_sha256_msg *msgs, size_t n, un
                            bk_sha256_lanes_fn compress_lanes,
                            void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks))
 {
-    lane L[8];
+    lane L[16];
     uint32_t scratch_s[8];
     static const uint8_t scratch_block[64];
-    uint32_t *states[8];
-    const uint8_t *blocks[8];
+    uint32_t *states[16];
+    const uint8_t *blocks[16];
     size_t next = 0;
 
     memset(scratch_s, 0, sizeof scratch_s);

@@ -166,7 +166,7 @@ BK_INLINE void rounds2_pad(st *x, st *y)
 #undef P2_
 }
 
-static void compress(uint32_t s[8], const uint8_t *blocks, size_t nblocks)
+void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks)
 {
     st x;
     state_load(&x, s);
@@ -247,11 +247,11 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
 
 static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 2, compress_lanes2, compress);
+    bk_sha256d_msgs_lanes(out, msgs, n, 2, compress_lanes2, bk_sha256_compress_shani);
 }
 
 const bk_sha256_impl bk_sha256_backend_shani = {
-    "shani", compress, hash_64, hashd_64, hashd_msgs,
+    "shani", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs,
 };
 
 #else
