@@ -471,6 +471,44 @@ static void reject_small_table(void)
     free(data);
 }
 
+
+/* Offsets in errors are relative to the block's first byte. */
+static void error_offsets_are_block_relative(void)
+{
+    size_t len;
+    uint8_t *data = load_block("block_0000000000013b8a.hex", &len);
+    bk_tx txs[9];
+    bk_block b;
+    CHECK_EQ_INT(bk_block_parse(data, len, txs, 9, &b, NULL), BK_OK);
+    size_t start = (size_t)(b.txs[3].data - data);
+    bk_error err;
+    size_t tx3_size = b.txs[3].size;
+    CHECK_EQ_INT(bk_block_parse(data, start + tx3_size - 1, txs, 9, &b, &err), BK_ERR_TRUNCATED);
+    CHECK_EQ_INT(err.offset, start + tx3_size - 4); /* its nLockTime */
+    CHECK(strstr(err.msg, "nLockTime") != NULL);
+    CHECK_EQ_INT(bk_block_parse(data, len, txs, 9, &b, NULL), BK_OK);
+    /* a non-canonical scriptSig length in tx 3: fd 0x08 0x00 in place of its
+     * first 3 bytes (the reader sees it before anything else is wrong) */
+    uint8_t *copy = malloc(len);
+    memcpy(copy, data, len);
+    size_t at = start + b.txs[3].vin_pos + 36;
+    copy[at] = 0xfd;
+    copy[at + 1] = 0x08;
+    copy[at + 2] = 0x00;
+    CHECK_EQ_INT(bk_block_parse(copy, len, txs, 9, &b, &err), BK_ERR_NONCANONICAL);
+    CHECK_EQ_INT(err.offset, at);
+    /* bk_block_max_txs bounds any parse */
+    CHECK_EQ_INT(bk_block_max_txs(0), 0);
+    CHECK_EQ_INT(bk_block_max_txs(90), 0);
+    CHECK_EQ_INT(bk_block_max_txs(91), 1);
+    CHECK_EQ_INT(bk_block_max_txs(len), (len - 81) / 10);
+    CHECK_EQ_INT(bk_block_max_txs((size_t)1 << 40), 0x02000000);
+    CHECK_EQ_INT(bk_block_parse(NULL, 5, txs, 9, &b, &err), BK_ERR_ARG);
+    CHECK_EQ_INT(bk_block_parse(data, len, NULL, 9, &b, &err), BK_ERR_ARG);
+    free(copy);
+    free(data);
+}
+
 /* ---- robustness: every prefix, random bit flips ---- */
 
 static void check_invariants(const bk_block *b, size_t len)
@@ -573,6 +611,79 @@ static void bit_flips(void)
     random_bit_flips("block_0000000000013b8a.hex", 2000);
 }
 
+
+/* ---- BIP34 height on synthetic coinbases ---- */
+
+static bk_status bip34_of(int32_t version, const char *script_hex, uint32_t *height)
+{
+    size_t sl;
+    uint8_t *script = check_unhex(script_hex, &sl);
+    uint8_t buf[512];
+    size_t n = 0;
+    memset(buf, 0, 80);
+    bk_store_le32(buf, (uint32_t)version);
+    n = 80;
+    buf[n++] = 1;                              /* 1 tx */
+    bk_store_le32(buf + n, 1); n += 4;         /* tx version */
+    buf[n++] = 1;                              /* 1 input */
+    memset(buf + n, 0, 32); n += 32;
+    bk_store_le32(buf + n, 0xffffffffu); n += 4;
+    n += bk_compact_size_encode(buf + n, sl);
+    memcpy(buf + n, script, sl); n += sl;
+    bk_store_le32(buf + n, 0xffffffffu); n += 4;
+    buf[n++] = 1;                              /* 1 output */
+    memset(buf + n, 0, 8); n += 8;
+    buf[n++] = 0;
+    memset(buf + n, 0, 4); n += 4;             /* locktime */
+    free(script);
+    bk_tx txs[1];
+    bk_block b;
+    bk_status st = bk_block_parse(buf, n, txs, 1, &b, NULL);
+    CHECK_EQ_INT(st, BK_OK);
+    if (st) return st;
+    CHECK(bk_tx_is_coinbase(&b.txs[0]));
+    *height = 0xdeadbeef;
+    return bk_block_bip34_height(&b, height);
+}
+
+static void bip34_height_rules(void)
+{
+    static const struct { const char *script; bk_status st; uint32_t height; } cases[] = {
+        {"00", BK_OK, 0},                       /* OP_0 */
+        {"51", BK_OK, 1},                       /* OP_1 */
+        {"60ff", BK_OK, 16},                    /* OP_16, then anything */
+        {"0111", BK_OK, 17},
+        {"0110", BK_ERR_NOT_FOUND, 0},          /* 16 pushed as data: Core writes OP_16 */
+        {"0100", BK_ERR_NOT_FOUND, 0},          /* 0 pushed as data */
+        {"020100", BK_ERR_NOT_FOUND, 0},        /* non-minimal number */
+        {"0180", BK_ERR_NOT_FOUND, 0},          /* negative zero */
+        {"0181", BK_ERR_NOT_FOUND, 0},          /* -1 */
+        {"028000", BK_OK, 128},
+        {"027f00", BK_ERR_NOT_FOUND, 0},        /* 127 with a needless sign byte */
+        {"03ffff7f", BK_OK, 8388607},
+        {"03c0f60d", BK_OK, 915136},
+        {"04ffffff7f", BK_OK, 2147483647},
+        {"05ffffffff00", BK_OK, 4294967295u},
+        {"050000000001", BK_ERR_NOT_FOUND, 0},  /* 2^32: over uint32 */
+        {"0600000000000001", BK_ERR_NOT_FOUND, 0},
+        {"4f", BK_ERR_NOT_FOUND, 0},            /* OP_1NEGATE */
+        {"4c0111", BK_ERR_NOT_FOUND, 0},        /* OP_PUSHDATA1: not what CScript() << n writes */
+        {"03ab", BK_ERR_NOT_FOUND, 0},          /* push runs past the script */
+        {"", BK_ERR_NOT_FOUND, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t h;
+        bk_status st = bip34_of(2, cases[i].script, &h);
+        if (st != cases[i].st) fprintf(stderr, "  case %s\n", cases[i].script);
+        CHECK_EQ_INT(st, cases[i].st);
+        if (cases[i].st == BK_OK) CHECK_EQ_INT(h, cases[i].height);
+    }
+    uint32_t h;
+    CHECK_EQ_INT(bip34_of(1, "03c0f60d", &h), BK_ERR_NOT_FOUND); /* version 1: no BIP34 */
+    CHECK_EQ_INT(bip34_of(0x20000000, "03c0f60d", &h), BK_OK);
+    CHECK_EQ_INT(bip34_of((int32_t)0x80000002u, "03c0f60d", &h), BK_ERR_NOT_FOUND); /* negative version */
+}
+
 /* ---- decoder ---- */
 
 static void decoder_reuse_allocates_nothing(void)
@@ -615,6 +726,8 @@ int main(void)
     RUN(reject_truncated);
     RUN(reject_huge_count);
     RUN(reject_small_table);
+    RUN(bip34_height_rules);
+    RUN(error_offsets_are_block_relative);
     RUN(every_prefix_of_small_blocks);
     RUN(bit_flips);
     RUN(decoder_reuse_allocates_nothing);
