@@ -1,4 +1,4 @@
-/* Fuzz bk_tx_parse: random bytes parse or are refused with a status that
+/* Fuzz bk_tx_parse and bk_tx_parse_legacy: random bytes parse or are refused with a status that
  * matches the error report; a parsed transaction satisfies every view
  * invariant (fuzz_views_check.h). Seeds: real transactions. */
 #include <stddef.h>
@@ -30,6 +30,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bk_error err2;
         FZ_REQUIRE(bk_tx_parse(data, size, &whole, NULL, &err2) == st);
         FZ_REQUIRE(err2.offset == err.offset);
+    }
+    /* the legacy (no-witness) deserialization */
+    bk_tx legacy;
+    st = bk_tx_parse_legacy(data, size, &legacy, &used, &err);
+    if (st == BK_OK) {
+        FZ_REQUIRE(!legacy.has_witness && used == legacy.size && used <= size);
+        fz_check_tx(&legacy);
+    } else {
+        FZ_REQUIRE(err.status == st && err.offset <= size);
+        FZ_REQUIRE(st != BK_ERR_WITNESS_FLAG && st != BK_ERR_SUPERFLUOUS_WITNESS);
     }
     return 0;
 }

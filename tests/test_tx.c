@@ -275,6 +275,7 @@ static void taproot_dump_with_witness(void)
 
 /* ---- rejection rules ---- */
 
+
 /* spend_p2wpkh-like witness tx: 1 input, 1 output, 2 witness items. */
 static const char *WTX =
     "02000000" "0001"
@@ -290,6 +291,101 @@ static const char *LTX =
     "02" "5151" "fdffffff"
     "01" "e803000000000000" "01" "51"
     "00000000";
+
+
+/* Bitcoin Core's bitcoin-tx test vectors (test/util/data): each .hex with
+ * its .json (Core's TxToUniv output). Core's DecodeTx tries the witness and
+ * the legacy deserialization; one that consumes all bytes must reproduce
+ * Core's txid, hash, version, size, vsize, weight, locktime and counts. */
+static int count_str(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *q = strstr(s, needle); q; q = strstr(q + 1, needle)) n++;
+    return n;
+}
+
+static void core_util_vectors(void)
+{
+    static const char *names[] = {
+        "blanktxv1", "blanktxv2", "tt-delin1-out", "tt-delout1-out", "tt-locktime317000-out",
+        "txcreate1", "txcreate2", "txcreatedata2", "txcreatedata_seq0",
+        "txcreatedata_seq1", "txcreatemultisig1", "txcreatemultisig2", "txcreatemultisig3",
+        "txcreatemultisig4", "txcreateoutpubkey1", "txcreateoutpubkey2", "txcreateoutpubkey3",
+        "txcreatescript1", "txcreatescript2", "txcreatescript3", "txcreatescript4",
+        "txcreatesignv1",
+        /* not txcreatedata1: its .hex (nversion 2) and .json (nversion=1)
+         * come from different bitcoin-tx runs */
+    };
+    int matched = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        size_t n, jn;
+        snprintf(path, sizeof path, "txs/core_util/%s.hex", names[i]);
+        char *hex = (char *)check_read_file(path, &n);
+        snprintf(path, sizeof path, "txs/core_util/%s.json", names[i]);
+        char *json = (char *)check_read_file(path, &jn);
+        const char *je = json + jn;
+        check_case = names[i];
+        size_t len;
+        uint8_t *raw = check_unhex(hex, &len);
+        CHECK(raw != NULL);
+        char *txid = json_value(json, je, "txid"), *hash = json_value(json, je, "hash");
+        /* the top-level txid comes first in Core's output */
+        bk_tx forms[2];
+        bk_status st[2];
+        st[0] = bk_tx_parse(raw, len, &forms[0], NULL, NULL);
+        st[1] = bk_tx_parse_legacy(raw, len, &forms[1], NULL, NULL);
+        int found = 0;
+        for (int k = 0; k < 2 && !found; k++) {
+            if (st[k] != BK_OK) continue;
+            const bk_tx *tx = &forms[k];
+            uint8_t h[32];
+            char got[65];
+            bk_tx_txid(tx, h);
+            rhex(got, h);
+            if (strcmp(got, txid) != 0) continue;
+            found = 1;
+            bk_tx_wtxid(tx, h);
+            rhex(got, h);
+            CHECK_EQ_STR(got, hash);
+            CHECK_EQ_INT(tx->version, json_int(json, je, "version"));
+            CHECK_EQ_INT(tx->size, json_int(json, je, "size"));
+            CHECK_EQ_INT(bk_tx_vsize(tx), json_int(json, je, "vsize"));
+            CHECK_EQ_INT(bk_tx_weight(tx), json_int(json, je, "weight"));
+            CHECK_EQ_INT(tx->locktime, json_int(json, je, "locktime"));
+            CHECK_EQ_INT(tx->n_in, count_str(json, "\"sequence\":"));
+            CHECK_EQ_INT(tx->n_out, count_str(json, "\"n\":"));
+        }
+        CHECK(found);
+        matched += found;
+        free(txid); free(hash); free(raw); free(hex); free(json);
+    }
+    CHECK_EQ_INT(matched, (int)(sizeof names / sizeof names[0]));
+
+    /* txcreate2 (no inputs, one output): the witness form reads 00 01 as
+     * marker and flag and refuses it; the legacy form is what Core keeps */
+    size_t len;
+    uint8_t *raw = check_unhex("02000000000100000000000000000000000000", &len);
+    bk_tx tx;
+    bk_error err;
+    CHECK_EQ_INT(bk_tx_parse(raw, len, &tx, NULL, &err), BK_ERR_SUPERFLUOUS_WITNESS);
+    CHECK_EQ_INT(bk_tx_parse_legacy(raw, len, &tx, NULL, &err), BK_OK);
+    CHECK_EQ_INT(tx.n_in, 0);
+    CHECK_EQ_INT(tx.n_out, 1);
+    CHECK_EQ_INT(tx.vin_pos, 5);
+    CHECK_EQ_INT(tx.vout_pos, 6);
+    bk_txout_iter oi;
+    bk_txout out;
+    bk_txout_iter_init(&oi, &tx);
+    CHECK(bk_txout_next(&oi, &out) && out.value == 0 && out.script_len == 0);
+    CHECK(!bk_txout_next(&oi, &out));
+    CHECK_EQ_INT(oi.pos, tx.wit_pos);
+    free(raw);
+    /* the legacy form never sees a witness: a segwit tx is refused or misread */
+    raw = check_unhex(WTX, &len);
+    CHECK(bk_tx_parse_legacy(raw, len, &tx, NULL, &err) != BK_OK);
+    free(raw);
+}
 
 static bk_status parse_hex(const char *hex, bk_error *err)
 {
@@ -584,6 +680,7 @@ int main(void)
     RUN(large_raw_txs);
     RUN(taproot_dump_with_witness);
     RUN(valid_forms_parse);
+    RUN(core_util_vectors);
     RUN(views_fields);
     RUN(noncanonical_compact_size_each_field);
     RUN(size_over_max_size);

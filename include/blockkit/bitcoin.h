@@ -96,6 +96,16 @@ static inline uint32_t bk_tx_vsize(const bk_tx *tx) { return (bk_tx_weight(tx) +
 BK_API bk_status bk_tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
                              bk_error *err) BK_WARN_UNUSED;
 
+/* Core's deserialization without witness (TX_NO_WITNESS), which
+ * decoderawtransaction tries besides bk_tx_parse (src/core_io.cpp DecodeTx):
+ * input vector, output vector, nLockTime -- no marker or flags, so an empty
+ * input vector is followed by the output vector (e.g. Core's util vector
+ * txcreate2: 02000000 00 01 <output> 00000000, which the witness form
+ * refuses as a superfluous witness). The view has has_witness 0. Same
+ * arguments and errors as bk_tx_parse, minus the witness ones. */
+BK_API bk_status bk_tx_parse_legacy(const uint8_t *data, size_t len, bk_tx *tx_out,
+                                    size_t *consumed_out, bk_error *err) BK_WARN_UNUSED;
+
 /* The serialization without witness as 1 (no witness: the tx bytes as
  * they are) or 3 segments (version | counts, inputs and outputs | locktime),
  * borrowing the tx bytes. Returns the number of segments. */

@@ -119,7 +119,7 @@ static bk_status parse_outputs(const uint8_t *base, const uint8_t **pp, const ui
  * malformed input is refused for the same reason Core refuses it; the count
  * checks (BK_ERR_COUNT) come first where a count cannot possibly fit. */
 bk_status bk_tx_parse_in(const uint8_t *base, const uint8_t *start, const uint8_t *end, bk_tx *tx,
-                         bk_error *err)
+                         int allow_witness, bk_error *err)
 {
     const uint8_t *p = start;
     bk_status st;
@@ -134,7 +134,7 @@ bk_status bk_tx_parse_in(const uint8_t *base, const uint8_t *start, const uint8_
     const uint8_t *count_at = p;
     int read_io = 1;
     if ((st = bk_cs_read(base, &p, end, &n_in, "input count", err))) return st;
-    if (n_in == 0) {
+    if (n_in == 0 && allow_witness) {
         /* Core: "We read a dummy or an empty vin": the next byte is the
          * flags. With flags 0 the transaction has no inputs and Core reads
          * no output vector either (vout stays empty), so such a transaction
@@ -212,14 +212,14 @@ bk_status bk_tx_parse_in(const uint8_t *base, const uint8_t *start, const uint8_
     return BK_OK;
 }
 
-bk_status bk_tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
-                      bk_error *err)
+static bk_status tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
+                          int allow_witness, bk_error *err)
 {
     if ((!data && len) || !tx_out) return bk_error_set(err, BK_ERR_ARG, 0, "bk_tx_parse: NULL argument");
     if (!data) data = (const uint8_t *)"";
     /* Sizes are 32-bit in the view: a transaction can be at most 4 GiB - 1. */
     size_t lim = len > UINT32_MAX ? UINT32_MAX : len;
-    bk_status st = bk_tx_parse_in(data, data, data + lim, tx_out, err);
+    bk_status st = bk_tx_parse_in(data, data, data + lim, tx_out, allow_witness, err);
     if (st == BK_ERR_TRUNCATED && lim < len)
         return bk_error_set(err, BK_ERR_LENGTH, 0, "transaction larger than 4 GiB");
     if (st) return st;
@@ -230,6 +230,20 @@ bk_status bk_tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *co
                             len - tx_out->size);
     }
     return BK_OK;
+}
+
+bk_status bk_tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
+                      bk_error *err)
+{
+    return tx_parse(data, len, tx_out, consumed_out, 1, err);
+}
+
+/* Core: UnserializeTransaction with TX_NO_WITNESS (fAllowWitness false):
+ * vin, vout, nLockTime, whatever the input count. */
+bk_status bk_tx_parse_legacy(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
+                             bk_error *err)
+{
+    return tx_parse(data, len, tx_out, consumed_out, 0, err);
 }
 
 size_t bk_tx_stripped_segments(const bk_tx *tx, bk_sha256_seg segs_out[3])

@@ -13,9 +13,10 @@
 #endif
 
 /* Parse one transaction starting at p, which lies in [base, end). Error
- * offsets are relative to base. On success tx->size bytes were consumed. */
+ * offsets are relative to base. On success tx->size bytes were consumed.
+ * allow_witness 0 is Core's TX_NO_WITNESS deserialization. */
 bk_status bk_tx_parse_in(const uint8_t *base, const uint8_t *p, const uint8_t *end, bk_tx *tx,
-                         bk_error *err);
+                         int allow_witness, bk_error *err);
 
 /* Core's ReadCompactSize(range_check = true) over [*pp, end): advances *pp.
  * what names the field in error messages; offsets are relative to base. */
