@@ -92,8 +92,7 @@ static void run_deserialize_hash(void *ctx, uint64_t iters, const bk_allocator *
     for (uint64_t i = 0; i < iters; i++) {
         bk_status st = bk_block_decode(&b->dec, b->data, b->len, &b->block, NULL);
         bk_bench_keep(&st);
-        bk_block_txids(&b->block, b->ids);
-        bk_block_wtxids(&b->block, b->wids);
+        bk_block_txids_wtxids(&b->block, b->ids, b->wids);
         bk_bench_keep(b->ids);
         bk_bench_keep(b->wids);
     }

@@ -48,6 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_tx_wtxid(&b.txs[i], h);
             FZ_REQUIRE(memcmp(h, wids + 32 * (size_t)i, 32) == 0);
         }
+        uint8_t *ids2 = malloc(32 * (size_t)b.n_tx), *wids2 = malloc(32 * (size_t)b.n_tx);
+        bk_block_txids_wtxids(&b, ids2, wids2);
+        FZ_REQUIRE(memcmp(ids, ids2, 32 * (size_t)b.n_tx) == 0);
+        FZ_REQUIRE(memcmp(wids, wids2, 32 * (size_t)b.n_tx) == 0);
+        free(ids2);
+        free(wids2);
         free(ids);
         free(wids);
         uint8_t hash[32];

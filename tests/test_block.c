@@ -270,6 +270,14 @@ static void check_block(const char *name)
     uint8_t *txids = malloc(32 * (size_t)b.n_tx), *wtxids = malloc(32 * (size_t)b.n_tx);
     bk_block_txids(&b, txids);
     bk_block_wtxids(&b, wtxids);
+    {
+        uint8_t *t2 = malloc(32 * (size_t)b.n_tx), *w2 = malloc(32 * (size_t)b.n_tx);
+        bk_block_txids_wtxids(&b, t2, w2);
+        CHECK_MEM(t2, txids, 32 * (size_t)b.n_tx);
+        CHECK_MEM(w2, wtxids, 32 * (size_t)b.n_tx);
+        free(t2);
+        free(w2);
+    }
     bk_writer w, full;
     bk_writer_init(&w, NULL);
     bk_writer_init(&full, NULL);

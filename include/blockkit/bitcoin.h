@@ -223,6 +223,10 @@ BK_API void bk_block_hash(const bk_block *b, uint8_t hash_out[32]);
  * tree replaces the coinbase's with zero; that is the caller's step). */
 BK_API void bk_block_txids(const bk_block *b, uint8_t *out);
 BK_API void bk_block_wtxids(const bk_block *b, uint8_t *out);
+/* Both at once into txids[32 * n_tx] and wtxids[32 * n_tx] (distinct
+ * buffers): a transaction without witness is hashed once (its wtxid is its
+ * txid), so this costs one pass over legacy blocks instead of two. */
+BK_API void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids);
 
 /* BIP34 height: the first push of the coinbase scriptSig read as a
  * CScriptNum. Core (ContextualCheckBlock) requires the scriptSig to start

@@ -172,6 +172,39 @@ void bk_block_wtxids(const bk_block *b, uint8_t *out)
     }
 }
 
+void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids)
+{
+    /* one batch: the txids, plus the full serialization of the witness txs */
+    bk_sha256_seg segs[HASH_BATCH * 4];
+    bk_sha256_msg msgs[HASH_BATCH * 2];
+    uint8_t *dst[HASH_BATCH * 2];
+    uint8_t tmp[HASH_BATCH * 2 * 32];
+    for (uint32_t i = 0; i < b->n_tx; i += HASH_BATCH) {
+        uint32_t k = b->n_tx - i < HASH_BATCH ? b->n_tx - i : HASH_BATCH;
+        size_t s = 0, m = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            const bk_tx *tx = &b->txs[i + j];
+            msgs[m].segs = segs + s;
+            msgs[m].nsegs = bk_tx_stripped_segments(tx, segs + s);
+            s += msgs[m].nsegs;
+            dst[m++] = txids + 32 * ((size_t)i + j);
+            if (tx->has_witness) {
+                segs[s].data = tx->data;
+                segs[s].len = tx->size;
+                msgs[m].segs = segs + s;
+                msgs[m].nsegs = 1;
+                s++;
+                dst[m++] = wtxids + 32 * ((size_t)i + j);
+            }
+        }
+        bk_sha256d_msgs(tmp, msgs, m);
+        for (size_t j = 0; j < m; j++) memcpy(dst[j], tmp + 32 * j, 32);
+        for (uint32_t j = 0; j < k; j++)
+            if (!b->txs[i + j].has_witness)
+                memcpy(wtxids + 32 * ((size_t)i + j), txids + 32 * ((size_t)i + j), 32);
+    }
+}
+
 /* CScriptNum::serialize of a non-negative value: little-endian magnitude,
  * with an extra 0x00 when the top bit of the last byte is set. */
 static size_t scriptnum_encode(uint8_t out[9], uint64_t v)
