@@ -215,6 +215,25 @@ BK_API bk_status bk_ssz_multi_root(bk_ssz_hasher *h, const uint8_t (*leaves)[32]
                                    size_t n, const uint8_t (*proof)[32], size_t nproof, uint8_t root_out[32],
                                    bk_error *err) BK_WARN_UNUSED;
 
+/* Proof documents (JSON). One index: {"gindex":"88","depth":6,
+ * "leaf":"0x..","branch":["0x..",...],"root":"0x.."} (branch in
+ * is_valid_merkle_branch order). Several: {"gindices":[...],
+ * "helper_indices":[...],"leaves":[...],"proof":[...],"root":"0x.."}
+ * (helpers in get_helper_indices order). Appended to w. */
+BK_API bk_status bk_ssz_proof_to_json(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                                      const uint64_t *gindices, size_t n, bk_writer *w, bk_error *err)
+    BK_WARN_UNUSED;
+
+/* Check a proof document of either form against root (NULL: against the
+ * document's own "root" member). BK_OK when it proves its leaves,
+ * BK_ERR_MISMATCH when it does not, BK_ERR_INVALID for a malformed
+ * document. When gindex_want is not 0, a single-branch document must be for
+ * that index (BK_ERR_MISMATCH otherwise). The parser allocates through alloc
+ * (NULL = default) and frees before returning. */
+BK_API bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t len, const uint8_t *root,
+                                          uint64_t gindex_want, const bk_allocator *alloc, bk_error *err)
+    BK_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

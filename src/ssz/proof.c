@@ -3,6 +3,7 @@
  * get_helper_indices, is_valid_merkle_branch, calculate_multi_merkle_root). */
 #include "ssz_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,5 +344,225 @@ bk_status bk_ssz_multi_root(bk_ssz_hasher *h, const uint8_t (*leaves)[32], const
 out:
     h->used = mark;
     bk_ssz_hasher_free(own);
+    return st;
+}
+
+/* ---- proof documents ---- */
+
+static void put_h32(bk_writer *w, const uint8_t v[32])
+{
+    static const char hx[] = "0123456789abcdef";
+    char s[69];
+    s[0] = '"';
+    s[1] = '0';
+    s[2] = 'x';
+    for (int i = 0; i < 32; i++) {
+        s[3 + 2 * i] = hx[v[i] >> 4];
+        s[4 + 2 * i] = hx[v[i] & 15];
+    }
+    s[67] = '"';
+    bk_writer_put(w, s, 68);
+}
+
+static void put_u64(bk_writer *w, uint64_t v)
+{
+    char s[24];
+    int n = snprintf(s, sizeof s, "\"%llu\"", (unsigned long long)v);
+    bk_writer_put(w, s, (size_t)n);
+}
+
+bk_status bk_ssz_proof_to_json(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                               const uint64_t *gindices, size_t n, bk_writer *w, bk_error *err)
+{
+    if (n == 0) return bk_error_set(err, BK_ERR_ARG, 0, "no generalized index");
+    bk_status st = bk_ssz_validate(t, data, len, err);
+    if (st != BK_OK) return st;
+    static const uint8_t empty[1];
+    if (!data) data = empty;
+    bk_ssz_hasher *own;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    size_t mark = h->used;
+    uint8_t root[32], v[32];
+    st = bk_ssz_root_unchecked(h, t, data, len, root, err);
+    if (st == BK_OK && n == 1) {
+        uint64_t g = gindices[0];
+        unsigned depth = floor_log2(g);
+        st = g ? node_rec(h, t, data, len, g, v, err) : bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0");
+        if (st == BK_OK) {
+            bk_writer_puts(w, "{\"gindex\":");
+            put_u64(w, g);
+            char s[32];
+            snprintf(s, sizeof s, ",\"depth\":%u,\"leaf\":", depth);
+            bk_writer_puts(w, s);
+            put_h32(w, v);
+            bk_writer_puts(w, ",\"branch\":[");
+            for (unsigned i = 0; st == BK_OK && i < depth; i++) {
+                st = node_rec(h, t, data, len, (g >> i) ^ 1, v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"root\":");
+            put_h32(w, root);
+            bk_writer_puts(w, "}");
+        }
+    } else if (st == BK_OK) {
+        uint64_t *helpers;
+        size_t nh;
+        st = helpers_scratch(h, gindices, n, &helpers, &nh, err);
+        if (st == BK_OK) {
+            /* Keep the helpers out of the way of the node computations. */
+            h->used += (nh * 8 + 31) & ~(size_t)31;
+            bk_writer_puts(w, "{\"gindices\":[");
+            for (size_t i = 0; i < n; i++) {
+                if (i) bk_writer_putc(w, ',');
+                put_u64(w, gindices[i]);
+            }
+            bk_writer_puts(w, "],\"helper_indices\":[");
+            for (size_t i = 0; i < nh; i++) {
+                if (i) bk_writer_putc(w, ',');
+                put_u64(w, helpers[i]);
+            }
+            bk_writer_puts(w, "],\"leaves\":[");
+            for (size_t i = 0; st == BK_OK && i < n; i++) {
+                st = node_rec(h, t, data, len, gindices[i], v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"proof\":[");
+            for (size_t i = 0; st == BK_OK && i < nh; i++) {
+                st = node_rec(h, t, data, len, helpers[i], v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"root\":");
+            put_h32(w, root);
+            bk_writer_puts(w, "}");
+        }
+    }
+    h->used = mark;
+    bk_ssz_hasher_free(own);
+    if (st == BK_OK && bk_writer_status(w) != BK_OK) st = bk_error_set(err, bk_writer_status(w), 0, "writer failed");
+    return st;
+}
+
+static int json_h32(const bk_sjson *v, uint8_t out[32])
+{
+    if (!v || v->kind != BK_SJSON_STRING || v->len != 66 || v->str[0] != '0' || v->str[1] != 'x') return 0;
+    for (int i = 0; i < 32; i++) {
+        int a = 0, b = 0;
+        char c1 = v->str[2 + 2 * i], c2 = v->str[3 + 2 * i];
+        a = c1 >= '0' && c1 <= '9' ? c1 - '0' : c1 >= 'a' && c1 <= 'f' ? c1 - 'a' + 10 : c1 >= 'A' && c1 <= 'F' ? c1 - 'A' + 10 : -1;
+        b = c2 >= '0' && c2 <= '9' ? c2 - '0' : c2 >= 'a' && c2 <= 'f' ? c2 - 'a' + 10 : c2 >= 'A' && c2 <= 'F' ? c2 - 'A' + 10 : -1;
+        if (a < 0 || b < 0) return 0;
+        out[i] = (uint8_t)(a << 4 | b);
+    }
+    return 1;
+}
+
+static int json_u64(const bk_sjson *v, uint64_t *out)
+{
+    if (!v || (v->kind != BK_SJSON_STRING && v->kind != BK_SJSON_NUMBER)) return 0;
+    char buf[24];
+    if (v->len == 0 || v->len >= sizeof buf) return 0;
+    memcpy(buf, v->str, v->len);
+    buf[v->len] = 0;
+    return parse_index(buf, out);
+}
+
+/* Read an array of 32-byte hex nodes into scratch. */
+static bk_status json_nodes(bk_ssz_hasher *h, const bk_sjson *a, uint8_t (**out)[32], bk_error *err)
+{
+    if (!a || a->kind != BK_SJSON_ARRAY) return bk_error_set(err, BK_ERR_INVALID, a ? a->off : 0, "expected an array of nodes");
+    uint8_t(*v)[32] = (uint8_t(*)[32])(void *)bk_ssz_scratch_take(h, 32 * a->n);
+    if (!v && a->n) return bk_error_set(err, BK_ERR_BUFFER, a->off, "too many nodes for the hasher scratch");
+    size_t i = 0;
+    for (const bk_sjson *c = a->child; c; c = c->next, i++)
+        if (!json_h32(c, v[i])) return bk_error_set(err, BK_ERR_INVALID, c->off, "a node is \"0x\" + 64 hex digits");
+    *out = v;
+    return BK_OK;
+}
+
+bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t len, const uint8_t *root,
+                                   uint64_t gindex_want, const bk_allocator *alloc, bk_error *err)
+{
+    bk_arena a;
+    bk_arena_init(&a, alloc);
+    bk_sjson *doc;
+    bk_ssz_hasher *own = NULL;
+    bk_status st = bk_sjson_parse(&a, json, len, &doc, err);
+    if (st != BK_OK) goto out;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) goto out;
+    size_t mark = h->used;
+    uint8_t want[32], got[32];
+    if (!root) {
+        if (!json_h32(bk_sjson_get(doc, "root"), want)) {
+            st = bk_error_set(err, BK_ERR_INVALID, doc->off, "no root given and none in the proof");
+            goto done;
+        }
+        root = want;
+    }
+    const bk_sjson *gv = bk_sjson_get(doc, "gindex");
+    if (gv) {
+        uint64_t g;
+        uint8_t leaf[32], (*branch)[32];
+        const bk_sjson *bv = bk_sjson_get(doc, "branch");
+        if (!json_u64(gv, &g) || g == 0) {
+            st = bk_error_set(err, BK_ERR_INVALID, gv->off, "bad gindex");
+            goto done;
+        }
+        if (!json_h32(bk_sjson_get(doc, "leaf"), leaf)) {
+            st = bk_error_set(err, BK_ERR_INVALID, doc->off, "bad or missing leaf");
+            goto done;
+        }
+        if ((st = json_nodes(h, bv, &branch, err)) != BK_OK) goto done;
+        if (bv->n != floor_log2(g)) {
+            st = bk_error_set(err, BK_ERR_MISMATCH, bv->off, "branch of %zu nodes for a gindex of depth %u", bv->n,
+                              floor_log2(g));
+            goto done;
+        }
+        if (gindex_want && g != gindex_want) {
+            st = bk_error_set(err, BK_ERR_MISMATCH, gv->off, "proof is for gindex %llu, the path gives %llu",
+                              (unsigned long long)g, (unsigned long long)gindex_want);
+            goto done;
+        }
+        if (!bk_ssz_verify_branch(leaf, (const uint8_t(*)[32])branch, (unsigned)bv->n, g, root))
+            st = bk_error_set(err, BK_ERR_MISMATCH, doc->off, "the branch does not prove the leaf against the root");
+        goto done;
+    }
+    const bk_sjson *gs = bk_sjson_get(doc, "gindices");
+    if (!gs || gs->kind != BK_SJSON_ARRAY || gs->n == 0) {
+        st = bk_error_set(err, BK_ERR_INVALID, doc->off, "a proof has \"gindex\" or \"gindices\"");
+        goto done;
+    }
+    {
+        uint64_t *g = (uint64_t *)(void *)bk_ssz_scratch_take(h, (8 * gs->n + 31) & ~(size_t)31);
+        if (!g) {
+            st = bk_error_set(err, BK_ERR_BUFFER, gs->off, "too many indices");
+            goto done;
+        }
+        size_t i = 0;
+        for (const bk_sjson *c = gs->child; c; c = c->next, i++)
+            if (!json_u64(c, &g[i]) || g[i] == 0) {
+                st = bk_error_set(err, BK_ERR_INVALID, c->off, "bad gindex");
+                goto done;
+            }
+        uint8_t(*leaves)[32], (*proof)[32];
+        const bk_sjson *lv = bk_sjson_get(doc, "leaves"), *pv = bk_sjson_get(doc, "proof");
+        if ((st = json_nodes(h, lv, &leaves, err)) != BK_OK || (st = json_nodes(h, pv, &proof, err)) != BK_OK)
+            goto done;
+        if (lv->n != gs->n) {
+            st = bk_error_set(err, BK_ERR_INVALID, lv->off, "%zu leaves for %zu indices", lv->n, gs->n);
+            goto done;
+        }
+        st = bk_ssz_multi_root(h, (const uint8_t(*)[32])leaves, g, gs->n, (const uint8_t(*)[32])proof, pv->n, got, err);
+        if (st == BK_ERR_ARG) st = bk_error_set(err, BK_ERR_MISMATCH, pv->off, "%s", err ? err->msg : "bad proof size");
+        if (st == BK_OK && memcmp(got, root, 32) != 0)
+            st = bk_error_set(err, BK_ERR_MISMATCH, doc->off, "the multiproof does not reach the root");
+    }
+done:
+    h->used = mark;
+out:
+    bk_ssz_hasher_free(own);
+    bk_arena_free(&a);
     return st;
 }
