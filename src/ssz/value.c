@@ -120,7 +120,8 @@ bk_status bk_ssz_to_json(const bk_ssz_type *t, const uint8_t *data, size_t len, 
 {
     bk_status st = bk_ssz_validate(t, data, len, err);
     if (st != BK_OK) return st;
-    to_json(t, data, len, w);
+    static const uint8_t empty[1];
+    to_json(t, data ? data : empty, len, w);
     st = bk_writer_status(w);
     if (st != BK_OK) return bk_error_set(err, st, 0, "writer failed");
     return BK_OK;
@@ -337,7 +338,7 @@ bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t len, b
         st = from_json(t, root, w, err);
         if (st == BK_OK && w->status != BK_OK) st = bk_error_set(err, w->status, 0, "writer failed");
         /* Belt and braces: what we produce must be canonical. */
-        if (st == BK_OK) st = bk_ssz_validate(t, w->data + start, w->len - start, err);
+        if (st == BK_OK) st = bk_ssz_validate(t, w->data ? w->data + start : NULL, w->len - start, err);
     }
     bk_arena_free(&a);
     return st;
