@@ -15,7 +15,7 @@ static const char b32_charset[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 /* Base58 of a 25-byte payload (prefix + hash + checksum) into out; returns
  * the length (at most 35). The number is held in 32-bit limbs and divided by
  * 58^5 per step, so each step yields five digits. */
-static size_t base58_encode25(char *out, const uint8_t in[25])
+size_t bk_base58_encode25(char *out, const uint8_t in[25])
 {
     enum { LIMBS = 7 };
     const uint32_t D = 656356768u; /* 58^5 */
@@ -61,7 +61,7 @@ static size_t base58check_encode21(char *out, uint8_t prefix, const uint8_t hash
     memcpy(buf + 1, hash, 20);
     bk_sha256d(sum, buf, 21);
     memcpy(buf + 21, sum, 4);
-    size_t n = base58_encode25(out, buf);
+    size_t n = bk_base58_encode25(out, buf);
     out[n] = 0;
     return n;
 }
@@ -211,6 +211,10 @@ bk_status bk_script_address(const uint8_t *s, size_t n, bk_network net, char *ou
     bk_script_solve(s, n, &sol);
     char tmp[BK_SCRIPT_ADDRESS_MAX];
     size_t len = bk_script_address_encode(&sol, p, tmp);
+    if (len == 0) {
+        if (cap) out[0] = 0;
+        return BK_OK;
+    }
     if (cap < len + 1) return BK_ERR_BUFFER;
     memcpy(out, tmp, len + 1);
     *len_out = len;
@@ -219,50 +223,81 @@ bk_status bk_script_address(const uint8_t *s, size_t n, bk_network net, char *ou
 
 /* ---- addresses -> scripts ---- */
 
-static bk_status decode_bech32(const char *addr, size_t alen, const bk_network_params *p,
-                               uint8_t *script, size_t cap, size_t *len_out, bk_error *err)
+int bk_bech32_decode(const char *addr, size_t alen, char hrp[91], uint8_t data[90], size_t *dlen_out,
+                     bk_error *err)
 {
     /* Core: bech32::Decode / BIP173: printable ASCII, no mixed case, <= 90. */
-    if (alen > 90) return bk_error_set(err, BK_ERR_INVALID, 90, "bech32 string too long (%zu > 90)", alen);
+    if (alen > 90) {
+        bk_error_set(err, BK_ERR_INVALID, 90, "bech32 string too long (%zu > 90)", alen);
+        return 0;
+    }
     int lower = 0, upper = 0;
     for (size_t i = 0; i < alen; i++) {
         unsigned char ch = (unsigned char)addr[i];
-        if (ch < 33 || ch > 126) return bk_error_set(err, BK_ERR_INVALID, i, "invalid character in bech32 string");
+        if (ch < 33 || ch > 126) {
+            bk_error_set(err, BK_ERR_INVALID, i, "invalid character in bech32 string");
+            return 0;
+        }
         if (ch >= 'a' && ch <= 'z') lower = 1;
         if (ch >= 'A' && ch <= 'Z') upper = 1;
     }
-    if (lower && upper) return bk_error_set(err, BK_ERR_INVALID, 0, "mixed case in bech32 string");
-    const char *sep = NULL;
+    if (lower && upper) {
+        bk_error_set(err, BK_ERR_INVALID, 0, "mixed case in bech32 string");
+        return 0;
+    }
+    size_t hl = alen;
     for (size_t i = 0; i < alen; i++)
-        if (addr[i] == '1') sep = addr + i;
-    if (!sep) return bk_error_set(err, BK_ERR_INVALID, 0, "missing bech32 separator '1'");
-    size_t hl = (size_t)(sep - addr);
+        if (addr[i] == '1') hl = i;
+    if (hl == alen) {
+        bk_error_set(err, BK_ERR_INVALID, 0, "missing bech32 separator '1'");
+        return 0;
+    }
     size_t dl = alen - hl - 1;
-    if (hl == 0) return bk_error_set(err, BK_ERR_INVALID, 0, "empty bech32 human-readable part");
-    if (dl < 6) return bk_error_set(err, BK_ERR_INVALID, hl, "bech32 data part shorter than the checksum");
-    char hrp[91];
+    if (hl == 0) {
+        bk_error_set(err, BK_ERR_INVALID, 0, "empty bech32 human-readable part");
+        return 0;
+    }
+    if (dl < 6) {
+        bk_error_set(err, BK_ERR_INVALID, hl, "bech32 data part shorter than the checksum");
+        return 0;
+    }
     for (size_t i = 0; i < hl; i++) {
         char ch = addr[i];
         hrp[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
     }
     hrp[hl] = 0;
-    uint8_t data[90];
     for (size_t i = 0; i < dl; i++) {
         char ch = addr[hl + 1 + i];
         if (ch >= 'A' && ch <= 'Z') ch = (char)(ch + 32);
         const char *q = memchr(b32_charset, ch, 32);
-        if (!q || ch == 0) return bk_error_set(err, BK_ERR_INVALID, hl + 1 + i, "invalid bech32 data character");
+        if (!q) {
+            bk_error_set(err, BK_ERR_INVALID, hl + 1 + i, "invalid bech32 data character");
+            return 0;
+        }
         data[i] = (uint8_t)(q - b32_charset);
     }
     uint32_t c = b32_hrp_state(hrp, hl);
     for (size_t i = 0; i < dl; i++) c = b32_step(c, data[i]);
-    int is_m;
-    if (c == BECH32_CONST) is_m = 0;
-    else if (c == BECH32M_CONST) is_m = 1;
-    else return bk_error_set(err, BK_ERR_INVALID, alen - 6, "bech32 checksum mismatch");
+    if (c != BECH32_CONST && c != BECH32M_CONST) {
+        bk_error_set(err, BK_ERR_INVALID, alen - 6, "bech32 checksum mismatch");
+        return 0;
+    }
+    *dlen_out = dl - 6;
+    return c == BECH32_CONST ? 1 : 2;
+}
+
+static bk_status decode_bech32(const char *addr, size_t alen, const bk_network_params *p,
+                               uint8_t *script, size_t cap, size_t *len_out, bk_error *err)
+{
+    char hrp[91];
+    uint8_t data[90];
+    size_t nd;
+    int enc = bk_bech32_decode(addr, alen, hrp, data, &nd, err);
+    if (!enc) return BK_ERR_INVALID;
+    int is_m = enc == 2;
+    size_t hl = strlen(hrp);
     if (strcmp(hrp, p->hrp) != 0)
         return bk_error_set(err, BK_ERR_INVALID, 0, "human-readable part '%s' is not the network's '%s'", hrp, p->hrp);
-    size_t nd = dl - 6;
     if (nd < 1) return bk_error_set(err, BK_ERR_INVALID, hl + 1, "empty witness data");
     unsigned version = data[0];
     if (version > 16) return bk_error_set(err, BK_ERR_INVALID, hl + 1, "witness version %u over 16", version);
@@ -347,15 +382,20 @@ bk_status bk_address_decode(const char *addr, bk_network net, uint8_t *script, s
             return bk_error_set(err, BK_ERR_INVALID, 0, "Base58 version byte 0x%02x is not the network's", raw[0]);
         }
     }
-    /* Not valid Base58Check: bech32 if it has a separator after a
-     * non-empty hrp, otherwise report the Base58 fault. */
+    /* Not valid Base58Check. Report bech32 faults when the string is a
+     * valid bech32 string or carries the network's hrp, Base58 faults
+     * otherwise. */
+    char hrp[91];
+    uint8_t data[90];
+    size_t nd;
     const char *sep = strrchr(addr, '1');
-    if (!sep || sep == addr) {
+    int bech32_shaped = bk_bech32_decode(addr, alen, hrp, data, &nd, NULL) != 0 ||
+                        (sep && sep != addr && strlen(p->hrp) == (size_t)(sep - addr) &&
+                         hrp_equal(addr, p->hrp, (size_t)(sep - addr)));
+    if (!bech32_shaped) {
         if (rl == (size_t)-1) return bk_error_set(err, BK_ERR_INVALID, bad, "invalid Base58 character or length");
         if (rl != 25) return bk_error_set(err, BK_ERR_INVALID, 0, "Base58 payload of %zu bytes (want 25)", rl);
-        return bk_error_set(err, BK_ERR_INVALID, alen ? alen - 1 : 0, "Base58Check checksum mismatch");
-    }
-    if (rl == 25 && (strlen(p->hrp) != (size_t)(sep - addr) || !hrp_equal(addr, p->hrp, (size_t)(sep - addr))))
         return bk_error_set(err, BK_ERR_INVALID, alen - 1, "Base58Check checksum mismatch");
+    }
     return decode_bech32(addr, alen, p, script, cap, len_out, err);
 }

@@ -23,4 +23,15 @@ size_t bk_script_address_encode(const bk_script_solution *sol, const bk_network_
 /* XOnlyPubKey::IsFullyValid: x < p and x^3 + 7 is a square mod p. */
 int bk_script_xonly_valid(const uint8_t x[32]);
 
+/* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
+size_t bk_base58_encode25(char *out, const uint8_t in[25]);
+
+/* Generic bech32/bech32m decoding (BIP173 rules: printable ASCII, no mixed
+ * case, <= 90 characters, non-empty hrp, >= 6 data characters, valid
+ * checksum). hrp receives the lowercased hrp, data the 5-bit values without
+ * the checksum (*dlen_out of them). Returns 1 for bech32, 2 for bech32m, 0
+ * on error (err filled). */
+int bk_bech32_decode(const char *s, size_t len, char hrp[91], uint8_t data[90], size_t *dlen_out,
+                     bk_error *err);
+
 #endif
