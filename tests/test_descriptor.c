@@ -2,6 +2,7 @@
  * DescriptorChecksum, one case per rule of src/script/descriptor.cpp, then
  * Core's own renderings. */
 #include "script_vectors.h"
+#include "bitcoin/script_internal.h"
 
 static bk_writer W;
 
@@ -171,6 +172,43 @@ static void info_gives_the_same_descriptor_as_one_call(void)
     free(s);
 }
 
+/* The Jacobi-symbol test must agree with libsecp256k1's parse. */
+static void xonly_fast_check_agrees_with_libsecp256k1(void)
+{
+    static const char *edge[] = {
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000001",
+        "0000000000000000000000000000000000000000000000000000000000000005",
+        GX,
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2e", /* p - 1 */
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f", /* p */
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc30", /* p + 1 */
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+    };
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        size_t n;
+        uint8_t *x = check_unhex(edge[i], &n);
+        CHECK_EQ_INT(bk_script_xonly_valid(x), bk_script_xonly_valid_reference(x));
+        free(x);
+    }
+    uint8_t x[32];
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    int valid = 0, agree = 0, total = 20000;
+    for (int i = 0; i < total; i++) {
+        for (int k = 0; k < 32; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            x[k] = (uint8_t)(state >> 56);
+        }
+        if (i % 4 == 0) memset(x, 0xff, 4); /* near and above p */
+        int fast = bk_script_xonly_valid(x);
+        agree += fast == bk_script_xonly_valid_reference(x);
+        valid += fast;
+    }
+    CHECK_EQ_INT(agree, total);
+    CHECK(valid > total / 3 && valid < 2 * total / 3);
+}
+
 /* ---- Core's renderings ---- */
 
 static void check_spk_line(const sv_line *l, const char *file)
@@ -217,6 +255,7 @@ int main(void)
     RUN(raw_for_nulldata_nonstandard_and_empty);
     RUN(descriptor_rejects_unknown_network);
     RUN(info_gives_the_same_descriptor_as_one_call);
+    RUN(xonly_fast_check_agrees_with_libsecp256k1);
     RUN(core_block_scriptpubkeys_descriptors);
     RUN(core_decodescript_descriptors);
     RUN(spec_vectors_descriptors);

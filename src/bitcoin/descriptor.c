@@ -4,9 +4,6 @@
  * known), plus DescriptorChecksum. */
 #include "script_internal.h"
 
-#include <secp256k1.h>
-#include <secp256k1_extrakeys.h>
-
 #include <string.h>
 
 /* ---- DescriptorChecksum ---- */
@@ -109,16 +106,6 @@ bk_status bk_descriptor_checksum(const char *desc, size_t len, char out[9], bk_e
     chk_final(&k, out);
     out[8] = 0;
     return BK_OK;
-}
-
-/* ---- x-only key validity ---- */
-
-int bk_script_xonly_valid(const uint8_t x[32])
-{
-    /* Core: XOnlyPubKey::IsFullyValid = secp256k1_xonly_pubkey_parse
-     * (x < p and x^3 + 7 a square). The static context needs no setup. */
-    secp256k1_xonly_pubkey pk;
-    return secp256k1_xonly_pubkey_parse(secp256k1_context_static, &pk, x);
 }
 
 /* ---- InferDescriptor ---- */

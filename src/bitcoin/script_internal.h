@@ -22,6 +22,9 @@ size_t bk_script_address_encode(const bk_script_solution *sol, const bk_network_
 
 /* XOnlyPubKey::IsFullyValid: x < p and x^3 + 7 is a square mod p. */
 int bk_script_xonly_valid(const uint8_t x[32]);
+/* The same through libsecp256k1's secp256k1_xonly_pubkey_parse (the
+ * reference the fast path is tested against). */
+int bk_script_xonly_valid_reference(const uint8_t x[32]);
 
 /* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
 size_t bk_base58_encode25(char *out, const uint8_t in[25]);
