@@ -32,6 +32,32 @@ uint64_t bk_amount_compress(uint64_t n)
     return 1 + (n - 1) * 10 + 9;
 }
 
+/* VARINT fast path: decodes in place while the bytes are there and the
+ * value cannot overflow (at most 8 bytes = 56 bits); anything else goes to
+ * bk_read_varint, which reports the fault exactly as Core would. */
+static inline uint64_t read_varint(bk_reader *r)
+{
+    if (r->status == BK_OK) {
+        const uint8_t *p = r->data + r->pos;
+        size_t avail = r->len - r->pos;
+        uint64_t n = 0;
+        for (size_t i = 0; i < avail && i < 8; i++) {
+            uint8_t b = p[i];
+            n = (n << 7) | (b & 0x7f);
+            if (!(b & 0x80)) {
+                r->pos += i + 1;
+                return n;
+            }
+            n++;
+        }
+    }
+    return bk_read_varint(r);
+}
+
+static const uint64_t pow10_table[10] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+};
+
 uint64_t bk_amount_decompress(uint64_t x)
 {
     /* Core: compressor.cpp DecompressAmount (unsigned, wraps like Core's
@@ -48,11 +74,7 @@ uint64_t bk_amount_decompress(uint64_t x)
     } else {
         n = x + 1;
     }
-    while (e) {
-        n *= 10;
-        e--;
-    }
-    return n;
+    return n * pow10_table[e]; /* wraps like Core's repeated n *= 10 */
 }
 
 /* Core reads these VARINTs into 32-bit types (uint32_t nCode, unsigned int
@@ -61,7 +83,7 @@ uint64_t bk_amount_decompress(uint64_t x)
 static uint32_t read_varint32(bk_reader *r)
 {
     size_t start = r->pos;
-    uint64_t v = bk_read_varint(r);
+    uint64_t v = read_varint(r);
     if (r->status == BK_OK && v > UINT32_MAX) {
         bk_reader_fail(r, BK_ERR_OVERFLOW, start, "ReadVarInt(): size too large");
         return 0;
@@ -96,7 +118,7 @@ bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
     coin->height = code >> 1;
     coin->coinbase = (uint8_t)(code & 1);
     if (coin->height > 0) (void)read_varint32(r); /* legacy nVersion dummy */
-    coin->value = (int64_t)bk_amount_decompress(bk_read_varint(r));
+    coin->value = (int64_t)bk_amount_decompress(read_varint(r));
     coin->raw_script = NULL;
     coin->script_len = 0;
 
@@ -155,10 +177,10 @@ bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
 /* Step over one already validated coin without rebuilding its script. */
 static void coin_skip(bk_reader *r)
 {
-    uint64_t code = bk_read_varint(r);
-    if (code >> 1) (void)bk_read_varint(r);
-    (void)bk_read_varint(r);
-    uint64_t n_size = bk_read_varint(r);
+    uint64_t code = read_varint(r);
+    if (code >> 1) (void)read_varint(r);
+    (void)read_varint(r);
+    uint64_t n_size = read_varint(r);
     if (n_size < BK_SPECIAL_SCRIPTS) (void)bk_read_span(r, n_size < 2 ? 20 : 32);
     else (void)bk_read_span(r, (size_t)(n_size - BK_SPECIAL_SCRIPTS));
 }
