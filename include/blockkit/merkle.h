@@ -135,9 +135,9 @@ typedef struct bk_block_merkle_result {
 } bk_block_merkle_result;
 
 /* Scratch bytes bk_block_merkle / bk_block_merkle_branch need for a block of
- * n_tx transactions: bk_merkle_capacity(n_tx) * 32 (for 1 MB-era blocks at
- * most a few hundred KB; 4 MWU blocks stay under 800 KB: a tx is >= 60
- * bytes... any n_tx the parser accepted fits). */
+ * n_tx transactions: bk_merkle_capacity(n_tx) * 32. A real block of 5,000
+ * transactions needs 160 KB; the bound for any block the parser accepts,
+ * from its length, is bk_block_merkle_scratch_size(bk_block_max_txs(len)). */
 static inline size_t bk_block_merkle_scratch_size(size_t n_tx) { return bk_merkle_capacity(n_tx) * 32; }
 
 /* Compute the txid root (with the mutation flag), the witness root, the
