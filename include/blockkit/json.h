@@ -152,6 +152,16 @@ BK_API void bk_tx_json_opts_init(bk_tx_json_opts *o);
 BK_API bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
                             bk_error *err) BK_WARN_UNUSED;
 
+/* Core DecodeTx (src/core_io.cpp), as decoderawtransaction decodes its hex:
+ * try the extended (witness) and the legacy serialization, keep those that
+ * consume all len bytes; when both do, prefer the one whose scripts pass
+ * CheckTxScriptsSanity (every op parses, opcodes <= OP_NOP10, pushes <= 520
+ * bytes, scripts <= 10000 bytes; coinbase scriptSigs exempt), and the
+ * extended one when both or neither pass. The two differ only for bytes
+ * whose input count is zero: legacy reads the would-be segwit flag as the
+ * output count. tx_out borrows data. Errors: the extended decoder's. */
+BK_API bk_status bk_tx_decode_core(const uint8_t *data, size_t len, bk_tx *tx_out, bk_error *err) BK_WARN_UNUSED;
+
 /* One scriptPubKey object as ScriptToUniv(include_hex, include_address)
  * renders it for outputs and prevouts: asm, desc, hex, [address], type. */
 BK_API void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_network net);

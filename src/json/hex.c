@@ -26,19 +26,39 @@ static inline __m128i nibble_ascii(__m128i x)
 }
 #endif
 
+#if defined(__SSE2__)
+/* 16 bytes in a register -> 32 hex characters at out. */
+static inline void encode16(char *out, __m128i v)
+{
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    __m128i lo = _mm_and_si128(v, mask);
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), mask);
+    _mm_storeu_si128((__m128i *)(void *)out, nibble_ascii(_mm_unpacklo_epi8(hi, lo)));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), nibble_ascii(_mm_unpackhi_epi8(hi, lo)));
+}
+
+/* The 16 bytes of v in reverse order (SSE2 only: dwords, words, bytes). */
+static inline __m128i reverse16(__m128i v)
+{
+    v = _mm_shuffle_epi32(v, _MM_SHUFFLE(0, 1, 2, 3));
+    v = _mm_shufflelo_epi16(v, _MM_SHUFFLE(2, 3, 0, 1));
+    v = _mm_shufflehi_epi16(v, _MM_SHUFFLE(2, 3, 0, 1));
+    return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+}
+#endif
+
 void bk_hex_encode(char *out, const uint8_t *in, size_t n)
 {
     size_t i = 0;
 #if defined(__SSE2__)
-    const __m128i mask = _mm_set1_epi8(0x0f);
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
-        __m128i lo = _mm_and_si128(v, mask);
-        __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), mask);
-        __m128i a = nibble_ascii(_mm_unpacklo_epi8(hi, lo));
-        __m128i b = nibble_ascii(_mm_unpackhi_epi8(hi, lo));
-        _mm_storeu_si128((__m128i *)(void *)(out + 2 * i), a);
-        _mm_storeu_si128((__m128i *)(void *)(out + 2 * i + 16), b);
+    if (n >= 16) {
+        for (;;) {
+            encode16(out + 2 * i, _mm_loadu_si128((const __m128i *)(const void *)(in + i)));
+            i += 16;
+            if (i == n) return;
+            /* A short tail: redo the last 16 bytes (same output). */
+            if (n - i < 16) i = n - 16;
+        }
     }
 #endif
     for (; i < n; i++) memcpy(out + 2 * i, pairs[in[i]], 2);
@@ -46,6 +66,14 @@ void bk_hex_encode(char *out, const uint8_t *in, size_t n)
 
 void bk_hex_encode_rev(char *out, const uint8_t *in, size_t n)
 {
+#if defined(__SSE2__)
+    /* The last 16 bytes first, each block reversed in a register. */
+    while (n >= 16) {
+        n -= 16;
+        encode16(out, reverse16(_mm_loadu_si128((const __m128i *)(const void *)(in + n))));
+        out += 32;
+    }
+#endif
     for (size_t i = 0; i < n; i++) memcpy(out + 2 * i, pairs[in[n - 1 - i]], 2);
 }
 
