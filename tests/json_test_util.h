@@ -44,6 +44,7 @@ static inline char *run_cmd(const char *cmd, size_t *len_out, int *status_out)
     return b.p;
 }
 
+#ifdef BK_TEST_DATA
 /* A .zst file under tests/data, decompressed. Missing data fails the test. */
 static inline uint8_t *read_zst(const char *name, size_t *len_out)
 {
@@ -54,6 +55,7 @@ static inline uint8_t *read_zst(const char *name, size_t *len_out)
     if (st != 0 || *len_out == 0) { fprintf(stderr, "cannot decompress %s (is zstd installed?)\n", name); exit(2); }
     return (uint8_t *)p;
 }
+#endif
 
 /* ---- a tiny JSON scanner (RFC 8259 syntax; strings byte-wise) ---- */
 
