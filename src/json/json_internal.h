@@ -27,24 +27,24 @@ int bk_json_before_value_(bk_json *j);
  * scans. They still honour the sticky status (nothing is written after a
  * failure) and produce exactly the bytes the public calls would. */
 
-static inline uint8_t *jw_space(bk_writer *w, size_t n)
+static inline __attribute__((always_inline)) uint8_t *jw_space(bk_writer *w, size_t n)
 {
     if (n <= w->cap - w->len) return w->data + w->len;
     return bk_writer_space(w, n);
 }
 
-static inline void jw_commit(bk_json *j, const uint8_t *end)
+static inline __attribute__((always_inline)) void jw_commit(bk_json *j, const uint8_t *end)
 {
     j->w->len = (size_t)(end - j->w->data);
 }
 
 /* Bytes a member separator may take: ',' '\n' and the indentation. */
-static inline size_t jw_sep_max(const bk_json *j)
+static inline __attribute__((always_inline)) size_t jw_sep_max(const bk_json *j)
 {
     return 2 + (size_t)j->indent * j->depth;
 }
 
-static inline uint8_t *jw_sep(bk_json *j, uint8_t *p)
+static inline __attribute__((always_inline)) uint8_t *jw_sep(bk_json *j, uint8_t *p)
 {
     uint32_t d = j->depth;
     if (j->has_items[d - 1]) *p++ = ',';
@@ -60,7 +60,7 @@ static inline uint8_t *jw_sep(bk_json *j, uint8_t *p)
 
 /* Separator and "key": (plus a space when pretty), with extra more bytes
  * reserved after it. NULL when the writer failed. */
-static inline uint8_t *jw_key(bk_json *j, const char *k, size_t kl, size_t extra)
+static inline __attribute__((always_inline)) uint8_t *jw_key(bk_json *j, const char *k, size_t kl, size_t extra)
 {
     if (j->status != BK_OK) return NULL;
     uint8_t *p = jw_space(j->w, jw_sep_max(j) + kl + 4 + extra);
@@ -76,7 +76,7 @@ static inline uint8_t *jw_key(bk_json *j, const char *k, size_t kl, size_t extra
 }
 
 /* An array element's separator, with extra bytes reserved after it. */
-static inline uint8_t *jw_elem(bk_json *j, size_t extra)
+static inline __attribute__((always_inline)) uint8_t *jw_elem(bk_json *j, size_t extra)
 {
     if (j->status != BK_OK) return NULL;
     uint8_t *p = jw_space(j->w, jw_sep_max(j) + extra);
@@ -84,7 +84,7 @@ static inline uint8_t *jw_elem(bk_json *j, size_t extra)
     return jw_sep(j, p);
 }
 
-static inline void jw_push(bk_json *j, uint8_t *p, int obj)
+static inline __attribute__((always_inline)) void jw_push(bk_json *j, uint8_t *p, int obj)
 {
     if (j->depth == BK_JSON_MAX_DEPTH) {
         j->status = BK_ERR_ARG;
@@ -98,20 +98,20 @@ static inline void jw_push(bk_json *j, uint8_t *p, int obj)
 }
 
 /* "key":{  /  "key":[ */
-static inline void jw_kv_open(bk_json *j, const char *k, size_t kl, int obj)
+static inline __attribute__((always_inline)) void jw_kv_open(bk_json *j, const char *k, size_t kl, int obj)
 {
     uint8_t *p = jw_key(j, k, kl, 1);
     if (p) jw_push(j, p, obj);
 }
 
 /* {  /  [ as an array element */
-static inline void jw_elem_open(bk_json *j, int obj)
+static inline __attribute__((always_inline)) void jw_elem_open(bk_json *j, int obj)
 {
     uint8_t *p = jw_elem(j, 1);
     if (p) jw_push(j, p, obj);
 }
 
-static inline void jw_close(bk_json *j, int obj)
+static inline __attribute__((always_inline)) void jw_close(bk_json *j, int obj)
 {
     if (j->status != BK_OK) return;
     uint32_t d = j->depth - 1;
@@ -128,25 +128,25 @@ static inline void jw_close(bk_json *j, int obj)
     j->depth = d;
 }
 
-static inline void jw_kv_uint(bk_json *j, const char *k, size_t kl, uint64_t v)
+static inline __attribute__((always_inline)) void jw_kv_uint(bk_json *j, const char *k, size_t kl, uint64_t v)
 {
     uint8_t *p = jw_key(j, k, kl, 20);
     if (p) jw_commit(j, p + bk_u64_format((char *)p, v));
 }
 
-static inline void jw_kv_int(bk_json *j, const char *k, size_t kl, int64_t v)
+static inline __attribute__((always_inline)) void jw_kv_int(bk_json *j, const char *k, size_t kl, int64_t v)
 {
     uint8_t *p = jw_key(j, k, kl, 21);
     if (p) jw_commit(j, p + bk_i64_format((char *)p, v));
 }
 
-static inline void jw_kv_amount(bk_json *j, const char *k, size_t kl, int64_t v)
+static inline __attribute__((always_inline)) void jw_kv_amount(bk_json *j, const char *k, size_t kl, int64_t v)
 {
     uint8_t *p = jw_key(j, k, kl, BK_AMOUNT_STR_MAX);
     if (p) jw_commit(j, p + bk_amount_format((char *)p, v));
 }
 
-static inline void jw_kv_bool(bk_json *j, const char *k, size_t kl, int v)
+static inline __attribute__((always_inline)) void jw_kv_bool(bk_json *j, const char *k, size_t kl, int v)
 {
     uint8_t *p = jw_key(j, k, kl, 5);
     if (!p) return;
@@ -156,7 +156,7 @@ static inline void jw_kv_bool(bk_json *j, const char *k, size_t kl, int v)
 }
 
 /* A string value known to need no escaping (ASCII literals, addresses). */
-static inline void jw_kv_raw_str(bk_json *j, const char *k, size_t kl, const char *s, size_t n)
+static inline __attribute__((always_inline)) void jw_kv_raw_str(bk_json *j, const char *k, size_t kl, const char *s, size_t n)
 {
     uint8_t *p = jw_key(j, k, kl, n + 2);
     if (!p) return;
@@ -171,7 +171,7 @@ static inline void jw_kv_raw_str(bk_json *j, const char *k, size_t kl, const cha
  * through the chunked path (a sink writer never needs a bigger buffer). */
 #define JW_HEX_INLINE 2048
 
-static inline void jw_kv_hex(bk_json *j, const char *k, size_t kl, const uint8_t *d, size_t n)
+static inline __attribute__((always_inline)) void jw_kv_hex(bk_json *j, const char *k, size_t kl, const uint8_t *d, size_t n)
 {
     if (n > JW_HEX_INLINE) {
         uint8_t *p = jw_key(j, k, kl, 1);
@@ -191,7 +191,7 @@ static inline void jw_kv_hex(bk_json *j, const char *k, size_t kl, const uint8_t
     jw_commit(j, p);
 }
 
-static inline void jw_kv_hash(bk_json *j, const char *k, size_t kl, const uint8_t h[32])
+static inline __attribute__((always_inline)) void jw_kv_hash(bk_json *j, const char *k, size_t kl, const uint8_t h[32])
 {
     uint8_t *p = jw_key(j, k, kl, 66);
     if (!p) return;
@@ -202,7 +202,7 @@ static inline void jw_kv_hash(bk_json *j, const char *k, size_t kl, const uint8_
     jw_commit(j, p);
 }
 
-static inline void jw_elem_hex(bk_json *j, const uint8_t *d, size_t n)
+static inline __attribute__((always_inline)) void jw_elem_hex(bk_json *j, const uint8_t *d, size_t n)
 {
     if (n > JW_HEX_INLINE) {
         uint8_t *p = jw_elem(j, 1);
@@ -222,7 +222,7 @@ static inline void jw_elem_hex(bk_json *j, const uint8_t *d, size_t n)
     jw_commit(j, p);
 }
 
-static inline void jw_elem_hash(bk_json *j, const uint8_t h[32])
+static inline __attribute__((always_inline)) void jw_elem_hash(bk_json *j, const uint8_t h[32])
 {
     uint8_t *p = jw_elem(j, 66);
     if (!p) return;
@@ -234,6 +234,10 @@ static inline void jw_elem_hash(bk_json *j, const uint8_t h[32])
 }
 
 #define JW_KEY_N(lit) lit, sizeof(lit) - 1
+
+/* ScriptToUniv's members (asm, desc, hex, [address], type) into an open
+ * object. */
+void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net);
 
 /* Core ScriptToAsmStr(scriptSig, fAttemptSighashDecode=true) into w. */
 void bk_json_script_sig_asm_(bk_writer *w, const uint8_t *script, size_t len);

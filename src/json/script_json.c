@@ -9,7 +9,8 @@
 
 #include "json/json_internal.h"
 
-void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_network net)
+/* The members of the scriptPubKey object, into an open object. */
+void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net)
 {
     bk_script_info info;
     if (bk_script_info_get(script, len, net, &info) != BK_OK) {
@@ -17,7 +18,6 @@ void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_net
         if (j->status == BK_OK) j->status = BK_ERR_ARG;
         return;
     }
-    bk_json_begin_object(j);
     uint8_t *p = jw_key(j, JW_KEY_N("asm"), 1);
     if (p) {
         *p++ = '"';
@@ -39,7 +39,13 @@ void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_net
         jw_kv_raw_str(j, JW_KEY_N("address"), info.address, info.address_len);
     const char *type = bk_script_type_name(info.sol.type);
     jw_kv_raw_str(j, JW_KEY_N("type"), type, strlen(type));
-    jw_close(j, 1);
+}
+
+void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_network net)
+{
+    bk_json_begin_object(j);
+    bk_json_script_pubkey_members_(j, script, len, net);
+    bk_json_end_object(j);
 }
 
 /* Core: TxToUniv scriptSig "asm" = ScriptToAsmStr(scriptSig, true). */

@@ -35,8 +35,9 @@ static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net)
     jw_kv_bool(j, JW_KEY_N("generated"), coin->coinbase);
     jw_kv_uint(j, JW_KEY_N("height"), coin->height);
     jw_kv_amount(j, JW_KEY_N("value"), coin->value);
-    BK_JSON_KEY(j, "scriptPubKey");
-    bk_json_script_pubkey(j, bk_coin_script(coin), coin->script_len, net);
+    jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
+    bk_json_script_pubkey_members_(j, bk_coin_script(coin), coin->script_len, net);
+    jw_close(j, 1);
     jw_close(j, 1);
 }
 
@@ -134,8 +135,9 @@ bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_u
         jw_elem_open(j, 1);
         jw_kv_amount(j, JW_KEY_N("value"), out.value);
         jw_kv_uint(j, JW_KEY_N("n"), n);
-        BK_JSON_KEY(j, "scriptPubKey");
-        bk_json_script_pubkey(j, out.script, out.script_len, o->network);
+        jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
+        bk_json_script_pubkey_members_(j, out.script, out.script_len, o->network);
+        jw_close(j, 1);
         jw_close(j, 1);
         if (__builtin_add_overflow(total_out, out.value, &total_out)) amounts_ok = 0;
     }
