@@ -348,6 +348,72 @@ static void reused_writer_allocates_nothing(void)
     free(want);
 }
 
+/* §13.4: scriptPubKey objects (ScriptToUniv with hex and address). */
+static void spec_13_4_script_pubkeys(void)
+{
+    static const char gx[] = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
+    static const struct {
+        const char *hex, *asm_, *desc, *address, *type;
+    } rows[] = {
+        {"0014751e76e8199196d454941c45d1b3a323f1433bd6", "0 751e76e8199196d454941c45d1b3a323f1433bd6",
+         "addr(bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4)#uyjndxcw", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+         "witness_v0_keyhash"},
+        {"00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262",
+         "0 1863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262",
+         "addr(bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3)#8kzm8txf",
+         "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3", "witness_v0_scripthash"},
+        {"5120X", "1 X", "rawtr(X)#xsjqcczm", "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+         "witness_v1_taproot"},
+        {"51200000000000000000000000000000000000000000000000000000000000000005",
+         "1 0000000000000000000000000000000000000000000000000000000000000005",
+         "addr(bc1pqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqzs2jkusy)#kf0n0f5y",
+         "bc1pqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqzs2jkusy", "witness_v1_taproot"},
+        {"51024e73", "1 29518", "addr(bc1pfeessrawgf)#d6x2lh3c", "bc1pfeessrawgf", "anchor"},
+        {"521000000000000000000000000000000000", "2 00000000000000000000000000000000",
+         "addr(bc1zqqqqqqqqqqqqqqqqqqqqqqqqqqr3t3q4)#jlkye8ap", "bc1zqqqqqqqqqqqqqqqqqqqqqqqqqqr3t3q4",
+         "witness_unknown"},
+        {"6a0401020304", "OP_RETURN 67305985", "raw(6a0401020304)#g0fz96j4", NULL, "nulldata"},
+        {"a914b472a266d0bd89c13706a4132ccfb16f7c3b9fcb87",
+         "OP_HASH160 b472a266d0bd89c13706a4132ccfb16f7c3b9fcb OP_EQUAL",
+         "addr(3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy)#rsjl0crt", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "scripthash"},
+        {"2102Xac", "02X OP_CHECKSIG", "pk(02X)#gn28ywm7", NULL, "pubkey"},
+        {"", "", "raw()#58lrscpx", NULL, "nonstandard"},
+        {"4c", "[error]", "raw(4c)#w8vxm298", NULL, "nonstandard"},
+        {"001000000000000000000000000000000000", "0 00000000000000000000000000000000",
+         "raw(001000000000000000000000000000000000)#e7hrkrj4", NULL, "nonstandard"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char hex[256], asm_[256], desc[256], want[1024];
+        /* X stands for G.x */
+        const char *src[3] = {rows[i].hex, rows[i].asm_, rows[i].desc};
+        char *dst[3] = {hex, asm_, desc};
+        for (int k = 0; k < 3; k++) {
+            char *o = dst[k];
+            for (const char *c = src[k]; *c; c++) {
+                if (*c == 'X') { strcpy(o, gx); o += 64; }
+                else *o++ = *c;
+            }
+            *o = 0;
+        }
+        size_t len;
+        uint8_t *script = check_unhex(hex, &len);
+        bk_writer_reset(&w);
+        bk_json j;
+        bk_json_init(&j, &w, 0);
+        bk_json_script_pubkey(&j, script, len, BK_NET_MAIN);
+        CHECK_EQ_INT(bk_json_status(&j), BK_OK);
+        if (rows[i].address)
+            snprintf(want, sizeof want, "{\"asm\":\"%s\",\"desc\":\"%s\",\"hex\":\"%s\",\"address\":\"%s\",\"type\":\"%s\"}",
+                     asm_, desc, hex, rows[i].address, rows[i].type);
+        else
+            snprintf(want, sizeof want, "{\"asm\":\"%s\",\"desc\":\"%s\",\"hex\":\"%s\",\"type\":\"%s\"}", asm_, desc,
+                     hex, rows[i].type);
+        check_case = rows[i].desc;
+        CHECK(str_same(wtext(), want));
+        free(script);
+    }
+}
+
 /* ---- CLI ---- */
 
 static char *cli(const char *args, size_t *len, int *status)
@@ -444,6 +510,7 @@ int main(void)
     RUN(decode_tx_heuristics);
     RUN(undo_errors);
     RUN(reused_writer_allocates_nothing);
+    RUN(spec_13_4_script_pubkeys);
     RUN(cli_tx);
     bk_writer_free(&w);
     return check_finish();
