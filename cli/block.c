@@ -107,6 +107,14 @@ static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b,
         *undo_len_out = n;
         return BK_OK;
     }
+    /* A record framed for another network: say so rather than failing to
+     * parse the framing as a CBlockUndo. */
+    for (int n = 0; n < BK_NET_COUNT_; n++) {
+        const bk_network_params *op = bk_network_get((bk_network)n);
+        if (n != (int)net && len >= 40 && memcmp(data, op->magic, 4) == 0 && bk_load_le32(data + 4) == len - 40)
+            return bk_error_set(err, BK_ERR_MAGIC, 0, "undo record has the %s network magic; use --chain %s",
+                                op->name, op->name);
+    }
     *undo_out = data;
     *undo_len_out = len;
     return BK_OK;

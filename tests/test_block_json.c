@@ -562,6 +562,12 @@ static void cli_block_errors(void)
     out = cli(args, &len, &st);
     CHECK_EQ_INT(st, 65);
     free(out);
+    /* a mainnet rev record given with --chain regtest: 65, naming the network */
+    snprintf(args, sizeof args, "block %s --undo core_json/blocks/rev_record_block277647.dat --chain regtest --height 1",
+             tmp_block);
+    out = cli(args, &len, &st);
+    CHECK_EQ_INT(st, 65);
+    free(out);
     /* truncated block: 65 with the offset in the message */
     write_file(tmp_undo, raw, 1000);
     snprintf(args, sizeof args, "block %s", tmp_undo);
