@@ -31,6 +31,8 @@ static const char block_help[] =
     "  --tip-bits HEX       nBits of the chain tip (default: this block's)\n"
     "  --tip-target         29/30 only: print the tip's target (Core v29.0 bug #33440)\n"
     "  --signed-tx-version  print tx versions as int32 (Core before v28)\n"
+    "  --header             getblockheader instead: the header object (verbosity >= 1)\n"
+    "                       or the 80-byte header's hex (verbosity 0)\n"
     "  --pretty             bitcoin-cli form (indent 2; verbosity 0: bare hex)\n"
     "  --indent N           pretty form with indent N\n"
     "  -o FILE              write to FILE instead of standard output\n"
@@ -126,7 +128,7 @@ static int block_main(int argc, char **argv)
     const char *file = NULL, *undo_file = NULL, *out_file = NULL;
     const char *chainwork = NULL, *next = NULL, *tip_bits = NULL;
     int64_t height = -1, confirmations = 1, mediantime = -1, verbosity = 1, core = BK_CORE_NEWEST, indent = 0;
-    int have_height = 0, have_mediantime = 0, tip_target = 0, signed_version = 0;
+    int have_height = 0, have_mediantime = 0, tip_target = 0, signed_version = 0, header_only = 0;
     bk_network net = BK_NET_MAIN;
 
     for (int i = 1; i < argc; i++) {
@@ -142,6 +144,10 @@ static int block_main(int argc, char **argv)
         }
         if (!strcmp(a, "--tip-target")) {
             tip_target = 1;
+            continue;
+        }
+        if (!strcmp(a, "--header")) {
+            header_only = 1;
             continue;
         }
         if (!strcmp(a, "--signed-tx-version")) {
@@ -277,7 +283,24 @@ static int block_main(int argc, char **argv)
     }
     /* The whole document is rendered in memory first so that an error
      * part way never leaves a partial document on the output. */
-    if (verbosity == 0 && indent) {
+    if (header_only) {
+        /* getblockheader: verbose=false gives the header's hex (a JSON
+         * string; bare when pretty, as bitcoin-cli prints strings). */
+        bk_json j;
+        bk_json_init(&j, &w, (unsigned)indent);
+        if (verbosity == 0 && indent) {
+            uint8_t *sp = bk_writer_space(&w, 2 * BK_HEADER_SIZE);
+            if (sp) {
+                bk_hex_encode((char *)sp, b.data, BK_HEADER_SIZE);
+                bk_writer_commit(&w, 2 * BK_HEADER_SIZE);
+            }
+        } else if (verbosity == 0) {
+            bk_json_hex(&j, b.data, BK_HEADER_SIZE);
+        } else if (bk_json_block_header(&j, &b, &ctx, &o, &err) != BK_OK) {
+            rc = bk_cli_report(cmd, &err);
+            goto done;
+        }
+    } else if (verbosity == 0 && indent) {
         /* bitcoin-cli prints a string result bare (no quotes, no escaping). */
         uint8_t *sp = bk_writer_space(&w, 2 * b.size);
         if (sp) {

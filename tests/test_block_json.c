@@ -597,6 +597,33 @@ static void cli_block_errors(void)
     CHECK_EQ_INT(st, 0);
     CHECK(len == strlen(genesis_v1_master) + 1 && memcmp(out, genesis_v1_master, len - 1) == 0);
     free(out);
+    /* getblockheader: the header fields only; verbose=false: header hex */
+    snprintf(args, sizeof args, "block %s --header --height 0 --chainwork 100010001 --confirmations 900001 "
+                                "--nextblockhash 00000000839a8e6886ab5951d76f411475428afc90947ee320161bbf18eb6048",
+             tmp_undo);
+    out = cli(args, &len, &st);
+    CHECK_EQ_INT(st, 0);
+    const char *cut_at = strstr(genesis_v1_master, ",\"strippedsize\"");
+    size_t hl = (size_t)(cut_at - genesis_v1_master);
+    CHECK(len == hl + 2 && memcmp(out, genesis_v1_master, hl) == 0 && memcmp(out + hl, "}\n", 2) == 0);
+    free(out);
+    snprintf(args, sizeof args, "block %s --header --height 0 --verbosity 0 --pretty", tmp_undo);
+    out = cli(args, &len, &st);
+    CHECK_EQ_INT(st, 0);
+    char hh[161];
+    check_hex(hh, g, 80);
+    CHECK(len == 161 && memcmp(out, hh, 160) == 0 && out[160] == '\n');
+    free(out);
+    /* Core v29.0's tip-target bug, on request, from the tip's bits */
+    snprintf(args, sizeof args, "block %s --height 0 --core-compat 29 --tip-target --tip-bits 17053894", tmp_undo);
+    out = cli(args, &len, &st);
+    CHECK_EQ_INT(st, 0);
+    CHECK(strstr(out, "\"bits\":\"1d00ffff\",\"target\":\"0000000000000000000538940000000000000000000000000000000000000000\",\"difficulty\":1,") != NULL);
+    free(out);
+    snprintf(args, sizeof args, "block %s --height 0 --core-compat 31 --tip-target", tmp_undo);
+    out = cli(args, &len, &st);
+    CHECK_EQ_INT(st, 64);
+    free(out);
     free(g);
     /* usage errors: 64; missing file: 66 */
     out = cli("block", &len, &st);
