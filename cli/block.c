@@ -273,14 +273,6 @@ static int block_main(int argc, char **argv)
         }
     }
 
-    if (out_file) {
-        out = fopen(out_file, "wb");
-        if (!out) {
-            out = stdout;
-            rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(errno));
-            goto done;
-        }
-    }
     /* The whole document is rendered in memory first so that an error
      * part way never leaves a partial document on the output. */
     if (header_only) {
@@ -319,6 +311,16 @@ static int block_main(int argc, char **argv)
     if (bk_writer_status(&w) != BK_OK) {
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto done;
+    }
+    /* -o FILE is created only once the document exists: an error leaves no
+     * empty or partial file behind. */
+    if (out_file) {
+        out = fopen(out_file, "wb");
+        if (!out) {
+            out = stdout;
+            rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(errno));
+            goto done;
+        }
     }
     if (bk_cli_write_all(out, w.data, w.len) != 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
 
