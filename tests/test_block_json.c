@@ -352,6 +352,77 @@ static void spec_13_2_genesis(void)
     free(raw);
 }
 
+/* A one-transaction block around coinbase tx_hex with the given nBits. */
+static uint8_t *make_block(const char *tx_hex, uint32_t bits, size_t *len)
+{
+    size_t tl;
+    uint8_t *tx = check_unhex(tx_hex, &tl);
+    uint8_t *b = calloc(1, 81 + tl);
+    put_le32(b, 0x20000000);
+    b[4] = 1; /* a non-zero parent */
+    put_le32(b + 72, bits);
+    b[80] = 1;
+    memcpy(b + 81, tx, tl);
+    *len = 81 + tl;
+    free(tx);
+    return b;
+}
+
+/* Core's CHECK_NONFATALs become errors: coinbase_tx with a witness of two
+ * items (v31); a target that DeriveTarget refuses (v29+). */
+static void core_check_failures_are_errors(void)
+{
+    /* coinbase, BIP34 height 100000, witness stack of two items */
+    static const char two_items[] = "020000000001010000000000000000000000000000000000000000000000000000000000000000ffffffff"
+                                    "0403a08601ffffffff0100000000000000000151020101010200000000";
+    static const char one_item[] = "020000000001010000000000000000000000000000000000000000000000000000000000000000ffffffff"
+                                   "0403a08601ffffffff010000000000000000015101020abc00000000";
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, NULL);
+    bk_error err;
+    loaded l;
+    bk_chain_context ctx;
+    size_t len;
+    uint8_t *raw = make_block(two_items, 0x1d00ffff, &len);
+    CHECK_EQ_INT(bk_block_decode(&dec, raw, len, &l.b, &err), BK_OK);
+    bk_chain_context_standalone(&ctx, &l.b, BK_NET_MAIN, 100000);
+    char *t = render_text(&l, 1, 31, &ctx, 0);
+    CHECK(t == NULL);
+    free(t);
+    t = render_text(&l, 1, 30, &ctx, 0);
+    CHECK(t != NULL);
+    free(t);
+    free(raw);
+    raw = make_block(one_item, 0x1d00ffff, &len);
+    CHECK_EQ_INT(bk_block_decode(&dec, raw, len, &l.b, &err), BK_OK);
+    t = render_text(&l, 1, 31, &ctx, 0);
+    CHECK(t && strstr(t, "\"coinbase_tx\":{\"version\":2,\"locktime\":0,\"sequence\":4294967295,\"coinbase\":\"03a08601\",\"witness\":\"0abc\"},") != NULL);
+    free(t);
+    free(raw);
+    /* negative compact target: v28 prints it, v29+ refuse it */
+    raw = make_block(one_item, 0x1d80ffff, &len);
+    CHECK_EQ_INT(bk_block_decode(&dec, raw, len, &l.b, &err), BK_OK);
+    t = render_text(&l, 1, 28, &ctx, 0);
+    CHECK(t != NULL);
+    free(t);
+    t = render_text(&l, 1, 29, &ctx, 0);
+    CHECK(t == NULL);
+    free(t);
+    free(raw);
+    /* regtest bits are above mainnet's powLimit */
+    raw = make_block(one_item, 0x207fffff, &len);
+    CHECK_EQ_INT(bk_block_decode(&dec, raw, len, &l.b, &err), BK_OK);
+    t = render_text(&l, 1, 29, &ctx, 0);
+    CHECK(t == NULL);
+    free(t);
+    ctx.network = BK_NET_REGTEST;
+    t = render_text(&l, 1, 29, &ctx, 0);
+    CHECK(t && strstr(t, "\"target\":\"7fffff0000000000000000000000000000000000000000000000000000000000\",\"difficulty\":4.656542373906925e-10,") != NULL);
+    free(t);
+    free(raw);
+    bk_block_decoder_free(&dec);
+}
+
 /* Undo that does not fit the block is an error, never silently dropped. */
 static void undo_mismatch_is_an_error(void)
 {
@@ -658,6 +729,7 @@ int main(void)
     RUN(core_compat_changes_exactly_section12);
     RUN(spec_13_2_genesis);
     RUN(undo_mismatch_is_an_error);
+    RUN(core_check_failures_are_errors);
     RUN(reused_writer_allocates_nothing);
     RUN(sink_writer_same_bytes);
     RUN(cli_block_reproduces_core_files);
