@@ -129,22 +129,23 @@ static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl)
 static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0); }
 static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1); }
 
-/* Sixteen states, one block each (the multi-message scheduler's kernel):
- * blocks and states are copied into contiguous rows, then gathered. */
-static void compress_lanes16(uint32_t *const *states, const uint8_t *const *blocks)
+/* Sixteen states, nblocks blocks each (the multi-message scheduler's
+ * kernel): states and blocks are copied into contiguous rows and gathered
+ * from there. */
+static void compress_lanes16(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks)
 {
     uint8_t blk[16 * 64];
     uint32_t st[16 * 8];
     v16 w[64], s[8];
-    for (int l = 0; l < 16; l++) {
-        memcpy(blk + 64 * l, blocks[l], 64);
-        memcpy(st + 8 * l, states[l], 32);
-    }
     const v16 idx_blk = lane_index(16), idx_st = lane_index(8);
-    for (int j = 0; j < 16; j++) w[j] = bswap32(_mm512_i32gather_epi32(idx_blk, blk + 4 * j, 4));
+    for (int l = 0; l < 16; l++) memcpy(st + 8 * l, states[l], 32);
     for (int j = 0; j < 8; j++) s[j] = _mm512_i32gather_epi32(idx_st, st + j, 4);
-    schedule(w);
-    rounds_w(s, w);
+    for (size_t b = 0; b < nblocks; b++) {
+        for (int l = 0; l < 16; l++) memcpy(blk + 64 * l, blocks[l] + 64 * b, 64);
+        for (int j = 0; j < 16; j++) w[j] = bswap32(_mm512_i32gather_epi32(idx_blk, blk + 4 * j, 4));
+        schedule(w);
+        rounds_w(s, w);
+    }
     for (int j = 0; j < 8; j++) _mm512_i32scatter_epi32(st + j, idx_st, s[j], 4);
     for (int l = 0; l < 16; l++) memcpy(states[l], st + 8 * l, 32);
 }

@@ -50,10 +50,11 @@ const bk_sha256_impl *bk_sha256_active(void);
 void bk_sha256_compress_portable(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 
 /* Multi-message scheduler (sha256_msgs.c): hashes msgs with `lanes`
- * messages in flight. compress_lanes compresses one block into each of
- * `lanes` states; compress1 (one block, one state) is used when a single
- * message remains, so no lane work is wasted at the tail. lanes <= 16. */
-typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks);
+ * messages in flight. compress_lanes compresses nblocks consecutive blocks
+ * (from blocks[i], blocks[i] + 64, ...) into each of `lanes` states;
+ * compress1 (one state) is used when a single message remains, so no lane
+ * work is wasted at the tail. lanes <= 16. */
+typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks);
 void bk_sha256d_msgs_lanes(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned lanes,
                            bk_sha256_lanes_fn compress_lanes,
                            void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks));
