@@ -11,7 +11,7 @@
  * else the portable kernel. */
 #if defined(__x86_64__)
 
-#include "sha256_impl.h"
+#include "sha256_lane.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -58,6 +58,40 @@ static inline __attribute__((always_inline)) v16 lane_index(int stride_words)
                               _mm512_set1_epi32(stride_words));
 }
 
+/* 16x16 transpose of 32-bit words: r[l] word j -> r[j] lane l. */
+static inline __attribute__((always_inline)) void transpose16(v16 r[16])
+{
+    v16 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    /* u[4i + c], 128-bit lane k = word 4k + c of rows 4i .. 4i + 3. */
+    for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        v16 a0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), a1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+        v16 b0 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), b1 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+        r[c] = _mm512_shuffle_i32x4(a0, b0, 0x88);
+        r[4 + c] = _mm512_shuffle_i32x4(a0, b0, 0xDD);
+        r[8 + c] = _mm512_shuffle_i32x4(a1, b1, 0x88);
+        r[12 + c] = _mm512_shuffle_i32x4(a1, b1, 0xDD);
+    }
+}
+
+/* Message words W[0..15] of the blocks p[0..15] (NULL = a zero block),
+ * lane l = block l: one 64-byte load per block, then a transpose. */
+static inline __attribute__((always_inline)) void load16(v16 w[16], const uint8_t *const *p)
+{
+    for (int l = 0; l < 16; l++) w[l] = p[l] ? _mm512_loadu_si512(p[l]) : _mm512_setzero_si512();
+    transpose16(w);
+    for (int j = 0; j < 16; j++) w[j] = bswap32(w[j]);
+}
+
 static void schedule(v16 w[64])
 {
     for (int i = 16; i < 64; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
@@ -89,15 +123,16 @@ static void rounds_pad64(v16 s[8])
 }
 
 /* k (1..16) messages of 64 bytes at in -> digests at out (SHA256, or
- * SHA256d when dbl). Lanes >= k are masked off: not read, not written.
- * Every gather precedes every scatter (in-place safe). */
+ * SHA256d when dbl). Lanes >= k are neither read nor written. Every load
+ * precedes every store (in-place safe). */
 static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
 {
     v16 w[64], s[8];
     const __mmask16 m = (__mmask16)(k >= 16 ? 0xFFFF : (1u << k) - 1);
-    const v16 idx_in = lane_index(16), idx_out = lane_index(8);
-    for (int j = 0; j < 16; j++)
-        w[j] = bswap32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx_in, in + 4 * j, 4));
+    const v16 idx_out = lane_index(8);
+    const uint8_t *p[16];
+    for (unsigned l = 0; l < 16; l++) p[l] = l < k ? in + 64 * l : NULL;
+    load16(w, p);
     schedule(w);
     for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
     rounds_w(s, w);
@@ -129,35 +164,94 @@ static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl)
 static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0); }
 static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1); }
 
-/* Sixteen states, nblocks blocks each (the multi-message scheduler's
- * kernel): states and blocks are copied into contiguous rows and gathered
- * from there. */
-static void compress_lanes16(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks)
+/* Sixteen messages in flight, states in registers. A lane whose hash
+ * finishes is refilled (second hash, or the next message) and its state
+ * reset to the IV with a masked move. When only a few lanes are left, each
+ * is finished on its own with compress1 (SHA-NI when present), which is
+ * cheaper than 16-lane steps for them. */
+static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
+                         void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
+                         unsigned drain_at)
 {
-    uint8_t blk[16 * 64];
-    uint32_t st[16 * 8];
+    bk_lane L[16];
+    const uint8_t *blk[16];
+    uint32_t tmp[8][16];
     v16 w[64], s[8];
-    const v16 idx_blk = lane_index(16), idx_st = lane_index(8);
-    for (int l = 0; l < 16; l++) memcpy(st + 8 * l, states[l], 32);
-    for (int j = 0; j < 8; j++) s[j] = _mm512_i32gather_epi32(idx_st, st + j, 4);
-    for (size_t b = 0; b < nblocks; b++) {
-        for (int l = 0; l < 16; l++) memcpy(blk + 64 * l, blocks[l] + 64 * b, 64);
-        for (int j = 0; j < 16; j++) w[j] = bswap32(_mm512_i32gather_epi32(idx_blk, blk + 4 * j, 4));
+    size_t next = 0;
+    unsigned active = 0;
+    for (int l = 0; l < 16; l++) {
+        blk[l] = NULL;
+        if (next < n) {
+            bk_lane_start(&L[l], &msgs[next], out + 32 * next);
+            next++;
+            blk[l] = bk_lane_block(&L[l]);
+            active++;
+        }
+    }
+    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
+    while (active > drain_at) {
+        load16(w, blk);
         schedule(w);
         rounds_w(s, w);
+        __mmask16 reset = 0;
+        int stored = 0;
+        for (int l = 0; l < 16; l++) {
+            if (!blk[l]) continue;
+            const uint8_t *p = bk_lane_block(&L[l]);
+            if (!p) {
+                uint32_t st[8];
+                if (!stored) {
+                    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+                    stored = 1;
+                }
+                for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
+                p = bk_lane_hash_done(&L[l], st);
+                if (!p && next < n) {
+                    bk_lane_start(&L[l], &msgs[next], out + 32 * next);
+                    next++;
+                    p = bk_lane_block(&L[l]);
+                }
+                reset |= (__mmask16)(1u << l);
+                if (!p) active--;
+            }
+            blk[l] = p;
+        }
+        if (reset)
+            for (int j = 0; j < 8; j++)
+                s[j] = _mm512_mask_mov_epi32(s[j], reset, _mm512_set1_epi32((int)bk_sha256_iv[j]));
     }
-    for (int j = 0; j < 8; j++) _mm512_i32scatter_epi32(st + j, idx_st, s[j], 4);
-    for (int l = 0; l < 16; l++) memcpy(states[l], st + 8 * l, 32);
+    if (active == 0) return;
+    /* The few lanes left (no messages remain): one stream each. */
+    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+    for (int l = 0; l < 16; l++) {
+        if (!blk[l]) continue;
+        uint32_t st[8];
+        for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
+        const uint8_t *p = blk[l];
+        while (p) {
+            compress1(st, p, 1);
+            p = bk_lane_block(&L[l]);
+            if (!p) {
+                p = bk_lane_hash_done(&L[l], st);
+                memcpy(st, bk_sha256_iv, 32);
+            }
+        }
+    }
 }
 
 static void hashd_msgs_portable(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 16, compress_lanes16, bk_sha256_compress_portable);
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_portable, 1);
 }
 
 static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 16, compress_lanes16, bk_sha256_compress_shani);
+    /* Few messages: SHA-NI two at a time beats 16 mostly idle lanes. */
+    if (n < 8) {
+        bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
+        return;
+    }
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_shani, 4);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {
