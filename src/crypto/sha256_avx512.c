@@ -7,8 +7,8 @@
  * instructions of the AVX2 one. On Intel server cores sha256rnds2 issues
  * only about every 2.4 cycles whatever the number of streams, so for
  * batches this kernel outruns SHA-NI there; single-stream work (streaming,
- * one-shot, the last message of a batch) uses SHA-NI when the CPU has it,
- * else the portable kernel. */
+ * one-shot, the last messages of a batch) and batches of fewer than 8 use
+ * SHA-NI when the CPU has it (else the portable kernel, and masked lanes). */
 #if defined(__x86_64__)
 
 #include "sha256_lane.h"
@@ -150,19 +150,29 @@ static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
     for (int j = 0; j < 8; j++) _mm512_mask_i32scatter_epi32(out + 4 * j, m, idx_out, bswap32(s[j]), 4);
 }
 
-static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl)
+/* Full groups of 16 on the lanes; a short remainder (or a short batch,
+ * like the single-pair calls of tree code) goes to `small` when given
+ * (SHA-NI two at a time: below 8 messages that beats a mostly idle 16-lane
+ * step), else to one masked 16-lane step. */
+static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
+                      void (*small)(uint8_t *, const uint8_t *, size_t))
 {
-    while (n) {
-        unsigned k = n < 16 ? (unsigned)n : 16;
-        hash16(out, in, k, dbl);
-        in += 64 * (size_t)k;
-        out += 32 * (size_t)k;
-        n -= k;
-    }
+    for (; n >= 16; n -= 16, in += 64 * 16, out += 32 * 16) hash16(out, in, 16, dbl);
+    if (!n) return;
+    if (small && n < 8) small(out, in, n);
+    else hash16(out, in, (unsigned)n, dbl);
 }
 
-static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0); }
-static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1); }
+static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
+static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1, NULL); }
+static void hash_64_shani(uint8_t *out, const uint8_t *in, size_t n)
+{
+    hash_many(out, in, n, 0, bk_sha256_backend_shani.hash_64);
+}
+static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
+{
+    hash_many(out, in, n, 1, bk_sha256_backend_shani.hashd_64);
+}
 
 /* Sixteen messages in flight, states in registers. A lane whose hash
  * finishes is refilled (second hash, or the next message) and its state
@@ -258,10 +268,11 @@ const bk_sha256_impl bk_sha256_backend_avx512 = {
     "avx512", bk_sha256_compress_portable, hash_64, hashd_64, hashd_msgs_portable,
 };
 
-/* The same with SHA-NI for single-stream work; the dispatcher hands this
- * one out only when the CPU has both AVX-512 and SHA-NI. */
+/* The same with SHA-NI for single-stream work and short batches; the
+ * dispatcher hands this one out only when the CPU has both AVX-512 and
+ * SHA-NI. */
 const bk_sha256_impl bk_sha256_backend_avx512_shani = {
-    "avx512", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs_shani,
+    "avx512", bk_sha256_compress_shani, hash_64_shani, hashd_64_shani, hashd_msgs_shani,
 };
 
 #else
