@@ -176,12 +176,14 @@ static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 
 /* Sixteen messages in flight, states in registers. A lane whose hash
  * finishes is refilled (second hash, or the next message) and its state
- * reset to the IV with a masked move. When only a few lanes are left, each
- * is finished on its own with compress1 (SHA-NI when present), which is
- * cheaper than 16-lane steps for them. */
+ * reset to the IV with a masked move. Once the messages run out and no more
+ * than drain_at lanes are busy (a long message among short ones keeps one
+ * lane busy while the others idle), the rest is finished with SHA-NI two at
+ * a time (a 16-lane step costs about as much as 12 SHA-NI compressions
+ * here), or one stream each with compress1. */
 static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
                          void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
-                         unsigned drain_at)
+                         int shani, unsigned drain_at)
 {
     bk_lane L[16];
     const uint8_t *blk[16];
@@ -231,19 +233,31 @@ static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
                 s[j] = _mm512_mask_mov_epi32(s[j], reset, _mm512_set1_epi32((int)bk_sha256_iv[j]));
     }
     if (active == 0) return;
-    /* The few lanes left (no messages remain): one stream each. */
+    /* The lanes left (no messages remain): SHA-NI two at a time, else one
+     * stream each with compress1. */
+    bk_lane *left[16];
+    uint32_t st[16][8];
+    const uint8_t *lb[16];
+    size_t k = 0;
     for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
     for (int l = 0; l < 16; l++) {
         if (!blk[l]) continue;
-        uint32_t st[8];
-        for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
-        const uint8_t *p = blk[l];
+        left[k] = &L[l];
+        for (int j = 0; j < 8; j++) st[k][j] = tmp[j][l];
+        lb[k++] = blk[l];
+    }
+    if (shani) {
+        bk_sha256_shani_finish_lanes(left, st, lb, k);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const uint8_t *p = lb[i];
         while (p) {
-            compress1(st, p, 1);
-            p = bk_lane_block(&L[l]);
+            compress1(st[i], p, 1);
+            p = bk_lane_block(left[i]);
             if (!p) {
-                p = bk_lane_hash_done(&L[l], st);
-                memcpy(st, bk_sha256_iv, 32);
+                p = bk_lane_hash_done(left[i], st[i]);
+                memcpy(st[i], bk_sha256_iv, 32);
             }
         }
     }
@@ -251,7 +265,7 @@ static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
 
 static void hashd_msgs_portable(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    hashd_msgs16(out, msgs, n, bk_sha256_compress_portable, 1);
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_portable, 0, 1);
 }
 
 static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
@@ -261,7 +275,7 @@ static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
         bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
         return;
     }
-    hashd_msgs16(out, msgs, n, bk_sha256_compress_shani, 4);
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_shani, 1, 12);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {

@@ -289,6 +289,57 @@ static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
     }
 }
 
+void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
+                                  const uint8_t *const *blocks, size_t k)
+{
+    st x, y;
+    size_t next = 0, taken = 0, ia = 0, ib = 0;
+    const uint8_t *p = NULL, *q = NULL;
+    state_iv(&x);
+    state_iv(&y);
+    /* Slot a / slot b hold lanes ia / ib; a finished slot takes the next lane. */
+    if (taken < k) {
+        ia = taken++;
+        state_load(&x, states[ia]);
+        p = blocks[ia];
+    }
+    if (taken < k) {
+        ib = taken++;
+        state_load(&y, states[ib]);
+        q = blocks[ib];
+    }
+    for (;;) {
+        while (p && q) {
+            msg_load(&x, p);
+            msg_load(&y, q);
+            rounds2(&x, &y);
+            p = lane_next(lanes[ia], &x, NULL, 0, &next, NULL);
+            q = lane_next(lanes[ib], &y, NULL, 0, &next, NULL);
+        }
+        if (!p && taken < k) {
+            ia = taken++;
+            state_load(&x, states[ia]);
+            p = blocks[ia];
+            continue;
+        }
+        if (!q && taken < k) {
+            ib = taken++;
+            state_load(&y, states[ib]);
+            q = blocks[ib];
+            continue;
+        }
+        break;
+    }
+    for (; p; p = lane_next(lanes[ia], &x, NULL, 0, &next, NULL)) {
+        msg_load(&x, p);
+        rounds1(&x);
+    }
+    for (; q; q = lane_next(lanes[ib], &y, NULL, 0, &next, NULL)) {
+        msg_load(&y, q);
+        rounds1(&y);
+    }
+}
+
 const bk_sha256_impl bk_sha256_backend_shani = {
     "shani", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs,
 };
