@@ -57,6 +57,8 @@ struct bk_ssz_type {
     bk_ssz_kind kind;
     int is_variable;             /* variable-size (offset-encoded in a parent) */
     int is_bytes;                /* vector/list of uint8: JSON value is 0x hex */
+    int fixed_any;               /* fixed-size and every byte string of that
+                                    size is valid (no bool, padding, offsets) */
     uint32_t size;               /* uint: byte width; bool: 1 */
     uint64_t length;             /* vector/bitvector: N; list/bitlist: limit */
     uint64_t fixed_size;         /* fixed-size types: serialized size;

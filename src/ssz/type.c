@@ -41,6 +41,7 @@ static void init_basic(bk_ssz_type *t, bk_ssz_kind k, uint32_t size, const char 
     t->kind = k;
     t->size = size;
     t->fixed_size = size;
+    t->fixed_any = k == BK_SSZ_UINT;
     t->chunk_count = 1;
     t->name = name;
 }
@@ -185,6 +186,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         t->chunk_count = (t->length + 255) / 256;
         t->fixed_size = t->kind == BK_SSZ_BITVECTOR ? (t->length + 7) / 8 : 0;
         t->is_variable = t->kind == BK_SSZ_BITLIST;
+        t->fixed_any = t->kind == BK_SSZ_BITVECTOR && t->length % 8 == 0;
     } else {
         if (bk_ssz_is_basic(e)) {
             t->chunk_count = (t->length * e->size + 31) / 32;
@@ -196,6 +198,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
             uint64_t es = e->is_variable ? 4 : e->fixed_size;
             if (es && t->length > MAX_SIZE / es) return terr(p, "vector size over 2^62 bytes", NULL);
             t->fixed_size = t->length * es;
+            t->fixed_any = e->fixed_any;
         } else {
             t->is_variable = 1;
             t->fixed_size = 0;
@@ -252,6 +255,9 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
         fields[j].next_var = next;
         if (fields[j].type->is_variable) next = j;
     }
+    t->fixed_any = !t->is_variable;
+    for (size_t j = 0; j < s->fields->n; j++)
+        if (!fields[j].type->fixed_any) t->fixed_any = 0;
     t->fields = fields;
     t->nfields = s->fields->n;
     t->fixed_size = fixed;
