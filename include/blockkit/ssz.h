@@ -69,6 +69,8 @@ struct bk_ssz_type {
     const bk_ssz_field *fields;  /* container fields / union options */
     size_t nfields;
     const char *name;            /* container name, or the canonical type string */
+    const void *plan;            /* internal: precompiled, level-batched hashing
+                                    schedule of a small fixed-size type */
 };
 
 typedef struct bk_ssz_registry bk_ssz_registry;

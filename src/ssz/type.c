@@ -147,6 +147,17 @@ static int eat(tparser *p, const char *lit)
     return 0;
 }
 
+/* A keyword that is a whole name (so "bool" does not match "boolean"). */
+static int eat_word(tparser *p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(p->s + p->pos, word, n) == 0 && !is_name_char(p->s[p->pos + n])) {
+        p->pos += n;
+        return 1;
+    }
+    return 0;
+}
+
 static bk_status parse_num(tparser *p, uint64_t *out)
 {
     const char *s = p->s + p->pos;
@@ -208,6 +219,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         }
     }
     t->depth = ceil_log2(t->chunk_count);
+    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     return BK_OK;
 }
 
@@ -264,6 +276,7 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
     t->chunk_count = t->nfields;
     t->depth = ceil_log2(t->nfields);
     t->name = s->name;
+    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     s->built = t;
     *out = t;
 done:
@@ -282,20 +295,17 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
 {
     if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
     static const char *uints[6] = {"uint8", "uint16", "uint32", "uint64", "uint128", "uint256"};
-    /* Longest names first so uint8 does not match the start of uint128. */
-    static const int order[6] = {5, 4, 3, 2, 1, 0};
-    for (int k = 0; k < 6; k++) {
-        int i = order[k];
-        if (eat(p, uints[i])) {
+    for (int i = 0; i < 6; i++) {
+        if (eat_word(p, uints[i])) {
             *out = &p->reg->basic[i];
             return BK_OK;
         }
     }
-    if (eat(p, "bool")) {
+    if (eat_word(p, "bool")) {
         *out = &p->reg->basic[6];
         return BK_OK;
     }
-    if (eat(p, "None")) {
+    if (eat_word(p, "None")) {
         if (!none_ok) return terr(p, "None is legal only as option 0 of a Union", NULL);
         bk_ssz_type *t = new_type(p, BK_SSZ_NONE);
         if (!t) return BK_ERR_NOMEM;
