@@ -11,5 +11,8 @@
 #include <blockkit/alloc.h>
 #include <blockkit/stream.h>
 #include <blockkit/sha256.h>
+#include <blockkit/network.h>
+#include <blockkit/bitcoin.h>
+#include <blockkit/undo.h>
 
 #endif
