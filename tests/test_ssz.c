@@ -439,6 +439,60 @@ static void plan_matches_streaming_tree(void)
     }
 }
 
+static void json_parser_is_strict(void)
+{
+    /* RFC 8259: no trailing commas, no leading zeros, no comments, escaped
+     * control characters, paired surrogates, nothing after the value. */
+    const char *bad[] = {"[\"1\",]", "[01]", "[\"1\"] x", "[\"a\tb\"]", "[\"\\ud800\"]", "[\"\\x\"]",
+                         "/*c*/[]", "[", "[\"1\" \"2\"]", "{\"a\" 1}", "[1.]", "[1e]", "[-]", "[tru]"};
+    const bk_ssz_type *t = T("List[uint8,4]");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bk_writer w;
+        bk_writer_init(&w, NULL);
+        bk_error err;
+        bk_status st = bk_ssz_from_json(t, bad[i], strlen(bad[i]), &w, NULL, &err);
+        if (st == BK_OK) fprintf(stderr, "accepted: %s\n", bad[i]);
+        CHECK(st != BK_OK);
+        bk_writer_free(&w);
+    }
+    /* Escapes decode: a container field named by an escaped key. */
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    const char *ok = " {\"\\u0065poch\":\"7\", \"root\":\"0x0000000000000000000000000000000000000000000000000000000000000000\"} ";
+    CHECK_EQ_INT(bk_ssz_from_json(T("Container:Checkpoint"), ok, strlen(ok), &w, NULL, NULL), BK_OK);
+    CHECK_EQ_INT(w.len, 40);
+    CHECK_EQ_INT(w.data[0], 7);
+    bk_writer_free(&w);
+}
+
+static void schema_errors_name_the_place(void)
+{
+    bk_ssz_registry *r;
+    CHECK_EQ_INT(bk_ssz_registry_create(&r, NULL), BK_OK);
+    bk_error err;
+    const char *s1 = "{\"A\":[[\"x\",\"uint8\"],[\"x\",\"uint16\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s1, strlen(s1), &err), BK_ERR_TYPE);
+    CHECK(strstr(err.msg, "duplicate field") != NULL);
+    const char *s2 = "{\"A\":[[\"x\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s2, strlen(s2), &err), BK_ERR_TYPE);
+    CHECK_EQ_INT(err.offset, 6);
+    const char *s3 = "{\"A\":[[\"x\",\"Vector[uint8,0]\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s3, strlen(s3), &err), BK_OK);  /* resolved on use */
+    const bk_ssz_type *t;
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "Container:A", &t, &err), BK_ERR_TYPE);
+    CHECK(strstr(err.msg, "A.x") != NULL);
+    /* A later schema replaces a name for types built afterwards. */
+    const char *s4 = "{\"A\":[[\"x\",\"uint8\"]],\"boolean\":[[\"b\",\"bool\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s4, strlen(s4), &err), BK_OK);
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "A", &t, &err), BK_OK);
+    CHECK_EQ_INT(t->fixed_size, 1);
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "List[boolean,2]", &t, &err), BK_OK);   /* not "bool" + junk */
+    char name[64];
+    bk_ssz_type_name(t, name, sizeof name);
+    CHECK_EQ_STR(name, "List[Container:boolean,2]");
+    bk_ssz_registry_free(r);
+}
+
 static void hashing_allocates_nothing(void)
 {
     bk_counting_allocator ca;
@@ -516,6 +570,8 @@ int main(void)
     RUN(multiproof_helper_order);
     RUN(json_values_are_strict);
     RUN(plan_matches_streaming_tree);
+    RUN(json_parser_is_strict);
+    RUN(schema_errors_name_the_place);
     RUN(hashing_allocates_nothing);
     RUN(tiny_scratch_reports_buffer);
     bk_ssz_hasher_free(hasher);
