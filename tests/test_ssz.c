@@ -437,6 +437,22 @@ static void plan_matches_streaming_tree(void)
         bk_sha256(want, m, 64);
         CHECK_MEM(root, want, 32);
     }
+    /* A variable container: its variable fields are computed first and
+     * enter the plan as leaves. */
+    const bk_ssz_type *att = T("Container:Attestation");
+    CHECK(att->plan != NULL);
+    uint8_t a[228 + 9];
+    for (size_t i = 0; i < sizeof a; i++) a[i] = (uint8_t)(i * 29 + 1);
+    bk_store_le32(a, 228);
+    a[sizeof a - 1] = 0x80;
+    uint8_t root[32], l[32], r[32], m[64], want[32];
+    CHECK_EQ_INT(bk_ssz_hash_tree_root(hasher, att, a, sizeof a, root, NULL), BK_OK);
+    CHECK_EQ_INT(bk_ssz_node(hasher, att, a, sizeof a, 2, l, NULL), BK_OK);
+    CHECK_EQ_INT(bk_ssz_node(hasher, att, a, sizeof a, 3, r, NULL), BK_OK);
+    memcpy(m, l, 32);
+    memcpy(m + 32, r, 32);
+    bk_sha256(want, m, 64);
+    CHECK_MEM(root, want, 32);
 }
 
 static void json_parser_is_strict(void)

@@ -74,7 +74,11 @@ static bk_ssz_pref build(builder *b, const bk_ssz_type *t, uint64_t off)
             refs[i] = (bk_ssz_pref){BK_SSZ_PREF_LEAF, (uint8_t)(rem < 32 ? rem : 32), (uint32_t)(off + 32 * i)};
         }
     } else if (t->kind == BK_SSZ_CONTAINER) {
-        for (uint64_t i = 0; i < n && !b->fail; i++) refs[i] = build(b, t->fields[i].type, off + t->fields[i].offset);
+        /* Only the top-level container may be variable-size (below it every
+         * offset would depend on the data): its variable fields are EXT. */
+        for (uint64_t i = 0; i < n && !b->fail; i++)
+            refs[i] = t->fields[i].type->is_variable ? (bk_ssz_pref){BK_SSZ_PREF_EXT, 0, (uint32_t)i}
+                                                     : build(b, t->fields[i].type, off + t->fields[i].offset);
     } else {
         for (uint64_t i = 0; i < n && !b->fail; i++) refs[i] = build(b, t->elem, off + i * t->elem->fixed_size);
     }
@@ -85,8 +89,8 @@ static bk_ssz_pref build(builder *b, const bk_ssz_type *t, uint64_t off)
 
 const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, const bk_ssz_type *t)
 {
-    if (t->is_variable || bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE || t->fixed_size > UINT32_MAX ||
-        t->chunk_count > PLAN_MAX_NODES)
+    if ((t->is_variable && t->kind != BK_SSZ_CONTAINER) || bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE ||
+        t->fixed_size > UINT32_MAX || t->chunk_count > PLAN_MAX_NODES)
         return NULL;
     /* Count first, then build. */
     builder b = {NULL, NULL, 0, alloc, 0};
@@ -130,6 +134,7 @@ const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, con
         plan->batch_end = ends;
         plan->max_batch = maxb;
         plan->root = root;
+        plan->has_ext = t->is_variable;
     }
     bk_free(alloc, tmp, n * sizeof *tmp);
     bk_free(alloc, height, n * sizeof *height);
