@@ -66,6 +66,8 @@ static void check_sample_dir(const char *dir, int want_xored)
     bk_blockfile bf, rf;
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 0, &bf, &err), BK_OK);
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_REV, 0, &rf, &err), BK_OK);
+    bk_blockfile_advise(&bf, BK_ACCESS_RANDOM);      /* hints only: */
+    bk_blockfile_advise(&rf, BK_ACCESS_SEQUENTIAL);  /* contents unchanged */
     bk_record_iter it;
     bk_record rec;
     uint8_t prev[3][32];

@@ -61,7 +61,6 @@ bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind
     void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
         close(fd);
-        (void)madvise(m, size, MADV_SEQUENTIAL);
         f->map_ = m;
         f->map_len_ = size;
         f->data = m;
@@ -92,6 +91,13 @@ bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind
     f->data = buf;
     f->len = size;
     return BK_OK;
+}
+
+void bk_blockfile_advise(const bk_blockfile *f, bk_access access)
+{
+    if (!f->map_) return;
+    int advice = access == BK_ACCESS_SEQUENTIAL ? MADV_SEQUENTIAL : access == BK_ACCESS_RANDOM ? MADV_RANDOM : MADV_NORMAL;
+    (void)madvise(f->map_, f->map_len_, advice);
 }
 
 void bk_blockfile_close(bk_blockfile *f)

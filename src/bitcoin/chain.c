@@ -239,12 +239,6 @@ static int is_zero32(const uint8_t *p)
 
 /* Core: chain.h CBlockIndex::GetMedianTimePast - median of the nTime of the
  * block and up to 10 ancestors (the implied genesis counts). */
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int64_t median_time_past(const bk_chain *c, uint32_t idx, int implied_genesis, uint32_t genesis_time)
 {
     int64_t t[11];
@@ -252,7 +246,12 @@ static int64_t median_time_past(const bk_chain *c, uint32_t idx, int implied_gen
     uint32_t i = idx;
     for (; n < 11 && i != BK_CHAIN_NONE; i = c->entries[i].parent) t[n++] = c->entries[i].time;
     if (n < 11 && implied_genesis) t[n++] = genesis_time;
-    qsort(t, (size_t)n, sizeof t[0], cmp_i64);
+    for (int a = 1; a < n; a++) /* insertion sort: at most 11 values */
+        for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
+            int64_t x = t[b];
+            t[b] = t[b - 1];
+            t[b - 1] = x;
+        }
     return t[n / 2];
 }
 
@@ -658,6 +657,7 @@ bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_allocator 
         bk_blockfile f;
         st = bk_blocksdir_open_file(d, BK_FILE_BLK, d->blk[i], &f, err);
         if (st != BK_OK) break;
+        bk_blockfile_advise(&f, BK_ACCESS_RANDOM); /* headers only */
         st = scan_blk(c, &f);
         bk_blockfile_close(&f);
     }
@@ -677,6 +677,8 @@ bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_allocator 
                 break;
             }
         }
+        bk_blockfile_advise(&rf, BK_ACCESS_SEQUENTIAL); /* every byte is hashed */
+        if (have_blk) bk_blockfile_advise(&bf, BK_ACCESS_RANDOM); /* siblings only */
         st = scan_rev(c, &rf, have_blk ? &bf : NULL, &pc);
         if (have_blk) bk_blockfile_close(&bf);
         bk_blockfile_close(&rf);
