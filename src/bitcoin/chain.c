@@ -184,10 +184,39 @@ static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_re
     return BK_OK;
 }
 
+/* Header hashes are computed in batches so that several SHA-256 streams
+ * are in flight (bk_sha256d_msgs). */
+#define HASH_BATCH 32
+
+typedef struct hash_batch {
+    uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
+    bk_sha256_seg seg[HASH_BATCH];
+    bk_sha256_msg msg[HASH_BATCH];
+    uint8_t out[HASH_BATCH * 32];
+    size_t first; /* entry index of hdr[0] */
+    size_t n;
+} hash_batch;
+
+static void hash_flush(bk_chain *c, hash_batch *hb)
+{
+    if (!hb->n) return;
+    for (size_t i = 0; i < hb->n; i++) {
+        hb->seg[i].data = hb->hdr[i];
+        hb->seg[i].len = BK_HEADER_SIZE;
+        hb->msg[i].segs = &hb->seg[i];
+        hb->msg[i].nsegs = 1;
+    }
+    bk_sha256d_msgs(hb->out, hb->msg, hb->n);
+    for (size_t i = 0; i < hb->n; i++) memcpy(c->entries[hb->first + i].hash, hb->out + 32 * i, 32);
+    hb->n = 0;
+}
+
 static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
 {
     bk_record_iter it;
     bk_record rec;
+    hash_batch hb;
+    hb.n = 0;
     bk_record_iter_init(&it, f);
     while (bk_record_next(&it, &rec)) {
         c->n_records++;
@@ -212,9 +241,10 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
             c->entries = ne;
             c->cap_entries = nc;
         }
+        if (hb.n == 0) hb.first = c->n_entries;
+        memcpy(hb.hdr[hb.n++], hdr, BK_HEADER_SIZE);
         bk_chain_entry *e = &c->entries[c->n_entries++];
         memset(e, 0, sizeof *e);
-        bk_sha256d(e->hash, hdr, BK_HEADER_SIZE);
         e->version = (int32_t)bk_load_le32(hdr);
         memcpy(e->prev_hash, hdr + 4, 32);
         e->time = bk_load_le32(hdr + 68);
@@ -226,7 +256,9 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
         e->file = rec.file;
         e->offset = rec.offset;
         e->size = rec.size;
+        if (hb.n == HASH_BATCH) hash_flush(c, &hb);
     }
+    hash_flush(c, &hb);
     return add_file_report(c, f, &it);
 }
 
