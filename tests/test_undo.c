@@ -314,6 +314,15 @@ static void test_prefixes_and_bit_flips(void)
             while (bk_undo_next_tx(&it, &n))
                 while (bk_undo_next_coin(&it, &c)) CHECK(c.script_len <= 10000);
             CHECK_EQ_INT(it.pos, len);
+            /* What parse accepted, bk_coin_read accepts coin by coin. */
+            bk_reader r;
+            bk_reader_init(&r, copy, len);
+            uint64_t nt = bk_read_compact_size(&r, 1);
+            for (uint64_t t = 0; t < nt; t++) {
+                uint64_t nc = bk_read_compact_size(&r, 1);
+                for (uint64_t k = 0; k < nc; k++) CHECK_EQ_INT(bk_coin_read(&r, &c), BK_OK);
+            }
+            CHECK(bk_reader_ok(&r) && r.pos == len);
         } else {
             bad++;
             CHECK(err.offset <= len);
@@ -339,6 +348,19 @@ static void test_counts_checked_against_remaining(void)
     uint8_t b4[] = {0x01, 0x01, 0x00, 0x00, 0x06, 0x00};
     CHECK_EQ_INT(bk_block_undo_parse(b4, sizeof b4, &u, &err), BK_ERR_TRAILING);
     CHECK_EQ_INT(err.offset, 5);
+    /* An off-curve uncompressed-P2PK key inside a CBlockUndo: refused at
+     * the key bytes (Core would leave the script empty). */
+    uint8_t b6[] = {0x01, 0x02, 0x00, 0x00, 0x06, 0x00, 0x00, 0x04,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
+    CHECK_EQ_INT(bk_block_undo_parse(b6, sizeof b6, &u, &err), BK_ERR_SCRIPT);
+    CHECK_EQ_INT(err.offset, 8);
+    b6[sizeof b6 - 1] = 0x07; /* whether x = 7 is on the curve, parse and bk_coin_read agree */
+    bk_status st6 = bk_block_undo_parse(b6, sizeof b6, &u, &err);
+    bk_reader r6;
+    bk_reader_init(&r6, b6 + 5, sizeof b6 - 5);
+    bk_coin c6;
+    CHECK_EQ_INT(bk_coin_read(&r6, &c6), st6);
     uint8_t b5[] = {0x00};
     CHECK_EQ_INT(bk_block_undo_parse(b5, sizeof b5, &u, &err), BK_OK);
     CHECK_EQ_INT(u.n_txundo, 0);
