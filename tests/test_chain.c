@@ -678,6 +678,12 @@ static void test_cli_regtest_datadir(void)
     snprintf(args, sizeof args, "chain --blocksdir %s --chain main", sub);
     CHECK_EQ_INT(run_cli(args, &out), 0);
     CHECK_EQ_INT(count_lines((const char *)out.p), 0);
+    /* Bad data: an xor.dat that is not 8 bytes. */
+    write_file(sub, "xor.dat", img, 7);
+    snprintf(args, sizeof args, "chain --blocksdir %s --chain regtest", sub);
+    CHECK_EQ_INT(run_cli(args, &out), 65);
+    snprintf(args, sizeof args, "%s/xor.dat", sub);
+    unlink(args);
     /* Usage errors. */
     CHECK_EQ_INT(run_cli("chain", &out), 64);
     CHECK_EQ_INT(run_cli("chain --blocksdir", &out), 64);
