@@ -87,7 +87,7 @@ typedef struct bk_chain {
     size_t n_files;
     size_t cap_files;
     uint64_t n_records;        /* blk records seen */
-    uint64_t n_bad_records;    /* blk records too short or with an unreadable tx count */
+    uint64_t n_bad_records;    /* blk records too short, with an unreadable tx count, or a last record that does not parse (interrupted write) */
     uint64_t n_duplicates;
     uint64_t n_orphans;
     uint64_t n_stale;          /* connected, not on the best chain */

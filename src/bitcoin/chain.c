@@ -217,6 +217,7 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
     bk_record rec;
     hash_batch hb;
     hb.n = 0;
+    size_t first_entry = c->n_entries;
     bk_record_iter_init(&it, f);
     while (bk_record_next(&it, &rec)) {
         c->n_records++;
@@ -259,6 +260,35 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
         if (hb.n == HASH_BATCH) hash_flush(c, &hb);
     }
     hash_flush(c, &hb);
+    /* A crash while Core writes a block leaves its record framed but cut
+     * short, the rest of the pre-allocated chunk zero: the header is
+     * there, the block is not. Only a file's last record can be in that
+     * state, so it alone is decoded; if it does not parse it is dropped. */
+    if (c->n_entries > first_entry) {
+        bk_chain_entry *e = &c->entries[c->n_entries - 1];
+        uint8_t *buf = NULL;
+        const uint8_t *bytes;
+        bk_block_decoder dec;
+        bk_block block;
+        bk_status st = BK_OK;
+        if (f->xored) {
+            buf = bk_alloc(c->alloc, e->size);
+            if (!buf) return BK_ERR_NOMEM;
+        }
+        bk_block_decoder_init(&dec, c->alloc);
+        if (bk_blockfile_bytes(f, e->offset, e->size, buf, e->size, &bytes, NULL) != BK_OK ||
+            (st = bk_block_decode(&dec, bytes, e->size, &block, NULL)) != BK_OK) {
+            if (st == BK_ERR_NOMEM) {
+                bk_block_decoder_free(&dec);
+                bk_free(c->alloc, buf, e->size);
+                return BK_ERR_NOMEM;
+            }
+            c->n_entries--;
+            c->n_bad_records++;
+        }
+        bk_block_decoder_free(&dec);
+        bk_free(c->alloc, buf, e->size);
+    }
     return add_file_report(c, f, &it);
 }
 
