@@ -4,9 +4,11 @@
  * Every blk*.dat record's header is hashed and linked to its parent through
  * a hash table; heights, chain work (Core's GetBlockProof summed along the
  * chain), median time past and the chain with the most work follow. Then
- * every rev*.dat record is paired with its block (same file number, the
- * checksum SHA256d(parent hash || CBlockUndo), and the shape: tx count - 1
- * CTxUndo, one coin per input; spec §9.1).
+ * every rev*.dat record is paired with its block (same file number, tx
+ * count - 1 CTxUndo, the checksum SHA256d(parent hash || CBlockUndo); when
+ * siblings in the same file share the parent, the shape decides: one coin
+ * per input, checked by decoding the blocks; spec §9.1). The last record
+ * of each blk file is decoded in full: an interrupted write is dropped.
  *
  * Rules and decisions (docs/blockfiles.md):
  *  - A genesis is a block whose hashPrevBlock is all zeros (height 0). A
