@@ -775,11 +775,80 @@ static void test_interrupted_last_write(void)
     free(bs.file);
 }
 
+/* Each network's genesis (Core: kernel/chainparams.cpp CreateGenesisBlock
+ * arguments) rebuilt here: a block whose parent it is gets height 1 on that
+ * network, with the genesis' work and time. */
+static void test_implied_genesis_every_network(void)
+{
+    static const struct {
+        bk_network net;
+        const char *merkle; /* display order */
+        uint32_t time, bits, nonce;
+        const char *hash;
+    } g[] = {
+        {BK_NET_MAIN, "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", 1231006505, 0x1d00ffff, 2083236893,
+         "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"},
+        {BK_NET_TESTNET3, "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", 1296688602, 0x1d00ffff, 414098458,
+         "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943"},
+        {BK_NET_TESTNET4, "7aa0a7ae1e223414cb807e40cd57e667b718e42aaf9306db9102fe28912b7b4e", 1714777860, 0x1d00ffff, 393743547,
+         "00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043"},
+        {BK_NET_SIGNET, "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", 1598918400, 0x1e0377ae, 52613770,
+         "00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6"},
+        {BK_NET_REGTEST, "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", 1296688602, 0x207fffff, 2,
+         "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"},
+    };
+    blocks bs;
+    load_blocks(&bs);
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        uint8_t hdr[80] = {1, 0, 0, 0}, gh[32];
+        for (int k = 0; k < 32; k++) {
+            unsigned v;
+            sscanf(g[i].merkle + 2 * (31 - k), "%2x", &v);
+            hdr[36 + k] = (uint8_t)v;
+        }
+        bk_store_le32(hdr + 68, g[i].time);
+        bk_store_le32(hdr + 72, g[i].bits);
+        bk_store_le32(hdr + 76, g[i].nonce);
+        bk_sha256d(gh, hdr, 80);
+        char hx[65];
+        hex_rev(gh, hx);
+        CHECK_EQ_STR(hx, g[i].hash);
+        /* Block 1's bytes on top of it, framed with this network's magic. */
+        uint8_t *b = malloc(bs.n[1]);
+        memcpy(b, bs.b[1], bs.n[1]);
+        memcpy(b + 4, gh, 32);
+        tbuf f = {0};
+        tbuf_record(&f, bk_network_get(g[i].net)->magic, b, bs.n[1]);
+        bk_chain c;
+        CHECK_EQ_INT(build_from_image(&c, f.p, f.n, g[i].net), BK_OK);
+        const bk_chain_entry *e = bk_chain_tip(&c);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK_EQ_INT(e->height, 1);
+            uint8_t w0[32], w1[32];
+            bk_block_proof(g[i].bits, w0);
+            bk_block_proof(0x1d00ffff, w1);
+            uint64_t sum = bk_load_le64((uint8_t[8]){w0[31], w0[30], w0[29], w0[28], w0[27], w0[26], w0[25], w0[24]}) +
+                           bk_load_le64((uint8_t[8]){w1[31], w1[30], w1[29], w1[28], w1[27], w1[26], w1[25], w1[24]});
+            uint8_t want[32] = {0};
+            for (int k = 0; k < 8; k++) want[31 - k] = (uint8_t)(sum >> (8 * k));
+            CHECK_MEM(e->chainwork, want, 32);
+            uint32_t bt = bk_load_le32(b + 68);
+            CHECK_EQ_INT(e->mediantime, bt > g[i].time ? bt : g[i].time);
+        }
+        bk_chain_free(&c);
+        free(f.p);
+        free(b);
+    }
+    free(bs.file);
+}
+
 int main(void)
 {
     RUN(test_block_proof);
     RUN(test_mainnet_blocks_without_genesis);
     RUN(test_genesis_by_zero_prev);
+    RUN(test_implied_genesis_every_network);
     RUN(test_synthetic_blocks_directory);
     RUN(test_interrupted_last_write);
     RUN(test_undo_pairing);
