@@ -143,8 +143,9 @@ typedef struct bk_blocksdir {
     const bk_allocator *alloc;
 } bk_blocksdir;
 
-/* List a blocks directory (files named blkNNNNN.dat / revNNNNN.dat with
- * exactly five digits) and read xor.dat if present (it must be exactly 8
+/* List a blocks directory (files named blkNNNNN.dat / revNNNNN.dat as
+ * Core names them: "%05u", so more digits without a leading zero past
+ * 99999) and read xor.dat if present (it must be exactly 8
  * bytes: BK_ERR_INVALID otherwise). BK_ERR_IO naming the path when the
  * directory or xor.dat cannot be read. Release with bk_blocksdir_close. */
 BK_API bk_status bk_blocksdir_open(bk_blocksdir *d, const char *path, bk_network net,
