@@ -35,10 +35,11 @@ typedef struct bk_header {
     uint32_t nonce;
 } bk_header;
 
-/* Decode the 80-byte header at data (len must be >= 80). */
+/* Decode the 80-byte header at data. Bytes after the first 80 are ignored.
+ * Errors: BK_ERR_ARG (NULL pointers), BK_ERR_TRUNCATED (len < 80). */
 BK_API bk_status bk_header_parse(const uint8_t *data, size_t len, bk_header *header_out,
                                  bk_error *err) BK_WARN_UNUSED;
-/* SHA256d of the 80 header bytes. */
+/* SHA256d of the 80 header bytes (the block hash, internal order). */
 BK_API void bk_header_hash(const uint8_t header[BK_HEADER_SIZE], uint8_t hash_out[32]);
 
 /* ---- transaction view ---- */
@@ -51,7 +52,8 @@ typedef struct bk_tx {
     uint32_t locktime;
     uint32_t n_in;
     uint32_t n_out;
-    uint32_t vin_pos;         /* offset (from data) of the first input, after its count */
+    uint32_t vin_pos;         /* offset (from data) of the first input, after its count
+                                 (5 in the empty-vin/flags-0 form, see bk_tx_parse) */
     uint32_t vout_pos;        /* offset of the first output, after its count */
     uint32_t wit_pos;         /* offset of the first witness stack; size - 4 when none */
     uint8_t has_witness;      /* serialized with marker 00 and flag 01 */
@@ -62,16 +64,54 @@ static inline uint32_t bk_tx_weight(const bk_tx *tx) { return 3 * tx->stripped_s
 static inline uint32_t bk_tx_vsize(const bk_tx *tx) { return (bk_tx_weight(tx) + 3) / 4; }
 
 /* Parse one transaction at the start of data (witness serialization
- * allowed). When consumed_out is NULL the transaction must span all len bytes
- * (BK_ERR_TRAILING otherwise); else *consumed_out receives its size. */
+ * allowed), following Core's UnserializeTransaction step by step: nVersion;
+ * the input vector; if it is empty, a flags byte; if the flags are non-zero,
+ * the input and output vectors, else (non-empty inputs) the output vector;
+ * with flag bit 0 one witness stack per input; nLockTime.
+ *
+ * When consumed_out is NULL the transaction must span all len bytes
+ * (BK_ERR_TRAILING otherwise); else *consumed_out receives its size. On
+ * failure *tx_out is unspecified.
+ *
+ * Errors, each with the byte offset of the fault:
+ *   BK_ERR_ARG             tx_out NULL, or data NULL with len > 0
+ *   BK_ERR_TRUNCATED       the data ends inside the transaction
+ *   BK_ERR_NONCANONICAL    a CompactSize not in its shortest form
+ *   BK_ERR_SIZE            a CompactSize over MAX_SIZE (0x02000000)
+ *   BK_ERR_COUNT           an input/output/witness-item count that cannot fit
+ *                          in the bytes left (41/9/1 bytes each at least),
+ *                          refused before anything is read or sized from it
+ *   BK_ERR_SUPERFLUOUS_WITNESS  flag bit 0 set but every stack is empty
+ *                          (offset of the flag byte)
+ *   BK_ERR_WITNESS_FLAG    flag bits other than bit 0 ("Unknown transaction
+ *                          optional data"; checked after the witnesses, as
+ *                          Core does, so superfluous wins for flag 3)
+ *   BK_ERR_TRAILING        bytes after it (consumed_out NULL)
+ *   BK_ERR_LENGTH          a transaction over 4 GiB (sizes are 32-bit)
+ *
+ * Note (Core's exact behaviour): 00 after nVersion followed by a flags byte of
+ * 00 is a legal transaction with no inputs and no outputs -- Core does not
+ * read an output vector in that case -- so the 10 bytes
+ * version | 00 | 00 | locktime parse (and re-serialize to themselves). */
 BK_API bk_status bk_tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t *consumed_out,
                              bk_error *err) BK_WARN_UNUSED;
 
-/* The serialization without witness as 1 (no witness) or 3 segments
- * (version | inputs+outputs | locktime), borrowing the tx bytes. Returns the
- * number of segments. */
+/* Core's deserialization without witness (TX_NO_WITNESS), which
+ * decoderawtransaction tries besides bk_tx_parse (src/core_io.cpp DecodeTx):
+ * input vector, output vector, nLockTime -- no marker or flags, so an empty
+ * input vector is followed by the output vector (e.g. Core's util vector
+ * txcreate2: 02000000 00 01 <output> 00000000, which the witness form
+ * refuses as a superfluous witness). The view has has_witness 0. Same
+ * arguments and errors as bk_tx_parse, minus the witness ones. */
+BK_API bk_status bk_tx_parse_legacy(const uint8_t *data, size_t len, bk_tx *tx_out,
+                                    size_t *consumed_out, bk_error *err) BK_WARN_UNUSED;
+
+/* The serialization without witness as 1 (no witness: the tx bytes as
+ * they are) or 3 segments (version | counts, inputs and outputs | locktime),
+ * borrowing the tx bytes. Returns the number of segments. */
 BK_API size_t bk_tx_stripped_segments(const bk_tx *tx, bk_sha256_seg segs_out[3]);
-/* Append the serialization without witness to w. */
+/* Append the serialization without witness (tx->stripped_size bytes) to w;
+ * an allocation failure is reported by bk_writer_status(w). */
 BK_API void bk_tx_write_stripped(const bk_tx *tx, bk_writer *w);
 /* txid = SHA256d(serialization without witness); wtxid = SHA256d(all bytes). */
 BK_API void bk_tx_txid(const bk_tx *tx, uint8_t txid_out[32]);
@@ -146,11 +186,15 @@ static inline uint64_t bk_block_weight(const bk_block *b) { return 3 * (uint64_t
  * (the smallest serializable tx is 10 bytes): size a tx table with it. */
 BK_API size_t bk_block_max_txs(size_t len);
 
-/* Parse a block into the caller's table txs[0..txs_cap). Allocates nothing.
- * BK_ERR_BUFFER when txs_cap is below the block's tx count (checked before
- * any transaction is parsed). Rejects: truncation, non-canonical or too large
- * CompactSize, zero transactions (BK_ERR_NO_TX), counts that cannot fit in
- * the remaining bytes (BK_ERR_COUNT), bad witness flags, trailing bytes. */
+/* Parse a block (80-byte header, CompactSize tx count, transactions) into
+ * the caller's table txs[0..txs_cap). Allocates nothing. The whole of len
+ * must be the block. Check order: header (BK_ERR_TRUNCATED), tx count
+ * (BK_ERR_NONCANONICAL, BK_ERR_SIZE), zero transactions (BK_ERR_NO_TX), a
+ * count that cannot fit in the remaining bytes at 10 bytes per tx
+ * (BK_ERR_COUNT), a count above txs_cap (BK_ERR_BUFFER; before any
+ * transaction is parsed), then each transaction as bk_tx_parse (offsets
+ * relative to data), then BK_ERR_TRAILING for bytes after the last one. On
+ * failure *block_out and the table are unspecified. */
 BK_API bk_status bk_block_parse(const uint8_t *data, size_t len, bk_tx *txs, size_t txs_cap,
                                 bk_block *block_out, bk_error *err) BK_WARN_UNUSED;
 
@@ -162,20 +206,35 @@ typedef struct bk_block_decoder {
     size_t cap;
 } bk_block_decoder;
 
+/* alloc NULL = default allocator. Allocates nothing yet. */
 BK_API void bk_block_decoder_init(bk_block_decoder *d, const bk_allocator *alloc);
+/* As bk_block_parse, with the decoder's table grown first (once, to the tx
+ * count rounded up to 256; BK_ERR_NOMEM if that fails). The views in
+ * *block_out live until the next decode or free. */
 BK_API bk_status bk_block_decode(bk_block_decoder *d, const uint8_t *data, size_t len,
                                  bk_block *block_out, bk_error *err) BK_WARN_UNUSED;
+/* Release the table; the decoder may be used again (it regrows). */
 BK_API void bk_block_decoder_free(bk_block_decoder *d);
 
 BK_API void bk_block_hash(const bk_block *b, uint8_t hash_out[32]);
 /* All txids (or wtxids) of the block into out[32 * n_tx], hashed two or
- * more at a time through the batch engine. */
+ * more at a time through the batch engine (bk_sha256d_msgs). wtxids are the
+ * real ones for every transaction, the coinbase included (the witness merkle
+ * tree replaces the coinbase's with zero; that is the caller's step). */
 BK_API void bk_block_txids(const bk_block *b, uint8_t *out);
 BK_API void bk_block_wtxids(const bk_block *b, uint8_t *out);
+/* Both at once into txids[32 * n_tx] and wtxids[32 * n_tx] (distinct
+ * buffers): a transaction without witness is hashed once (its wtxid is its
+ * txid), so this costs one pass over legacy blocks instead of two. */
+BK_API void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids);
 
 /* BIP34 height: the first push of the coinbase scriptSig read as a
- * CScriptNum. BK_ERR_NOT_FOUND when the block version is < 2 or the
- * scriptSig does not start with a minimal number push. */
+ * CScriptNum. Core (ContextualCheckBlock) requires the scriptSig to start
+ * with CScript() << nHeight: OP_0 for 0, OP_1..OP_16 for 1..16, else the
+ * minimal push of the minimal CScriptNum encoding; only those prefixes are
+ * accepted here. BK_ERR_NOT_FOUND when the block version is < 2, the first
+ * transaction has no input, or the scriptSig does not start that way (or
+ * the number is negative or over UINT32_MAX); BK_ERR_ARG for NULL. */
 BK_API bk_status bk_block_bip34_height(const bk_block *b, uint32_t *height_out);
 
 /* ---- chain context: what JSON needs beyond the block bytes (spec §11) ---- */

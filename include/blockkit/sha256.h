@@ -4,13 +4,19 @@
  * (SSZ pairs, Bitcoin merkle nodes) and many independent multi-part messages
  * (txids), hashed two or more at a time so SHA-NI's pipeline stays full.
  *
- * Backends: "portable" (always), "shani" (x86 SHA extensions), "avx2"
- * (8-way), "armv8" (ARMv8 crypto extensions, built on arm64 only). The best
- * backend this CPU runs is chosen once, on first use, atomically and
- * thread-safely; BLOCKKIT_SHA256=<name> in the environment or
- * bk_sha256_use() forces one. A backend self-tests against known answers
- * when chosen and is refused if it fails. All functions here are
- * thread-safe; none allocates. */
+ * Backends: "portable" (always), "shani" (x86 SHA extensions, two messages
+ * interleaved), "avx512" (16 messages in the lanes of AVX-512F/BW; streaming
+ * and one-shot use SHA-NI when present), "avx2" (8-way), "armv8" (ARMv8
+ * crypto extensions, built on arm64 only). The best backend this CPU runs
+ * is chosen once, on first use, atomically and thread-safely (avx512 ahead
+ * of shani on Intel CPUs, whose SHA unit gains little from a second stream;
+ * shani first elsewhere); BLOCKKIT_SHA256=<name> in the environment (read at
+ * that first use; an unusable name is ignored) or bk_sha256_use() forces
+ * one. A backend self-tests against known answers when chosen and is
+ * refused if it fails. All functions here are thread-safe; none allocates.
+ * Valgrind hides SHA-NI and AVX-512 from the CPUID it emulates, so under it
+ * the choice falls to avx2 or portable (BLOCKKIT_SHA256=portable forces the
+ * plain C path for callgrind). */
 #ifndef BLOCKKIT_SHA256_H
 #define BLOCKKIT_SHA256_H
 
@@ -62,16 +68,21 @@ typedef struct bk_sha256_msg {
  * out[32*i..] = SHA256d(concatenation of msgs[i]'s segments). */
 BK_API void bk_sha256d_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
 
-/* Force a backend by name ("portable", "shani", "avx2", "armv8").
- * BK_ERR_UNSUPPORTED when this build or CPU cannot run it, BK_ERR_INVALID if
- * its self-test fails, BK_ERR_ARG for an unknown name. */
+/* Force a backend by name ("portable", "shani", "avx512", "avx2", "armv8")
+ * for every thread of the process, from now on. Returns BK_OK;
+ * BK_ERR_UNSUPPORTED when this build or CPU cannot run it (e.g. "armv8" on
+ * x86), BK_ERR_INVALID if its known-answer self-test fails, BK_ERR_ARG for
+ * NULL or an unknown name. On error the backend in use does not change.
+ * Switching while other threads hash is safe (each call uses one backend
+ * throughout; a streaming context may continue on another backend). */
 BK_API bk_status bk_sha256_use(const char *name) BK_WARN_UNUSED;
 
 /* Name of the backend in use (selects one if none is yet). */
 BK_API const char *bk_sha256_backend(void);
 
-/* Names of the backends this build and CPU can run, best first; writes at
- * most max names and returns how many there are. */
+/* Names of the backends this build and CPU can run, best first ("portable"
+ * always last); writes at most max names to names (which may be NULL when
+ * max is 0) and returns how many there are. The strings are static. */
 BK_API size_t bk_sha256_backends(const char **names, size_t max);
 
 #ifdef __cplusplus

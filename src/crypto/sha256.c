@@ -1,4 +1,4 @@
-/* Public SHA-256 API over the selected backend. */
+/* Public SHA-256 API over the selected backend (sha256_dispatch.c). */
 #include "sha256_impl.h"
 
 #include <string.h>
@@ -13,6 +13,8 @@ void bk_sha256_update(bk_sha256_ctx *ctx, const void *data, size_t len)
 {
     const uint8_t *p = data;
     size_t fill = (size_t)(ctx->bytes & 63);
+    if (len == 0) return;
+    void (*compress)(uint32_t *, const uint8_t *, size_t) = bk_sha256_active()->compress;
     ctx->bytes += len;
     if (fill) {
         size_t take = 64 - fill;
@@ -21,10 +23,10 @@ void bk_sha256_update(bk_sha256_ctx *ctx, const void *data, size_t len)
         p += take;
         len -= take;
         if (fill + take < 64) return;
-        bk_sha256_compress_portable(ctx->s, ctx->buf, 1);
+        compress(ctx->s, ctx->buf, 1);
     }
     if (len >= 64) {
-        bk_sha256_compress_portable(ctx->s, p, len / 64);
+        compress(ctx->s, p, len / 64);
         p += len & ~(size_t)63;
         len &= 63;
     }
@@ -33,17 +35,19 @@ void bk_sha256_update(bk_sha256_ctx *ctx, const void *data, size_t len)
 
 void bk_sha256_final(bk_sha256_ctx *ctx, uint8_t out[32])
 {
+    void (*compress)(uint32_t *, const uint8_t *, size_t) = bk_sha256_active()->compress;
     uint64_t bits = ctx->bytes * 8;
     size_t fill = (size_t)(ctx->bytes & 63);
+    /* FIPS 180-4 5.1.1: 0x80, zeros, 64-bit big-endian bit length. */
     ctx->buf[fill++] = 0x80;
     if (fill > 56) {
         memset(ctx->buf + fill, 0, 64 - fill);
-        bk_sha256_compress_portable(ctx->s, ctx->buf, 1);
+        compress(ctx->s, ctx->buf, 1);
         fill = 0;
     }
     memset(ctx->buf + fill, 0, 56 - fill);
     for (int i = 0; i < 8; i++) ctx->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-    bk_sha256_compress_portable(ctx->s, ctx->buf, 1);
+    compress(ctx->s, ctx->buf, 1);
     for (int i = 0; i < 8; i++) bk_sha256_store_be32(out + 4 * i, ctx->s[i]);
 }
 
@@ -64,46 +68,15 @@ void bk_sha256d(uint8_t out[32], const void *data, size_t len)
 
 void bk_sha256_64(uint8_t *out, const uint8_t *in, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint8_t t[32];
-        bk_sha256(t, in + 64 * i, 64);
-        memcpy(out + 32 * i, t, 32);
-    }
+    if (n) bk_sha256_active()->hash_64(out, in, n);
 }
 
 void bk_sha256d_64(uint8_t *out, const uint8_t *in, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint8_t t[32];
-        bk_sha256d(t, in + 64 * i, 64);
-        memcpy(out + 32 * i, t, 32);
-    }
+    if (n) bk_sha256_active()->hashd_64(out, in, n);
 }
 
 void bk_sha256d_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        bk_sha256_ctx c;
-        uint8_t t[32];
-        bk_sha256_init(&c);
-        for (size_t j = 0; j < msgs[i].nsegs; j++)
-            bk_sha256_update(&c, msgs[i].segs[j].data, msgs[i].segs[j].len);
-        bk_sha256_final(&c, t);
-        bk_sha256(out + 32 * i, t, 32);
-    }
-}
-
-bk_status bk_sha256_use(const char *name)
-{
-    if (!name) return BK_ERR_ARG;
-    if (strcmp(name, "portable") == 0) return BK_OK;
-    return BK_ERR_UNSUPPORTED;
-}
-
-const char *bk_sha256_backend(void) { return "portable"; }
-
-size_t bk_sha256_backends(const char **names, size_t max)
-{
-    if (max > 0) names[0] = "portable";
-    return 1;
+    if (n) bk_sha256_active()->hashd_msgs(out, msgs, n);
 }

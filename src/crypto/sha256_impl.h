@@ -1,4 +1,9 @@
-/* Internal: the SHA-256 backend interface. Not installed. */
+/* Internal: the SHA-256 backend interface. Not installed.
+ *
+ * One ISA per file, each compiled with its own flags (cmake/isa.cmake). A
+ * backend is a table of kernels; the tables are hidden (-fvisibility=hidden)
+ * and reached only through sha256_dispatch.c, which checks the CPU before
+ * handing one out, so no per-ISA code can run on a CPU without the feature. */
 #ifndef BLOCKKIT_SHA256_IMPL_H
 #define BLOCKKIT_SHA256_IMPL_H
 
@@ -6,9 +11,52 @@
 
 extern const uint32_t bk_sha256_k[64];
 extern const uint32_t bk_sha256_iv[8];
+/* W[i] + K[i] for the padding block of a 64-byte message (0x80, zeros, bit
+ * length 512): constant, so the second compression of SHA256(64 bytes)
+ * skips its message schedule. */
+extern const uint32_t bk_sha256_pad64_wk[64];
 
-/* Compress nblocks consecutive 64-byte blocks into state s (portable C). */
+/* Kernels of one backend. */
+typedef struct bk_sha256_impl {
+    const char *name;
+    /* Compress nblocks consecutive 64-byte blocks into state s (one stream). */
+    void (*compress)(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
+    /* bk_sha256_64 / bk_sha256d_64 semantics (n may be 0, out may == in). */
+    void (*hash_64)(uint8_t *out, const uint8_t *in, size_t n);
+    void (*hashd_64)(uint8_t *out, const uint8_t *in, size_t n);
+    /* bk_sha256d_msgs semantics. */
+    void (*hashd_msgs)(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
+} bk_sha256_impl;
+
+/* The backend tables (hidden symbols; only sha256_dispatch.c uses them,
+ * after checking the CPU). */
+extern const bk_sha256_impl bk_sha256_backend_portable;
+#if defined(__x86_64__)
+extern const bk_sha256_impl bk_sha256_backend_shani;
+extern const bk_sha256_impl bk_sha256_backend_avx2;
+extern const bk_sha256_impl bk_sha256_backend_avx512;
+extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
+/* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
+void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
+#endif
+#if defined(__aarch64__)
+extern const bk_sha256_impl bk_sha256_backend_armv8;
+#endif
+
+/* The backend in use (selects one on first call; sha256_dispatch.c). */
+const bk_sha256_impl *bk_sha256_active(void);
+
+/* Portable compression (FIPS 180-4), always built. */
 void bk_sha256_compress_portable(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
+
+/* Multi-message scheduler (sha256_msgs.c): hashes msgs with `lanes`
+ * messages in flight. compress_lanes compresses one block into each of
+ * `lanes` states; compress1 (one block, one state) is used when a single
+ * message remains, so no lane work is wasted at the tail. lanes <= 16. */
+typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks);
+void bk_sha256d_msgs_lanes(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned lanes,
+                           bk_sha256_lanes_fn compress_lanes,
+                           void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks));
 
 static inline void bk_sha256_store_be32(uint8_t *p, uint32_t v)
 {

@@ -1,0 +1,219 @@
+/* Script rendering benches over every output of block 866342 (unit: one
+ * scriptPubKey):
+ *   Script/ToAsm/block866342             ScriptToAsmStr of each output script
+ *   Script/PubKeyToJson/block866342      Core's ScriptToUniv fields, compact:
+ *                                        {"asm","desc","hex","address","type"}
+ *   Script/Descriptor/block866342        InferDescriptor + checksum alone
+ *   Script/Address/block866342           address alone
+ * The block's outputs are located once in setup by a small local walker
+ * (the bench needs nothing beyond the script API). */
+#include "bench.h"
+
+#include <blockkit/script.h>
+#include <blockkit/stream.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct spk {
+    const uint8_t *s;
+    uint32_t n;
+} spk;
+
+typedef struct script_bench {
+    uint8_t *block;
+    size_t block_len;
+    spk *scripts;
+    size_t count;
+    size_t bytes;
+    bk_writer w;
+} script_bench;
+
+/* Skip one transaction, appending its output scripts. */
+static int walk_tx(bk_reader *r, script_bench *b, size_t cap)
+{
+    bk_read_u32(r);
+    int witness = 0;
+    if (bk_reader_remaining(r) >= 2 && r->data[r->pos] == 0 && r->data[r->pos + 1] == 1) {
+        witness = 1;
+        bk_read_span(r, 2);
+    }
+    uint64_t nin = bk_read_compact_size(r, 1);
+    for (uint64_t i = 0; i < nin && bk_reader_ok(r); i++) {
+        bk_read_span(r, 36);
+        bk_read_span(r, bk_read_compact_size(r, 1));
+        bk_read_u32(r);
+    }
+    uint64_t nout = bk_read_compact_size(r, 1);
+    for (uint64_t i = 0; i < nout && bk_reader_ok(r); i++) {
+        bk_read_u64(r);
+        uint64_t len = bk_read_compact_size(r, 1);
+        const uint8_t *s = bk_read_span(r, len);
+        if (!s) return 0;
+        if (b->count == cap) return 0;
+        b->scripts[b->count].s = s;
+        b->scripts[b->count].n = (uint32_t)len;
+        b->count++;
+        b->bytes += len;
+    }
+    if (witness) {
+        for (uint64_t i = 0; i < nin && bk_reader_ok(r); i++) {
+            uint64_t items = bk_read_compact_size(r, 1);
+            for (uint64_t k = 0; k < items && bk_reader_ok(r); k++) bk_read_span(r, bk_read_compact_size(r, 1));
+        }
+    }
+    bk_read_u32(r);
+    return bk_reader_ok(r);
+}
+
+static int setup_block(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    (void)arg;
+    char path[4096];
+    if (bk_bench_data_path(path, sizeof path, "block866342.raw") != 0) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    script_bench *b = bk_alloc(alloc, sizeof *b);
+    if (!b || len <= 80) {
+        fclose(f);
+        bk_free(alloc, b, sizeof *b);
+        return 1;
+    }
+    memset(b, 0, sizeof *b);
+    b->block_len = (size_t)len;
+    b->block = bk_alloc(alloc, b->block_len);
+    size_t cap = b->block_len / 9;
+    b->scripts = bk_alloc(alloc, cap * sizeof *b->scripts);
+    int ok = b->block && b->scripts && fread(b->block, 1, b->block_len, f) == b->block_len;
+    fclose(f);
+    if (ok) {
+        bk_reader r;
+        bk_reader_init(&r, b->block, b->block_len);
+        bk_read_span(&r, 80);
+        uint64_t ntx = bk_read_compact_size(&r, 1);
+        for (uint64_t i = 0; i < ntx && ok; i++) ok = walk_tx(&r, b, cap);
+        ok = ok && bk_reader_remaining(&r) == 0;
+    }
+    bk_writer_init(&b->w, alloc);
+    if (!ok || bk_writer_reserve(&b->w, 1 << 20) != BK_OK) {
+        bk_writer_free(&b->w);
+        bk_free(alloc, b->scripts, cap * sizeof *b->scripts);
+        bk_free(alloc, b->block, b->block_len);
+        bk_free(alloc, b, sizeof *b);
+        return 1;
+    }
+    *ctx = b;
+    return 0;
+}
+
+static void teardown_block(void *ctx, const bk_allocator *alloc)
+{
+    script_bench *b = ctx;
+    bk_writer_free(&b->w);
+    bk_free(alloc, b->scripts, (b->block_len / 9) * sizeof *b->scripts);
+    bk_free(alloc, b->block, b->block_len);
+    bk_free(alloc, b, sizeof *b);
+}
+
+static void run_asm(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    script_bench *b = ctx;
+    for (uint64_t it = 0; it < iters; it++) {
+        bk_writer_reset(&b->w);
+        for (size_t i = 0; i < b->count; i++) {
+            bk_script_asm(&b->w, b->scripts[i].s, b->scripts[i].n, 0);
+            bk_writer_putc(&b->w, '\n');
+        }
+        bk_bench_keep(b->w.data);
+    }
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void put_hex(bk_writer *w, const uint8_t *p, size_t n)
+{
+    uint8_t *o = bk_writer_space(w, 2 * n);
+    if (!o) return;
+    for (size_t i = 0; i < n; i++) {
+        o[2 * i] = (uint8_t)hexdig[p[i] >> 4];
+        o[2 * i + 1] = (uint8_t)hexdig[p[i] & 15];
+    }
+    bk_writer_commit(w, 2 * n);
+}
+
+static void run_json(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    script_bench *b = ctx;
+    for (uint64_t it = 0; it < iters; it++) {
+        bk_writer *w = &b->w;
+        bk_writer_reset(w);
+        for (size_t i = 0; i < b->count; i++) {
+            const uint8_t *s = b->scripts[i].s;
+            size_t n = b->scripts[i].n;
+            bk_script_info info;
+            if (bk_script_info_get(s, n, BK_NET_MAIN, &info) != BK_OK) return;
+            bk_writer_put(w, "{\"asm\":\"", 8);
+            bk_script_asm(w, s, n, 0);
+            bk_writer_put(w, "\",\"desc\":\"", 10);
+            bk_script_info_descriptor(w, s, n, &info);
+            bk_writer_put(w, "\",\"hex\":\"", 9);
+            put_hex(w, s, n);
+            if (info.address_len) {
+                bk_writer_put(w, "\",\"address\":\"", 13);
+                bk_writer_put(w, info.address, info.address_len);
+            }
+            bk_writer_put(w, "\",\"type\":\"", 10);
+            bk_writer_puts(w, bk_script_type_name(info.sol.type));
+            bk_writer_put(w, "\"}\n", 3);
+        }
+        bk_bench_keep(w->data);
+    }
+}
+
+static void run_desc(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    script_bench *b = ctx;
+    for (uint64_t it = 0; it < iters; it++) {
+        bk_writer_reset(&b->w);
+        for (size_t i = 0; i < b->count; i++) {
+            if (bk_script_descriptor(&b->w, b->scripts[i].s, b->scripts[i].n, BK_NET_MAIN) != BK_OK) return;
+            bk_writer_putc(&b->w, '\n');
+        }
+        bk_bench_keep(b->w.data);
+    }
+}
+
+static void run_address(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    script_bench *b = ctx;
+    char out[BK_SCRIPT_ADDRESS_MAX];
+    size_t total = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        for (size_t i = 0; i < b->count; i++) {
+            size_t len;
+            if (bk_script_address(b->scripts[i].s, b->scripts[i].n, BK_NET_MAIN, out, sizeof out, &len) != BK_OK)
+                return;
+            total += len;
+        }
+        bk_bench_keep(out);
+    }
+    bk_bench_keep(&total);
+}
+
+/* 10327 output scripts in block 866342. */
+BK_BENCH(bench_script_asm, "Script/ToAsm/block866342", "script", 10327, 0, NULL, setup_block, run_asm,
+         teardown_block)
+BK_BENCH(bench_script_json, "Script/PubKeyToJson/block866342", "script", 10327, 0, NULL, setup_block, run_json,
+         teardown_block)
+BK_BENCH(bench_script_desc, "Script/Descriptor/block866342", "script", 10327, 0, NULL, setup_block, run_desc,
+         teardown_block)
+BK_BENCH(bench_script_addr, "Script/Address/block866342", "script", 10327, 0, NULL, setup_block, run_address,
+         teardown_block)

@@ -1,0 +1,104 @@
+/* blockkit sha256: SHA-256 (or SHA256d) of files or standard input,
+ * printed exactly like coreutils sha256sum: "<hex>  <name>", name "-" for
+ * standard input. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const CMD = "sha256";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: blockkit sha256 [--double] [--backend NAME] [FILE|-]...\n"
+            "\n"
+            "Prints the SHA-256 of each FILE (standard input when none or \"-\") as\n"
+            "sha256sum does: 64 hex digits, two spaces, the name.\n"
+            "\n"
+            "  --double        SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the digest\n"
+            "                  bytes in hashing order, not reversed)\n"
+            "  --backend NAME  force a backend: portable, shani, avx512, avx2, armv8\n");
+}
+
+/* coreutils: a name with a backslash or newline is escaped and the line
+ * starts with a backslash. */
+static int print_line(const uint8_t d[32], const char *name)
+{
+    static const char hex[] = "0123456789abcdef";
+    char line[64 + 3];
+    int esc = strpbrk(name, "\\\n") != NULL;
+    for (int i = 0; i < 32; i++) {
+        line[2 * i] = hex[d[i] >> 4];
+        line[2 * i + 1] = hex[d[i] & 15];
+    }
+    if (esc && putchar('\\') == EOF) return BK_EXIT_IO;
+    if (fwrite(line, 1, 64, stdout) != 64 || fputs("  ", stdout) == EOF) return BK_EXIT_IO;
+    for (const char *p = name; *p; p++) {
+        int rc = esc && *p == '\\' ? fputs("\\\\", stdout)
+               : esc && *p == '\n' ? fputs("\\n", stdout)
+               : putchar(*p);
+        if (rc == EOF) return BK_EXIT_IO;
+    }
+    return putchar('\n') == EOF ? BK_EXIT_IO : BK_EXIT_OK;
+}
+
+static int sha256_run(int argc, char **argv, const char **files)
+{
+    int dbl = 0, rc = BK_EXIT_OK, nfiles = 0, opts_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!opts_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+            usage(stdout);
+            return BK_EXIT_OK;
+        } else if (!opts_done && !strcmp(a, "--double")) {
+            dbl = 1;
+        } else if (!opts_done && !strcmp(a, "--backend")) {
+            if (i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--backend needs a name");
+            const char *name = argv[++i];
+            bk_status st = bk_sha256_use(name);
+            if (st == BK_ERR_ARG)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (portable, shani, avx512, avx2, armv8)", name);
+            if (st == BK_ERR_UNSUPPORTED)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", name);
+            if (st != BK_OK)
+                return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "backend '%s' failed its self-test", name);
+        } else if (!opts_done && !strcmp(a, "--")) {
+            opts_done = 1;
+        } else if (!opts_done && a[0] == '-' && a[1]) {
+            usage(stderr);
+            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option '%s'", a);
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (nfiles == 0) files[nfiles++] = "-";
+    for (int i = 0; i < nfiles; i++) {
+        bk_cli_input in;
+        int r = bk_cli_read_input(CMD, files[i], &in);
+        if (r != 0) {
+            if (rc == BK_EXIT_OK) rc = r;
+            continue;
+        }
+        uint8_t d[32];
+        if (dbl) bk_sha256d(d, in.data, in.len);
+        else bk_sha256(d, in.data, in.len);
+        bk_cli_input_free(&in);
+        r = print_line(d, files[i]);
+        if (r != BK_EXIT_OK) return bk_cli_pipe_closed ? BK_EXIT_OK : bk_cli_fail(CMD, r, "write error");
+    }
+    if (fflush(stdout) != 0) return bk_cli_fail(CMD, BK_EXIT_IO, "write error");
+    return rc;
+}
+
+static int sha256_main(int argc, char **argv)
+{
+    const char **files = malloc(sizeof *files * (size_t)(argc + 1));
+    if (!files) return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
+    int rc = sha256_run(argc, argv, files);
+    free(files);
+    return rc;
+}
+
+BK_CLI_COMMAND(cli_sha256, "sha256", "[--double] [--backend NAME] [FILE|-]...",
+               "SHA-256 / SHA256d of files, printed like sha256sum", sha256_main)

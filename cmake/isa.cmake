@@ -1,0 +1,18 @@
+# Per-ISA compile flags for the SHA-256 backends: one ISA per file, so the
+# rest of the library never contains instructions the CPU may lack. The
+# x86 files are empty on other architectures (#if defined(__x86_64__)), the
+# ARMv8 file on others than arm64 (#if defined(__aarch64__)). Run-time
+# dispatch (src/crypto/sha256_dispatch.c) checks CPUID before using them.
+set(BK_CRYPTO_DIR ${CMAKE_SOURCE_DIR}/src/crypto)
+string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" BK_CPU)
+if(BK_CPU MATCHES "^(x86_64|amd64)$")
+  set_source_files_properties(${BK_CRYPTO_DIR}/sha256_shani.c PROPERTIES
+    COMPILE_OPTIONS "-msha;-msse4.1;-mssse3")
+  set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx2.c PROPERTIES
+    COMPILE_OPTIONS "-mavx2")
+  set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx512.c PROPERTIES
+    COMPILE_OPTIONS "-mavx512f;-mavx512bw")
+elseif(BK_CPU MATCHES "^(aarch64|arm64)$")
+  set_source_files_properties(${BK_CRYPTO_DIR}/sha256_armv8.c PROPERTIES
+    COMPILE_OPTIONS "-march=armv8-a+crypto")
+endif()

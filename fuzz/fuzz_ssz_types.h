@@ -1,0 +1,27 @@
+/* Types the SSZ fuzz targets exercise (first input byte selects one). */
+#ifndef BLOCKKIT_FUZZ_SSZ_TYPES_H
+#define BLOCKKIT_FUZZ_SSZ_TYPES_H
+
+static const char *const fuzz_ssz_types[] = {
+    "Container:Attestation",
+    "Union[None,uint16,List[uint8,8]]",
+    "Container:ComplexTestStruct",
+    "Container:BitsStruct",
+    "List[ByteList[8],6]",
+    "Vector[List[uint8,3],4]",
+    "Bitlist[2048]",
+    "Container:IndexedAttestation",
+    "Container:UnionFieldStruct",
+    "Container:Deposit",
+    "List[uint64,1099511627776]",
+    "Union[uint32,Container:SmallTestStruct]",
+    "Container:ListOfVarContainers",
+    "Container:VarOnlyStruct",
+    "Bitvector[9]",
+    "uint256",
+    "Container:AttesterSlashing",
+    "List[Container:VarTestStruct,4]",
+};
+#define FUZZ_SSZ_NTYPES (sizeof fuzz_ssz_types / sizeof fuzz_ssz_types[0])
+
+#endif

@@ -1,0 +1,151 @@
+/* blockkit: Bitcoin Core block files (blocks/blkNNNNN.dat, revNNNNN.dat,
+ * xor.dat) read directly, read-only.
+ *
+ * A blk record is magic(4) || u32 LE size || block; a rev record is
+ * magic(4) || u32 LE size || CBlockUndo || SHA256d(parent hash || CBlockUndo)
+ * (32 bytes). Core: src/node/blockstorage.cpp WriteBlock/WriteBlockUndo.
+ * Since Core v28 every byte of both kinds of file may be XORed with
+ * xor.dat's 8-byte key at the byte's absolute file offset (headers
+ * included; Core: src/util/obfuscation.h, blockstorage.cpp
+ * InitBlocksdirXorKey). A missing or all-zero xor.dat is the identity.
+ *
+ * A bk_blockfile is the image of one file: either a file mapped read-only
+ * (mmap, with a read() fallback into allocator memory; never locked or
+ * written) or caller memory. Records are found with bk_record_iter, which
+ * never fails: it stops at the first place the file stops holding records
+ * and says why (bk_file_end). Record bytes are fetched with
+ * bk_blockfile_bytes: a pointer into the image when the file is plain (zero
+ * copy), or the de-obfuscated bytes in a caller buffer when it is XORed. */
+#ifndef BLOCKKIT_BLOCKFILE_H
+#define BLOCKKIT_BLOCKFILE_H
+
+#include <blockkit/alloc.h>
+#include <blockkit/network.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BK_XOR_KEY_SIZE 8
+/* Core: blockstorage.h UNDO_DATA_DISK_OVERHEAD minus the 8-byte header. */
+#define BK_UNDO_CHECKSUM_SIZE 32
+
+typedef enum bk_file_kind {
+    BK_FILE_BLK = 0, /* blkNNNNN.dat: blocks */
+    BK_FILE_REV = 1  /* revNNNNN.dat: undo records */
+} bk_file_kind;
+
+typedef struct bk_blockfile {
+    const uint8_t *data;            /* the bytes as stored (obfuscated when xored) */
+    size_t len;
+    bk_file_kind kind;
+    uint32_t number;                /* NNNNN of the file name; 0 for memory images */
+    uint8_t magic[4];               /* the network's record magic */
+    uint8_t key[BK_XOR_KEY_SIZE];   /* all zero when not obfuscated */
+    int xored;                      /* non-zero when key is not all zero */
+    /* private */
+    void *map_;
+    size_t map_len_;
+    uint8_t *buf_;
+    const bk_allocator *alloc_;
+} bk_blockfile;
+
+/* An image over caller memory (borrowed; it must outlive f). key may be
+ * NULL (no obfuscation). Never fails. */
+BK_API void bk_blockfile_init_mem(bk_blockfile *f, const uint8_t *data, size_t len, bk_file_kind kind,
+                                  bk_network net, const uint8_t key[BK_XOR_KEY_SIZE]);
+
+/* Map the file at path read-only (O_RDONLY; mmap, or read() into memory
+ * from alloc when mmap is unavailable). key may be NULL. BK_ERR_IO naming
+ * the path when it cannot be opened or read; BK_ERR_NOMEM; BK_ERR_ARG for an
+ * unknown network. Release with bk_blockfile_close. */
+BK_API bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind, uint32_t number,
+                                   bk_network net, const uint8_t key[BK_XOR_KEY_SIZE],
+                                   const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+/* Unmap or free what bk_blockfile_open took (no-op for memory images). */
+BK_API void bk_blockfile_close(bk_blockfile *f);
+
+/* Copy len de-obfuscated bytes from file offset off into out.
+ * BK_ERR_TRUNCATED when they are not all inside the file. */
+BK_API bk_status bk_blockfile_copy(const bk_blockfile *f, uint64_t off, void *out, size_t len,
+                                   bk_error *err) BK_WARN_UNUSED;
+
+/* The len bytes at file offset off, de-obfuscated: *bytes_out points into
+ * the image when the file is not obfuscated (buf is then unused and may be
+ * NULL), else into buf after de-obfuscation (BK_ERR_BUFFER when cap < len).
+ * BK_ERR_TRUNCATED when the range is not inside the file. */
+BK_API bk_status bk_blockfile_bytes(const bk_blockfile *f, uint64_t off, size_t len, uint8_t *buf,
+                                    size_t cap, const uint8_t **bytes_out, bk_error *err) BK_WARN_UNUSED;
+
+/* ---- records ---- */
+
+typedef struct bk_record {
+    uint32_t file;          /* the file's number */
+    uint64_t record_offset; /* offset of the record's magic */
+    uint64_t offset;        /* offset of the block / CBlockUndo bytes (record_offset + 8) */
+    uint32_t size;          /* their length (the record's size field) */
+} bk_record;
+
+/* How a file stopped holding records. */
+typedef enum bk_file_end {
+    BK_END_NONE = 0,      /* iteration not finished */
+    BK_END_CLEAN,         /* the last record ends exactly at the end of the file */
+    BK_END_ZERO_TAIL,     /* the rest of the file is never-written pre-allocation (zero bytes on disk, or zero after de-obfuscation) */
+    BK_END_BAD_MAGIC,     /* a record header whose magic is not the network's, with non-zero bytes after */
+    BK_END_TRUNCATED      /* a record (or its 8-byte header) that runs past the end of the file */
+} bk_file_end;
+
+typedef struct bk_record_iter {
+    const bk_blockfile *f;
+    uint64_t pos;
+    bk_file_end end;        /* why the iteration stopped (after next() returned 0) */
+    uint64_t end_offset;    /* where: the offset of the first byte not in a record */
+    uint64_t count;         /* records returned so far */
+} bk_record_iter;
+
+BK_API void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f);
+/* Returns 1 with the next record, or 0 when there is none (it->end and
+ * it->end_offset then say why). For rev files the 32-byte checksum follows
+ * the CBlockUndo: record.offset + record.size. */
+BK_API int bk_record_next(bk_record_iter *it, bk_record *rec_out);
+/* "clean end", "zero tail", "bad magic", "truncated record", "not finished". */
+BK_API const char *bk_file_end_str(bk_file_end e);
+
+/* Check a rev record's checksum: SHA256d(parent_hash (internal byte order,
+ * as in the block header's hashPrevBlock) || undo). BK_ERR_CHECKSUM when it
+ * differs (Core: ReadBlockUndo "Checksum mismatch"). */
+BK_API bk_status bk_undo_checksum_verify(const uint8_t *undo, size_t len, const uint8_t parent_hash[32],
+                                         const uint8_t checksum[32], bk_error *err) BK_WARN_UNUSED;
+
+/* ---- blocks directory ---- */
+
+typedef struct bk_blocksdir {
+    char *path;                     /* a copy of the directory path */
+    bk_network net;
+    uint8_t key[BK_XOR_KEY_SIZE];   /* xor.dat, or zero */
+    int xored;
+    uint32_t *blk;                  /* numbers of blkNNNNN.dat present, ascending */
+    size_t n_blk;
+    uint32_t *rev;                  /* numbers of revNNNNN.dat present, ascending */
+    size_t n_rev;
+    const bk_allocator *alloc;
+} bk_blocksdir;
+
+/* List a blocks directory (files named blkNNNNN.dat / revNNNNN.dat with
+ * exactly five digits) and read xor.dat if present (it must be exactly 8
+ * bytes: BK_ERR_INVALID otherwise). BK_ERR_IO naming the path when the
+ * directory or xor.dat cannot be read. Release with bk_blocksdir_close. */
+BK_API bk_status bk_blocksdir_open(bk_blocksdir *d, const char *path, bk_network net,
+                                   const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+/* Open d's blkNNNNN.dat or revNNNNN.dat with d's key and network. */
+BK_API bk_status bk_blocksdir_open_file(const bk_blocksdir *d, bk_file_kind kind, uint32_t number,
+                                        bk_blockfile *f, bk_error *err) BK_WARN_UNUSED;
+/* Whether d lists that file. */
+BK_API int bk_blocksdir_has(const bk_blocksdir *d, bk_file_kind kind, uint32_t number);
+BK_API void bk_blocksdir_close(bk_blocksdir *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

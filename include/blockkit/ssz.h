@@ -1,0 +1,240 @@
+/* blockkit: SSZ (Ethereum Simple Serialize).
+ *
+ * Types are built once from type strings ("List[uint64,1099511627776]",
+ * "Vector[Container:Checkpoint,4]", "Union[None,uint32,List[uint8,4]]")
+ * into a bk_ssz_registry, which owns them (memory from the registry's
+ * allocator; freed with the registry). Containers are named: the phase0
+ * containers and the ssz_generic test structs are built in, more can be
+ * loaded from a JSON schema {"Name": [["field","type"], ...], ...}.
+ *
+ * Everything else works straight on serialized bytes: strict validation,
+ * hash_tree_root, generalized indices, proofs, conversion to and from the
+ * JSON value form. Nothing here copies the input. Hashing goes through a
+ * bk_ssz_hasher whose scratch is allocated once; after creation no function
+ * of this module allocates, except those writing into a bk_writer (which
+ * grows through its own allocator) and registry/type building.
+ *
+ * Errors: bk_error gets a status (BK_ERR_TYPE for illegal types,
+ * BK_ERR_OFFSET, BK_ERR_LENGTH, BK_ERR_VALUE, BK_ERR_TRUNCATED,
+ * BK_ERR_TRAILING, BK_ERR_INVALID for data), the byte offset of the fault in
+ * the input and a path such as ".data.target.epoch" or "[3].B".
+ *
+ * Rules follow ethereum/consensus-specs ssz/simple-serialize.md and
+ * ssz/merkle-proofs.md. */
+#ifndef BLOCKKIT_SSZ_H
+#define BLOCKKIT_SSZ_H
+
+#include <blockkit/stream.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bk_ssz_kind {
+    BK_SSZ_UINT,        /* uint8..uint256 (size 1,2,4,8,16,32) */
+    BK_SSZ_BOOL,
+    BK_SSZ_VECTOR,      /* Vector[T,N], ByteVector[N] */
+    BK_SSZ_LIST,        /* List[T,N], ByteList[N] */
+    BK_SSZ_BITVECTOR,
+    BK_SSZ_BITLIST,
+    BK_SSZ_CONTAINER,
+    BK_SSZ_UNION,
+    BK_SSZ_NONE         /* only as option 0 of a Union */
+} bk_ssz_kind;
+
+typedef struct bk_ssz_type bk_ssz_type;
+
+typedef struct bk_ssz_field {
+    const char *name;            /* container field name ("" for union options) */
+    const bk_ssz_type *type;
+    uint64_t offset;             /* container: position in the fixed part */
+    size_t next_var;             /* container: index of the next variable-size
+                                    field after this one (nfields when none) */
+} bk_ssz_field;
+
+/* A built type: read-only, owned by its registry. */
+struct bk_ssz_type {
+    bk_ssz_kind kind;
+    int is_variable;             /* variable-size (offset-encoded in a parent) */
+    int is_bytes;                /* vector/list of uint8: JSON value is 0x hex */
+    uint32_t size;               /* uint: byte width; bool: 1 */
+    uint64_t length;             /* vector/bitvector: N; list/bitlist: limit */
+    uint64_t fixed_size;         /* fixed-size types: serialized size;
+                                    variable containers: size of the fixed part */
+    uint64_t chunk_count;        /* chunks of the data tree (limit for lists) */
+    uint32_t depth;              /* ceil(log2(chunk_count)), data tree depth */
+    const bk_ssz_type *elem;     /* vector/list element */
+    const bk_ssz_field *fields;  /* container fields / union options */
+    size_t nfields;
+    const char *name;            /* container name, or the canonical type string */
+};
+
+typedef struct bk_ssz_registry bk_ssz_registry;
+
+/* Create a registry (alloc NULL = default) holding the built-in containers:
+ * the phase0 containers (Fork, Checkpoint, Validator, AttestationData,
+ * IndexedAttestation, PendingAttestation, Eth1Data, Eth1Block,
+ * DepositMessage, DepositData, BeaconBlockHeader, SigningData,
+ * SignedBeaconBlockHeader, ProposerSlashing, AttesterSlashing, Attestation,
+ * Deposit, VoluntaryExit, SignedVoluntaryExit, AggregateAndProof,
+ * SignedAggregateAndProof, ForkData) and the ssz_generic test structs.
+ * Returns BK_ERR_NOMEM or BK_OK. Free with bk_ssz_registry_free. */
+BK_API bk_status bk_ssz_registry_create(bk_ssz_registry **reg_out, const bk_allocator *alloc)
+    BK_WARN_UNUSED;
+BK_API void bk_ssz_registry_free(bk_ssz_registry *reg);
+
+/* Add the container schemas of a JSON text {"Name": [["field","type"],...]}.
+ * A name already defined is replaced for types built afterwards. Fields are
+ * resolved when a container is first used. BK_ERR_TYPE (with the offset in
+ * json) for a malformed schema. */
+BK_API bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, size_t len,
+                                             bk_error *err) BK_WARN_UNUSED;
+
+/* Build (or find) the type a type string names. "Container:Name" or a bare
+ * "Name" name a container. *type_out is owned by reg. BK_ERR_TYPE for a
+ * malformed or illegal type: Vector[T,0], Bitvector[0], Union[None],
+ * None other than as option 0 of a Union, a Union of more than 128 options,
+ * an unknown or recursive container, sizes beyond 2^62 bytes or depths beyond
+ * 64 levels. List[T,0] is legal. */
+BK_API bk_status bk_ssz_type_parse(bk_ssz_registry *reg, const char *str, const bk_ssz_type **type_out,
+                                   bk_error *err) BK_WARN_UNUSED;
+
+/* Canonical type string of t into buf (at most cap bytes, NUL-terminated);
+ * returns the length it needs (like snprintf). */
+BK_API size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap);
+
+/* Smallest and largest valid serialized sizes of t. */
+BK_API uint64_t bk_ssz_min_size(const bk_ssz_type *t);
+BK_API uint64_t bk_ssz_max_size(const bk_ssz_type *t);
+
+/* ---- validation ---- */
+
+/* Strictly check that data[0..len) is the canonical serialization of a value
+ * of type t: every offset rule (first offset equals the fixed-part size,
+ * offsets non-decreasing and within bounds), exact sizes, list lengths within
+ * limits, element sizes dividing the list size, bitlist delimiter present and
+ * length within the limit, bitvector padding bits zero, bool 0 or 1, union
+ * selector in range and None without payload, no trailing bytes. Never reads
+ * outside data[0..len). Allocates nothing. */
+BK_API bk_status bk_ssz_validate(const bk_ssz_type *t, const uint8_t *data, size_t len, bk_error *err)
+    BK_WARN_UNUSED;
+
+/* ---- hashing ---- */
+
+/* zero_hash[depth] (depth 0..64): the root of a tree of 2^depth zero chunks.
+ * Returns NULL for depth > 64. The table is constant. */
+BK_API const uint8_t *bk_ssz_zero_hash(unsigned depth);
+
+/* out = SHA256(root || uint256_le(length)). out may equal root. */
+BK_API void bk_ssz_mix_in_length(uint8_t out[32], const uint8_t root[32], uint64_t length);
+
+/* A reusable hashing context: a fixed scratch (one 32-byte slot per tree
+ * level and batch buffers) allocated once. Not thread-safe: one per thread.
+ * scratch_bytes 0 = default (256 KiB); larger batches hash big lists a
+ * little faster. */
+typedef struct bk_ssz_hasher bk_ssz_hasher;
+
+BK_API bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_bytes,
+                                      const bk_allocator *alloc) BK_WARN_UNUSED;
+BK_API void bk_ssz_hasher_free(bk_ssz_hasher *h);
+
+/* hash_tree_root of the serialized value data[0..len) of type t, validated
+ * first (errors as bk_ssz_validate). Allocates nothing. h NULL: a temporary
+ * hasher is created with the default allocator. BK_ERR_BUFFER when a type
+ * nests so deep that the hasher's scratch cannot hold its levels. */
+BK_API bk_status bk_ssz_hash_tree_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data,
+                                       size_t len, uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
+
+/* merkleize(chunks, limit) of the spec: n 32-byte chunks padded with zero
+ * chunks to next_pow_of_two(limit) (limit UINT64_MAX: no limit, pad to
+ * next_pow_of_two(n)). BK_ERR_LENGTH when n > limit or limit > 2^64/2. */
+BK_API bk_status bk_ssz_merkleize(bk_ssz_hasher *h, const uint8_t *chunks, uint64_t n, uint64_t limit,
+                                  uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
+
+/* ---- values (the JSON form of the consensus spec tests) ----
+ * Integers are decimal strings, bool true/false, byte vectors/lists and
+ * bitfields "0x" hex of their serialized bytes, containers objects keyed by
+ * field name, unions {"selector":n,"value":...} (null for None). */
+
+/* Validate data and append its value as compact JSON to w. */
+BK_API bk_status bk_ssz_to_json(const bk_ssz_type *t, const uint8_t *data, size_t len, bk_writer *w,
+                                bk_error *err) BK_WARN_UNUSED;
+
+/* Parse a JSON value of type t and append its serialization to w (a memory
+ * writer: one without a sink, as offsets are patched in place). The result is
+ * validated: it is canonical or an error is returned (then w holds garbage
+ * past its old length). err->offset is the offset in json; err->path names
+ * the value. The parser allocates through alloc (NULL = default) and frees
+ * everything before returning. */
+BK_API bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t len, bk_writer *w,
+                                  const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+/* ---- generalized indices and proofs (ssz/merkle-proofs.md) ---- */
+
+/* Generalized index of a path (path[i] are field names, decimal list or
+ * vector indices, or "__len__" for a list's or bitlist's length). Returns
+ * BK_ERR_NOT_FOUND for an unknown field or an index past the limit,
+ * BK_ERR_ARG for a path through a basic type or "__len__" on a non-list,
+ * BK_ERR_OVERFLOW when the index needs more than 64 bits. */
+BK_API bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath,
+                               uint64_t *gindex_out, bk_error *err) BK_WARN_UNUSED;
+
+/* The node at generalized index g of the tree of value data (validated):
+ * g = 1 is the root. Nodes inside zero padding are zero hashes; a path
+ * below a padding chunk or a basic leaf is BK_ERR_NOT_FOUND. */
+BK_API bk_status bk_ssz_node(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                             uint64_t g, uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
+
+/* Single-branch proof for g: leaf and branch[0..depth) with depth =
+ * floor(log2(g)), branch[0] the leaf's sibling (is_valid_merkle_branch
+ * order). branch must hold 64 entries; *depth_out receives the count. */
+BK_API bk_status bk_ssz_prove(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                              uint64_t g, uint8_t leaf_out[32], uint8_t (*branch_out)[32],
+                              unsigned *depth_out, bk_error *err) BK_WARN_UNUSED;
+
+/* Spec is_valid_merkle_branch(leaf, branch, depth, index, root) with
+ * index = g - 2^depth. Returns 1 when the branch proves leaf at g. */
+BK_API int bk_ssz_verify_branch(const uint8_t leaf[32], const uint8_t (*branch)[32], unsigned depth,
+                                uint64_t g, const uint8_t root[32]);
+
+/* Spec get_helper_indices: the helper gindices of a multiproof for
+ * indices[0..n), sorted descending, into helpers_out (capacity cap).
+ * *nhelpers_out gets the count (BK_ERR_BUFFER when over cap; the count is
+ * still reported). indices must be >= 1 and at most 64 deep. Allocates
+ * nothing beyond a workspace of at most (n*64) entries taken from the
+ * hasher's scratch (BK_ERR_BUFFER when it does not fit). */
+BK_API bk_status bk_ssz_helper_indices(bk_ssz_hasher *h, const uint64_t *indices, size_t n,
+                                       uint64_t *helpers_out, size_t cap, size_t *nhelpers_out,
+                                       bk_error *err) BK_WARN_UNUSED;
+
+/* Spec calculate_multi_merkle_root: root of leaves at indices with the
+ * proof nodes at the helper indices of bk_ssz_helper_indices (same order).
+ * Work space from the hasher's scratch. BK_ERR_ARG when the counts do not
+ * match, BK_ERR_INVALID when the proof does not determine the root. */
+BK_API bk_status bk_ssz_multi_root(bk_ssz_hasher *h, const uint8_t (*leaves)[32], const uint64_t *indices,
+                                   size_t n, const uint8_t (*proof)[32], size_t nproof, uint8_t root_out[32],
+                                   bk_error *err) BK_WARN_UNUSED;
+
+/* Proof documents (JSON). One index: {"gindex":"88","depth":6,
+ * "leaf":"0x..","branch":["0x..",...],"root":"0x.."} (branch in
+ * is_valid_merkle_branch order). Several: {"gindices":[...],
+ * "helper_indices":[...],"leaves":[...],"proof":[...],"root":"0x.."}
+ * (helpers in get_helper_indices order). Appended to w. */
+BK_API bk_status bk_ssz_proof_to_json(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                                      const uint64_t *gindices, size_t n, bk_writer *w, bk_error *err)
+    BK_WARN_UNUSED;
+
+/* Check a proof document of either form against root (NULL: against the
+ * document's own "root" member). BK_OK when it proves its leaves,
+ * BK_ERR_MISMATCH when it does not, BK_ERR_INVALID for a malformed
+ * document. When gindex_want is not 0, a single-branch document must be for
+ * that index (BK_ERR_MISMATCH otherwise). The parser allocates through alloc
+ * (NULL = default) and frees before returning. */
+BK_API bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t len, const uint8_t *root,
+                                          uint64_t gindex_want, const bk_allocator *alloc, bk_error *err)
+    BK_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

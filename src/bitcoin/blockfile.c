@@ -1,0 +1,402 @@
+/* Bitcoin Core block files: mapping, de-obfuscation, record iteration,
+ * blocks directory listing. Core: src/node/blockstorage.cpp (WriteBlock,
+ * WriteBlockUndo, ReadBlockUndo, InitBlocksdirXorKey), src/util/obfuscation.h. */
+#include <blockkit/blockfile.h>
+#include <blockkit/sha256.h>
+#include <blockkit/stream.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_key(bk_blockfile *f, const uint8_t key[BK_XOR_KEY_SIZE])
+{
+    f->xored = 0;
+    memset(f->key, 0, sizeof f->key);
+    if (!key) return;
+    memcpy(f->key, key, BK_XOR_KEY_SIZE);
+    for (size_t i = 0; i < BK_XOR_KEY_SIZE; i++) f->xored |= key[i] != 0;
+}
+
+void bk_blockfile_init_mem(bk_blockfile *f, const uint8_t *data, size_t len, bk_file_kind kind,
+                           bk_network net, const uint8_t key[BK_XOR_KEY_SIZE])
+{
+    const bk_network_params *p = bk_network_get(net);
+    memset(f, 0, sizeof *f);
+    f->data = data;
+    f->len = len;
+    f->kind = kind;
+    if (p) memcpy(f->magic, p->magic, 4);
+    set_key(f, key);
+}
+
+bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind, uint32_t number,
+                            bk_network net, const uint8_t key[BK_XOR_KEY_SIZE], const bk_allocator *alloc,
+                            bk_error *err)
+{
+    if (!bk_network_get(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    bk_blockfile_init_mem(f, NULL, 0, kind, net, key);
+    f->number = number;
+    f->alloc_ = alloc;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        close(fd);
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", path,
+                            S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
+    }
+    size_t size = (size_t)st.st_size;
+    if (size == 0) {
+        close(fd);
+        return BK_OK;
+    }
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+        close(fd);
+        (void)madvise(m, size, MADV_SEQUENTIAL);
+        f->map_ = m;
+        f->map_len_ = size;
+        f->data = m;
+        f->len = size;
+        return BK_OK;
+    }
+    /* read() fallback (e.g. a file system without mmap). */
+    uint8_t *buf = bk_alloc(alloc, size);
+    if (!buf) {
+        close(fd);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory reading %s", path);
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            bk_free(alloc, buf, size);
+            return bk_error_set(err, BK_ERR_IO, got, "cannot read %s: %s", path, strerror(e));
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    f->buf_ = buf;
+    f->map_len_ = size;
+    f->data = buf;
+    f->len = size;
+    return BK_OK;
+}
+
+void bk_blockfile_close(bk_blockfile *f)
+{
+    if (f->map_) munmap(f->map_, f->map_len_);
+    if (f->buf_) bk_free(f->alloc_, f->buf_, f->map_len_);
+    f->map_ = NULL;
+    f->buf_ = NULL;
+    f->data = NULL;
+    f->len = 0;
+}
+
+/* Core: util/obfuscation.h - byte i of the file is XORed with key[i % 8]. */
+static void unxor(const bk_blockfile *f, uint64_t off, uint8_t *out, const uint8_t *in, size_t len)
+{
+    size_t i = 0;
+    /* Align to the key phase, then 8 bytes at a time. */
+    while (i < len && ((off + i) & 7)) {
+        out[i] = in[i] ^ f->key[(off + i) & 7];
+        i++;
+    }
+    uint64_t k;
+    memcpy(&k, f->key, 8);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, in + i, 8);
+        v ^= k;
+        memcpy(out + i, &v, 8);
+    }
+    for (; i < len; i++) out[i] = in[i] ^ f->key[(off + i) & 7];
+}
+
+static int in_file(const bk_blockfile *f, uint64_t off, size_t len)
+{
+    return off <= f->len && len <= f->len - off;
+}
+
+bk_status bk_blockfile_copy(const bk_blockfile *f, uint64_t off, void *out, size_t len, bk_error *err)
+{
+    if (!in_file(f, off, len))
+        return bk_error_set(err, BK_ERR_TRUNCATED, off, "%zu bytes at offset %llu run past the end of the file (%zu bytes)",
+                            len, (unsigned long long)off, f->len);
+    if (f->xored) unxor(f, off, out, f->data + off, len);
+    else if (len) memcpy(out, f->data + off, len);
+    return BK_OK;
+}
+
+bk_status bk_blockfile_bytes(const bk_blockfile *f, uint64_t off, size_t len, uint8_t *buf, size_t cap,
+                             const uint8_t **bytes_out, bk_error *err)
+{
+    if (!in_file(f, off, len))
+        return bk_error_set(err, BK_ERR_TRUNCATED, off, "%zu bytes at offset %llu run past the end of the file (%zu bytes)",
+                            len, (unsigned long long)off, f->len);
+    if (!f->xored) {
+        *bytes_out = f->data + off;
+        return BK_OK;
+    }
+    if (!buf || cap < len)
+        return bk_error_set(err, BK_ERR_BUFFER, off, "buffer of %zu bytes for a %zu-byte record", cap, len);
+    unxor(f, off, buf, f->data + off, len);
+    *bytes_out = buf;
+    return BK_OK;
+}
+
+/* ---- records ---- */
+
+void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f)
+{
+    it->f = f;
+    it->pos = 0;
+    it->end = BK_END_NONE;
+    it->end_offset = 0;
+    it->count = 0;
+}
+
+/* The rest of the file from pos is pre-allocated space: zero on disk, or
+ * zero after de-obfuscation (Core writes the padding raw: spec §10). */
+static int zero_tail(const bk_blockfile *f, uint64_t pos)
+{
+    int raw_zero = 1, plain_zero = f->xored;
+    for (uint64_t i = pos; i < f->len && (raw_zero || plain_zero); i++) {
+        uint8_t b = f->data[i];
+        raw_zero &= b == 0;
+        plain_zero &= b == f->key[i & 7];
+    }
+    return raw_zero || plain_zero;
+}
+
+static int stop(bk_record_iter *it, bk_file_end end)
+{
+    it->end = end;
+    it->end_offset = it->pos;
+    return 0;
+}
+
+int bk_record_next(bk_record_iter *it, bk_record *rec)
+{
+    const bk_blockfile *f = it->f;
+    if (it->end != BK_END_NONE) return 0;
+    if (it->pos == f->len) return stop(it, BK_END_CLEAN);
+    uint64_t rem = f->len - it->pos;
+    uint8_t hdr[8];
+    size_t n = rem < 8 ? (size_t)rem : 8;
+    if (f->xored) unxor(f, it->pos, hdr, f->data + it->pos, n);
+    else memcpy(hdr, f->data + it->pos, n);
+    if (memcmp(hdr, f->magic, n < 4 ? n : 4) != 0)
+        return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_BAD_MAGIC);
+    if (n < 8) return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_TRUNCATED);
+    uint32_t size = bk_load_le32(hdr + 4);
+    uint64_t need = 8 + (uint64_t)size + (f->kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0);
+    if (need > rem) return stop(it, BK_END_TRUNCATED);
+    rec->file = f->number;
+    rec->record_offset = it->pos;
+    rec->offset = it->pos + 8;
+    rec->size = size;
+    it->pos += need;
+    it->count++;
+    return 1;
+}
+
+const char *bk_file_end_str(bk_file_end e)
+{
+    switch (e) {
+    case BK_END_CLEAN: return "clean end";
+    case BK_END_ZERO_TAIL: return "zero tail";
+    case BK_END_BAD_MAGIC: return "bad magic";
+    case BK_END_TRUNCATED: return "truncated record";
+    default: return "not finished";
+    }
+}
+
+bk_status bk_undo_checksum_verify(const uint8_t *undo, size_t len, const uint8_t parent_hash[32],
+                                  const uint8_t checksum[32], bk_error *err)
+{
+    /* Core: blockstorage.cpp WriteBlockUndo/ReadBlockUndo - HashWriter over
+     * pprev->GetBlockHash() then the CBlockUndo. */
+    bk_sha256_ctx ctx;
+    uint8_t h[32];
+    bk_sha256_init(&ctx);
+    bk_sha256_update(&ctx, parent_hash, 32);
+    bk_sha256_update(&ctx, undo, len);
+    bk_sha256_final(&ctx, h);
+    bk_sha256(h, h, 32);
+    if (memcmp(h, checksum, 32) != 0)
+        return bk_error_set(err, BK_ERR_CHECKSUM, len, "undo record checksum mismatch");
+    return BK_OK;
+}
+
+/* ---- blocks directory ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "blk" or "rev", five digits, ".dat". */
+static int parse_name(const char *name, bk_file_kind *kind, uint32_t *num)
+{
+    if (strlen(name) != 12 || strcmp(name + 8, ".dat") != 0) return 0;
+    if (memcmp(name, "blk", 3) == 0) *kind = BK_FILE_BLK;
+    else if (memcmp(name, "rev", 3) == 0) *kind = BK_FILE_REV;
+    else return 0;
+    uint32_t v = 0;
+    for (int i = 3; i < 8; i++) {
+        if (name[i] < '0' || name[i] > '9') return 0;
+        v = v * 10 + (uint32_t)(name[i] - '0');
+    }
+    *num = v;
+    return 1;
+}
+
+static bk_status push_num(const bk_allocator *a, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        uint32_t *na = bk_realloc(a, *arr, *cap * sizeof **arr, nc * sizeof **arr);
+        if (!na) return BK_ERR_NOMEM;
+        *arr = na;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = v;
+    return BK_OK;
+}
+
+static bk_status read_xor_key(bk_blocksdir *d, bk_error *err)
+{
+    size_t plen = strlen(d->path);
+    char *p = bk_alloc(d->alloc, plen + 9);
+    if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memcpy(p, d->path, plen);
+    memcpy(p + plen, "/xor.dat", 9);
+    bk_status st = BK_OK;
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        /* No xor.dat (Core before v28): identity. */
+        if (errno != ENOENT) st = bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", p, strerror(errno));
+        bk_free(d->alloc, p, plen + 9);
+        return st;
+    }
+    uint8_t buf[BK_XOR_KEY_SIZE + 1];
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, sizeof buf - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            st = bk_error_set(err, BK_ERR_IO, got, "cannot read %s: %s", p, strerror(errno));
+            break;
+        }
+        if (n == 0) break;
+        got += (size_t)n;
+        if (got == sizeof buf) break;
+    }
+    close(fd);
+    if (st == BK_OK && got != BK_XOR_KEY_SIZE)
+        st = bk_error_set(err, BK_ERR_INVALID, got, "%s must hold exactly 8 bytes", p);
+    if (st == BK_OK) {
+        memcpy(d->key, buf, BK_XOR_KEY_SIZE);
+        for (size_t i = 0; i < BK_XOR_KEY_SIZE; i++) d->xored |= buf[i] != 0;
+    }
+    bk_free(d->alloc, p, plen + 9);
+    return st;
+}
+
+bk_status bk_blocksdir_open(bk_blocksdir *d, const char *path, bk_network net, const bk_allocator *alloc,
+                            bk_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->alloc = alloc;
+    d->net = net;
+    if (!bk_network_get(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    size_t plen = strlen(path);
+    while (plen > 1 && path[plen - 1] == '/') plen--;
+    d->path = bk_alloc(alloc, plen + 1);
+    if (!d->path) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memcpy(d->path, path, plen);
+    d->path[plen] = 0;
+    DIR *dir = opendir(d->path);
+    if (!dir) {
+        bk_status st = bk_error_set(err, BK_ERR_IO, 0, "cannot open directory %s: %s", d->path, strerror(errno));
+        bk_blocksdir_close(d);
+        return st;
+    }
+    size_t cap_blk = 0, cap_rev = 0;
+    bk_status st = BK_OK;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        bk_file_kind kind;
+        uint32_t num;
+        if (!parse_name(e->d_name, &kind, &num)) continue;
+        st = kind == BK_FILE_BLK ? push_num(alloc, &d->blk, &d->n_blk, &cap_blk, num)
+                                 : push_num(alloc, &d->rev, &d->n_rev, &cap_rev, num);
+        if (st != BK_OK) break;
+    }
+    closedir(dir);
+    if (st != BK_OK) {
+        bk_blocksdir_close(d);
+        return bk_error_set(err, st, 0, "out of memory");
+    }
+    /* Keep the allocation sizes exact for bk_free. */
+    if (d->n_blk < cap_blk) {
+        uint32_t *na = d->n_blk ? bk_realloc(alloc, d->blk, cap_blk * 4, d->n_blk * 4) : NULL;
+        if (d->n_blk && !na) { bk_blocksdir_close(d); return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"); }
+        if (!d->n_blk) bk_free(alloc, d->blk, cap_blk * 4);
+        d->blk = na;
+    }
+    if (d->n_rev < cap_rev) {
+        uint32_t *na = d->n_rev ? bk_realloc(alloc, d->rev, cap_rev * 4, d->n_rev * 4) : NULL;
+        if (d->n_rev && !na) { bk_blocksdir_close(d); return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"); }
+        if (!d->n_rev) bk_free(alloc, d->rev, cap_rev * 4);
+        d->rev = na;
+    }
+    if (d->n_blk) qsort(d->blk, d->n_blk, sizeof *d->blk, cmp_u32);
+    if (d->n_rev) qsort(d->rev, d->n_rev, sizeof *d->rev, cmp_u32);
+    st = read_xor_key(d, err);
+    if (st != BK_OK) bk_blocksdir_close(d);
+    return st;
+}
+
+bk_status bk_blocksdir_open_file(const bk_blocksdir *d, bk_file_kind kind, uint32_t number, bk_blockfile *f,
+                                 bk_error *err)
+{
+    size_t plen = strlen(d->path);
+    size_t cap = plen + 16;
+    char *p = bk_alloc(d->alloc, cap);
+    if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    snprintf(p, cap, "%s/%s%05u.dat", d->path, kind == BK_FILE_BLK ? "blk" : "rev", (unsigned)number);
+    bk_status st = bk_blockfile_open(f, p, kind, number, d->net, d->xored ? d->key : NULL, d->alloc, err);
+    bk_free(d->alloc, p, cap);
+    return st;
+}
+
+int bk_blocksdir_has(const bk_blocksdir *d, bk_file_kind kind, uint32_t number)
+{
+    const uint32_t *a = kind == BK_FILE_BLK ? d->blk : d->rev;
+    size_t n = kind == BK_FILE_BLK ? d->n_blk : d->n_rev;
+    return n && bsearch(&number, a, n, sizeof *a, cmp_u32) != NULL;
+}
+
+void bk_blocksdir_close(bk_blocksdir *d)
+{
+    if (d->path) bk_free(d->alloc, d->path, strlen(d->path) + 1);
+    if (d->blk) bk_free(d->alloc, d->blk, d->n_blk * sizeof *d->blk);
+    if (d->rev) bk_free(d->alloc, d->rev, d->n_rev * sizeof *d->rev);
+    d->path = NULL;
+    d->blk = d->rev = NULL;
+    d->n_blk = d->n_rev = 0;
+}

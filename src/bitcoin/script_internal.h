@@ -1,0 +1,40 @@
+/* Internal helpers shared by script.c, address.c and descriptor.c. */
+#ifndef BLOCKKIT_SCRIPT_INTERNAL_H
+#define BLOCKKIT_SCRIPT_INTERNAL_H
+
+#include <blockkit/script.h>
+
+/* Lowercase hex of src[0..n) into dst[0..2n) (no NUL). */
+void bk_script_hex(char *dst, const uint8_t *src, size_t n);
+
+/* Room for n bytes at the end of w (fast path inline). NULL on failure. */
+static inline uint8_t *bk_script_space(bk_writer *w, size_t n)
+{
+    if (n <= w->cap - w->len) return w->data + w->len;
+    return bk_writer_space(w, n);
+}
+
+/* Address of a solved script (Core: ExtractDestination + EncodeDestination)
+ * into out (BK_SCRIPT_ADDRESS_MAX bytes), NUL-terminated; returns its
+ * length, 0 when Core prints no address. */
+size_t bk_script_address_encode(const bk_script_solution *sol, const bk_network_params *p,
+                                char out[BK_SCRIPT_ADDRESS_MAX]);
+
+/* XOnlyPubKey::IsFullyValid: x < p and x^3 + 7 is a square mod p. */
+int bk_script_xonly_valid(const uint8_t x[32]);
+/* The same through libsecp256k1's secp256k1_xonly_pubkey_parse (the
+ * reference the fast path is tested against). */
+int bk_script_xonly_valid_reference(const uint8_t x[32]);
+
+/* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
+size_t bk_base58_encode25(char *out, const uint8_t in[25]);
+
+/* Generic bech32/bech32m decoding (BIP173 rules: printable ASCII, no mixed
+ * case, <= 90 characters, non-empty hrp, >= 6 data characters, valid
+ * checksum). hrp receives the lowercased hrp, data the 5-bit values without
+ * the checksum (*dlen_out of them). Returns 1 for bech32, 2 for bech32m, 0
+ * on error (err filled). */
+int bk_bech32_decode(const char *s, size_t len, char hrp[91], uint8_t data[90], size_t *dlen_out,
+                     bk_error *err);
+
+#endif

@@ -1,0 +1,568 @@
+/* Generalized indices and Merkle proofs over serialized SSZ values
+ * (ethereum/consensus-specs ssz/merkle-proofs.md: get_generalized_index,
+ * get_helper_indices, is_valid_merkle_branch, calculate_multi_merkle_root). */
+#include "ssz_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned floor_log2(uint64_t g)
+{
+    unsigned d = 0;
+    while (g >>= 1) d++;
+    return d;
+}
+
+static uint64_t pow2_ceil(uint64_t n)
+{
+    /* merkle-proofs.md get_power_of_two_ceil: 1 for 0 and 1. */
+    uint64_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+static int parse_index(const char *s, uint64_t *out)
+{
+    if (!*s || (s[0] == '0' && s[1])) return 0;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return 0;
+        if (v > (UINT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath, uint64_t *gindex_out,
+                        bk_error *err)
+{
+    uint64_t root = 1;
+    *gindex_out = 0;
+    for (size_t k = 0; k < npath; k++) {
+        const char *p = path[k];
+        if (bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE)
+            return bk_error_set(err, BK_ERR_ARG, k, "path element \"%s\" goes below a basic type", p);
+        if (strcmp(p, "__len__") == 0) {
+            if (t->kind != BK_SSZ_LIST && t->kind != BK_SSZ_BITLIST)
+                return bk_error_set(err, BK_ERR_ARG, k, "__len__ of a type that is not a list");
+            if (root > (UINT64_MAX - 1) / 2) return bk_error_set(err, BK_ERR_OVERFLOW, k, "generalized index over 64 bits");
+            root = root * 2 + 1;
+            t = NULL;
+            /* The length is a uint64 leaf: nothing may follow. */
+            if (k + 1 < npath) return bk_error_set(err, BK_ERR_ARG, k + 1, "path continues after __len__");
+            break;
+        }
+        uint64_t pos;
+        const bk_ssz_type *next;
+        if (t->kind == BK_SSZ_CONTAINER) {
+            size_t i = 0;
+            while (i < t->nfields && strcmp(t->fields[i].name, p) != 0) i++;
+            if (i == t->nfields) return bk_error_set(err, BK_ERR_NOT_FOUND, k, "Container:%s has no field \"%s\"", t->name, p);
+            pos = i;
+            next = t->fields[i].type;
+        } else if (t->kind == BK_SSZ_UNION) {
+            return bk_error_set(err, BK_ERR_ARG, k, "paths through a Union are not defined by the spec");
+        } else {
+            uint64_t idx;
+            if (!parse_index(p, &idx)) return bk_error_set(err, BK_ERR_ARG, k, "\"%s\" is not an index", p);
+            if (idx >= t->length) return bk_error_set(err, BK_ERR_NOT_FOUND, k, "index %llu past the length %llu",
+                                                      (unsigned long long)idx, (unsigned long long)t->length);
+            if (t->kind == BK_SSZ_BITVECTOR || t->kind == BK_SSZ_BITLIST) {
+                pos = idx / 256;
+                next = NULL;
+            } else if (bk_ssz_is_basic(t->elem)) {
+                pos = idx * t->elem->size / 32;
+                next = t->elem;
+            } else {
+                pos = idx;
+                next = t->elem;
+            }
+        }
+        uint64_t base = (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST) ? 2 : 1;
+        uint64_t width = pow2_ceil(t->chunk_count), r;
+        if (__builtin_mul_overflow(root, base, &r) || __builtin_mul_overflow(r, width, &r) ||
+            __builtin_add_overflow(r, pos, &r))
+            return bk_error_set(err, BK_ERR_OVERFLOW, k, "generalized index over 64 bits");
+        root = r;
+        t = next;
+        if (!t && k + 1 < npath) return bk_error_set(err, BK_ERR_ARG, k + 1, "path continues below a bitfield chunk");
+    }
+    *gindex_out = root;
+    return BK_OK;
+}
+
+/* Node g (relative, >= 1) of the tree of validated data d of type t. */
+static bk_status node_rec(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t g,
+                          uint8_t out[32], bk_error *err)
+{
+    if (g == 1) return bk_ssz_root_unchecked(h, t, d, len, out, err);
+    if (bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a basic leaf");
+    unsigned dg = floor_log2(g);
+    if (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST || t->kind == BK_SSZ_UNION) {
+        /* Root = hash(left, right): left the data tree / option root,
+         * right the length / selector chunk. */
+        uint64_t top = UINT64_C(1) << (dg - 1);
+        int right = (g & top) != 0;
+        uint64_t sub = (g & (top - 1)) | top;
+        if (right) {
+            if (sub != 1) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a length chunk");
+            memset(out, 0, 32);
+            if (t->kind == BK_SSZ_UNION) out[0] = d[0];
+            else bk_store_le64(out, bk_ssz_elem_count(t, d, len));
+            return BK_OK;
+        }
+        if (t->kind == BK_SSZ_UNION) return node_rec(h, t->fields[d[0]].type, d + 1, len - 1, sub, out, err);
+        g = sub;
+        if (g == 1) return bk_ssz_subtree(h, t, d, len, 0, t->depth, out, err);
+        dg = floor_log2(g);
+    }
+    unsigned D = t->depth;
+    if (dg < D) {
+        uint64_t idx = g - (UINT64_C(1) << dg);
+        return bk_ssz_subtree(h, t, d, len, idx << (D - dg), D - dg, out, err);
+    }
+    uint64_t i = (g >> (dg - D)) - (UINT64_C(1) << D);
+    if (dg == D) return bk_ssz_chunk(h, t, d, len, i, out, err);
+    if (t->kind == BK_SSZ_BITVECTOR || t->kind == BK_SSZ_BITLIST ||
+        ((t->kind == BK_SSZ_VECTOR || t->kind == BK_SSZ_LIST) && bk_ssz_is_basic(t->elem)))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a packed chunk");
+    if (i >= bk_ssz_chunks(t, d, len))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a padding chunk");
+    uint64_t rest = dg - D;
+    uint64_t sub = (g & ((UINT64_C(1) << rest) - 1)) | (UINT64_C(1) << rest);
+    const uint8_t *p;
+    size_t n;
+    bk_ssz_elem_span(t, d, len, i, &p, &n);
+    bk_status st = node_rec(h, t->kind == BK_SSZ_CONTAINER ? t->fields[i].type : t->elem, p, n, sub, out, err);
+    return st;
+}
+
+static bk_status with_hasher(bk_ssz_hasher **h, bk_ssz_hasher **own, bk_error *err)
+{
+    *own = NULL;
+    if (*h) return BK_OK;
+    bk_status st = bk_ssz_hasher_create(own, 0, NULL);
+    if (st != BK_OK) return bk_error_set(err, st, 0, "out of memory");
+    *h = *own;
+    return BK_OK;
+}
+
+bk_status bk_ssz_node(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len, uint64_t g,
+                      uint8_t out[32], bk_error *err)
+{
+    if (g == 0) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0");
+    bk_status st = bk_ssz_validate(t, data, len, err);
+    if (st != BK_OK) return st;
+    static const uint8_t empty[1];
+    if (!data) data = empty;
+    bk_ssz_hasher *own;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    size_t mark = h->used;
+    st = node_rec(h, t, data, len, g, out, err);
+    h->used = mark;
+    bk_ssz_hasher_free(own);
+    return st;
+}
+
+bk_status bk_ssz_prove(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len, uint64_t g,
+                       uint8_t leaf_out[32], uint8_t (*branch_out)[32], unsigned *depth_out, bk_error *err)
+{
+    *depth_out = 0;
+    if (g == 0) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0");
+    bk_status st = bk_ssz_validate(t, data, len, err);
+    if (st != BK_OK) return st;
+    static const uint8_t empty[1];
+    if (!data) data = empty;
+    bk_ssz_hasher *own;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    size_t mark = h->used;
+    unsigned depth = floor_log2(g);
+    st = node_rec(h, t, data, len, g, leaf_out, err);
+    for (unsigned i = 0; st == BK_OK && i < depth; i++) st = node_rec(h, t, data, len, (g >> i) ^ 1, branch_out[i], err);
+    h->used = mark;
+    bk_ssz_hasher_free(own);
+    if (st == BK_OK) *depth_out = depth;
+    return st;
+}
+
+int bk_ssz_verify_branch(const uint8_t leaf[32], const uint8_t (*branch)[32], unsigned depth, uint64_t g,
+                         const uint8_t root[32])
+{
+    if (g == 0 || depth > 63 || floor_log2(g) != depth) return 0;
+    uint64_t index = g - (UINT64_C(1) << depth);
+    uint8_t v[32];
+    memcpy(v, leaf, 32);
+    for (unsigned i = 0; i < depth; i++) {
+        if ((index >> i) & 1) bk_ssz_hash_pair(v, branch[i], v);
+        else bk_ssz_hash_pair(v, v, branch[i]);
+    }
+    return memcmp(v, root, 32) == 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static size_t sort_unique_desc(uint64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_desc);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    return m;
+}
+
+/* Helper indices into a scratch array; returns the count or SIZE_MAX. */
+static bk_status helpers_scratch(bk_ssz_hasher *h, const uint64_t *indices, size_t n, uint64_t **out,
+                                 size_t *count, bk_error *err)
+{
+    size_t room = (h->cap - h->used) / 8;
+    if (n > room / 128) return bk_error_set(err, BK_ERR_BUFFER, 0, "too many indices for the hasher scratch");
+    uint64_t *branch = (uint64_t *)(void *)(h->scratch + h->used);
+    uint64_t *path = branch + 64 * n;
+    size_t nb = 0, np = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t g = indices[i];
+        if (g == 0) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0");
+        /* get_branch_indices / get_path_indices: every level below the root. */
+        for (; g > 1; g >>= 1) {
+            branch[nb++] = g ^ 1;
+            path[np++] = g;
+        }
+    }
+    nb = sort_unique_desc(branch, nb);
+    np = sort_unique_desc(path, np);
+    size_t m = 0, j = 0;
+    for (size_t i = 0; i < nb; i++) {
+        while (j < np && path[j] > branch[i]) j++;
+        if (j < np && path[j] == branch[i]) continue;
+        branch[m++] = branch[i];
+    }
+    *out = branch;
+    *count = m;
+    return BK_OK;
+}
+
+bk_status bk_ssz_helper_indices(bk_ssz_hasher *h, const uint64_t *indices, size_t n, uint64_t *helpers_out,
+                                size_t cap, size_t *nhelpers_out, bk_error *err)
+{
+    *nhelpers_out = 0;
+    bk_ssz_hasher *own;
+    bk_status st;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    uint64_t *v;
+    size_t m;
+    st = helpers_scratch(h, indices, n, &v, &m, err);
+    if (st == BK_OK) {
+        *nhelpers_out = m;
+        if (m > cap) st = bk_error_set(err, BK_ERR_BUFFER, 0, "%zu helper indices, room for %zu", m, cap);
+        else memcpy(helpers_out, v, m * sizeof *v);
+    }
+    bk_ssz_hasher_free(own);
+    return st;
+}
+
+typedef struct node_entry {
+    uint64_t g;
+    uint8_t v[32];
+} node_entry;
+
+static node_entry *find_node(node_entry *e, size_t n, uint64_t g)
+{
+    for (size_t i = 0; i < n; i++)
+        if (e[i].g == g) return &e[i];
+    return NULL;
+}
+
+bk_status bk_ssz_multi_root(bk_ssz_hasher *h, const uint8_t (*leaves)[32], const uint64_t *indices, size_t n,
+                            const uint8_t (*proof)[32], size_t nproof, uint8_t root_out[32], bk_error *err)
+{
+    bk_ssz_hasher *own;
+    bk_status st;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    size_t mark = h->used;
+    uint64_t *helpers;
+    size_t nh;
+    st = helpers_scratch(h, indices, n, &helpers, &nh, err);
+    if (st != BK_OK) goto out;
+    if (nh != nproof) {
+        st = bk_error_set(err, BK_ERR_ARG, 0, "proof has %zu nodes, the indices need %zu", nproof, nh);
+        goto out;
+    }
+    /* Keep the helpers, then the node table. */
+    h->used += (nh * 8 + 31) & ~(size_t)31;
+    size_t total = n + nh, cap = 2 * total + 1;
+    node_entry *e = (node_entry *)(void *)bk_ssz_scratch_take(h, ((cap * sizeof(node_entry)) + 31) & ~(size_t)31);
+    if (!e) {
+        st = bk_error_set(err, BK_ERR_BUFFER, 0, "too many proof nodes for the hasher scratch");
+        goto out;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++) {
+        node_entry *x = find_node(e, ne, indices[i]);
+        if (!x) x = &e[ne++];
+        x->g = indices[i];
+        memcpy(x->v, leaves[i], 32);
+    }
+    for (size_t i = 0; i < nh; i++) {
+        node_entry *x = find_node(e, ne, helpers[i]);
+        if (!x) x = &e[ne++];
+        x->g = helpers[i];
+        memcpy(x->v, proof[i], 32);
+    }
+    /* Keys in descending order, parents appended as they are made. */
+    for (size_t i = 1; i < ne; i++)
+        for (size_t j = i; j > 0 && e[j - 1].g < e[j].g; j--) {
+            node_entry tmp = e[j];
+            e[j] = e[j - 1];
+            e[j - 1] = tmp;
+        }
+    for (size_t pos = 0; pos < ne; pos++) {
+        uint64_t k = e[pos].g;
+        if (k <= 1) continue;
+        node_entry *sib = find_node(e, ne, k ^ 1);
+        if (!sib || find_node(e, ne, k / 2)) continue;
+        if (ne == cap) {
+            st = bk_error_set(err, BK_ERR_BUFFER, 0, "proof node table full");
+            goto out;
+        }
+        node_entry *l = (k & 1) ? sib : &e[pos], *r = (k & 1) ? &e[pos] : sib;
+        uint8_t v[32];
+        bk_ssz_hash_pair(v, l->v, r->v);
+        e[ne].g = k / 2;
+        memcpy(e[ne].v, v, 32);
+        ne++;
+    }
+    node_entry *root = find_node(e, ne, 1);
+    if (!root) st = bk_error_set(err, BK_ERR_INVALID, 0, "the proof does not reach the root");
+    else memcpy(root_out, root->v, 32);
+out:
+    h->used = mark;
+    bk_ssz_hasher_free(own);
+    return st;
+}
+
+/* ---- proof documents ---- */
+
+static void put_h32(bk_writer *w, const uint8_t v[32])
+{
+    static const char hx[] = "0123456789abcdef";
+    char s[69];
+    s[0] = '"';
+    s[1] = '0';
+    s[2] = 'x';
+    for (int i = 0; i < 32; i++) {
+        s[3 + 2 * i] = hx[v[i] >> 4];
+        s[4 + 2 * i] = hx[v[i] & 15];
+    }
+    s[67] = '"';
+    bk_writer_put(w, s, 68);
+}
+
+static void put_u64(bk_writer *w, uint64_t v)
+{
+    char s[24];
+    int n = snprintf(s, sizeof s, "\"%llu\"", (unsigned long long)v);
+    bk_writer_put(w, s, (size_t)n);
+}
+
+bk_status bk_ssz_proof_to_json(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                               const uint64_t *gindices, size_t n, bk_writer *w, bk_error *err)
+{
+    if (n == 0) return bk_error_set(err, BK_ERR_ARG, 0, "no generalized index");
+    bk_status st = bk_ssz_validate(t, data, len, err);
+    if (st != BK_OK) return st;
+    static const uint8_t empty[1];
+    if (!data) data = empty;
+    bk_ssz_hasher *own;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) return st;
+    size_t mark = h->used;
+    uint8_t root[32], v[32];
+    st = bk_ssz_root_unchecked(h, t, data, len, root, err);
+    if (st == BK_OK && n == 1) {
+        uint64_t g = gindices[0];
+        unsigned depth = floor_log2(g);
+        st = g ? node_rec(h, t, data, len, g, v, err) : bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0");
+        if (st == BK_OK) {
+            bk_writer_puts(w, "{\"gindex\":");
+            put_u64(w, g);
+            char s[32];
+            snprintf(s, sizeof s, ",\"depth\":%u,\"leaf\":", depth);
+            bk_writer_puts(w, s);
+            put_h32(w, v);
+            bk_writer_puts(w, ",\"branch\":[");
+            for (unsigned i = 0; st == BK_OK && i < depth; i++) {
+                st = node_rec(h, t, data, len, (g >> i) ^ 1, v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"root\":");
+            put_h32(w, root);
+            bk_writer_puts(w, "}");
+        }
+    } else if (st == BK_OK) {
+        uint64_t *helpers;
+        size_t nh;
+        st = helpers_scratch(h, gindices, n, &helpers, &nh, err);
+        if (st == BK_OK) {
+            /* Keep the helpers out of the way of the node computations. */
+            h->used += (nh * 8 + 31) & ~(size_t)31;
+            bk_writer_puts(w, "{\"gindices\":[");
+            for (size_t i = 0; i < n; i++) {
+                if (i) bk_writer_putc(w, ',');
+                put_u64(w, gindices[i]);
+            }
+            bk_writer_puts(w, "],\"helper_indices\":[");
+            for (size_t i = 0; i < nh; i++) {
+                if (i) bk_writer_putc(w, ',');
+                put_u64(w, helpers[i]);
+            }
+            bk_writer_puts(w, "],\"leaves\":[");
+            for (size_t i = 0; st == BK_OK && i < n; i++) {
+                st = node_rec(h, t, data, len, gindices[i], v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"proof\":[");
+            for (size_t i = 0; st == BK_OK && i < nh; i++) {
+                st = node_rec(h, t, data, len, helpers[i], v, err);
+                if (i) bk_writer_putc(w, ',');
+                put_h32(w, v);
+            }
+            bk_writer_puts(w, "],\"root\":");
+            put_h32(w, root);
+            bk_writer_puts(w, "}");
+        }
+    }
+    h->used = mark;
+    bk_ssz_hasher_free(own);
+    if (st == BK_OK && bk_writer_status(w) != BK_OK) st = bk_error_set(err, bk_writer_status(w), 0, "writer failed");
+    return st;
+}
+
+static int json_h32(const bk_sjson *v, uint8_t out[32])
+{
+    if (!v || v->kind != BK_SJSON_STRING || v->len != 66 || v->str[0] != '0' || v->str[1] != 'x') return 0;
+    for (int i = 0; i < 32; i++) {
+        int a = 0, b = 0;
+        char c1 = v->str[2 + 2 * i], c2 = v->str[3 + 2 * i];
+        a = c1 >= '0' && c1 <= '9' ? c1 - '0' : c1 >= 'a' && c1 <= 'f' ? c1 - 'a' + 10 : c1 >= 'A' && c1 <= 'F' ? c1 - 'A' + 10 : -1;
+        b = c2 >= '0' && c2 <= '9' ? c2 - '0' : c2 >= 'a' && c2 <= 'f' ? c2 - 'a' + 10 : c2 >= 'A' && c2 <= 'F' ? c2 - 'A' + 10 : -1;
+        if (a < 0 || b < 0) return 0;
+        out[i] = (uint8_t)(a << 4 | b);
+    }
+    return 1;
+}
+
+static int json_u64(const bk_sjson *v, uint64_t *out)
+{
+    if (!v || (v->kind != BK_SJSON_STRING && v->kind != BK_SJSON_NUMBER)) return 0;
+    char buf[24];
+    if (v->len == 0 || v->len >= sizeof buf) return 0;
+    memcpy(buf, v->str, v->len);
+    buf[v->len] = 0;
+    return parse_index(buf, out);
+}
+
+/* Read an array of 32-byte hex nodes into scratch. */
+static bk_status json_nodes(bk_ssz_hasher *h, const bk_sjson *a, uint8_t (**out)[32], bk_error *err)
+{
+    if (!a || a->kind != BK_SJSON_ARRAY) return bk_error_set(err, BK_ERR_INVALID, a ? a->off : 0, "expected an array of nodes");
+    uint8_t(*v)[32] = (uint8_t(*)[32])(void *)bk_ssz_scratch_take(h, 32 * a->n);
+    if (!v && a->n) return bk_error_set(err, BK_ERR_BUFFER, a->off, "too many nodes for the hasher scratch");
+    size_t i = 0;
+    for (const bk_sjson *c = a->child; c; c = c->next, i++)
+        if (!json_h32(c, v[i])) return bk_error_set(err, BK_ERR_INVALID, c->off, "a node is \"0x\" + 64 hex digits");
+    *out = v;
+    return BK_OK;
+}
+
+bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t len, const uint8_t *root,
+                                   uint64_t gindex_want, const bk_allocator *alloc, bk_error *err)
+{
+    bk_arena a;
+    bk_arena_init(&a, alloc);
+    bk_sjson *doc;
+    bk_ssz_hasher *own = NULL;
+    bk_status st = bk_sjson_parse(&a, json, len, &doc, err);
+    if (st != BK_OK) goto out;
+    if ((st = with_hasher(&h, &own, err)) != BK_OK) goto out;
+    size_t mark = h->used;
+    uint8_t want[32], got[32];
+    if (!root) {
+        if (!json_h32(bk_sjson_get(doc, "root"), want)) {
+            st = bk_error_set(err, BK_ERR_INVALID, doc->off, "no root given and none in the proof");
+            goto done;
+        }
+        root = want;
+    }
+    const bk_sjson *gv = bk_sjson_get(doc, "gindex");
+    if (gv) {
+        uint64_t g;
+        uint8_t leaf[32], (*branch)[32];
+        const bk_sjson *bv = bk_sjson_get(doc, "branch");
+        if (!json_u64(gv, &g) || g == 0) {
+            st = bk_error_set(err, BK_ERR_INVALID, gv->off, "bad gindex");
+            goto done;
+        }
+        if (!json_h32(bk_sjson_get(doc, "leaf"), leaf)) {
+            st = bk_error_set(err, BK_ERR_INVALID, doc->off, "bad or missing leaf");
+            goto done;
+        }
+        if ((st = json_nodes(h, bv, &branch, err)) != BK_OK) goto done;
+        if (bv->n != floor_log2(g)) {
+            st = bk_error_set(err, BK_ERR_MISMATCH, bv->off, "branch of %zu nodes for a gindex of depth %u", bv->n,
+                              floor_log2(g));
+            goto done;
+        }
+        if (gindex_want && g != gindex_want) {
+            st = bk_error_set(err, BK_ERR_MISMATCH, gv->off, "proof is for gindex %llu, the path gives %llu",
+                              (unsigned long long)g, (unsigned long long)gindex_want);
+            goto done;
+        }
+        if (!bk_ssz_verify_branch(leaf, (const uint8_t(*)[32])branch, (unsigned)bv->n, g, root))
+            st = bk_error_set(err, BK_ERR_MISMATCH, doc->off, "the branch does not prove the leaf against the root");
+        goto done;
+    }
+    const bk_sjson *gs = bk_sjson_get(doc, "gindices");
+    if (!gs || gs->kind != BK_SJSON_ARRAY || gs->n == 0) {
+        st = bk_error_set(err, BK_ERR_INVALID, doc->off, "a proof has \"gindex\" or \"gindices\"");
+        goto done;
+    }
+    {
+        uint64_t *g = (uint64_t *)(void *)bk_ssz_scratch_take(h, (8 * gs->n + 31) & ~(size_t)31);
+        if (!g) {
+            st = bk_error_set(err, BK_ERR_BUFFER, gs->off, "too many indices");
+            goto done;
+        }
+        size_t i = 0;
+        for (const bk_sjson *c = gs->child; c; c = c->next, i++)
+            if (!json_u64(c, &g[i]) || g[i] == 0) {
+                st = bk_error_set(err, BK_ERR_INVALID, c->off, "bad gindex");
+                goto done;
+            }
+        uint8_t(*leaves)[32], (*proof)[32];
+        const bk_sjson *lv = bk_sjson_get(doc, "leaves"), *pv = bk_sjson_get(doc, "proof");
+        if ((st = json_nodes(h, lv, &leaves, err)) != BK_OK || (st = json_nodes(h, pv, &proof, err)) != BK_OK)
+            goto done;
+        if (lv->n != gs->n) {
+            st = bk_error_set(err, BK_ERR_INVALID, lv->off, "%zu leaves for %zu indices", lv->n, gs->n);
+            goto done;
+        }
+        st = bk_ssz_multi_root(h, (const uint8_t(*)[32])leaves, g, gs->n, (const uint8_t(*)[32])proof, pv->n, got, err);
+        if (st == BK_ERR_ARG) st = bk_error_set(err, BK_ERR_MISMATCH, pv->off, "%s", err ? err->msg : "bad proof size");
+        if (st == BK_OK && memcmp(got, root, 32) != 0)
+            st = bk_error_set(err, BK_ERR_MISMATCH, doc->off, "the multiproof does not reach the root");
+    }
+done:
+    h->used = mark;
+out:
+    bk_ssz_hasher_free(own);
+    bk_arena_free(&a);
+    return st;
+}

@@ -1,0 +1,96 @@
+/* Internal declarations shared by the SSZ sources: an arena, a small strict
+ * JSON parser (schemas, values, test vectors), and hashing internals. */
+#ifndef BLOCKKIT_SSZ_INTERNAL_H
+#define BLOCKKIT_SSZ_INTERNAL_H
+
+#include <blockkit/ssz.h>
+#include <blockkit/sha256.h>
+
+/* ---- arena: bump allocation in blocks taken from a bk_allocator ---- */
+typedef struct bk_arena_block bk_arena_block;
+typedef struct bk_arena {
+    const bk_allocator *alloc;
+    bk_arena_block *head;
+} bk_arena;
+
+void bk_arena_init(bk_arena *a, const bk_allocator *alloc);
+/* n zeroed bytes aligned to 16; NULL when the allocator fails. */
+void *bk_arena_alloc(bk_arena *a, size_t n);
+char *bk_arena_strndup(bk_arena *a, const char *s, size_t n);
+void bk_arena_free(bk_arena *a);
+
+/* ---- JSON (RFC 8259, strict: no trailing commas, no comments, no
+ * leading zeros, control characters escaped, valid UTF-8 escapes) ---- */
+typedef enum bk_sjson_kind {
+    BK_SJSON_NULL, BK_SJSON_FALSE, BK_SJSON_TRUE, BK_SJSON_NUMBER, BK_SJSON_STRING,
+    BK_SJSON_ARRAY, BK_SJSON_OBJECT
+} bk_sjson_kind;
+
+typedef struct bk_sjson bk_sjson;
+struct bk_sjson {
+    bk_sjson_kind kind;
+    size_t off;             /* offset of the value in the text */
+    const char *str;        /* string (unescaped, NUL-terminated) or number text */
+    size_t len;             /* string / number text length */
+    size_t n;               /* array / object: number of children */
+    bk_sjson *child;        /* first child */
+    bk_sjson *next;         /* next sibling */
+    const char *key;        /* member name inside an object */
+    size_t keylen;
+};
+
+/* Parse one JSON value (surrounding white space allowed, nothing else) with
+ * nodes in arena a. BK_ERR_INVALID with the offset on bad JSON. */
+bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **root_out, bk_error *err);
+/* Object member by name, NULL when absent. */
+const bk_sjson *bk_sjson_get(const bk_sjson *obj, const char *key);
+
+/* ---- type helpers ---- */
+static inline int bk_ssz_is_basic(const bk_ssz_type *t)
+{
+    return t->kind == BK_SSZ_UINT || t->kind == BK_SSZ_BOOL;
+}
+/* Bytes a basic type packs into (uint width, 1 for bool). */
+static inline uint32_t bk_ssz_basic_size(const bk_ssz_type *t) { return t->size; }
+
+/* Prepend a path component to err->path (".name" or "[i]"). */
+void bk_ssz_path_field(bk_error *err, const char *name);
+void bk_ssz_path_index(bk_error *err, uint64_t i);
+
+/* Span of element i / field i of validated data of a vector, list or
+ * container. */
+void bk_ssz_elem_span(const bk_ssz_type *t, const uint8_t *data, size_t len, uint64_t i,
+                      const uint8_t **p_out, size_t *n_out);
+/* Number of elements of validated data of a list/vector (bits for bitfields). */
+uint64_t bk_ssz_elem_count(const bk_ssz_type *t, const uint8_t *data, size_t len);
+
+/* ---- hashing internals (data must be valid) ---- */
+struct bk_ssz_hasher {
+    const bk_allocator *alloc;
+    uint8_t *scratch;       /* stack of merkleizer reservations */
+    size_t cap;
+    size_t used;
+};
+
+/* Take n bytes (multiple of 32) of scratch; NULL when it does not fit. */
+uint8_t *bk_ssz_scratch_take(bk_ssz_hasher *h, size_t n);
+
+/* Number of chunks of the data tree of validated data (before padding). */
+uint64_t bk_ssz_chunks(const bk_ssz_type *t, const uint8_t *d, size_t len);
+
+/* Root of the subtree of height sub_depth of the data tree of t whose
+ * leftmost chunk is lo (lo a multiple of 2^sub_depth). */
+bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t lo,
+                         unsigned sub_depth, uint8_t out[32], bk_error *err);
+
+/* Chunk i of the data tree (a packed chunk or an element/field root). */
+bk_status bk_ssz_chunk(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t i,
+                       uint8_t out[32], bk_error *err);
+
+/* hash_tree_root of validated data. */
+bk_status bk_ssz_root_unchecked(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len,
+                                uint8_t out[32], bk_error *err);
+
+void bk_ssz_hash_pair(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
+
+#endif

@@ -1,0 +1,513 @@
+/* SSZ types: type strings, container schemas, the type registry.
+ * Legality rules from ethereum/consensus-specs ssz/simple-serialize.md
+ * ("Illegal types": empty vectors and bitvectors, containers without
+ * fields, Union[None], None outside option 0, more than 128 options). */
+#include "ssz_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "phase0_schema.inc"
+
+#define MAX_LENGTH (UINT64_C(1) << 56)   /* N and limits; keeps sizes in 64 bits */
+#define MAX_SIZE (UINT64_C(1) << 62)
+#define MAX_NEST 64                      /* type string nesting */
+#define CACHE_BUCKETS 256
+
+typedef struct schema {
+    const char *name;
+    const bk_sjson *fields;     /* array of [name, type] pairs */
+    const bk_ssz_type *built;
+    int building;
+    struct schema *next;
+} schema;
+
+typedef struct cache_entry {
+    const char *str;
+    const bk_ssz_type *type;
+    struct cache_entry *next;
+} cache_entry;
+
+struct bk_ssz_registry {
+    bk_arena arena;
+    schema *schemas;
+    cache_entry *cache[CACHE_BUCKETS];
+    bk_ssz_type basic[8];       /* uint8..uint256, bool, byte */
+};
+
+static void init_basic(bk_ssz_type *t, bk_ssz_kind k, uint32_t size, const char *name)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = k;
+    t->size = size;
+    t->fixed_size = size;
+    t->chunk_count = 1;
+    t->name = name;
+}
+
+bk_status bk_ssz_registry_create(bk_ssz_registry **reg_out, const bk_allocator *alloc)
+{
+    *reg_out = NULL;
+    bk_ssz_registry *r = bk_alloc(alloc, sizeof *r);
+    if (!r) return BK_ERR_NOMEM;
+    memset(r, 0, sizeof *r);
+    bk_arena_init(&r->arena, alloc);
+    static const char *names[6] = {"uint8", "uint16", "uint32", "uint64", "uint128", "uint256"};
+    for (int i = 0; i < 6; i++) init_basic(&r->basic[i], BK_SSZ_UINT, 1u << i, names[i]);
+    init_basic(&r->basic[6], BK_SSZ_BOOL, 1, "bool");
+    init_basic(&r->basic[7], BK_SSZ_UINT, 1, "byte");
+    bk_status st = bk_ssz_registry_load_schema(r, bk_ssz_builtin_schema, sizeof bk_ssz_builtin_schema - 1, NULL);
+    if (st != BK_OK) {
+        bk_ssz_registry_free(r);
+        return st;
+    }
+    *reg_out = r;
+    return BK_OK;
+}
+
+void bk_ssz_registry_free(bk_ssz_registry *reg)
+{
+    if (!reg) return;
+    const bk_allocator *a = reg->arena.alloc;
+    bk_arena_free(&reg->arena);
+    bk_free(a, reg, sizeof *reg);
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, size_t len, bk_error *err)
+{
+    bk_sjson *root;
+    bk_status st = bk_sjson_parse(&reg->arena, json, len, &root, err);
+    if (st != BK_OK) return st == BK_ERR_NOMEM ? st : bk_error_set(err, BK_ERR_TYPE, err ? err->offset : 0,
+                                                                    "schema: %s", err ? err->msg : "bad JSON");
+    if (root->kind != BK_SJSON_OBJECT) return bk_error_set(err, BK_ERR_TYPE, root->off, "schema: not an object");
+    /* Check everything first so a bad schema adds nothing. */
+    for (const bk_sjson *c = root->child; c; c = c->next) {
+        if (c->keylen == 0) return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: empty container name");
+        for (size_t i = 0; i < c->keylen; i++)
+            if (!is_name_char(c->key[i]))
+                return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: bad container name \"%s\"", c->key);
+        if (c->kind != BK_SJSON_ARRAY)
+            return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: %s: fields must be an array", c->key);
+        /* simple-serialize.md: containers with no fields are illegal. */
+        if (c->n == 0) return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: %s: container without fields", c->key);
+        for (const bk_sjson *f = c->child; f; f = f->next) {
+            if (f->kind != BK_SJSON_ARRAY || f->n != 2 || f->child->kind != BK_SJSON_STRING ||
+                f->child->next->kind != BK_SJSON_STRING || f->child->len == 0)
+                return bk_error_set(err, BK_ERR_TYPE, f->off, "schema: %s: a field is [\"name\",\"type\"]", c->key);
+            for (const bk_sjson *g = c->child; g != f; g = g->next)
+                if (strcmp(g->child->str, f->child->str) == 0)
+                    return bk_error_set(err, BK_ERR_TYPE, f->off, "schema: %s: duplicate field %s", c->key,
+                                        f->child->str);
+        }
+    }
+    for (const bk_sjson *c = root->child; c; c = c->next) {
+        schema *s = bk_arena_alloc(&reg->arena, sizeof *s);
+        if (!s) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        s->name = c->key;
+        s->fields = c;
+        s->next = reg->schemas;
+        reg->schemas = s;
+    }
+    /* Cached type strings may name replaced containers: forget them. */
+    memset(reg->cache, 0, sizeof reg->cache);
+    return BK_OK;
+}
+
+/* ---- type string parser ---- */
+
+typedef struct tparser {
+    bk_ssz_registry *reg;
+    const char *s;
+    size_t pos;
+    size_t base;        /* offset of s in the original string (for errors) */
+    bk_error *err;
+} tparser;
+
+static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int none_ok);
+
+static bk_status terr(tparser *p, const char *msg, const char *detail)
+{
+    return bk_error_set(p->err, BK_ERR_TYPE, p->base + p->pos, "type: %s%s%s", msg, detail ? ": " : "",
+                        detail ? detail : "");
+}
+
+static int eat(tparser *p, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (strncmp(p->s + p->pos, lit, n) == 0) {
+        p->pos += n;
+        return 1;
+    }
+    return 0;
+}
+
+static bk_status parse_num(tparser *p, uint64_t *out)
+{
+    const char *s = p->s + p->pos;
+    if (*s < '0' || *s > '9') return terr(p, "expected a decimal number", NULL);
+    if (*s == '0' && s[1] >= '0' && s[1] <= '9') return terr(p, "leading zero in a number", NULL);
+    uint64_t v = 0;
+    while (*s >= '0' && *s <= '9') {
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > MAX_LENGTH) return terr(p, "length over 2^56", NULL);
+        s++;
+    }
+    p->pos = (size_t)(s - p->s);
+    *out = v;
+    return BK_OK;
+}
+
+static unsigned ceil_log2(uint64_t n)
+{
+    unsigned d = 0;
+    while (d < 64 && (UINT64_C(1) << d) < n) d++;
+    return d;
+}
+
+static bk_ssz_type *new_type(tparser *p, bk_ssz_kind k)
+{
+    bk_ssz_type *t = bk_arena_alloc(&p->reg->arena, sizeof *t);
+    if (t) t->kind = k;
+    else bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+    return t;
+}
+
+/* Fill the derived sizes of a vector/list/bitfield. */
+static bk_status finish_seq(tparser *p, bk_ssz_type *t)
+{
+    const bk_ssz_type *e = t->elem;
+    if (t->kind == BK_SSZ_BITVECTOR || t->kind == BK_SSZ_BITLIST) {
+        t->chunk_count = (t->length + 255) / 256;
+        t->fixed_size = t->kind == BK_SSZ_BITVECTOR ? (t->length + 7) / 8 : 0;
+        t->is_variable = t->kind == BK_SSZ_BITLIST;
+    } else {
+        if (bk_ssz_is_basic(e)) {
+            t->chunk_count = (t->length * e->size + 31) / 32;
+        } else {
+            t->chunk_count = t->length;
+        }
+        if (t->kind == BK_SSZ_VECTOR) {
+            t->is_variable = e->is_variable;
+            uint64_t es = e->is_variable ? 4 : e->fixed_size;
+            if (es && t->length > MAX_SIZE / es) return terr(p, "vector size over 2^62 bytes", NULL);
+            t->fixed_size = t->length * es;
+        } else {
+            t->is_variable = 1;
+            t->fixed_size = 0;
+            /* The largest encoding must stay addressable by 64-bit sizes. */
+            if (!e->is_variable && e->fixed_size && t->length > MAX_SIZE / e->fixed_size)
+                return terr(p, "list size over 2^62 bytes", NULL);
+        }
+    }
+    t->depth = ceil_log2(t->chunk_count);
+    return BK_OK;
+}
+
+static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out, int depth)
+{
+    if (s->built) {
+        *out = s->built;
+        return BK_OK;
+    }
+    if (s->building) return terr(p, "recursive container", s->name);
+    if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
+    s->building = 1;
+    bk_ssz_type *t = new_type(p, BK_SSZ_CONTAINER);
+    bk_ssz_field *fields = t ? bk_arena_alloc(&p->reg->arena, s->fields->n * sizeof *fields) : NULL;
+    bk_status st = BK_OK;
+    if (!fields) {
+        st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+        goto done;
+    }
+    size_t i = 0;
+    uint64_t fixed = 0;
+    for (const bk_sjson *f = s->fields->child; f; f = f->next, i++) {
+        tparser sub = {p->reg, f->child->next->str, 0, 0, p->err};
+        st = parse_type(&sub, &fields[i].type, depth + 1, 0);
+        if (st == BK_OK && sub.s[sub.pos]) st = terr(&sub, "text after the type", NULL);
+        if (st != BK_OK) {
+            if (p->err && st == BK_ERR_TYPE) {
+                char msg[BK_ERROR_MSG_MAX];
+                snprintf(msg, sizeof msg, "%s", p->err->msg);
+                bk_error_set(p->err, BK_ERR_TYPE, p->base + p->pos, "%s.%s: %s", s->name, f->child->str, msg);
+            }
+            goto done;
+        }
+        fields[i].name = f->child->str;
+        fields[i].offset = fixed;
+        if (fields[i].type->is_variable) t->is_variable = 1;
+        fixed += fields[i].type->is_variable ? 4 : fields[i].type->fixed_size;
+        if (fixed > MAX_SIZE) {
+            st = terr(p, "container size over 2^62 bytes", s->name);
+            goto done;
+        }
+    }
+    size_t next = s->fields->n;
+    for (size_t j = s->fields->n; j-- > 0;) {
+        fields[j].next_var = next;
+        if (fields[j].type->is_variable) next = j;
+    }
+    t->fields = fields;
+    t->nfields = s->fields->n;
+    t->fixed_size = fixed;
+    t->chunk_count = t->nfields;
+    t->depth = ceil_log2(t->nfields);
+    t->name = s->name;
+    s->built = t;
+    *out = t;
+done:
+    s->building = 0;
+    return st;
+}
+
+static schema *find_schema(bk_ssz_registry *reg, const char *name, size_t n)
+{
+    for (schema *s = reg->schemas; s; s = s->next)
+        if (strlen(s->name) == n && memcmp(s->name, name, n) == 0) return s;
+    return NULL;
+}
+
+static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int none_ok)
+{
+    if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
+    static const char *uints[6] = {"uint8", "uint16", "uint32", "uint64", "uint128", "uint256"};
+    /* Longest names first so uint8 does not match the start of uint128. */
+    static const int order[6] = {5, 4, 3, 2, 1, 0};
+    for (int k = 0; k < 6; k++) {
+        int i = order[k];
+        if (eat(p, uints[i])) {
+            *out = &p->reg->basic[i];
+            return BK_OK;
+        }
+    }
+    if (eat(p, "bool")) {
+        *out = &p->reg->basic[6];
+        return BK_OK;
+    }
+    if (eat(p, "None")) {
+        if (!none_ok) return terr(p, "None is legal only as option 0 of a Union", NULL);
+        bk_ssz_type *t = new_type(p, BK_SSZ_NONE);
+        if (!t) return BK_ERR_NOMEM;
+        t->name = "None";
+        t->is_variable = 0;
+        *out = t;
+        return BK_OK;
+    }
+    struct { const char *kw; bk_ssz_kind kind; int elem; int bytes; } seqs[] = {
+        {"Vector[", BK_SSZ_VECTOR, 1, 0}, {"List[", BK_SSZ_LIST, 1, 0},
+        {"ByteVector[", BK_SSZ_VECTOR, 0, 1}, {"ByteList[", BK_SSZ_LIST, 0, 1},
+        {"Bitvector[", BK_SSZ_BITVECTOR, 0, 0}, {"Bitlist[", BK_SSZ_BITLIST, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+        if (!eat(p, seqs[k].kw)) continue;
+        bk_ssz_type *t = new_type(p, seqs[k].kind);
+        if (!t) return BK_ERR_NOMEM;
+        if (seqs[k].elem) {
+            bk_status st = parse_type(p, &t->elem, depth + 1, 0);
+            if (st != BK_OK) return st;
+            if (!eat(p, ",")) return terr(p, "expected ','", NULL);
+        } else if (seqs[k].bytes) {
+            t->elem = &p->reg->basic[7];
+        }
+        if (t->elem && t->elem == &p->reg->basic[7]) t->is_bytes = 1;
+        bk_status st = parse_num(p, &t->length);
+        if (st != BK_OK) return st;
+        if (!eat(p, "]")) return terr(p, "expected ']'", NULL);
+        /* simple-serialize.md: Vector[T,0] and Bitvector[0] are illegal. */
+        if (t->length == 0 && (t->kind == BK_SSZ_VECTOR || t->kind == BK_SSZ_BITVECTOR))
+            return terr(p, "illegal type: zero-length vector", NULL);
+        st = finish_seq(p, t);
+        if (st != BK_OK) return st;
+        *out = t;
+        return BK_OK;
+    }
+    if (eat(p, "Union[")) {
+        const bk_ssz_type *opts[129];
+        size_t n = 0;
+        for (;;) {
+            if (n == 129) return terr(p, "illegal type: Union of more than 128 options", NULL);
+            bk_status st = parse_type(p, &opts[n], depth + 1, n == 0);
+            if (st != BK_OK) return st;
+            n++;
+            if (eat(p, "]")) break;
+            if (!eat(p, ",")) return terr(p, "expected ',' or ']'", NULL);
+        }
+        if (n > 128) return terr(p, "illegal type: Union of more than 128 options", NULL);
+        if (n == 1 && opts[0]->kind == BK_SSZ_NONE) return terr(p, "illegal type: Union[None]", NULL);
+        bk_ssz_type *t = new_type(p, BK_SSZ_UNION);
+        bk_ssz_field *f = t ? bk_arena_alloc(&p->reg->arena, n * sizeof *f) : NULL;
+        if (!f) return bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            f[i].name = "";
+            f[i].type = opts[i];
+        }
+        t->fields = f;
+        t->nfields = n;
+        t->is_variable = 1;
+        t->chunk_count = 1;
+        *out = t;
+        return BK_OK;
+    }
+    eat(p, "Container:");
+    size_t start = p->pos;
+    while (is_name_char(p->s[p->pos])) p->pos++;
+    if (p->pos == start) return terr(p, "unknown type", NULL);
+    if (p->pos - start == 4 && memcmp(p->s + start, "byte", 4) == 0) {
+        *out = &p->reg->basic[7];
+        return BK_OK;
+    }
+    schema *s = find_schema(p->reg, p->s + start, p->pos - start);
+    if (!s) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(p->pos - start), p->s + start);
+        p->pos = start;
+        return terr(p, "unknown container", name);
+    }
+    return build_container(p, s, out, depth);
+}
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 5381;
+    while (*s) h = h * 33 + (unsigned char)*s++;
+    return h % CACHE_BUCKETS;
+}
+
+bk_status bk_ssz_type_parse(bk_ssz_registry *reg, const char *str, const bk_ssz_type **type_out, bk_error *err)
+{
+    *type_out = NULL;
+    size_t b = hash_str(str);
+    for (cache_entry *c = reg->cache[b]; c; c = c->next)
+        if (strcmp(c->str, str) == 0) {
+            *type_out = c->type;
+            return BK_OK;
+        }
+    tparser p = {reg, str, 0, 0, err};
+    const bk_ssz_type *t;
+    bk_status st = parse_type(&p, &t, 0, 0);
+    if (st != BK_OK) return st;
+    if (str[p.pos]) return terr(&p, "text after the type", NULL);
+    cache_entry *c = bk_arena_alloc(&reg->arena, sizeof *c);
+    char *copy = bk_arena_strndup(&reg->arena, str, strlen(str));
+    if (c && copy) {
+        c->str = copy;
+        c->type = t;
+        c->next = reg->cache[b];
+        reg->cache[b] = c;
+    }
+    *type_out = t;
+    return BK_OK;
+}
+
+size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
+{
+    char tmp[64];
+    size_t n = 0;
+#define PUT(s)                                                                   \
+    do {                                                                         \
+        const char *s_ = (s);                                                    \
+        size_t l_ = strlen(s_);                                                  \
+        for (size_t i_ = 0; i_ < l_; i_++, n++)                                  \
+            if (n + 1 < cap) buf[n] = s_[i_];                                    \
+    } while (0)
+#define PUTSUB(ty)                                                               \
+    do {                                                                         \
+        size_t m_ = bk_ssz_type_name((ty), n < cap ? buf + n : NULL, n < cap ? cap - n : 0); \
+        n += m_;                                                                 \
+    } while (0)
+    switch (t->kind) {
+    case BK_SSZ_UINT:
+    case BK_SSZ_BOOL:
+    case BK_SSZ_NONE: PUT(t->name); break;
+    case BK_SSZ_CONTAINER: PUT("Container:"); PUT(t->name); break;
+    case BK_SSZ_VECTOR:
+    case BK_SSZ_LIST:
+        if (t->is_bytes) PUT(t->kind == BK_SSZ_VECTOR ? "ByteVector[" : "ByteList[");
+        else {
+            PUT(t->kind == BK_SSZ_VECTOR ? "Vector[" : "List[");
+            PUTSUB(t->elem);
+            PUT(",");
+        }
+        snprintf(tmp, sizeof tmp, "%llu]", (unsigned long long)t->length);
+        PUT(tmp);
+        break;
+    case BK_SSZ_BITVECTOR:
+    case BK_SSZ_BITLIST:
+        snprintf(tmp, sizeof tmp, "%s[%llu]", t->kind == BK_SSZ_BITVECTOR ? "Bitvector" : "Bitlist",
+                 (unsigned long long)t->length);
+        PUT(tmp);
+        break;
+    case BK_SSZ_UNION:
+        PUT("Union[");
+        for (size_t i = 0; i < t->nfields; i++) {
+            if (i) PUT(",");
+            PUTSUB(t->fields[i].type);
+        }
+        PUT("]");
+        break;
+    }
+    if (cap) buf[n < cap ? n : cap - 1] = 0;
+    return n;
+#undef PUT
+#undef PUTSUB
+}
+
+uint64_t bk_ssz_min_size(const bk_ssz_type *t)
+{
+    switch (t->kind) {
+    case BK_SSZ_LIST: return 0;
+    case BK_SSZ_BITLIST: return 1;
+    case BK_SSZ_NONE: return 0;
+    case BK_SSZ_UNION: return 1;
+    case BK_SSZ_VECTOR:
+        if (t->elem->is_variable) {
+            uint64_t m = bk_ssz_min_size(t->elem);
+            return t->length * 4 + (m && t->length > (MAX_SIZE / m) ? MAX_SIZE : t->length * m);
+        }
+        return t->fixed_size;
+    case BK_SSZ_CONTAINER: {
+        uint64_t s = t->fixed_size;
+        for (size_t i = 0; i < t->nfields; i++)
+            if (t->fields[i].type->is_variable) s += bk_ssz_min_size(t->fields[i].type);
+        return s;
+    }
+    default: return t->fixed_size;
+    }
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+uint64_t bk_ssz_max_size(const bk_ssz_type *t)
+{
+    switch (t->kind) {
+    case BK_SSZ_LIST:
+        if (t->elem->is_variable) return sat_mul(t->length, sat_add(4, bk_ssz_max_size(t->elem)));
+        return sat_mul(t->length, t->elem->fixed_size);
+    case BK_SSZ_BITLIST: return t->length / 8 + 1;
+    case BK_SSZ_NONE: return 0;
+    case BK_SSZ_UNION: {
+        uint64_t m = 0;
+        for (size_t i = 0; i < t->nfields; i++) {
+            uint64_t s = bk_ssz_max_size(t->fields[i].type);
+            if (s > m) m = s;
+        }
+        return sat_add(m, 1);
+    }
+    case BK_SSZ_VECTOR:
+        if (t->elem->is_variable) return sat_mul(t->length, sat_add(4, bk_ssz_max_size(t->elem)));
+        return t->fixed_size;
+    case BK_SSZ_CONTAINER: {
+        uint64_t s = t->fixed_size;
+        for (size_t i = 0; i < t->nfields; i++)
+            if (t->fields[i].type->is_variable) s = sat_add(s, bk_ssz_max_size(t->fields[i].type));
+        return s;
+    }
+    default: return t->fixed_size;
+    }
+}

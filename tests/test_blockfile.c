@@ -1,0 +1,367 @@
+/* Block files: record iteration over Core's framing, xor.dat obfuscation by
+ * absolute offset, how files end, rev checksums, blocks directories. */
+#include <blockkit/blockfile.h>
+#include <blockkit/sha256.h>
+#include <blockkit/stream.h>
+
+#include "check.h"
+#include "blkdir_util.h"
+
+static void tohex_rev(const uint8_t h[32], char out[65])
+{
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[31 - i]);
+}
+
+static void tohex(const uint8_t *p, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", p[i]);
+}
+
+static const char *SAMPLE_HASHES[3] = {
+    "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8",
+    "000000000000000012ea0ca9579299ec120e3f57e7c309216884872592b29970",
+    "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1",
+};
+
+/* The reassembled sample files are byte-identical to the shared vectors
+ * (SHA-256 values of SOURCES.md §7). */
+static void test_sample_files_match_shared_vectors(void)
+{
+    tbuf blk = {0}, rev = {0};
+    sample_blocksdir_files(&blk, &rev);
+    uint8_t h[32];
+    char hx[65];
+    bk_sha256(h, blk.p, blk.n);
+    tohex(h, 32, hx);
+    CHECK_EQ_STR(hx, "355a7a6e05ec984d06f96b6c75598d93a13db3fc95bb4c7b636ed0ad639e3878");
+    bk_sha256(h, rev.p, rev.n);
+    tohex(h, 32, hx);
+    CHECK_EQ_STR(hx, "4bb9b1442cfc831ac41d5236d922db0d9e98dcb060409bb0a0bd043aefe90fb5");
+    size_t klen;
+    uint8_t *key = check_read_file("blkfiles/sample_xor.dat", &klen);
+    CHECK_EQ_INT(klen, 8);
+    xor_apply(blk.p, blk.n, key);
+    xor_apply(rev.p, rev.n, key);
+    bk_sha256(h, blk.p, blk.n);
+    tohex(h, 32, hx);
+    CHECK_EQ_STR(hx, "2a2b87dc76ccd537907f119ce4f569a4995e6839109d9191a8e650c8771b8851");
+    bk_sha256(h, rev.p, rev.n);
+    tohex(h, 32, hx);
+    CHECK_EQ_STR(hx, "9990fd77c6ab50dd72f1da5f84ff5f490cde6f92051dc517fcf30394d624380e");
+    free(key);
+    free(blk.p);
+    free(rev.p);
+}
+
+/* Both sample directories (plain with an all-zero xor.dat, and obfuscated)
+ * give the same three blocks and verified undo records. */
+static void check_sample_dir(const char *dir, int want_xored)
+{
+    bk_blocksdir d;
+    bk_error err;
+    CHECK_EQ_INT(bk_blocksdir_open(&d, dir, BK_NET_MAIN, NULL, &err), BK_OK);
+    CHECK_EQ_INT(d.xored, want_xored);
+    CHECK_EQ_INT(d.n_blk, 1);
+    CHECK_EQ_INT(d.n_rev, 1);
+    bk_blockfile bf, rf;
+    CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 0, &bf, &err), BK_OK);
+    CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_REV, 0, &rf, &err), BK_OK);
+    bk_record_iter it;
+    bk_record rec;
+    uint8_t prev[3][32];
+    int n = 0;
+    static uint8_t buf[1600000];
+    bk_record_iter_init(&it, &bf);
+    while (bk_record_next(&it, &rec)) {
+        const uint8_t *bytes;
+        CHECK_EQ_INT(bk_blockfile_bytes(&bf, rec.offset, rec.size, buf, sizeof buf, &bytes, &err), BK_OK);
+        /* Plain files are zero-copy: the bytes are the mapping itself. */
+        if (!want_xored) CHECK(bytes == bf.data + rec.offset);
+        else CHECK(bytes == buf);
+        uint8_t h[32];
+        char hx[65];
+        bk_sha256d(h, bytes, 80);
+        tohex_rev(h, hx);
+        if (n < 3) {
+            CHECK_EQ_STR(hx, SAMPLE_HASHES[n]);
+            memcpy(prev[n], bytes + 4, 32);
+        }
+        n++;
+    }
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(it.end, BK_END_CLEAN);
+    CHECK_EQ_INT(it.end_offset, bf.len);
+    n = 0;
+    bk_record_iter_init(&it, &rf);
+    while (bk_record_next(&it, &rec)) {
+        const uint8_t *bytes;
+        uint8_t ck[32];
+        CHECK_EQ_INT(bk_blockfile_bytes(&rf, rec.offset, rec.size, buf, sizeof buf, &bytes, &err), BK_OK);
+        CHECK_EQ_INT(bk_blockfile_copy(&rf, rec.offset + rec.size, ck, 32, &err), BK_OK);
+        if (n < 3) {
+            CHECK_EQ_INT(bk_undo_checksum_verify(bytes, rec.size, prev[n], ck, &err), BK_OK);
+            /* The checksum commits to the parent: another block's parent fails. */
+            CHECK_EQ_INT(bk_undo_checksum_verify(bytes, rec.size, prev[(n + 1) % 3], ck, &err), BK_ERR_CHECKSUM);
+        }
+        n++;
+    }
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(it.end, BK_END_CLEAN);
+    /* Obfuscated images refuse a buffer that is too small. */
+    const uint8_t *bytes;
+    if (want_xored)
+        CHECK_EQ_INT(bk_blockfile_bytes(&bf, 8, 100, buf, 99, &bytes, &err), BK_ERR_BUFFER);
+    CHECK_EQ_INT(bk_blockfile_bytes(&bf, bf.len - 10, 11, buf, sizeof buf, &bytes, &err), BK_ERR_TRUNCATED);
+    bk_blockfile_close(&bf);
+    bk_blockfile_close(&rf);
+    bk_blocksdir_close(&d);
+}
+
+static void test_sample_blocksdirs_plain_and_xor(void)
+{
+    char dir[512], sub[600];
+    make_tmpdir(dir, sizeof dir);
+    tbuf blk = {0}, rev = {0};
+    sample_blocksdir_files(&blk, &rev);
+    static const uint8_t zero[8] = {0};
+    snprintf(sub, sizeof sub, "%s/plain", dir);
+    mkdir(sub, 0700);
+    write_file(sub, "blk00000.dat", blk.p, blk.n);
+    write_file(sub, "rev00000.dat", rev.p, rev.n);
+    write_file(sub, "xor.dat", zero, 8);
+    write_file(sub, "blk00000.dat.bak", blk.p, 10); /* not a block file name */
+    check_sample_dir(sub, 0);
+    size_t klen;
+    uint8_t *key = check_read_file("blkfiles/sample_xor.dat", &klen);
+    xor_apply(blk.p, blk.n, key);
+    xor_apply(rev.p, rev.n, key);
+    snprintf(sub, sizeof sub, "%s/xor", dir);
+    mkdir(sub, 0700);
+    write_file(sub, "blk00000.dat", blk.p, blk.n);
+    write_file(sub, "rev00000.dat", rev.p, rev.n);
+    write_file(sub, "xor.dat", key, 8);
+    check_sample_dir(sub, 1);
+    free(key);
+    free(blk.p);
+    free(rev.p);
+    remove_tree(dir);
+}
+
+static void test_mainnet_blocks_1_255_records(void)
+{
+    size_t len;
+    uint8_t *data = check_read_file("blkfiles/mainnet_blocks_1-255.blk", &len);
+    bk_blockfile f;
+    bk_blockfile_init_mem(&f, data, len, BK_FILE_BLK, BK_NET_MAIN, NULL);
+    bk_record_iter it;
+    bk_record rec;
+    bk_record_iter_init(&it, &f);
+    int n = 0;
+    uint8_t prev_hash[32] = {0};
+    int linked = 1;
+    while (bk_record_next(&it, &rec)) {
+        uint8_t h[32];
+        bk_sha256d(h, data + rec.offset, 80);
+        if (n > 0 && memcmp(data + rec.offset + 4, prev_hash, 32) != 0) linked = 0;
+        if (n == 0) {
+            char hx[65];
+            tohex_rev(h, hx);
+            CHECK_EQ_STR(hx, "00000000839a8e6886ab5951d76f411475428afc90947ee320161bbf18eb6048");
+        }
+        memcpy(prev_hash, h, 32);
+        n++;
+    }
+    CHECK_EQ_INT(n, 255);
+    CHECK(linked);
+    CHECK_EQ_INT(it.end, BK_END_CLEAN);
+    /* The wrong network's magic: nothing, bad magic at 0. */
+    bk_blockfile_init_mem(&f, data, len, BK_FILE_BLK, BK_NET_TESTNET3, NULL);
+    bk_record_iter_init(&it, &f);
+    CHECK_EQ_INT(bk_record_next(&it, &rec), 0);
+    CHECK_EQ_INT(it.end, BK_END_BAD_MAGIC);
+    CHECK_EQ_INT(it.end_offset, 0);
+    free(data);
+}
+
+/* Build an image of records followed by a tail, iterate, report the end. */
+static void check_end(const uint8_t *img, size_t n, const uint8_t *key, int want_records, bk_file_end want_end,
+                      uint64_t want_offset)
+{
+    bk_blockfile f;
+    uint8_t *copy = malloc(n ? n : 1);
+    memcpy(copy, img, n);
+    if (key) xor_apply(copy, n, key);
+    bk_blockfile_init_mem(&f, copy, n, BK_FILE_BLK, BK_NET_MAIN, key);
+    bk_record_iter it;
+    bk_record rec;
+    bk_record_iter_init(&it, &f);
+    int got = 0;
+    while (bk_record_next(&it, &rec)) got++;
+    CHECK_EQ_INT(got, want_records);
+    CHECK_EQ_INT(it.end, want_end);
+    CHECK_EQ_INT(it.end_offset, want_offset);
+    CHECK_EQ_INT(bk_record_next(&it, &rec), 0); /* stays finished */
+    free(copy);
+}
+
+static void test_file_endings(void)
+{
+    static const uint8_t key[8] = {0xf2, 0xb6, 0xa0, 0xc5, 0xd4, 0xe3, 0x98, 0x71};
+    uint8_t payload[100];
+    for (int i = 0; i < 100; i++) payload[i] = (uint8_t)(i * 7 + 1);
+    for (int k = 0; k < 2; k++) {
+        const uint8_t *kk = k ? key : NULL;
+        tbuf b = {0};
+        tbuf_record(&b, MAINNET_MAGIC, payload, 100);
+        tbuf_record(&b, MAINNET_MAGIC, payload, 50);
+        size_t clean = b.n; /* 166 */
+        check_end(b.p, clean, kk, 2, BK_END_CLEAN, clean);
+        check_end(b.p, 0, kk, 0, BK_END_CLEAN, 0);
+        /* Half-written last record: header says 100, 40 bytes follow. */
+        tbuf_record(&b, MAINNET_MAGIC, payload, 100);
+        check_end(b.p, clean + 48, kk, 2, BK_END_TRUNCATED, clean);
+        /* Only part of the 8-byte header. */
+        check_end(b.p, clean + 6, kk, 2, BK_END_TRUNCATED, clean);
+        check_end(b.p, clean + 3, kk, 2, BK_END_TRUNCATED, clean);
+        /* Bad magic with data after it. */
+        b.p[clean] ^= 0x01;
+        check_end(b.p, b.n, kk, 2, BK_END_BAD_MAGIC, clean);
+        free(b.p);
+    }
+    /* Zero tail: pre-allocated space is zero on disk, whatever the key. */
+    tbuf b = {0};
+    tbuf_record(&b, MAINNET_MAGIC, payload, 100);
+    size_t clean = b.n;
+    uint8_t zeros[4096] = {0};
+    tbuf_put(&b, zeros, sizeof zeros);
+    uint8_t *img = malloc(b.n);
+    memcpy(img, b.p, b.n);
+    bk_blockfile f;
+    bk_record_iter it;
+    bk_record rec;
+    for (int k = 0; k < 2; k++) {
+        memcpy(img, b.p, b.n);
+        if (k) xor_apply(img, clean, key); /* records obfuscated, tail raw zeros */
+        bk_blockfile_init_mem(&f, img, b.n, BK_FILE_BLK, BK_NET_MAIN, k ? key : NULL);
+        bk_record_iter_init(&it, &f);
+        CHECK_EQ_INT(bk_record_next(&it, &rec), 1);
+        CHECK_EQ_INT(bk_record_next(&it, &rec), 0);
+        CHECK_EQ_INT(it.end, BK_END_ZERO_TAIL);
+        CHECK_EQ_INT(it.end_offset, clean);
+    }
+    /* A zero tail written through the key (zero after de-obfuscation). */
+    memcpy(img, b.p, b.n);
+    xor_apply(img, b.n, key);
+    bk_blockfile_init_mem(&f, img, b.n, BK_FILE_BLK, BK_NET_MAIN, key);
+    bk_record_iter_init(&it, &f);
+    while (bk_record_next(&it, &rec)) {}
+    CHECK_EQ_INT(it.end, BK_END_ZERO_TAIL);
+    /* One stray non-zero byte in the tail makes it a bad magic. */
+    memcpy(img, b.p, b.n);
+    img[b.n - 1] = 1;
+    bk_blockfile_init_mem(&f, img, b.n, BK_FILE_BLK, BK_NET_MAIN, NULL);
+    bk_record_iter_init(&it, &f);
+    while (bk_record_next(&it, &rec)) {}
+    CHECK_EQ_INT(it.end, BK_END_BAD_MAGIC);
+    CHECK_EQ_INT(it.end_offset, clean);
+    CHECK_EQ_STR(bk_file_end_str(BK_END_ZERO_TAIL), "zero tail");
+    free(img);
+    free(b.p);
+}
+
+/* The key applies by absolute file offset, including headers, whatever the
+ * alignment of the fetched range. */
+static void test_xor_by_absolute_offset(void)
+{
+    static const uint8_t key[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint8_t plain[300], stored[300], out[300];
+    for (int i = 0; i < 300; i++) plain[i] = (uint8_t)(i * 13);
+    memcpy(stored, plain, 300);
+    xor_apply(stored, 300, key);
+    bk_blockfile f;
+    bk_blockfile_init_mem(&f, stored, 300, BK_FILE_BLK, BK_NET_MAIN, key);
+    CHECK(f.xored);
+    for (uint64_t off = 0; off < 20; off++)
+        for (size_t len = 0; len < 40; len += 3) {
+            CHECK_EQ_INT(bk_blockfile_copy(&f, off, out, len, NULL), BK_OK);
+            CHECK(memcmp(out, plain + off, len) == 0);
+        }
+    static const uint8_t zero[8] = {0};
+    bk_blockfile_init_mem(&f, plain, 300, BK_FILE_BLK, BK_NET_MAIN, zero);
+    CHECK(!f.xored); /* an all-zero key is the identity */
+    const uint8_t *p;
+    CHECK_EQ_INT(bk_blockfile_bytes(&f, 7, 100, NULL, 0, &p, NULL), BK_OK);
+    CHECK(p == plain + 7);
+}
+
+/* Rev files: the 32-byte checksum belongs to the record. */
+static void test_rev_record_framing(void)
+{
+    size_t n;
+    uint8_t *rec = check_read_file("undo/rev_record_block277647.dat", &n);
+    bk_blockfile f;
+    bk_record_iter it;
+    bk_record r;
+    bk_blockfile_init_mem(&f, rec, n, BK_FILE_REV, BK_NET_MAIN, NULL);
+    bk_record_iter_init(&it, &f);
+    CHECK_EQ_INT(bk_record_next(&it, &r), 1);
+    CHECK_EQ_INT(r.offset, 8);
+    CHECK_EQ_INT(r.size, n - 40);
+    CHECK_EQ_INT(bk_record_next(&it, &r), 0);
+    CHECK_EQ_INT(it.end, BK_END_CLEAN);
+    /* Without its checksum the record is truncated. */
+    bk_blockfile_init_mem(&f, rec, n - 1, BK_FILE_REV, BK_NET_MAIN, NULL);
+    bk_record_iter_init(&it, &f);
+    CHECK_EQ_INT(bk_record_next(&it, &r), 0);
+    CHECK_EQ_INT(it.end, BK_END_TRUNCATED);
+    free(rec);
+}
+
+static void test_blocksdir_errors(void)
+{
+    bk_blocksdir d;
+    bk_error err;
+    CHECK_EQ_INT(bk_blocksdir_open(&d, "/nonexistent/blockkit/blocks", BK_NET_MAIN, NULL, &err), BK_ERR_IO);
+    CHECK(strstr(err.msg, "/nonexistent/blockkit/blocks") != NULL);
+    char dir[512];
+    make_tmpdir(dir, sizeof dir);
+    uint8_t seven[7] = {1, 2, 3, 4, 5, 6, 7};
+    write_file(dir, "xor.dat", seven, 7);
+    CHECK_EQ_INT(bk_blocksdir_open(&d, dir, BK_NET_MAIN, NULL, &err), BK_ERR_INVALID);
+    uint8_t nine[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    write_file(dir, "xor.dat", nine, 9);
+    CHECK_EQ_INT(bk_blocksdir_open(&d, dir, BK_NET_MAIN, NULL, &err), BK_ERR_INVALID);
+    write_file(dir, "xor.dat", nine, 8);
+    write_file(dir, "blk00002.dat", nine, 0);
+    write_file(dir, "blk00010.dat", nine, 0);
+    write_file(dir, "blk1.dat", nine, 0);
+    write_file(dir, "rev00002.dat", nine, 0);
+    CHECK_EQ_INT(bk_blocksdir_open(&d, dir, BK_NET_MAIN, NULL, &err), BK_OK);
+    CHECK_EQ_INT(d.n_blk, 2);
+    CHECK_EQ_INT(d.blk[0], 2);
+    CHECK_EQ_INT(d.blk[1], 10);
+    CHECK_EQ_INT(d.n_rev, 1);
+    CHECK(d.xored);
+    CHECK(bk_blocksdir_has(&d, BK_FILE_BLK, 10));
+    CHECK(!bk_blocksdir_has(&d, BK_FILE_REV, 10));
+    bk_blockfile f;
+    CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 2, &f, &err), BK_OK); /* empty file */
+    CHECK_EQ_INT(f.len, 0);
+    bk_blockfile_close(&f);
+    CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 3, &f, &err), BK_ERR_IO);
+    CHECK(strstr(err.msg, "blk00003.dat") != NULL);
+    bk_blocksdir_close(&d);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    RUN(test_sample_files_match_shared_vectors);
+    RUN(test_sample_blocksdirs_plain_and_xor);
+    RUN(test_mainnet_blocks_1_255_records);
+    RUN(test_file_endings);
+    RUN(test_xor_by_absolute_offset);
+    RUN(test_rev_record_framing);
+    RUN(test_blocksdir_errors);
+    return check_finish();
+}
