@@ -2,6 +2,8 @@
  * getblock prints it, byte for byte. */
 #include "cli.h"
 
+#include <time.h>
+
 #include <blockkit/json.h>
 
 #include <errno.h>
@@ -36,6 +38,8 @@ static const char block_help[] =
     "  --pretty             bitcoin-cli form (indent 2; verbosity 0: bare hex)\n"
     "  --indent N           pretty form with indent N\n"
     "  -o FILE              write to FILE instead of standard output\n"
+    "  --summary            one line on standard error: hash, height, txs, fees\n"
+    "                       (with --undo), JSON size, time to decode and render\n"
     "\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data (the message gives\n"
     "the byte offset), 66 missing file, 74 I/O error.\n";
@@ -122,6 +126,45 @@ static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b,
     return BK_OK;
 }
 
+/* The fee total from undo data: sum of spent coins minus sum of the
+ * non-coinbase outputs (the shape was checked against the block). */
+static int64_t block_fees(const bk_block *b, const bk_block_undo *undo)
+{
+    int64_t in = 0, out = 0;
+    bk_undo_iter it;
+    bk_undo_iter_init(&it, undo);
+    uint32_t ncoins;
+    while (bk_undo_next_tx(&it, &ncoins)) {
+        bk_coin c;
+        while (bk_undo_next_coin(&it, &c)) in += c.value;
+    }
+    for (uint32_t i = 1; i < b->n_tx; i++) {
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, &b->txs[i]);
+        while (bk_txout_next(&oi, &o)) out += o.value;
+    }
+    return in - out;
+}
+
+static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk_chain_context *ctx,
+                          size_t json_bytes, struct timespec t0, struct timespec t1)
+{
+    uint8_t h[32];
+    char hex[65];
+    bk_block_hash(b, h);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", h[31 - i]);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    fprintf(stderr, "blockkit: block %s height %lld: %u txs, ", hex, (long long)ctx->height, b->n_tx);
+    if (undo) {
+        int64_t fee = block_fees(b, undo);
+        fprintf(stderr, "fees %lld.%08lld BTC, ", (long long)(fee / 100000000), (long long)(fee % 100000000));
+    } else {
+        fprintf(stderr, "fees unknown (no undo data), ");
+    }
+    fprintf(stderr, "%zu bytes in, %zu bytes of JSON, read+decode+render %.2f ms\n", b->size, json_bytes, ms);
+}
+
 static int block_main(int argc, char **argv)
 {
     const char *cmd = "block";
@@ -129,6 +172,9 @@ static int block_main(int argc, char **argv)
     const char *chainwork = NULL, *next = NULL, *tip_bits = NULL;
     int64_t height = -1, confirmations = 1, mediantime = -1, verbosity = 1, core = BK_CORE_NEWEST, indent = 0;
     int have_height = 0, have_mediantime = 0, tip_target = 0, signed_version = 0, header_only = 0;
+    int summary = 0;
+    struct timespec t_start, t_end;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
     bk_network net = BK_NET_MAIN;
 
     for (int i = 1; i < argc; i++) {
@@ -137,6 +183,10 @@ static int block_main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(block_help, stdout);
             return BK_EXIT_OK;
+        }
+        if (!strcmp(a, "--summary")) {
+            summary = 1;
+            continue;
         }
         if (!strcmp(a, "--pretty")) {
             indent = 2;
@@ -312,6 +362,8 @@ static int block_main(int argc, char **argv)
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto done;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t_end);
+    if (summary) print_summary(&b, undop, &ctx, w.len, t_start, t_end);
     /* -o FILE is created only once the document exists: an error leaves no
      * empty or partial file behind. */
     if (out_file) {
