@@ -363,7 +363,6 @@ static int block_main(int argc, char **argv)
         goto done;
     }
     clock_gettime(CLOCK_MONOTONIC, &t_end);
-    if (summary) print_summary(&b, undop, &ctx, w.len, t_start, t_end);
     /* -o FILE is created only once the document exists: an error leaves no
      * empty or partial file behind. */
     if (out_file) {
@@ -375,6 +374,8 @@ static int block_main(int argc, char **argv)
         }
     }
     if (bk_cli_write_all(out, w.data, w.len) != 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    fflush(out);
+    if (summary && rc == 0) print_summary(&b, undop, &ctx, w.len, t_start, t_end);
 
 done:
     if (out != stdout && fclose(out) != 0 && rc == 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error", out_file);
