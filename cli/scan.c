@@ -90,6 +90,12 @@ static int scan_main(int argc, char **argv)
         else if (!strcmp(a, "--orphans")) o.orphans = 1;
         else if (!strcmp(a, "--pretty")) o.indent = 2;
         else if (!strcmp(a, "--summary")) summary = 1;
+        else if (!strncmp(a, "-j", 2) && a[2]) {
+            int64_t n = 0;
+            if (!parse_i64(a + 2, &n) || n < 1 || n > 256)
+                return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
+            o.workers = (int)n;
+        }
         else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
             const char *v = argv[++i];
