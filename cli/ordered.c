@@ -61,6 +61,9 @@ static void *worker_main(void *p)
         pthread_mutex_unlock(&st->mu);
 
         bk_writer_reset(&s->w);
+        /* Grow once to the expected size rather than by doubling. */
+        if (st->opts->slot_reserve && s->w.cap < st->opts->slot_reserve)
+            (void)bk_writer_reserve(&s->w, st->opts->slot_reserve);
         int rc = st->render(st->ctx, job, wa->id, &s->w);
         if (rc == 0 && bk_writer_status(&s->w) != BK_OK) rc = 70;
 
@@ -90,7 +93,7 @@ int bk_ordered_run(size_t njobs, const bk_ordered_opts *opts, bk_ordered_render_
         free(args);
         return 70;
     }
-    for (size_t i = 0; i < window; i++) bk_writer_init(&st.slots[i].w, NULL);
+    for (size_t i = 0; i < window; i++) bk_writer_init(&st.slots[i].w, opts->alloc);
     pthread_mutex_init(&st.mu, NULL);
     pthread_cond_init(&st.cv_slot, NULL);
     pthread_cond_init(&st.cv_done, NULL);
@@ -131,7 +134,7 @@ int bk_ordered_run(size_t njobs, const bk_ordered_opts *opts, bk_ordered_render_
         if (s->w.cap > peak) peak = s->w.cap;
         if (opts->shrink_above && s->w.cap > opts->shrink_above) {
             bk_writer_free(&s->w);
-            bk_writer_init(&s->w, NULL);
+            bk_writer_init(&s->w, opts->alloc);
         }
         pthread_mutex_lock(&st.mu);
         s->state = 0;

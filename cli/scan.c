@@ -164,6 +164,7 @@ static int scan_main(int argc, char **argv)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESTART; /* a write in progress completes */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
     scan_stop = 0;

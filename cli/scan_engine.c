@@ -523,7 +523,8 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     }
     for (size_t i = 0; i < E.njobs; i++)
         E.bytes_before[i + 1] = E.bytes_before[i] + E.chain.entries[E.jobs[i].entry].size;
-    size_t per_worker = 3 * max_block + 65536, per_slot = json_estimate(o->verbosity, max_block, o->indent);
+    /* A slot's writer grows by doubling: up to twice the JSON it holds. */
+    size_t per_worker = 3 * max_block + 65536, per_slot = 2 * json_estimate(o->verbosity, max_block, o->indent);
     int nw = E.nworkers;
     while (nw > 1 && (size_t)nw * (per_worker + per_slot) > o->max_memory) nw--;
     if ((size_t)nw * (per_worker + per_slot) > o->max_memory) {
@@ -557,6 +558,8 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     oo.window = window;
     oo.shrink_above = per_slot;
     oo.stop = o->stop;
+    oo.alloc = o->alloc;
+    oo.slot_reserve = per_slot / 2;
     rc = bk_ordered_run(E.njobs, &oo, scan_render, scan_emit, &E, &st.peak_slot_bytes);
     if (rc == 0 && fflush(o->out) != 0) {
         if (errno == EPIPE) bk_cli_pipe_closed = 1;
