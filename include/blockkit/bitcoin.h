@@ -87,7 +87,8 @@ static inline uint32_t bk_tx_vsize(const bk_tx *tx) { return (bk_tx_weight(tx) +
  *                          optional data"; checked after the witnesses, as
  *                          Core does, so superfluous wins for flag 3)
  *   BK_ERR_TRAILING        bytes after it (consumed_out NULL)
- *   BK_ERR_LENGTH          a transaction over 4 GiB (sizes are 32-bit)
+ *   BK_ERR_LENGTH          a transaction over 1 GiB - 1 (sizes and the weight
+ *                          are 32-bit; Core's limits keep real ones far below)
  *
  * Note (Core's exact behaviour): 00 after nVersion followed by a flags byte of
  * 00 is a legal transaction with no inputs and no outputs -- Core does not

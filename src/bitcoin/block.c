@@ -73,11 +73,11 @@ bk_status bk_block_parse(const uint8_t *data, size_t len, bk_tx *txs, size_t txs
     const uint8_t *end = data + len;
     size_t stripped = (size_t)(p - data);
     for (uint64_t i = 0; i < n; i++) {
-        /* 32-bit tx sizes: limit each tx to 4 GiB - 1 */
-        const uint8_t *lim = (uint64_t)(end - p) > UINT32_MAX ? p + UINT32_MAX : end;
+        /* 32-bit sizes and weight: each tx at most BK_TX_MAX_SIZE */
+        const uint8_t *lim = (uint64_t)(end - p) > BK_TX_MAX_SIZE ? p + BK_TX_MAX_SIZE : end;
         st = bk_tx_parse_in(data, p, lim, &txs[i], 1, err);
-        if (st == BK_ERR_TRUNCATED && lim != end)
-            return bk_error_set(err, BK_ERR_LENGTH, (uint64_t)(p - data), "transaction larger than 4 GiB");
+        if ((st == BK_ERR_TRUNCATED || st == BK_ERR_COUNT) && lim != end)
+            return bk_error_set(err, BK_ERR_LENGTH, (uint64_t)(p - data), "transaction larger than 1 GiB");
         if (st) return st;
         p += txs[i].size;
         stripped += txs[i].stripped_size;
