@@ -111,9 +111,9 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
-static void compress_lane1(uint32_t *const *states, const uint8_t *const *blocks)
+static void compress_lane1(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks)
 {
-    bk_sha256_compress_portable(states[0], blocks[0], 1);
+    bk_sha256_compress_portable(states[0], blocks[0], nblocks);
 }
 
 static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
