@@ -9,6 +9,7 @@
  * (the bench needs nothing beyond the script API). */
 #include "bench.h"
 
+#include <blockkit/json.h>
 #include <blockkit/script.h>
 #include <blockkit/stream.h>
 
@@ -133,16 +134,11 @@ static void run_asm(void *ctx, uint64_t iters, const bk_allocator *alloc)
     }
 }
 
-static const char hexdig[] = "0123456789abcdef";
-
 static void put_hex(bk_writer *w, const uint8_t *p, size_t n)
 {
     uint8_t *o = bk_writer_space(w, 2 * n);
     if (!o) return;
-    for (size_t i = 0; i < n; i++) {
-        o[2 * i] = (uint8_t)hexdig[p[i] >> 4];
-        o[2 * i + 1] = (uint8_t)hexdig[p[i] & 15];
-    }
+    bk_hex_encode((char *)o, p, n);
     bk_writer_commit(w, 2 * n);
 }
 
