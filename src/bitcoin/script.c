@@ -1,7 +1,7 @@
 /* Script classification (Core's Solver) and disassembly (ScriptToAsmStr). */
 #include "script_internal.h"
 
-#include <blockkit/json.h> /* bk_hex_encode: Core's HexStr, SIMD */
+#include <blockkit/hex.h> /* bk_hex_encode: Core's HexStr, SIMD */
 
 #include <string.h>
 
