@@ -14,5 +14,11 @@
 #include <blockkit/network.h>
 #include <blockkit/bitcoin.h>
 #include <blockkit/undo.h>
+#include <blockkit/blockfile.h>
+#include <blockkit/chain.h>
+#include <blockkit/merkle.h>
+#include <blockkit/script.h>
+#include <blockkit/json.h>
+#include <blockkit/ssz.h>
 
 #endif
