@@ -102,10 +102,10 @@ static void json_row(const bk_bench_result *r, int first, const char *backend)
     json_str(r->bench->name);
     printf(", \"unit\": ");
     json_str(r->bench->unit);
-    printf(", \"ns_per_unit\": %.4f, \"units_per_s\": %.2f, \"err_pct\": %.3f, \"allocs_per_op\": %.4f, "
+    printf(", \"ns_per_unit\": %.4f, \"ns_per_unit_min\": %.4f, \"units_per_s\": %.2f, \"err_pct\": %.3f, \"allocs_per_op\": %.4f, "
            "\"bytes_per_op\": %.2f, \"peak_bytes\": %llu, \"iters\": %llu, \"epochs\": %d",
-           r->ns_per_unit, r->units_per_s, r->err_pct, r->allocs_per_op, r->bytes_per_op,
-           (unsigned long long)r->peak_bytes, (unsigned long long)r->iters, r->epochs);
+           r->ns_per_unit, r->ns_per_unit_min, r->units_per_s, r->err_pct, r->allocs_per_op,
+           r->bytes_per_op, (unsigned long long)r->peak_bytes, (unsigned long long)r->iters, r->epochs);
     if (r->mb_per_s > 0) printf(", \"mb_per_s\": %.2f", r->mb_per_s);
     if (r->have_hw)
         printf(", \"ins_per_unit\": %.2f, \"cyc_per_unit\": %.2f, \"ipc\": %.3f, \"branch_miss_pct\": %.3f",

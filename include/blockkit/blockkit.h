@@ -10,6 +10,7 @@
 #include <blockkit/status.h>
 #include <blockkit/alloc.h>
 #include <blockkit/stream.h>
+#include <blockkit/hex.h>
 #include <blockkit/sha256.h>
 #include <blockkit/network.h>
 #include <blockkit/bitcoin.h>

@@ -25,6 +25,7 @@
 #define BLOCKKIT_JSON_H
 
 #include <blockkit/bitcoin.h>
+#include <blockkit/hex.h>
 #include <blockkit/stream.h>
 #include <blockkit/undo.h>
 
@@ -32,12 +33,7 @@
 extern "C" {
 #endif
 
-/* ---- hex encoding ---- */
-
-/* Lowercase hex of n bytes into out[2n] (no terminator). Core: HexStr. */
-BK_API void bk_hex_encode(char *out, const uint8_t *in, size_t n);
-/* Lowercase hex of n bytes taken last to first (uint256::GetHex for hashes). */
-BK_API void bk_hex_encode_rev(char *out, const uint8_t *in, size_t n);
+/* Hex encoding (bk_hex_encode, bk_hex_encode_rev): <blockkit/hex.h>. */
 
 /* ---- numbers ---- */
 

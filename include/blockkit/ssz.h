@@ -14,6 +14,11 @@
  * of this module allocates, except those writing into a bk_writer (which
  * grows through its own allocator) and registry/type building.
  *
+ * Threads: building types (bk_ssz_type_parse, bk_ssz_registry_load_schema)
+ * mutates the registry and needs one thread at a time; built types are
+ * immutable and may be shared by any number of threads, each with its own
+ * bk_ssz_hasher.
+ *
  * Errors: bk_error gets a status (BK_ERR_TYPE for illegal types,
  * BK_ERR_OFFSET, BK_ERR_LENGTH, BK_ERR_VALUE, BK_ERR_TRUNCATED,
  * BK_ERR_TRAILING, BK_ERR_INVALID for data), the byte offset of the fault in

@@ -73,11 +73,11 @@ bk_status bk_block_parse(const uint8_t *data, size_t len, bk_tx *txs, size_t txs
     const uint8_t *end = data + len;
     size_t stripped = (size_t)(p - data);
     for (uint64_t i = 0; i < n; i++) {
-        /* 32-bit tx sizes: limit each tx to 4 GiB - 1 */
-        const uint8_t *lim = (uint64_t)(end - p) > UINT32_MAX ? p + UINT32_MAX : end;
+        /* 32-bit sizes and weight: each tx at most BK_TX_MAX_SIZE */
+        const uint8_t *lim = (uint64_t)(end - p) > BK_TX_MAX_SIZE ? p + BK_TX_MAX_SIZE : end;
         st = bk_tx_parse_in(data, p, lim, &txs[i], 1, err);
-        if (st == BK_ERR_TRUNCATED && lim != end)
-            return bk_error_set(err, BK_ERR_LENGTH, (uint64_t)(p - data), "transaction larger than 4 GiB");
+        if ((st == BK_ERR_TRUNCATED || st == BK_ERR_COUNT) && lim != end)
+            return bk_error_set(err, BK_ERR_LENGTH, (uint64_t)(p - data), "transaction larger than 1 GiB");
         if (st) return st;
         p += txs[i].size;
         stripped += txs[i].stripped_size;
@@ -98,6 +98,9 @@ void bk_block_decoder_init(bk_block_decoder *d, const bk_allocator *alloc)
     d->alloc = alloc;
     d->txs = NULL;
     d->cap = 0;
+    d->msgs = NULL;
+    d->segs = NULL;
+    d->hash_cap = 0;
 }
 
 bk_status bk_block_decode(bk_block_decoder *d, const uint8_t *data, size_t len, bk_block *block_out,
@@ -129,6 +132,11 @@ void bk_block_decoder_free(bk_block_decoder *d)
     bk_free(d->alloc, d->txs, d->cap * sizeof *d->txs);
     d->txs = NULL;
     d->cap = 0;
+    bk_free(d->alloc, d->msgs, d->hash_cap * sizeof *d->msgs);
+    bk_free(d->alloc, d->segs, 3 * d->hash_cap * sizeof *d->segs);
+    d->msgs = NULL;
+    d->segs = NULL;
+    d->hash_cap = 0;
 }
 
 void bk_block_hash(const bk_block *b, uint8_t hash_out[32])
@@ -185,6 +193,22 @@ void bk_block_wtxids(const bk_block *b, uint8_t *out)
     }
 }
 
+/* Spread wtxids packed at the front (the witness txs' in order) to their
+ * places, from the back: each move goes to a slot no pending packed result
+ * occupies; legacy txs get their txid. */
+static void spread_wtxids(const bk_block *b, const uint8_t *txids, uint8_t *wtxids, uint32_t packed)
+{
+    for (uint32_t i = b->n_tx; i-- > 0;) {
+        uint8_t *dst = wtxids + 32 * (size_t)i;
+        if (b->txs[i].has_witness) {
+            const uint8_t *src = wtxids + 32 * (size_t)--packed;
+            if (src != dst) memcpy(dst, src, 32);
+        } else {
+            memcpy(dst, txids + 32 * (size_t)i, 32);
+        }
+    }
+}
+
 void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids)
 {
     bk_block_txids(b, txids);
@@ -209,16 +233,48 @@ void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids)
         }
     }
     if (m) bk_sha256d_msgs(wtxids + 32 * (size_t)packed, msgs, m);
-    packed += m;
-    for (uint32_t i = b->n_tx; i-- > 0;) {
-        uint8_t *dst = wtxids + 32 * (size_t)i;
-        if (b->txs[i].has_witness) {
-            const uint8_t *src = wtxids + 32 * (size_t)--packed;
-            if (src != dst) memcpy(dst, src, 32);
-        } else {
-            memcpy(dst, txids + 32 * (size_t)i, 32);
+    spread_wtxids(b, txids, wtxids, packed + m);
+}
+
+bk_status bk_block_decoder_hash(bk_block_decoder *d, const bk_block *b, uint8_t *txids,
+                                uint8_t *wtxids)
+{
+    if (!d || !b || !txids) return BK_ERR_ARG;
+    if (b->n_tx > d->hash_cap) {
+        size_t cap = ((size_t)b->n_tx + 255) & ~(size_t)255;
+        bk_sha256_msg *m = bk_alloc(d->alloc, cap * sizeof *m);
+        bk_sha256_seg *sg = m ? bk_alloc(d->alloc, 3 * cap * sizeof *sg) : NULL;
+        if (!sg) {
+            bk_free(d->alloc, m, cap * sizeof *m);
+            return BK_ERR_NOMEM;
         }
+        bk_free(d->alloc, d->msgs, d->hash_cap * sizeof *d->msgs);
+        bk_free(d->alloc, d->segs, 3 * d->hash_cap * sizeof *d->segs);
+        d->msgs = m;
+        d->segs = sg;
+        d->hash_cap = cap;
     }
+    size_t s = 0;
+    for (uint32_t i = 0; i < b->n_tx; i++) {
+        d->msgs[i].segs = d->segs + s;
+        d->msgs[i].nsegs = bk_tx_stripped_segments(&b->txs[i], d->segs + s);
+        s += d->msgs[i].nsegs;
+    }
+    bk_sha256d_msgs(txids, d->msgs, b->n_tx);
+    if (!wtxids) return BK_OK;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < b->n_tx; i++) {
+        const bk_tx *tx = &b->txs[i];
+        if (!tx->has_witness) continue;
+        d->segs[m].data = tx->data;
+        d->segs[m].len = tx->size;
+        d->msgs[m].segs = d->segs + m;
+        d->msgs[m].nsegs = 1;
+        m++;
+    }
+    bk_sha256d_msgs(wtxids, d->msgs, m);
+    spread_wtxids(b, txids, wtxids, m);
+    return BK_OK;
 }
 
 /* CScriptNum::serialize of a non-negative value: little-endian magnitude,

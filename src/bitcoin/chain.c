@@ -477,9 +477,8 @@ static bk_status grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t 
     return BK_OK;
 }
 
-/* Entries of blk file `file` with a CTxUndo count of n_txundo that are not
- * yet paired: the predicted one (the best-chain child of the previously
- * paired block: rev records are written in connection order) first. */
+/* Whether e may own a record of rev file `file` holding n_txundo CTxUndo:
+ * stored in blk file `file`, not yet paired, tx count n_txundo + 1. */
 static int candidate(const bk_chain_entry *e, uint32_t file, uint64_t n_txundo)
 {
     /* Orphans too: pairing needs only the parent hash. A genesis has no undo. */
@@ -511,10 +510,8 @@ typedef struct sib_iter {
     int linked;
 } sib_iter;
 
-static void sib_first(sib_iter *si, const bk_chain *c, const pair_ctx *pc, const bk_chain_entry *f, size_t first,
-                      size_t end)
+static void sib_first(sib_iter *si, const pair_ctx *pc, const bk_chain_entry *f, size_t first, size_t end)
 {
-    (void)c;
     si->linked = f->parent != BK_CHAIN_NONE;
     si->cur = si->linked ? pc->first_child[f->parent] : BK_CHAIN_NONE;
     si->k = first;
@@ -587,12 +584,12 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
     int siblings = 0;
     sib_iter si;
     uint32_t k;
-    for (sib_first(&si, c, pc, f, first, end); (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
+    for (sib_first(&si, pc, f, first, end); (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
         if (k != found && candidate(&c->entries[k], rf->number, n_txundo)) siblings++;
     if (siblings) {
         uint32_t pick = BK_CHAIN_NONE;
         if (shape_matches(pc, c, bf, f, undo, rec->size)) pick = found;
-        for (sib_first(&si, c, pc, f, first, end); pick == BK_CHAIN_NONE && (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
+        for (sib_first(&si, pc, f, first, end); pick == BK_CHAIN_NONE && (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
             if (k != found && candidate(&c->entries[k], rf->number, n_txundo) &&
                 shape_matches(pc, c, bf, &c->entries[k], undo, rec->size))
                 pick = k;

@@ -80,7 +80,7 @@ uint64_t bk_amount_decompress(uint64_t x)
 /* Core reads these VARINTs into 32-bit types (uint32_t nCode, unsigned int
  * nVersionDummy, unsigned int nSize): ReadVarInt<I> throws "size too large"
  * exactly when the value does not fit I, which is what this checks. */
-static uint32_t read_varint32(bk_reader *r)
+static inline uint32_t read_varint32(bk_reader *r)
 {
     size_t start = r->pos;
     uint64_t v = read_varint(r);

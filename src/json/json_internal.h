@@ -4,10 +4,6 @@
 
 #include <blockkit/json.h>
 
-/* Append the hex of n bytes (reversed for _rev) to w, chunked so a sink
- * writer never needs a buffer larger than its chunk. */
-void bk_put_hex(bk_writer *w, const uint8_t *p, size_t n);
-void bk_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n);
 
 /* Decimal text of v into out (at most 20 / 21 bytes); returns the length. */
 size_t bk_u64_format(char *out, uint64_t v);
@@ -178,7 +174,7 @@ static inline __attribute__((always_inline)) void jw_kv_hex(bk_json *j, const ch
         if (!p) return;
         *p++ = '"';
         jw_commit(j, p);
-        bk_put_hex(j->w, d, n);
+        bk_writer_put_hex(j->w, d, n);
         bk_writer_putc(j->w, '"');
         return;
     }
@@ -209,7 +205,7 @@ static inline __attribute__((always_inline)) void jw_elem_hex(bk_json *j, const 
         if (!p) return;
         *p++ = '"';
         jw_commit(j, p);
-        bk_put_hex(j->w, d, n);
+        bk_writer_put_hex(j->w, d, n);
         bk_writer_putc(j->w, '"');
         return;
     }

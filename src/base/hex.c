@@ -5,9 +5,7 @@
  * when the CPU has it (checked with __builtin_cpu_supports, which reads
  * flags the runtime filled in once at start-up: no state of our own).
  * Elsewhere a 256-entry table of two-character pairs. */
-#include <blockkit/json.h>
-
-#include "json/json_internal.h"
+#include <blockkit/hex.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -116,7 +114,7 @@ void bk_hex_encode_rev(char *out, const uint8_t *in, size_t n)
 
 #define HEX_CHUNK 16384
 
-void bk_put_hex(bk_writer *w, const uint8_t *p, size_t n)
+void bk_writer_put_hex(bk_writer *w, const uint8_t *p, size_t n)
 {
     while (n) {
         size_t m = n < HEX_CHUNK ? n : HEX_CHUNK;
@@ -129,7 +127,7 @@ void bk_put_hex(bk_writer *w, const uint8_t *p, size_t n)
     }
 }
 
-void bk_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n)
+void bk_writer_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n)
 {
     while (n) {
         size_t m = n < HEX_CHUNK ? n : HEX_CHUNK;
