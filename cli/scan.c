@@ -169,6 +169,7 @@ static int scan_main(int argc, char **argv)
     sigaction(SIGINT, &sa, &old);
     scan_stop = 0;
     o.stop = &scan_stop;
+    o.fees = summary;
 
     bk_scan_stats st;
     int rc = bk_scan_run(&o, &st);

@@ -28,6 +28,7 @@ typedef struct bk_scan_opts {
     int verify_merkle;
     int allow_missing_undo;
     int orphans;                /* also blocks whose ancestors are missing (by BIP34 height) */
+    int fees;                   /* sum fees into the stats (a second walk over the undo data) */
     int quiet;                  /* no notes on stderr (errors are still printed) */
     bk_scan_progress progress;
     FILE *out;
