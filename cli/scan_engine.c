@@ -537,7 +537,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     if (nw < E.nworkers && !o->quiet)
         fprintf(stderr, "blockkit: scan: -j lowered to %d to stay within --max-memory\n", nw);
     size_t window = (o->max_memory - (size_t)nw * per_worker) / per_slot;
-    if (window > 4 * (size_t)nw) window = 4 * (size_t)nw;
+    if (window > 2 * (size_t)nw + 1) window = 2 * (size_t)nw + 1;
     if (window < (size_t)nw) window = (size_t)nw;
     E.window = window;
     st.workers = nw;

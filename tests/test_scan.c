@@ -305,6 +305,15 @@ static void test_full_chain(void)
     }
     /* --verify-merkle passes on real blocks; 3 blocks in flight per worker. */
     CHECK_EQ_INT(scan(dir_ok, "--verbosity 3 -j 2 --verify-merkle --max-memory 64", "got_vm"), 0);
+    /* --progress always: "\r"-overwritten lines on stderr, output unchanged */
+    char err[400];
+    snprintf(err, sizeof err, "%s/got_pr.err", root);
+    CHECK_EQ_INT(scan(dir_ok, "--verbosity 3 -j2 --progress always", "got_pr"), 0);
+    CHECK(file_contains(err, "\rheight 8  8/8 blocks"));
+    CHECK(file_contains(err, "MB/s  ETA 00:00:00"));
+    snprintf(got, sizeof got, "%s/got_pr", root);
+    snprintf(exp, sizeof exp, "%s/exp_v3", root);
+    CHECK(same_files(got, exp));
     snprintf(got, sizeof got, "%s/got_vm", root);
     snprintf(exp, sizeof exp, "%s/exp_v3", root);
     CHECK(same_files(got, exp));
