@@ -294,7 +294,14 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
     }
     bk_json j;
     bk_json_init(&j, w, (unsigned)o->indent);
-    if (bk_json_block(&j, &b, undop, &ctx, &jo, &err) != BK_OK) {
+    if (o->verbosity == 0 && o->indent) {
+        /* bitcoin-cli prints a string result bare, as `blockkit block --pretty`. */
+        uint8_t *sp = bk_writer_space(w, 2 * b.size);
+        if (sp) {
+            bk_hex_encode((char *)sp, b.data, b.size);
+            bk_writer_commit(w, 2 * b.size);
+        }
+    } else if (bk_json_block(&j, &b, undop, &ctx, &jo, &err) != BK_OK) {
         snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
                  err.msg, (unsigned long long)err.offset, where);
         return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;

@@ -461,6 +461,16 @@ static void test_sample_orphans(void)
              cli, exp);
     CHECK_EQ_INT(sh(cmd), 0);
     CHECK(same_files(got, exp));
+    /* --core-compat and --pretty (verbosity 0: bare hex, as bitcoin-cli) */
+    snprintf(cmd, sizeof cmd, "%s scan --blocksdir %s/../../data/sample_blocksdir --verbosity 2 --orphans --start 277647 --end 277647 "
+             "--core-compat 28 --pretty > %s && %s block blocks/block277647.raw --undo undo/rev_record_block277647.dat "
+             "--verbosity 2 --core-compat 28 --pretty > %s", cli, BK_TEST_DATA, got, cli, exp);
+    CHECK_EQ_INT(sh(cmd), 0);
+    CHECK(same_files(got, exp));
+    snprintf(cmd, sizeof cmd, "%s scan --blocksdir %s/../../data/sample_blocksdir --verbosity 0 --orphans --start 277647 --end 277647 "
+             "--pretty > %s && %s block blocks/block277647.raw --verbosity 0 --pretty > %s", cli, BK_TEST_DATA, got, cli, exp);
+    CHECK_EQ_INT(sh(cmd), 0);
+    CHECK(same_files(got, exp));
 }
 
 /* SIGINT while the first line is being written (the reader of the FIFO
