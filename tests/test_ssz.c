@@ -405,6 +405,110 @@ static void json_values_are_strict(void)
     bk_writer_free(&w);
 }
 
+static void plan_matches_streaming_tree(void)
+{
+    /* Fixed-size types hash through a precompiled plan; their subtrees
+     * (bk_ssz_node below the root) take the streaming path. Both must give
+     * one tree: root == H(node 2, node 3) for every fixed phase0 type. */
+    const char *types[] = {"Container:DepositData", "Container:BeaconBlockHeader", "Container:Validator",
+                           "Container:Deposit", "Container:AttestationData", "Container:ProposerSlashing",
+                           "Vector[ByteVector[32],33]", "Bitvector[513]", "Vector[uint16,17]",
+                           "Container:NestedFixedStruct"};
+    uint8_t data[4096];
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+        const bk_ssz_type *t = T(types[k]);
+        for (size_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)(i * 131 + 7);
+        if (!strcmp(types[k], "Container:Validator")) data[88] = 1;           /* slashed: bool */
+        if (!strcmp(types[k], "Container:NestedFixedStruct")) data[26] &= 7;  /* d: Bitvector[3] */
+        CHECK(t && t->plan != NULL);
+        size_t n = (size_t)t->fixed_size;
+        if (t->kind == BK_SSZ_BITVECTOR) data[n - 1] &= 1;   /* padding bits */
+        uint8_t root[32], l[32], r[32], m[64], want[32];
+        bk_error err;
+        if (bk_ssz_hash_tree_root(hasher, t, data, n, root, &err) != BK_OK) {
+            fprintf(stderr, "%s: %s (%s)\n", types[k], err.msg, err.path);
+            CHECK(0);
+            continue;
+        }
+        CHECK_EQ_INT(bk_ssz_node(hasher, t, data, n, 2, l, NULL), BK_OK);
+        CHECK_EQ_INT(bk_ssz_node(hasher, t, data, n, 3, r, NULL), BK_OK);
+        memcpy(m, l, 32);
+        memcpy(m + 32, r, 32);
+        bk_sha256(want, m, 64);
+        CHECK_MEM(root, want, 32);
+    }
+    /* A variable container: its variable fields are computed first and
+     * enter the plan as leaves. */
+    const bk_ssz_type *att = T("Container:Attestation");
+    CHECK(att->plan != NULL);
+    uint8_t a[228 + 9];
+    for (size_t i = 0; i < sizeof a; i++) a[i] = (uint8_t)(i * 29 + 1);
+    bk_store_le32(a, 228);
+    a[sizeof a - 1] = 0x80;
+    uint8_t root[32], l[32], r[32], m[64], want[32];
+    CHECK_EQ_INT(bk_ssz_hash_tree_root(hasher, att, a, sizeof a, root, NULL), BK_OK);
+    CHECK_EQ_INT(bk_ssz_node(hasher, att, a, sizeof a, 2, l, NULL), BK_OK);
+    CHECK_EQ_INT(bk_ssz_node(hasher, att, a, sizeof a, 3, r, NULL), BK_OK);
+    memcpy(m, l, 32);
+    memcpy(m + 32, r, 32);
+    bk_sha256(want, m, 64);
+    CHECK_MEM(root, want, 32);
+}
+
+static void json_parser_is_strict(void)
+{
+    /* RFC 8259: no trailing commas, no leading zeros, no comments, escaped
+     * control characters, paired surrogates, nothing after the value. */
+    const char *bad[] = {"[\"1\",]", "[01]", "[\"1\"] x", "[\"a\tb\"]", "[\"\\ud800\"]", "[\"\\x\"]",
+                         "/*c*/[]", "[", "[\"1\" \"2\"]", "{\"a\" 1}", "[1.]", "[1e]", "[-]", "[tru]"};
+    const bk_ssz_type *t = T("List[uint8,4]");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bk_writer w;
+        bk_writer_init(&w, NULL);
+        bk_error err;
+        bk_status st = bk_ssz_from_json(t, bad[i], strlen(bad[i]), &w, NULL, &err);
+        if (st == BK_OK) fprintf(stderr, "accepted: %s\n", bad[i]);
+        CHECK(st != BK_OK);
+        bk_writer_free(&w);
+    }
+    /* Escapes decode: a container field named by an escaped key. */
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    const char *ok = " {\"\\u0065poch\":\"7\", \"root\":\"0x0000000000000000000000000000000000000000000000000000000000000000\"} ";
+    CHECK_EQ_INT(bk_ssz_from_json(T("Container:Checkpoint"), ok, strlen(ok), &w, NULL, NULL), BK_OK);
+    CHECK_EQ_INT(w.len, 40);
+    CHECK_EQ_INT(w.data[0], 7);
+    bk_writer_free(&w);
+}
+
+static void schema_errors_name_the_place(void)
+{
+    bk_ssz_registry *r;
+    CHECK_EQ_INT(bk_ssz_registry_create(&r, NULL), BK_OK);
+    bk_error err;
+    const char *s1 = "{\"A\":[[\"x\",\"uint8\"],[\"x\",\"uint16\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s1, strlen(s1), &err), BK_ERR_TYPE);
+    CHECK(strstr(err.msg, "duplicate field") != NULL);
+    const char *s2 = "{\"A\":[[\"x\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s2, strlen(s2), &err), BK_ERR_TYPE);
+    CHECK_EQ_INT(err.offset, 6);
+    const char *s3 = "{\"A\":[[\"x\",\"Vector[uint8,0]\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s3, strlen(s3), &err), BK_OK);  /* resolved on use */
+    const bk_ssz_type *t;
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "Container:A", &t, &err), BK_ERR_TYPE);
+    CHECK(strstr(err.msg, "A.x") != NULL);
+    /* A later schema replaces a name for types built afterwards. */
+    const char *s4 = "{\"A\":[[\"x\",\"uint8\"]],\"boolean\":[[\"b\",\"bool\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s4, strlen(s4), &err), BK_OK);
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "A", &t, &err), BK_OK);
+    CHECK_EQ_INT(t->fixed_size, 1);
+    CHECK_EQ_INT(bk_ssz_type_parse(r, "List[boolean,2]", &t, &err), BK_OK);   /* not "bool" + junk */
+    char name[64];
+    bk_ssz_type_name(t, name, sizeof name);
+    CHECK_EQ_STR(name, "List[Container:boolean,2]");
+    bk_ssz_registry_free(r);
+}
+
 static void hashing_allocates_nothing(void)
 {
     bk_counting_allocator ca;
@@ -481,6 +585,9 @@ int main(void)
     RUN(gindex_follows_spec);
     RUN(multiproof_helper_order);
     RUN(json_values_are_strict);
+    RUN(plan_matches_streaming_tree);
+    RUN(json_parser_is_strict);
+    RUN(schema_errors_name_the_place);
     RUN(hashing_allocates_nothing);
     RUN(tiny_scratch_reports_buffer);
     bk_ssz_hasher_free(hasher);

@@ -14,6 +14,11 @@
  * of this module allocates, except those writing into a bk_writer (which
  * grows through its own allocator) and registry/type building.
  *
+ * Threads: building types (bk_ssz_type_parse, bk_ssz_registry_load_schema)
+ * mutates the registry and needs one thread at a time; built types are
+ * immutable and may be shared by any number of threads, each with its own
+ * bk_ssz_hasher.
+ *
  * Errors: bk_error gets a status (BK_ERR_TYPE for illegal types,
  * BK_ERR_OFFSET, BK_ERR_LENGTH, BK_ERR_VALUE, BK_ERR_TRUNCATED,
  * BK_ERR_TRAILING, BK_ERR_INVALID for data), the byte offset of the fault in
@@ -57,6 +62,8 @@ struct bk_ssz_type {
     bk_ssz_kind kind;
     int is_variable;             /* variable-size (offset-encoded in a parent) */
     int is_bytes;                /* vector/list of uint8: JSON value is 0x hex */
+    int fixed_any;               /* fixed-size and every byte string of that
+                                    size is valid (no bool, padding, offsets) */
     uint32_t size;               /* uint: byte width; bool: 1 */
     uint64_t length;             /* vector/bitvector: N; list/bitlist: limit */
     uint64_t fixed_size;         /* fixed-size types: serialized size;
@@ -67,6 +74,8 @@ struct bk_ssz_type {
     const bk_ssz_field *fields;  /* container fields / union options */
     size_t nfields;
     const char *name;            /* container name, or the canonical type string */
+    const void *plan;            /* internal: precompiled, level-batched hashing
+                                    schedule of a small fixed-size type */
 };
 
 typedef struct bk_ssz_registry bk_ssz_registry;
@@ -139,15 +148,17 @@ BK_API bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_byte
 BK_API void bk_ssz_hasher_free(bk_ssz_hasher *h);
 
 /* hash_tree_root of the serialized value data[0..len) of type t, validated
- * first (errors as bk_ssz_validate). Allocates nothing. h NULL: a temporary
- * hasher is created with the default allocator. BK_ERR_BUFFER when a type
- * nests so deep that the hasher's scratch cannot hold its levels. */
+ * first (errors as bk_ssz_validate). With a hasher it allocates nothing;
+ * h NULL: a temporary hasher is created (and freed) with the default
+ * allocator. BK_ERR_BUFFER when a type nests so deep that the hasher's
+ * scratch cannot hold its levels. */
 BK_API bk_status bk_ssz_hash_tree_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data,
                                        size_t len, uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
 
 /* merkleize(chunks, limit) of the spec: n 32-byte chunks padded with zero
  * chunks to next_pow_of_two(limit) (limit UINT64_MAX: no limit, pad to
- * next_pow_of_two(n)). BK_ERR_LENGTH when n > limit or limit > 2^64/2. */
+ * next_pow_of_two(n)). BK_ERR_LENGTH when n > limit or limit > 2^63.
+ * h NULL: a temporary hasher, as above. */
 BK_API bk_status bk_ssz_merkleize(bk_ssz_hasher *h, const uint8_t *chunks, uint64_t n, uint64_t limit,
                                   uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
 
@@ -179,6 +190,9 @@ BK_API bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t
 BK_API bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath,
                                uint64_t *gindex_out, bk_error *err) BK_WARN_UNUSED;
 
+/* In this section a NULL hasher means a temporary one (default allocator,
+ * created and freed inside the call). */
+
 /* The node at generalized index g of the tree of value data (validated):
  * g = 1 is the root. Nodes inside zero padding are zero hashes; a path
  * below a padding chunk or a basic leaf is BK_ERR_NOT_FOUND. */
@@ -200,9 +214,9 @@ BK_API int bk_ssz_verify_branch(const uint8_t leaf[32], const uint8_t (*branch)[
 /* Spec get_helper_indices: the helper gindices of a multiproof for
  * indices[0..n), sorted descending, into helpers_out (capacity cap).
  * *nhelpers_out gets the count (BK_ERR_BUFFER when over cap; the count is
- * still reported). indices must be >= 1 and at most 64 deep. Allocates
- * nothing beyond a workspace of at most (n*64) entries taken from the
- * hasher's scratch (BK_ERR_BUFFER when it does not fit). */
+ * still reported). indices must be >= 1. The workspace (2 * 64 * n
+ * uint64 entries) comes from the hasher's scratch (BK_ERR_BUFFER when it
+ * does not fit); nothing is allocated. */
 BK_API bk_status bk_ssz_helper_indices(bk_ssz_hasher *h, const uint64_t *indices, size_t n,
                                        uint64_t *helpers_out, size_t cap, size_t *nhelpers_out,
                                        bk_error *err) BK_WARN_UNUSED;

@@ -79,7 +79,7 @@ static bk_status check_offsets_seq(const uint8_t *d, size_t len, uint64_t count,
 static bk_status validate_elems_fixed(const bk_ssz_type *e, const uint8_t *d, uint64_t count, uint64_t base,
                                       bk_error *err)
 {
-    if (e->kind == BK_SSZ_UINT) return BK_OK;
+    if (e->fixed_any) return BK_OK;
     uint64_t es = e->fixed_size;
     for (uint64_t i = 0; i < count; i++) {
         bk_status st;
@@ -115,6 +115,12 @@ static bk_status validate_elems_var(const bk_ssz_type *e, const uint8_t *d, size
 
 static bk_status validate(const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t base, bk_error *err)
 {
+    if (t->fixed_any) return check_len(t, len, t->fixed_size, base, err);
+    /* Offsets are 4 bytes (BYTES_PER_LENGTH_OFFSET): a value with offsets
+     * cannot be 4 GiB or larger. */
+    if (len > UINT32_MAX && t->is_variable && t->kind != BK_SSZ_BITLIST && t->kind != BK_SSZ_UNION &&
+        !(t->kind == BK_SSZ_LIST && !t->elem->is_variable))
+        return bk_error_set(err, BK_ERR_LENGTH, base, "a value with offsets must be under 4 GiB");
     switch (t->kind) {
     case BK_SSZ_NONE: return check_len(t, len, 0, base, err);
     case BK_SSZ_UINT: return check_len(t, len, t->size, base, err);

@@ -328,9 +328,74 @@ bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *
     return BK_OK;
 }
 
+static inline void plan_gather(uint8_t *dst, bk_ssz_pref r, const uint8_t *d, const uint8_t *vals,
+                               const uint8_t *ext)
+{
+    switch (r.kind) {
+    case BK_SSZ_PREF_LEAF:
+        if (r.len == 32) memcpy(dst, d + r.v, 32);
+        else {
+            memset(dst, 0, 32);
+            memcpy(dst, d + r.v, r.len);
+        }
+        break;
+    case BK_SSZ_PREF_ZERO: memcpy(dst, bk_ssz_zero_hashes[r.v], 32); break;
+    case BK_SSZ_PREF_EXT: memcpy(dst, ext + 32 * (size_t)r.v, 32); break;
+    default: memcpy(dst, vals + 32 * (size_t)r.v, 32); break;
+    }
+}
+
+/* Run a precompiled plan: the roots of variable-size fields first (EXT),
+ * then one bk_sha256_64 call per tree height. Returns 0 when the scratch
+ * cannot hold it (the caller takes the streaming path). */
+static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
+                    bk_status *st, bk_error *err)
+{
+    const bk_ssz_plan *pl = t->plan;
+    size_t mark = h->used;
+    uint8_t *ext = NULL;
+    *st = BK_OK;
+    if (pl->has_ext) {
+        ext = bk_ssz_scratch_take(h, 32 * t->nfields);
+        if (!ext) return 0;
+        for (size_t i = 0; i < t->nfields; i++) {
+            if (!t->fields[i].type->is_variable) continue;
+            const uint8_t *p;
+            size_t n;
+            bk_ssz_elem_span(t, d, len, i, &p, &n);
+            if ((*st = root_of(h, t->fields[i].type, p, n, ext + 32 * i, err)) != BK_OK) {
+                h->used = mark;
+                return 1;
+            }
+        }
+    }
+    uint8_t *vals = bk_ssz_scratch_take(h, 32 * (size_t)pl->nnodes);
+    uint8_t *msgs = vals ? bk_ssz_scratch_take(h, 64 * (size_t)pl->max_batch) : NULL;
+    if (!msgs) {
+        h->used = mark;
+        return 0;
+    }
+    uint32_t start = 0;
+    for (uint32_t b = 0; b < pl->nbatches; b++) {
+        uint32_t end = pl->batch_end[b];
+        for (uint32_t j = start; j < end; j++) {
+            uint8_t *m = msgs + 64 * (size_t)(j - start);
+            plan_gather(m, pl->nodes[j].l, d, vals, ext);
+            plan_gather(m + 32, pl->nodes[j].r, d, vals, ext);
+        }
+        bk_sha256_64(vals + 32 * (size_t)start, msgs, end - start);
+        start = end;
+    }
+    plan_gather(out, pl->root, d, vals, ext);
+    h->used = mark;
+    return 1;
+}
+
 static bk_status root_of(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
                          bk_error *err)
 {
+    bk_status pst;
+    if (t->plan && run_plan(h, t, d, len, out, &pst, err)) return pst;
     switch (t->kind) {
     case BK_SSZ_NONE:
         memset(out, 0, 32);

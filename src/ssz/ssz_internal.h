@@ -64,6 +64,40 @@ void bk_ssz_elem_span(const bk_ssz_type *t, const uint8_t *data, size_t len, uin
 /* Number of elements of validated data of a list/vector (bits for bitfields). */
 uint64_t bk_ssz_elem_count(const bk_ssz_type *t, const uint8_t *data, size_t len);
 
+/* ---- hashing plans: the Merkle tree of a small fixed-size type, compiled
+ * at type build time into batches of pair hashes by height, so all the
+ * independent pairs of a level (across every field) are hashed in one
+ * bk_sha256_64 call. ---- */
+typedef struct bk_ssz_pref {
+    uint8_t kind;           /* BK_SSZ_PREF_LEAF / _ZERO / _NODE */
+    uint8_t len;            /* leaf: bytes taken from the data (1..32) */
+    uint32_t v;             /* leaf: data offset; zero: depth; node: index;
+                               ext: field index */
+} bk_ssz_pref;
+/* EXT: the root of a variable-size field of the top-level container,
+ * computed before the plan runs. */
+enum { BK_SSZ_PREF_LEAF, BK_SSZ_PREF_ZERO, BK_SSZ_PREF_NODE, BK_SSZ_PREF_EXT };
+
+typedef struct bk_ssz_pnode {
+    bk_ssz_pref l, r;
+} bk_ssz_pnode;
+
+typedef struct bk_ssz_plan {
+    uint32_t nnodes;
+    const bk_ssz_pnode *nodes;  /* sorted by height */
+    uint32_t nbatches;
+    const uint32_t *batch_end;  /* batch i = nodes [end[i-1], end[i]) */
+    uint32_t max_batch;
+    bk_ssz_pref root;
+    int has_ext;                /* a variable container: EXT leaves */
+} bk_ssz_plan;
+
+/* Compile t's plan into arena a (scratch through alloc); NULL when t is
+ * neither fixed-size nor a container, is too big for a plan, or memory ran
+ * out (hashing then takes the streaming path, with the same result). The
+ * variable-size fields of a container are EXT leaves. */
+const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, const bk_ssz_type *t);
+
 /* ---- hashing internals (data must be valid) ---- */
 struct bk_ssz_hasher {
     const bk_allocator *alloc;

@@ -41,6 +41,7 @@ static void init_basic(bk_ssz_type *t, bk_ssz_kind k, uint32_t size, const char 
     t->kind = k;
     t->size = size;
     t->fixed_size = size;
+    t->fixed_any = k == BK_SSZ_UINT;
     t->chunk_count = 1;
     t->name = name;
 }
@@ -146,6 +147,17 @@ static int eat(tparser *p, const char *lit)
     return 0;
 }
 
+/* A keyword that is a whole name (so "bool" does not match "boolean"). */
+static int eat_word(tparser *p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(p->s + p->pos, word, n) == 0 && !is_name_char(p->s[p->pos + n])) {
+        p->pos += n;
+        return 1;
+    }
+    return 0;
+}
+
 static bk_status parse_num(tparser *p, uint64_t *out)
 {
     const char *s = p->s + p->pos;
@@ -185,6 +197,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         t->chunk_count = (t->length + 255) / 256;
         t->fixed_size = t->kind == BK_SSZ_BITVECTOR ? (t->length + 7) / 8 : 0;
         t->is_variable = t->kind == BK_SSZ_BITLIST;
+        t->fixed_any = t->kind == BK_SSZ_BITVECTOR && t->length % 8 == 0;
     } else {
         if (bk_ssz_is_basic(e)) {
             t->chunk_count = (t->length * e->size + 31) / 32;
@@ -196,6 +209,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
             uint64_t es = e->is_variable ? 4 : e->fixed_size;
             if (es && t->length > MAX_SIZE / es) return terr(p, "vector size over 2^62 bytes", NULL);
             t->fixed_size = t->length * es;
+            t->fixed_any = e->fixed_any;
         } else {
             t->is_variable = 1;
             t->fixed_size = 0;
@@ -205,6 +219,7 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         }
     }
     t->depth = ceil_log2(t->chunk_count);
+    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     return BK_OK;
 }
 
@@ -252,12 +267,16 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
         fields[j].next_var = next;
         if (fields[j].type->is_variable) next = j;
     }
+    t->fixed_any = !t->is_variable;
+    for (size_t j = 0; j < s->fields->n; j++)
+        if (!fields[j].type->fixed_any) t->fixed_any = 0;
     t->fields = fields;
     t->nfields = s->fields->n;
     t->fixed_size = fixed;
     t->chunk_count = t->nfields;
     t->depth = ceil_log2(t->nfields);
     t->name = s->name;
+    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     s->built = t;
     *out = t;
 done:
@@ -276,20 +295,17 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
 {
     if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
     static const char *uints[6] = {"uint8", "uint16", "uint32", "uint64", "uint128", "uint256"};
-    /* Longest names first so uint8 does not match the start of uint128. */
-    static const int order[6] = {5, 4, 3, 2, 1, 0};
-    for (int k = 0; k < 6; k++) {
-        int i = order[k];
-        if (eat(p, uints[i])) {
+    for (int i = 0; i < 6; i++) {
+        if (eat_word(p, uints[i])) {
             *out = &p->reg->basic[i];
             return BK_OK;
         }
     }
-    if (eat(p, "bool")) {
+    if (eat_word(p, "bool")) {
         *out = &p->reg->basic[6];
         return BK_OK;
     }
-    if (eat(p, "None")) {
+    if (eat_word(p, "None")) {
         if (!none_ok) return terr(p, "None is legal only as option 0 of a Union", NULL);
         bk_ssz_type *t = new_type(p, BK_SSZ_NONE);
         if (!t) return BK_ERR_NOMEM;

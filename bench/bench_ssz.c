@@ -1,0 +1,114 @@
+/* SSZ benches: hash_tree_root straight from serialized bytes through one
+ * reused bk_ssz_hasher (allocs/op must be 0), the merkleizer on a big
+ * level, and strict decoding.
+ *
+ *   HashTreeRoot/DepositData               184 bytes, 7 pair hashes, unit op
+ *   HashTreeRoot/BeaconBlockHeader         112 bytes, 7 pair hashes, unit op
+ *   HashTreeRoot/Attestation               full 2048-bit aggregation_bits, unit op
+ *   Merkleize/1M                           2^20 chunks (limit 2^20), unit pair (2^20 - 1)
+ *   HashTreeRoot/List[uint64,2^40]/1M      2^20 uint64 = 2^18 chunks, unit chunk
+ *   Decode/Attestation                     strict validation, unit op */
+#include "bench.h"
+
+#include <string.h>
+#include <blockkit/ssz.h>
+
+typedef enum { B_ROOT, B_MERKLEIZE, B_DECODE } bkind;
+
+typedef struct ssz_arg {
+    bkind k;
+    const char *type;
+    size_t len;             /* serialized bytes (0: see setup) */
+} ssz_arg;
+
+typedef struct ssz_ctx {
+    bk_ssz_registry *reg;
+    bk_ssz_hasher *h;
+    const bk_ssz_type *t;
+    uint8_t *data;
+    size_t len;
+    const ssz_arg *arg;
+} ssz_ctx;
+
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+static void ssz_teardown(void *p, const bk_allocator *alloc)
+{
+    ssz_ctx *c = p;
+    if (!c) return;
+    bk_ssz_hasher_free(c->h);
+    bk_ssz_registry_free(c->reg);
+    bk_free(alloc, c->data, c->len);
+    bk_free(alloc, c, sizeof *c);
+}
+
+static int ssz_setup(void **out, const void *argp, const bk_allocator *alloc)
+{
+    const ssz_arg *a = argp;
+    ssz_ctx *c = bk_alloc(alloc, sizeof *c);
+    if (!c) return 1;
+    memset(c, 0, sizeof *c);
+    c->arg = a;
+    if (bk_ssz_registry_create(&c->reg, alloc) != BK_OK || bk_ssz_hasher_create(&c->h, 0, alloc) != BK_OK ||
+        (a->type && bk_ssz_type_parse(c->reg, a->type, &c->t, NULL) != BK_OK)) {
+        ssz_teardown(c, alloc);
+        return 1;
+    }
+    c->len = a->len;
+    c->data = bk_alloc(alloc, c->len);
+    if (!c->data) {
+        ssz_teardown(c, alloc);
+        return 1;
+    }
+    uint64_t s = 7;
+    for (size_t i = 0; i < c->len; i++) c->data[i] = (uint8_t)lcg(&s);
+    if (a->type && !strcmp(a->type, "Container:Attestation")) {
+        /* aggregation_bits: offset 228, 2048 bits + delimiter byte. */
+        bk_store_le32(c->data, 228);
+        c->data[c->len - 1] = 1;
+    }
+    if (a->k != B_MERKLEIZE && bk_ssz_validate(c->t, c->data, c->len, NULL) != BK_OK) {
+        ssz_teardown(c, alloc);
+        return 1;
+    }
+    *out = c;
+    return 0;
+}
+
+static void ssz_run(void *p, uint64_t iters, const bk_allocator *alloc)
+{
+    ssz_ctx *c = p;
+    uint8_t r[32];
+    (void)alloc;
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_status st;
+        switch (c->arg->k) {
+        case B_ROOT: st = bk_ssz_hash_tree_root(c->h, c->t, c->data, c->len, r, NULL); break;
+        case B_MERKLEIZE: st = bk_ssz_merkleize(c->h, c->data, c->len / 32, c->len / 32, r, NULL); break;
+        default: st = bk_ssz_validate(c->t, c->data, c->len, NULL); r[0] = (uint8_t)st; break;
+        }
+        (void)st;
+        bk_bench_keep(r);
+    }
+}
+
+static const ssz_arg a_deposit = {B_ROOT, "Container:DepositData", 184};
+static const ssz_arg a_header = {B_ROOT, "Container:BeaconBlockHeader", 112};
+static const ssz_arg a_att = {B_ROOT, "Container:Attestation", 228 + 257};
+static const ssz_arg a_mz = {B_MERKLEIZE, NULL, (size_t)32 << 20};
+static const ssz_arg a_list = {B_ROOT, "List[uint64,1099511627776]", (size_t)8 << 20};
+static const ssz_arg a_dec = {B_DECODE, "Container:Attestation", 228 + 257};
+
+BK_BENCH(bench_ssz_deposit, "HashTreeRoot/DepositData", "op", 1, 184, &a_deposit, ssz_setup, ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_header, "HashTreeRoot/BeaconBlockHeader", "op", 1, 112, &a_header, ssz_setup, ssz_run,
+         ssz_teardown)
+BK_BENCH(bench_ssz_att, "HashTreeRoot/Attestation", "op", 1, 485, &a_att, ssz_setup, ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_mz, "Merkleize/1M", "pair", (double)((1 << 20) - 1), (double)(32 << 20), &a_mz, ssz_setup,
+         ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_list, "HashTreeRoot/List[uint64,2^40]/1M", "chunk", (double)(1 << 18), (double)(8 << 20),
+         &a_list, ssz_setup, ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_dec, "Decode/Attestation", "op", 1, 485, &a_dec, ssz_setup, ssz_run, ssz_teardown)
