@@ -39,8 +39,9 @@ static inline int pair_equal(const uint8_t *p)
 }
 #endif
 
-/* Replace the m >= 2 nodes at buf by the (m + 1) / 2 nodes of the next
- * level, packed at the front. buf must hold m + 1 nodes when m is odd.
+/* Replace the m >= 1 nodes at buf by the (m + 1) / 2 nodes of the next
+ * level, packed at the front (a single node is hashed with itself: the
+ * chunked order's right edge). buf must hold m + 1 nodes when m is odd.
  * Returns 1 when check is set and some pair (2i, 2i + 1) of the original
  * nodes is equal (Core compares only real pairs, never the duplicate). */
 static int hash_level(uint8_t *buf, size_t m, int check)
