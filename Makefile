@@ -11,6 +11,8 @@ DEPS_BIN = cmake pkg-config cc
 DEPS_PKG = cmake pkg-config gcc libsecp256k1-dev zstd
 FUZZ_PKG = clang libclang-rt-14-dev
 PEER_PKG = libssl-dev
+# Cross toolchain + qemu: the ARMv8 SHA-256 backend's tests run under qemu-aarch64.
+CROSS_PKG = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
 .PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-check clean
 
@@ -19,7 +21,7 @@ all: build
 # Install missing Debian packages (as root), or print the exact command.
 deps:
 	@missing=""; \
-	for p in $(DEPS_PKG) $(PEER_PKG) $(if $(WITH_FUZZ),$(FUZZ_PKG)); do \
+	for p in $(DEPS_PKG) $(PEER_PKG) $(if $(WITH_FUZZ),$(FUZZ_PKG)) $(if $(WITH_CROSS),$(CROSS_PKG)); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \

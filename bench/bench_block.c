@@ -1,7 +1,9 @@
 /* Block decoding benches over Core's bench block 413567 (1557 txs, 999,887
  * bytes): DeserializeBlock (parse into a reused decoder: 0 allocs/op),
- * DeserializeAndHashBlock (plus every txid and wtxid), BlockTxids (the txids
- * alone, the cost centre: compare with the block's compression floor). */
+ * DeserializeAndHashBlock (plus every txid and wtxid, one engine call each
+ * through the decoder), BlockTxids (bk_block_txids, chunked, no scratch)
+ * and BlockTxidsOneCall (the decoder's single call): the txids are the cost
+ * centre, compare them with the block's compression floor. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -52,6 +54,11 @@ static int block_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     }
     b->ids = bk_alloc(alloc, 32 * (size_t)b->block.n_tx);
     b->wids = bk_alloc(alloc, 32 * (size_t)b->block.n_tx);
+    /* and the decoder's hashing scratch */
+    if (b->ids && b->wids && bk_block_decoder_hash(&b->dec, &b->block, b->ids, b->wids) != BK_OK) {
+        bk_free(alloc, b->ids, 32 * (size_t)b->block.n_tx);
+        b->ids = NULL;
+    }
     if (!b->ids || !b->wids) {
         bk_free(alloc, b->ids, 32 * (size_t)b->block.n_tx);
         bk_free(alloc, b->wids, 32 * (size_t)b->block.n_tx);
@@ -92,7 +99,8 @@ static void run_deserialize_hash(void *ctx, uint64_t iters, const bk_allocator *
     for (uint64_t i = 0; i < iters; i++) {
         bk_status st = bk_block_decode(&b->dec, b->data, b->len, &b->block, NULL);
         bk_bench_keep(&st);
-        bk_block_txids_wtxids(&b->block, b->ids, b->wids);
+        st = bk_block_decoder_hash(&b->dec, &b->block, b->ids, b->wids);
+        bk_bench_keep(&st);
         bk_bench_keep(b->ids);
         bk_bench_keep(b->wids);
     }
@@ -108,6 +116,18 @@ static void run_txids(void *ctx, uint64_t iters, const bk_allocator *alloc)
     }
 }
 
+/* One engine call over the whole block through the decoder's scratch. */
+static void run_txids_one_call(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    block_bench *b = ctx;
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_status st = bk_block_decoder_hash(&b->dec, &b->block, b->ids, NULL);
+        bk_bench_keep(&st);
+        bk_bench_keep(b->ids);
+    }
+}
+
 BK_BENCH(bench_deserialize_block, .name = "DeserializeBlock", .unit = "block", .units_per_op = 1,
          .bytes_per_op = 999887, .setup = block_setup, .run = run_deserialize,
          .teardown = block_teardown)
@@ -118,4 +138,8 @@ BK_BENCH(bench_deserialize_hash_block, .name = "DeserializeAndHashBlock", .unit 
 
 BK_BENCH(bench_block_txids, .name = "BlockTxids", .unit = "block", .units_per_op = 1,
          .bytes_per_op = 999887, .setup = block_setup, .run = run_txids,
+         .teardown = block_teardown)
+
+BK_BENCH(bench_block_txids_one_call, .name = "BlockTxidsOneCall", .unit = "block",
+         .units_per_op = 1, .bytes_per_op = 999887, .setup = block_setup, .run = run_txids_one_call,
          .teardown = block_teardown)

@@ -1,14 +1,15 @@
 /* Script rendering benches over every output of block 866342 (unit: one
  * scriptPubKey):
- *   Script/ToAsm/block866342             ScriptToAsmStr of each output script
- *   Script/PubKeyToJson/block866342      Core's ScriptToUniv fields, compact:
- *                                        {"asm","desc","hex","address","type"}
- *   Script/Descriptor/block866342        InferDescriptor + checksum alone
- *   Script/Address/block866342           address alone
+ *   ScriptToAsm          ScriptToAsmStr of each output script
+ *   ScriptPubKeyToJson   Core's ScriptToUniv fields, compact:
+ *                        {"asm","desc","hex","address","type"}
+ *   ScriptDescriptor     InferDescriptor + checksum alone
+ *   ScriptAddress        address alone
  * The block's outputs are located once in setup by a small local walker
  * (the bench needs nothing beyond the script API). */
 #include "bench.h"
 
+#include <blockkit/json.h>
 #include <blockkit/script.h>
 #include <blockkit/stream.h>
 
@@ -133,16 +134,11 @@ static void run_asm(void *ctx, uint64_t iters, const bk_allocator *alloc)
     }
 }
 
-static const char hexdig[] = "0123456789abcdef";
-
 static void put_hex(bk_writer *w, const uint8_t *p, size_t n)
 {
     uint8_t *o = bk_writer_space(w, 2 * n);
     if (!o) return;
-    for (size_t i = 0; i < n; i++) {
-        o[2 * i] = (uint8_t)hexdig[p[i] >> 4];
-        o[2 * i + 1] = (uint8_t)hexdig[p[i] & 15];
-    }
+    bk_hex_encode((char *)o, p, n);
     bk_writer_commit(w, 2 * n);
 }
 
@@ -209,11 +205,11 @@ static void run_address(void *ctx, uint64_t iters, const bk_allocator *alloc)
 }
 
 /* 10327 output scripts in block 866342. */
-BK_BENCH(bench_script_asm, "Script/ToAsm/block866342", "script", 10327, 0, NULL, setup_block, run_asm,
+BK_BENCH(bench_script_asm, "ScriptToAsm", "script", 10327, 0, NULL, setup_block, run_asm,
          teardown_block)
-BK_BENCH(bench_script_json, "Script/PubKeyToJson/block866342", "script", 10327, 0, NULL, setup_block, run_json,
+BK_BENCH(bench_script_json, "ScriptPubKeyToJson", "script", 10327, 0, NULL, setup_block, run_json,
          teardown_block)
-BK_BENCH(bench_script_desc, "Script/Descriptor/block866342", "script", 10327, 0, NULL, setup_block, run_desc,
+BK_BENCH(bench_script_desc, "ScriptDescriptor", "script", 10327, 0, NULL, setup_block, run_desc,
          teardown_block)
-BK_BENCH(bench_script_addr, "Script/Address/block866342", "script", 10327, 0, NULL, setup_block, run_address,
+BK_BENCH(bench_script_addr, "ScriptAddress", "script", 10327, 0, NULL, setup_block, run_address,
          teardown_block)

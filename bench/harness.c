@@ -177,7 +177,8 @@ int bk_bench_measure(const bk_bench *b, const bk_bench_opts *o, bk_bench_result 
     r->bytes_per_op = (double)ca.bytes / ops;
 
     double dev[MAX_EPOCHS];
-    double med = median(per_unit, epochs);
+    double med = median(per_unit, epochs);  /* sorts per_unit */
+    r->ns_per_unit_min = per_unit[0];
     for (int e = 0; e < epochs; e++) dev[e] = med > 0 ? fabs(per_unit[e] - med) / med * 100 : 0;
     r->ns_per_unit = med;
     r->err_pct = median(dev, epochs);

@@ -18,6 +18,7 @@ typedef struct bk_bench_result {
     uint64_t iters;          /* ops per epoch */
     int epochs;
     double ns_per_unit;      /* median over epochs */
+    double ns_per_unit_min;  /* fastest epoch (steadier than the median on a busy machine) */
     double units_per_s;
     double err_pct;          /* median absolute percent deviation of epochs */
     double allocs_per_op;

@@ -62,12 +62,29 @@ static void table_header(int hw)
     printf(":----------\n");
 }
 
+/* v with two decimals and thousands separators, as nanobench prints. */
+static const char *group(char *buf, size_t cap, double v)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.2f", v);
+    const char *dot = strchr(tmp, '.');
+    size_t int_len = dot ? (size_t)(dot - tmp) : strlen(tmp), o = 0;
+    for (size_t i = 0; i < int_len && o + 2 < cap; i++) {
+        buf[o++] = tmp[i];
+        size_t left = int_len - i - 1;
+        if (left && left % 3 == 0 && tmp[i] != '-' && o + 2 < cap) buf[o++] = ',';
+    }
+    snprintf(buf + o, cap - o, "%s", dot ? dot : "");
+    return buf;
+}
+
 static void table_row(const bk_bench_result *r, int hw)
 {
+    char ns[48], ups[48];
     char mb[32] = "";
     if (r->mb_per_s > 0) snprintf(mb, sizeof mb, "%.1f", r->mb_per_s);
-    printf("| %21.2f | %21.2f | %6.1f%% | %10.2f | %12.1f | %12llu | %10s |", r->ns_per_unit,
-           r->units_per_s, r->err_pct, r->allocs_per_op, r->bytes_per_op,
+    printf("| %21s | %21s | %6.1f%% | %10.2f | %12.1f | %12llu | %10s |", group(ns, sizeof ns, r->ns_per_unit),
+           group(ups, sizeof ups, r->units_per_s), r->err_pct, r->allocs_per_op, r->bytes_per_op,
            (unsigned long long)r->peak_bytes, mb);
     if (hw) {
         if (r->have_hw)
@@ -85,10 +102,10 @@ static void json_row(const bk_bench_result *r, int first, const char *backend)
     json_str(r->bench->name);
     printf(", \"unit\": ");
     json_str(r->bench->unit);
-    printf(", \"ns_per_unit\": %.4f, \"units_per_s\": %.2f, \"err_pct\": %.3f, \"allocs_per_op\": %.4f, "
+    printf(", \"ns_per_unit\": %.4f, \"ns_per_unit_min\": %.4f, \"units_per_s\": %.2f, \"err_pct\": %.3f, \"allocs_per_op\": %.4f, "
            "\"bytes_per_op\": %.2f, \"peak_bytes\": %llu, \"iters\": %llu, \"epochs\": %d",
-           r->ns_per_unit, r->units_per_s, r->err_pct, r->allocs_per_op, r->bytes_per_op,
-           (unsigned long long)r->peak_bytes, (unsigned long long)r->iters, r->epochs);
+           r->ns_per_unit, r->ns_per_unit_min, r->units_per_s, r->err_pct, r->allocs_per_op,
+           r->bytes_per_op, (unsigned long long)r->peak_bytes, (unsigned long long)r->iters, r->epochs);
     if (r->mb_per_s > 0) printf(", \"mb_per_s\": %.2f", r->mb_per_s);
     if (r->have_hw)
         printf(", \"ins_per_unit\": %.2f, \"cyc_per_unit\": %.2f, \"ipc\": %.3f, \"branch_miss_pct\": %.3f",

@@ -52,6 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bk_block_txids_wtxids(&b, ids2, wids2);
         FZ_REQUIRE(memcmp(ids, ids2, 32 * (size_t)b.n_tx) == 0);
         FZ_REQUIRE(memcmp(wids, wids2, 32 * (size_t)b.n_tx) == 0);
+        memset(ids2, 0, 32 * (size_t)b.n_tx);
+        memset(wids2, 0, 32 * (size_t)b.n_tx);
+        FZ_REQUIRE(bk_block_decoder_hash(&dec, &b2, ids2, wids2) == BK_OK);
+        FZ_REQUIRE(memcmp(ids, ids2, 32 * (size_t)b.n_tx) == 0);
+        FZ_REQUIRE(memcmp(wids, wids2, 32 * (size_t)b.n_tx) == 0);
         free(ids2);
         free(wids2);
         free(ids);

@@ -1,10 +1,9 @@
 #!/bin/sh
-# `make run`: the main job on the bundled sample block.
+# `make run`: the main job on the bundled sample block: Bitcoin Core's
+# getblock verbosity 3 (with fee and prevout from the undo data) for block
+# 866342, pretty-printed as bitcoin-cli prints it, and a one-line summary.
 set -eu
 bk=${1:-build/blockkit}
 here=$(cd "$(dirname "$0")/.." && pwd)
-block="$here/data/block413567.raw"
-echo "== blockkit sha256 --double $block"
-"$bk" sha256 --double "$block"
-echo "== blockkit bench --filter SHA256"
-"$bk" bench --filter 'SHA256' --min-time 50
+"$bk" block "$here/data/block866342.raw" --undo "$here/data/block866342_undo.raw" \
+    --verbosity 3 --pretty --summary

@@ -48,6 +48,7 @@ static void json_has_contract_fields(void)
     CHECK(strstr(buf, "\"name\": \"SHA256/64B/portable\"") != NULL);
     CHECK(strstr(buf, "\"unit\": \"message\"") != NULL);
     CHECK(json_num(buf, "ns_per_unit") > 0);
+    CHECK(json_num(buf, "ns_per_unit_min") > 0 && json_num(buf, "ns_per_unit_min") <= json_num(buf, "ns_per_unit"));
     CHECK(json_num(buf, "units_per_s") > 0);
     CHECK(json_num(buf, "err_pct") >= 0);
     CHECK(json_num(buf, "allocs_per_op") == 0);  /* hashing allocates nothing */

@@ -275,6 +275,18 @@ static void check_block(const char *name)
         bk_block_txids_wtxids(&b, t2, w2);
         CHECK_MEM(t2, txids, 32 * (size_t)b.n_tx);
         CHECK_MEM(w2, wtxids, 32 * (size_t)b.n_tx);
+        /* one engine call over the whole block through a decoder's scratch */
+        bk_block_decoder hd;
+        bk_block_decoder_init(&hd, NULL);
+        memset(t2, 0, 32 * (size_t)b.n_tx);
+        memset(w2, 0, 32 * (size_t)b.n_tx);
+        CHECK_EQ_INT(bk_block_decoder_hash(&hd, &b, t2, w2), BK_OK);
+        CHECK_MEM(t2, txids, 32 * (size_t)b.n_tx);
+        CHECK_MEM(w2, wtxids, 32 * (size_t)b.n_tx);
+        memset(t2, 0, 32 * (size_t)b.n_tx);
+        CHECK_EQ_INT(bk_block_decoder_hash(&hd, &b, t2, NULL), BK_OK);
+        CHECK_MEM(t2, txids, 32 * (size_t)b.n_tx);
+        bk_block_decoder_free(&hd);
         free(t2);
         free(w2);
     }
@@ -712,6 +724,18 @@ static void decoder_reuse_allocates_nothing(void)
     CHECK_EQ_INT(bk_block_decode(&d, small, len2, &b, NULL), BK_OK);
     CHECK_EQ_INT(b.n_tx, 15);
     CHECK_EQ_INT(ca.allocs, 0);
+    /* hashing scratch: grown once (2 allocations), then none */
+    uint8_t *ids = malloc(32 * 1557), *wids = malloc(32 * 1557);
+    CHECK_EQ_INT(bk_block_decode(&d, big, len1, &b, NULL), BK_OK);
+    CHECK_EQ_INT(bk_block_decoder_hash(&d, &b, ids, wids), BK_OK);
+    CHECK_EQ_INT(ca.allocs, 2);
+    bk_counting_allocator_reset(&ca);
+    CHECK_EQ_INT(bk_block_decoder_hash(&d, &b, ids, wids), BK_OK);
+    CHECK_EQ_INT(bk_block_decode(&d, small, len2, &b, NULL), BK_OK);
+    CHECK_EQ_INT(bk_block_decoder_hash(&d, &b, ids, wids), BK_OK);
+    CHECK_EQ_INT(ca.allocs, 0);
+    free(ids);
+    free(wids);
     /* errors leave the decoder usable */
     bk_error err;
     CHECK_EQ_INT(bk_block_decode(&d, big, len1 - 1, &b, &err), BK_ERR_TRUNCATED);
@@ -719,7 +743,7 @@ static void decoder_reuse_allocates_nothing(void)
     CHECK_EQ_INT(ca.allocs, 0);
     bk_block_decoder_free(&d);
     CHECK_EQ_INT(ca.live, 0);
-    CHECK_EQ_INT(ca.frees, 1);
+    CHECK_EQ_INT(ca.frees, 3);
     free(big);
     free(small);
 }

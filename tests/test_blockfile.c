@@ -66,6 +66,8 @@ static void check_sample_dir(const char *dir, int want_xored)
     bk_blockfile bf, rf;
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 0, &bf, &err), BK_OK);
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_REV, 0, &rf, &err), BK_OK);
+    bk_blockfile_advise(&bf, BK_ACCESS_RANDOM);      /* hints only: */
+    bk_blockfile_advise(&rf, BK_ACCESS_SEQUENTIAL);  /* contents unchanged */
     bk_record_iter it;
     bk_record rec;
     uint8_t prev[3][32];
@@ -335,11 +337,15 @@ static void test_blocksdir_errors(void)
     write_file(dir, "blk00002.dat", nine, 0);
     write_file(dir, "blk00010.dat", nine, 0);
     write_file(dir, "blk1.dat", nine, 0);
+    write_file(dir, "blk123456.dat", nine, 0);  /* Core's %05u past 99999 */
+    write_file(dir, "blk012345.dat", nine, 0);  /* not a name Core writes */
+    write_file(dir, "blk0000a.dat", nine, 0);
     write_file(dir, "rev00002.dat", nine, 0);
     CHECK_EQ_INT(bk_blocksdir_open(&d, dir, BK_NET_MAIN, NULL, &err), BK_OK);
-    CHECK_EQ_INT(d.n_blk, 2);
+    CHECK_EQ_INT(d.n_blk, 3);
     CHECK_EQ_INT(d.blk[0], 2);
     CHECK_EQ_INT(d.blk[1], 10);
+    CHECK_EQ_INT(d.blk[2], 123456);
     CHECK_EQ_INT(d.n_rev, 1);
     CHECK(d.xored);
     CHECK(bk_blocksdir_has(&d, BK_FILE_BLK, 10));
@@ -347,6 +353,8 @@ static void test_blocksdir_errors(void)
     bk_blockfile f;
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 2, &f, &err), BK_OK); /* empty file */
     CHECK_EQ_INT(f.len, 0);
+    bk_blockfile_close(&f);
+    CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 123456, &f, &err), BK_OK);
     bk_blockfile_close(&f);
     CHECK_EQ_INT(bk_blocksdir_open_file(&d, BK_FILE_BLK, 3, &f, &err), BK_ERR_IO);
     CHECK(strstr(err.msg, "blk00003.dat") != NULL);

@@ -223,6 +223,61 @@ static void check_spk_line(const sv_line *l, const char *file)
     free(s);
 }
 
+/* Real mainnet scripts (no Core rendering stored): the shapes their sample
+ * names promise, checksums that verify, addresses that decode back. */
+static int sample_pk, sample_multi, sample_rawtr, sample_nulldata;
+
+static void check_sample_line(const sv_line *l, const char *file)
+{
+    size_t n;
+    uint8_t *s = check_unhex(l->f[2], &n);
+    bk_script_info info;
+    CHECK_EQ_INT(bk_script_info_get(s, n, BK_NET_MAIN, &info), BK_OK);
+    bk_writer_reset(&W);
+    bk_script_info_descriptor(&W, s, n, &info);
+    const char *d = sv_cstr(&W);
+    check_checksum_suffix(d, file, l->lineno);
+    switch (info.sol.type) {
+    case BK_SCRIPT_PUBKEY:
+        CHECK(strncmp(d, "pk(", 3) == 0 && info.address_len == 0);
+        if (strcmp(l->f[0], "spend_p2pk_uncompressed") == 0) CHECK(strncmp(d, "pk(04", 5) == 0);
+        if (strcmp(l->f[0], "output_p2pk_compressed") == 0) CHECK(strncmp(d, "pk(02", 5) == 0 || strncmp(d, "pk(03", 5) == 0);
+        sample_pk++;
+        break;
+    case BK_SCRIPT_MULTISIG:
+        CHECK(strncmp(d, "multi(1,", 8) == 0 && info.address_len == 0);
+        sample_multi++;
+        break;
+    case BK_SCRIPT_WITNESS_V1_TAPROOT:
+        CHECK(strncmp(d, "rawtr(", 6) == 0);
+        sample_rawtr++;
+        break;
+    case BK_SCRIPT_NULLDATA:
+        CHECK(strncmp(d, "raw(6a", 6) == 0 && info.address_len == 0);
+        sample_nulldata++;
+        break;
+    default:
+        CHECK(strncmp(d, "addr(", 5) == 0 && info.address_len > 0);
+        break;
+    }
+    if (info.address_len) {
+        uint8_t back[64];
+        size_t blen = 0;
+        CHECK_EQ_INT(bk_address_decode(info.address, BK_NET_MAIN, back, sizeof back, &blen, NULL), BK_OK);
+        CHECK(blen == n && memcmp(back, s, n) == 0);
+    }
+    free(s);
+}
+
+static void mainnet_samples_have_their_shapes(void)
+{
+    CHECK_EQ_INT(sv_each("script/mainnet_sample_scripts.txt", check_sample_line), 48);
+    CHECK_EQ_INT(sample_pk, 8);     /* 5 compressed (574200), 3 uncompressed (block 170) */
+    CHECK_EQ_INT(sample_multi, 1);  /* block 400000 */
+    CHECK(sample_rawtr >= 4);
+    CHECK(sample_nulldata >= 4);    /* incl. OP_RETURN OP_13 runestones: OP_13 counts as a push */
+}
+
 static void core_block_scriptpubkeys_descriptors(void)
 {
     CHECK(sv_each("script/core_block_scripts.txt", check_spk_line) > 1000);
@@ -256,6 +311,7 @@ int main(void)
     RUN(descriptor_rejects_unknown_network);
     RUN(info_gives_the_same_descriptor_as_one_call);
     RUN(xonly_fast_check_agrees_with_libsecp256k1);
+    RUN(mainnet_samples_have_their_shapes);
     RUN(core_block_scriptpubkeys_descriptors);
     RUN(core_decodescript_descriptors);
     RUN(spec_vectors_descriptors);

@@ -337,6 +337,25 @@ static void asm_sighash_never_in_oversized_script(void)
     free(s);
 }
 
+/* Prevouts of Core's feature_taproot.py --dumptests samples (regtest):
+ * taproot outputs, and the witness v9 program its "unkver" case spends. */
+static void solver_feature_taproot_dump_prevouts(void)
+{
+    bk_script_solution sol;
+    CHECK_EQ_INT(solve_hex("5120f373dde0676ff47291d474e81d14eb5c9fb29c4b2e6b88044fedc1a428fb8df9", &sol),
+                 BK_SCRIPT_WITNESS_V1_TAPROOT);
+    CHECK_EQ_INT(solve_hex("5120d955b47f7e98a0438f74ff32d92fe01d0d07e2ce67af737b74d0d0bcd7e48100", &sol),
+                 BK_SCRIPT_WITNESS_V1_TAPROOT);
+    CHECK_EQ_INT(solve_hex("51202b8992fcf62103d03bd5203f22a885940a17a2cd118fcd84d90f782f34eb2069", &sol),
+                 BK_SCRIPT_WITNESS_V1_TAPROOT);
+    CHECK_EQ_INT(solve_hex("5920ba7c7be40632d575646a853cbbf784f4fd62a33c2ac425392a2eca6ba08cea13", &sol),
+                 BK_SCRIPT_WITNESS_UNKNOWN);
+    CHECK_EQ_INT(sol.witness_version, 9);
+    CHECK_EQ_INT(sol.data_len, 32);
+    CHECK_EQ_STR(asm_of("5920ba7c7be40632d575646a853cbbf784f4fd62a33c2ac425392a2eca6ba08cea13", 0),
+                 "9 ba7c7be40632d575646a853cbbf784f4fd62a33c2ac425392a2eca6ba08cea13");
+}
+
 /* ---- Core's own renderings ---- */
 
 static void check_spk_line(const sv_line *l, const char *file)
@@ -401,6 +420,7 @@ int main(void)
     RUN(solver_multisig_number_rules);
     RUN(solver_multisig_20_key_limit);
     RUN(solver_empty_and_garbage_are_nonstandard);
+    RUN(solver_feature_taproot_dump_prevouts);
     RUN(type_names_match_core);
     RUN(asm_truncated_push_prints_error_and_stops);
     RUN(asm_small_pushes_are_scriptnum_decimals);

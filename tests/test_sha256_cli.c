@@ -2,6 +2,7 @@
  * forcing through BLOCKKIT_SHA256 (read once, at the first hash). */
 #include "check.h"
 
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <blockkit/sha256.h>
 
@@ -36,6 +37,24 @@ static void stdin_named_dash(void)
     CHECK_EQ_STR(got, want);
     CHECK_EQ_INT(run("printf abc | '" BK_CLI_PATH "' sha256 -", got, sizeof got), 0);
     CHECK_EQ_STR(got, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  -\n");
+}
+
+/* coreutils escapes a name holding a backslash or newline and starts the
+ * line with a backslash. */
+static void escaped_names_like_sha256sum(void)
+{
+    char dir[] = "/tmp/bk_sha256_cli_XXXXXX", cmd[512], want[512], got[512];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cd %s && printf abc > 'a\\b' && printf 'x' > \"$(printf 'n\\nl')\"", dir);
+    CHECK_EQ_INT(run(cmd, got, sizeof got), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && sha256sum * | sort", dir);
+    CHECK_EQ_INT(run(cmd, want, sizeof want), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s' sha256 * | sort", dir, BK_CLI_PATH);
+    CHECK_EQ_INT(run(cmd, got, sizeof got), 0);
+    CHECK_EQ_STR(got, want);
+    CHECK(strchr(got, '\\') == got);  /* sorted: both lines start with a backslash */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(run(cmd, got, sizeof got), 0);
 }
 
 static void every_backend_agrees(void)
@@ -94,6 +113,7 @@ int main(void)
 {
     RUN(file_matches_sha256sum);
     RUN(stdin_named_dash);
+    RUN(escaped_names_like_sha256sum);
     RUN(every_backend_agrees);
     RUN(errors_and_exit_codes);
     RUN(env_forces_backend);

@@ -5,6 +5,8 @@
 
 #include <blockkit/blockkit.h>
 
+#include <sys/mman.h>
+
 /* ---- helpers ---- */
 
 static void rhex(char *out, const uint8_t h[32])
@@ -674,6 +676,39 @@ static void views_fields(void)
     free(p);
 }
 
+
+/* A transaction over 1 GiB is refused with BK_ERR_LENGTH (sizes and weight
+ * are 32-bit): 34 inputs with 32 MiB scriptSigs in a sparse anonymous
+ * mapping (only the touched pages are committed). */
+static void over_one_gib(void)
+{
+    const size_t script = 0x02000000u, n_in = 34;
+    size_t len = 4 + 1 + n_in * (36 + 5 + script + 4) + 1 + 9 + 4;
+    uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        printf("over_one_gib: cannot map %zu bytes, case not run\n", len);
+        return;
+    }
+    size_t o = 0;
+    p[o] = 1; o += 4;
+    p[o++] = (uint8_t)n_in;
+    for (size_t i = 0; i < n_in; i++) {
+        o += 36;
+        p[o] = 0xfe; p[o + 4] = 0x02; o += 5;  /* 0x02000000 = MAX_SIZE */
+        o += script + 4;
+    }
+    p[o++] = 1;                                /* one empty output */
+    o += 9 + 4;
+    CHECK_EQ_INT(o, len);
+    bk_tx tx;
+    bk_error err;
+    CHECK_EQ_INT(bk_tx_parse(p, len, &tx, NULL, &err), BK_ERR_LENGTH);
+    CHECK(strstr(err.msg, "1 GiB") != NULL);
+    /* the same bytes cut to under 1 GiB are simply truncated */
+    CHECK_EQ_INT(bk_tx_parse(p, 0x30000000u, &tx, NULL, &err), BK_ERR_TRUNCATED);
+    munmap(p, len);
+}
+
 int main(void)
 {
     RUN(mainnet_tx_samples);
@@ -690,5 +725,6 @@ int main(void)
     RUN(empty_vin_flags_zero_is_legal);
     RUN(truncated_every_prefix);
     RUN(trailing_and_consumed);
+    RUN(over_one_gib);
     return check_finish();
 }

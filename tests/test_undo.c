@@ -314,6 +314,15 @@ static void test_prefixes_and_bit_flips(void)
             while (bk_undo_next_tx(&it, &n))
                 while (bk_undo_next_coin(&it, &c)) CHECK(c.script_len <= 10000);
             CHECK_EQ_INT(it.pos, len);
+            /* What parse accepted, bk_coin_read accepts coin by coin. */
+            bk_reader r;
+            bk_reader_init(&r, copy, len);
+            uint64_t nt = bk_read_compact_size(&r, 1);
+            for (uint64_t t = 0; t < nt; t++) {
+                uint64_t nc = bk_read_compact_size(&r, 1);
+                for (uint64_t k = 0; k < nc; k++) CHECK_EQ_INT(bk_coin_read(&r, &c), BK_OK);
+            }
+            CHECK(bk_reader_ok(&r) && r.pos == len);
         } else {
             bad++;
             CHECK(err.offset <= len);
@@ -339,10 +348,76 @@ static void test_counts_checked_against_remaining(void)
     uint8_t b4[] = {0x01, 0x01, 0x00, 0x00, 0x06, 0x00};
     CHECK_EQ_INT(bk_block_undo_parse(b4, sizeof b4, &u, &err), BK_ERR_TRAILING);
     CHECK_EQ_INT(err.offset, 5);
+    /* An off-curve uncompressed-P2PK key inside a CBlockUndo: refused at
+     * the key bytes (Core would leave the script empty). */
+    uint8_t b6[] = {0x01, 0x02, 0x00, 0x00, 0x06, 0x00, 0x00, 0x04,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
+    CHECK_EQ_INT(bk_block_undo_parse(b6, sizeof b6, &u, &err), BK_ERR_SCRIPT);
+    CHECK_EQ_INT(err.offset, 8);
+    b6[sizeof b6 - 1] = 0x07; /* whether x = 7 is on the curve, parse and bk_coin_read agree */
+    bk_status st6 = bk_block_undo_parse(b6, sizeof b6, &u, &err);
+    bk_reader r6;
+    bk_reader_init(&r6, b6 + 5, sizeof b6 - 5);
+    bk_coin c6;
+    CHECK_EQ_INT(bk_coin_read(&r6, &c6), st6);
     uint8_t b5[] = {0x00};
     CHECK_EQ_INT(bk_block_undo_parse(b5, sizeof b5, &u, &err), BK_OK);
     CHECK_EQ_INT(u.n_txundo, 0);
     CHECK_EQ_INT(bk_block_undo_parse(b5, 0, &u, &err), BK_ERR_TRUNCATED);
+}
+
+/* Against the real blocks: shape check, and the fee identity
+ * sum(prevouts) - sum(non-coinbase outputs) = coinbase outputs - subsidy,
+ * with subsidy = 50 BTC >> (height / 210000) (Core: GetBlockSubsidy). */
+static void test_fee_identity_real_blocks(void)
+{
+    static const struct { uint32_t height; int64_t fee; } v[] = {
+        {277647, 4737355}, {367891, 14001930}, {866342, 5026183},
+    };
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, NULL);
+    for (size_t i = 0; i < 3; i++) {
+        char name[128];
+        size_t blen, ulen;
+        snprintf(name, sizeof name, "blocks/block%u.raw", v[i].height);
+        uint8_t *bb = check_read_file(name, &blen);
+        snprintf(name, sizeof name, "undo/block%u_undo.raw", v[i].height);
+        uint8_t *ub = check_read_file(name, &ulen);
+        bk_block b;
+        bk_block_undo u;
+        bk_error err;
+        CHECK_EQ_INT(bk_block_decode(&dec, bb, blen, &b, &err), BK_OK);
+        CHECK_EQ_INT(bk_block_undo_parse(ub, ulen, &u, &err), BK_OK);
+        CHECK_EQ_INT(bk_block_undo_check(&u, &b, &err), BK_OK);
+        int64_t in_sum = 0, out_sum = 0, cb_sum = 0;
+        bk_undo_iter it;
+        bk_coin c;
+        uint32_t n;
+        bk_undo_iter_init(&it, &u);
+        while (bk_undo_next_tx(&it, &n))
+            while (bk_undo_next_coin(&it, &c)) in_sum += c.value;
+        for (uint32_t t = 0; t < b.n_tx; t++) {
+            bk_txout_iter oi;
+            bk_txout o;
+            bk_txout_iter_init(&oi, &b.txs[t]);
+            while (bk_txout_next(&oi, &o)) *(t ? &out_sum : &cb_sum) += o.value;
+        }
+        int64_t subsidy = 5000000000LL >> (v[i].height / 210000);
+        CHECK_EQ_INT(in_sum - out_sum, v[i].fee);
+        CHECK_EQ_INT(cb_sum - subsidy, v[i].fee);
+        /* Another block's undo does not fit this block. */
+        snprintf(name, sizeof name, "undo/block%u_undo.raw", v[(i + 1) % 3].height);
+        size_t olen;
+        uint8_t *ob = check_read_file(name, &olen);
+        bk_block_undo o;
+        CHECK_EQ_INT(bk_block_undo_parse(ob, olen, &o, &err), BK_OK);
+        CHECK_EQ_INT(bk_block_undo_check(&o, &b, &err), BK_ERR_MISMATCH);
+        free(ob);
+        free(bb);
+        free(ub);
+    }
+    bk_block_decoder_free(&dec);
 }
 
 int main(void)
@@ -354,6 +429,7 @@ int main(void)
     RUN(test_real_undo_files_match_spent_outputs);
     RUN(test_rev_record_checksums);
     RUN(test_undo_check_shape);
+    RUN(test_fee_identity_real_blocks);
     RUN(test_prefixes_and_bit_flips);
     RUN(test_counts_checked_against_remaining);
     return check_finish();

@@ -87,7 +87,8 @@ static inline uint32_t bk_tx_vsize(const bk_tx *tx) { return (bk_tx_weight(tx) +
  *                          optional data"; checked after the witnesses, as
  *                          Core does, so superfluous wins for flag 3)
  *   BK_ERR_TRAILING        bytes after it (consumed_out NULL)
- *   BK_ERR_LENGTH          a transaction over 4 GiB (sizes are 32-bit)
+ *   BK_ERR_LENGTH          a transaction over 1 GiB - 1 (sizes and the weight
+ *                          are 32-bit; Core's limits keep real ones far below)
  *
  * Note (Core's exact behaviour): 00 after nVersion followed by a flags byte of
  * 00 is a legal transaction with no inputs and no outputs -- Core does not
@@ -204,6 +205,10 @@ typedef struct bk_block_decoder {
     const bk_allocator *alloc;
     bk_tx *txs;
     size_t cap;
+    /* hashing scratch for bk_block_decoder_hash (grown on first use) */
+    bk_sha256_msg *msgs;
+    bk_sha256_seg *segs;  /* 3 per message */
+    size_t hash_cap;      /* messages msgs holds */
 } bk_block_decoder;
 
 /* alloc NULL = default allocator. Allocates nothing yet. */
@@ -213,7 +218,18 @@ BK_API void bk_block_decoder_init(bk_block_decoder *d, const bk_allocator *alloc
  * *block_out live until the next decode or free. */
 BK_API bk_status bk_block_decode(bk_block_decoder *d, const uint8_t *data, size_t len,
                                  bk_block *block_out, bk_error *err) BK_WARN_UNUSED;
-/* Release the table; the decoder may be used again (it regrows). */
+/* All txids and wtxids of b (any parsed block, not only one from this
+ * decoder) into txids[32 * n_tx] and wtxids[32 * n_tx] (distinct buffers;
+ * wtxids may be NULL for txids only), each in a single call of the batch
+ * engine over the whole block, with descriptors in the decoder's scratch
+ * (64 bytes per transaction, grown once, then no allocation). Same results
+ * as bk_block_txids_wtxids; faster with wide backends, whose lanes a
+ * chunked call leaves idle behind long transactions. BK_ERR_NOMEM if the
+ * scratch cannot grow (nothing written then). Not for concurrent use of one
+ * decoder. */
+BK_API bk_status bk_block_decoder_hash(bk_block_decoder *d, const bk_block *b, uint8_t *txids,
+                                       uint8_t *wtxids) BK_WARN_UNUSED;
+/* Release the table and scratch; the decoder may be used again (it regrows). */
 BK_API void bk_block_decoder_free(bk_block_decoder *d);
 
 BK_API void bk_block_hash(const bk_block *b, uint8_t hash_out[32]);

@@ -63,6 +63,17 @@ BK_API bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_ki
                                    bk_network net, const uint8_t key[BK_XOR_KEY_SIZE],
                                    const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 
+/* Access pattern hint for a mapped file (madvise; a no-op for memory
+ * images and read() copies). Scanning blk headers touches one page per
+ * block: BK_ACCESS_RANDOM keeps the kernel from reading whole files ahead.
+ * Hashing every rev byte: BK_ACCESS_SEQUENTIAL. */
+typedef enum bk_access {
+    BK_ACCESS_NORMAL = 0,
+    BK_ACCESS_SEQUENTIAL,
+    BK_ACCESS_RANDOM
+} bk_access;
+BK_API void bk_blockfile_advise(const bk_blockfile *f, bk_access access);
+
 /* Unmap or free what bk_blockfile_open took (no-op for memory images). */
 BK_API void bk_blockfile_close(bk_blockfile *f);
 
@@ -132,8 +143,9 @@ typedef struct bk_blocksdir {
     const bk_allocator *alloc;
 } bk_blocksdir;
 
-/* List a blocks directory (files named blkNNNNN.dat / revNNNNN.dat with
- * exactly five digits) and read xor.dat if present (it must be exactly 8
+/* List a blocks directory (files named blkNNNNN.dat / revNNNNN.dat as
+ * Core names them: "%05u", so more digits without a leading zero past
+ * 99999) and read xor.dat if present (it must be exactly 8
  * bytes: BK_ERR_INVALID otherwise). BK_ERR_IO naming the path when the
  * directory or xor.dat cannot be read. Release with bk_blocksdir_close. */
 BK_API bk_status bk_blocksdir_open(bk_blocksdir *d, const char *path, bk_network net,

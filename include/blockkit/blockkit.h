@@ -10,9 +10,16 @@
 #include <blockkit/status.h>
 #include <blockkit/alloc.h>
 #include <blockkit/stream.h>
+#include <blockkit/hex.h>
 #include <blockkit/sha256.h>
 #include <blockkit/network.h>
 #include <blockkit/bitcoin.h>
 #include <blockkit/undo.h>
+#include <blockkit/blockfile.h>
+#include <blockkit/chain.h>
+#include <blockkit/merkle.h>
+#include <blockkit/script.h>
+#include <blockkit/json.h>
+#include <blockkit/ssz.h>
 
 #endif

@@ -25,6 +25,7 @@
 #define BLOCKKIT_JSON_H
 
 #include <blockkit/bitcoin.h>
+#include <blockkit/hex.h>
 #include <blockkit/stream.h>
 #include <blockkit/undo.h>
 
@@ -32,12 +33,7 @@
 extern "C" {
 #endif
 
-/* ---- hex encoding ---- */
-
-/* Lowercase hex of n bytes into out[2n] (no terminator). Core: HexStr. */
-BK_API void bk_hex_encode(char *out, const uint8_t *in, size_t n);
-/* Lowercase hex of n bytes taken last to first (uint256::GetHex for hashes). */
-BK_API void bk_hex_encode_rev(char *out, const uint8_t *in, size_t n);
+/* Hex encoding (bk_hex_encode, bk_hex_encode_rev): <blockkit/hex.h>. */
 
 /* ---- numbers ---- */
 
@@ -152,6 +148,16 @@ BK_API void bk_tx_json_opts_init(bk_tx_json_opts *o);
 BK_API bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
                             bk_error *err) BK_WARN_UNUSED;
 
+/* Core DecodeTx (src/core_io.cpp), as decoderawtransaction decodes its hex:
+ * try the extended (witness) and the legacy serialization, keep those that
+ * consume all len bytes; when both do, prefer the one whose scripts pass
+ * CheckTxScriptsSanity (every op parses, opcodes <= OP_NOP10, pushes <= 520
+ * bytes, scripts <= 10000 bytes; coinbase scriptSigs exempt), and the
+ * extended one when both or neither pass. The two differ only for bytes
+ * whose input count is zero: legacy reads the would-be segwit flag as the
+ * output count. tx_out borrows data. Errors: the extended decoder's. */
+BK_API bk_status bk_tx_decode_core(const uint8_t *data, size_t len, bk_tx *tx_out, bk_error *err) BK_WARN_UNUSED;
+
 /* One scriptPubKey object as ScriptToUniv(include_hex, include_address)
  * renders it for outputs and prevouts: asm, desc, hex, [address], type. */
 BK_API void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_network net);
@@ -172,7 +178,11 @@ typedef struct bk_block_json_opts {
 BK_API void bk_block_json_opts_init(bk_block_json_opts *o);
 
 /* Write blockheaderToJSON for block b in chain context ctx (getblockheader
- * verbose). nTx comes from the block. BK_ERR_ARG for a bad core_version. */
+ * verbose). nTx comes from the block. Errors: BK_ERR_ARG for a
+ * core_version outside 28..31, a verbosity outside 0..3, an unknown
+ * network or NULL arguments; BK_ERR_INVALID (core >= 29) when nBits gives
+ * no valid target (negative, zero, overflow, above the network's powLimit:
+ * Core's DeriveTarget CHECK_NONFATAL). */
 BK_API bk_status bk_json_block_header(bk_json *j, const bk_block *b, const bk_chain_context *ctx,
                                       const bk_block_json_opts *o, bk_error *err) BK_WARN_UNUSED;
 
@@ -181,7 +191,10 @@ BK_API bk_status bk_json_block_header(bk_json *j, const bk_block *b, const bk_ch
  * blockToJSON. undo is the block's CBlockUndo or NULL (no fee, no prevout,
  * as for a pruned block); it is checked against the block first
  * (BK_ERR_MISMATCH "undo data does not match block", never silently
- * ignored). Allocates nothing (beyond the writer). */
+ * ignored). Errors as bk_json_block_header and bk_json_tx, and
+ * BK_ERR_INVALID (core 31) for a coinbase witness of more than one item
+ * (Core CHECK-fails in coinbaseTxToJSON). Allocates nothing (beyond the
+ * writer). */
 BK_API bk_status bk_json_block(bk_json *j, const bk_block *b, const bk_block_undo *undo,
                                const bk_chain_context *ctx, const bk_block_json_opts *o,
                                bk_error *err) BK_WARN_UNUSED;

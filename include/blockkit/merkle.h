@@ -135,10 +135,12 @@ typedef struct bk_block_merkle_result {
 } bk_block_merkle_result;
 
 /* Scratch bytes bk_block_merkle / bk_block_merkle_branch need for a block of
- * n_tx transactions: bk_merkle_capacity(n_tx) * 32. A real block of 5,000
- * transactions needs 160 KB; the bound for any block the parser accepts,
+ * n_tx transactions: two trees of bk_merkle_capacity(n_tx) nodes (txids and
+ * wtxids side by side, so both come from one hashing pass in which a
+ * transaction without witness is hashed once). A real block of 5,000
+ * transactions needs 320 KB; the bound for any block the parser accepts,
  * from its length, is bk_block_merkle_scratch_size(bk_block_max_txs(len)). */
-static inline size_t bk_block_merkle_scratch_size(size_t n_tx) { return bk_merkle_capacity(n_tx) * 32; }
+static inline size_t bk_block_merkle_scratch_size(size_t n_tx) { return 2 * bk_merkle_capacity(n_tx) * 32; }
 
 /* Compute the txid root (with the mutation flag), the witness root, the
  * witness commitment check and the header match of a parsed block, using the

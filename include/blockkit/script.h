@@ -112,8 +112,11 @@ typedef struct bk_script_info {
     int taproot_valid;                   /* taproot only: x is on the curve (rawtr) */
 } bk_script_info;
 
-/* Solve s and encode its address (network net). BK_ERR_ARG for an unknown
- * network. */
+/* Solve s, encode its address (network net) and, for taproot, decide
+ * whether x is a valid x-only key (Core: XOnlyPubKey::IsFullyValid, by a
+ * Jacobi symbol: about 2.5 us, the dominant cost of a taproot script; every
+ * other type costs well under 0.2 us). BK_ERR_ARG for an unknown network or
+ * NULL info_out. */
 BK_API bk_status bk_script_info_get(const uint8_t *s, size_t n, bk_network net,
                                     bk_script_info *info_out) BK_WARN_UNUSED;
 /* The descriptor of s from info (which must come from bk_script_info_get on

@@ -34,7 +34,15 @@ static inline const uint8_t *bk_coin_script(const bk_coin *c)
     return c->raw_script ? c->raw_script : c->script_buf;
 }
 
-/* Read one Coin in TxInUndoFormatter form from r (errors stick in r). */
+/* Read one Coin in TxInUndoFormatter form from r; returns r's status
+ * (errors stick in r, with their offset). BK_ERR_TRUNCATED when the bytes
+ * end early (a raw script over 10000 bytes must still be present: it is
+ * skipped and the script becomes the single byte 6a, as in Core);
+ * BK_ERR_OVERFLOW for a height code, dummy or script size VARINT over 32
+ * bits (Core reads them into 32-bit integers); BK_ERR_SCRIPT at the key
+ * bytes when a compressed uncompressed-P2PK x (nSize 4/5) is not on the
+ * curve (Core would leave the script empty; blockkit refuses rather than
+ * report an empty scriptPubKey). Raw scripts point into r's bytes. */
 BK_API bk_status bk_coin_read(bk_reader *r, bk_coin *coin_out);
 
 /* Core: compressor.cpp DecompressAmount / CompressAmount. */
@@ -47,7 +55,11 @@ typedef struct bk_block_undo {
     uint32_t n_txundo;
 } bk_block_undo;
 
-/* Parse and validate a whole CBlockUndo (no trailing bytes). */
+/* Parse and validate a whole CBlockUndo (no trailing bytes). Allocates
+ * nothing; undo_out borrows data. Errors (with the offset in data): those
+ * of bk_coin_read, BK_ERR_NONCANONICAL / BK_ERR_SIZE for a CompactSize
+ * count, BK_ERR_COUNT for a count the remaining bytes cannot hold (checked
+ * before use), BK_ERR_TRAILING. */
 BK_API bk_status bk_block_undo_parse(const uint8_t *data, size_t len, bk_block_undo *undo_out,
                                      bk_error *err) BK_WARN_UNUSED;
 

@@ -61,7 +61,6 @@ bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind
     void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
         close(fd);
-        (void)madvise(m, size, MADV_SEQUENTIAL);
         f->map_ = m;
         f->map_len_ = size;
         f->data = m;
@@ -92,6 +91,13 @@ bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind
     f->data = buf;
     f->len = size;
     return BK_OK;
+}
+
+void bk_blockfile_advise(const bk_blockfile *f, bk_access access)
+{
+    if (!f->map_) return;
+    int advice = access == BK_ACCESS_SEQUENTIAL ? MADV_SEQUENTIAL : access == BK_ACCESS_RANDOM ? MADV_RANDOM : MADV_NORMAL;
+    (void)madvise(f->map_, f->map_len_, advice);
 }
 
 void bk_blockfile_close(bk_blockfile *f)
@@ -248,19 +254,24 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* "blk" or "rev", five digits, ".dat". */
+/* "blk" or "rev", the number as Core prints it ("%05u": five digits, more
+ * without leading zeros once past 99999), ".dat". */
 static int parse_name(const char *name, bk_file_kind *kind, uint32_t *num)
 {
-    if (strlen(name) != 12 || strcmp(name + 8, ".dat") != 0) return 0;
+    size_t len = strlen(name);
+    if (len < 12 || len > 17 || strcmp(name + len - 4, ".dat") != 0) return 0;
     if (memcmp(name, "blk", 3) == 0) *kind = BK_FILE_BLK;
     else if (memcmp(name, "rev", 3) == 0) *kind = BK_FILE_REV;
     else return 0;
-    uint32_t v = 0;
-    for (int i = 3; i < 8; i++) {
+    size_t digits = len - 7;
+    if (digits > 5 && name[3] == '0') return 0;
+    uint64_t v = 0;
+    for (size_t i = 3; i < 3 + digits; i++) {
         if (name[i] < '0' || name[i] > '9') return 0;
-        v = v * 10 + (uint32_t)(name[i] - '0');
+        v = v * 10 + (uint64_t)(name[i] - '0');
     }
-    *num = v;
+    if (v > UINT32_MAX || (digits > 5 && v < 100000)) return 0;
+    *num = (uint32_t)v;
     return 1;
 }
 
@@ -375,7 +386,7 @@ bk_status bk_blocksdir_open_file(const bk_blocksdir *d, bk_file_kind kind, uint3
                                  bk_error *err)
 {
     size_t plen = strlen(d->path);
-    size_t cap = plen + 16;
+    size_t cap = plen + 24; /* "/" + "blk" + up to 10 digits + ".dat" + NUL */
     char *p = bk_alloc(d->alloc, cap);
     if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     snprintf(p, cap, "%s/%s%05u.dat", d->path, kind == BK_FILE_BLK ? "blk" : "rev", (unsigned)number);

@@ -78,17 +78,18 @@ bk_status bk_block_merkle(const bk_block *b, uint8_t *scratch, size_t scratch_le
     memset(out, 0, sizeof *out);
     size_t n = b->n_tx, cap = bk_merkle_capacity(n);
 
-    bk_block_txids(b, scratch);
-    st = bk_merkle_root(scratch, n, cap, out->merkle_root, &out->mutated);
+    /* One batched pass: a transaction without witness is hashed once. */
+    uint8_t *txids = scratch, *wtxids = scratch + 32 * cap;
+    bk_block_txids_wtxids(b, txids, wtxids);
+    st = bk_merkle_root(txids, n, cap, out->merkle_root, &out->mutated);
     if (st != BK_OK) return bk_error_set(err, st, 0, "merkle root: %s", bk_status_str(st));
     out->header_match = !memcmp(out->merkle_root, b->header.merkle_root, 32);
 
     /* Core: BlockWitnessMerkleRoot: the coinbase's wtxid is taken as zero;
      * its mutation flag is ignored by CheckWitnessMalleation (the txid tree
      * already rules duplicates out). */
-    bk_block_wtxids(b, scratch);
-    memset(scratch, 0, 32);
-    st = bk_merkle_root(scratch, n, cap, out->witness_root, NULL);
+    memset(wtxids, 0, 32);
+    st = bk_merkle_root(wtxids, n, cap, out->witness_root, NULL);
     if (st != BK_OK) return bk_error_set(err, st, 0, "witness merkle root: %s", bk_status_str(st));
 
     for (size_t i = 0; i < n; i++)

@@ -1,6 +1,8 @@
 /* Script classification (Core's Solver) and disassembly (ScriptToAsmStr). */
 #include "script_internal.h"
 
+#include <blockkit/hex.h> /* bk_hex_encode: Core's HexStr, SIMD */
+
 #include <string.h>
 
 enum {
@@ -25,6 +27,10 @@ static const char hex_pairs[513] =
 
 void bk_script_hex(char *dst, const uint8_t *src, size_t n)
 {
+    if (n >= 16) {
+        bk_hex_encode(dst, src, n);
+        return;
+    }
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         memcpy(dst + 2 * i, hex_pairs + 2 * src[i], 2);

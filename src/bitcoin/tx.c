@@ -217,11 +217,11 @@ static bk_status tx_parse(const uint8_t *data, size_t len, bk_tx *tx_out, size_t
 {
     if ((!data && len) || !tx_out) return bk_error_set(err, BK_ERR_ARG, 0, "bk_tx_parse: NULL argument");
     if (!data) data = (const uint8_t *)"";
-    /* Sizes are 32-bit in the view: a transaction can be at most 4 GiB - 1. */
-    size_t lim = len > UINT32_MAX ? UINT32_MAX : len;
+    /* 32-bit sizes and weight in the view: at most BK_TX_MAX_SIZE bytes */
+    size_t lim = (uint64_t)len > BK_TX_MAX_SIZE ? (size_t)BK_TX_MAX_SIZE : len;
     bk_status st = bk_tx_parse_in(data, data, data + lim, tx_out, allow_witness, err);
-    if (st == BK_ERR_TRUNCATED && lim < len)
-        return bk_error_set(err, BK_ERR_LENGTH, 0, "transaction larger than 4 GiB");
+    if ((st == BK_ERR_TRUNCATED || st == BK_ERR_COUNT) && lim < len)
+        return bk_error_set(err, BK_ERR_LENGTH, 0, "transaction larger than 1 GiB");
     if (st) return st;
     if (consumed_out) {
         *consumed_out = tx_out->size;

@@ -12,6 +12,11 @@
 #define BK_UNLIKELY(x) (x)
 #endif
 
+/* The largest transaction a view holds: 1 GiB - 1, so that sizes and the
+ * weight (3 * stripped + size) fit in 32 bits. Real transactions are far
+ * smaller (a block's weight is at most 4,000,000). */
+#define BK_TX_MAX_SIZE 0x3fffffffu
+
 /* Parse one transaction starting at p, which lies in [base, end). Error
  * offsets are relative to base. On success tx->size bytes were consumed.
  * allow_witness 0 is Core's TX_NO_WITNESS deserialization. */

@@ -148,9 +148,10 @@ static int64_t posdivsteps_62(int64_t eta, uint64_t f, uint64_t g, trans *t, int
         /* Add the multiple of f that clears the low min(limit, 8) bits of g
          * (adding multiples of f keeps (g | f)); limit <= eta + 1 makes this
          * the same as that many single divsteps, so the matrix bounds hold. */
-        int limit = ((int)eta + 1) > i ? i : ((int)eta + 1);
-        uint64_t m = (UINT64_MAX >> (64 - limit)) & 255u;
-        uint64_t w = (g * neg_inv256[(f & 255) >> 1]) & m;
+        int64_t limit = eta + 1; /* >= 1: eta >= 0 here, and i >= 1 */
+        if (limit > i) limit = i;
+        if (limit > 8) limit = 8;
+        uint64_t w = (g * neg_inv256[(f & 255) >> 1]) & (uint64_t)((1u << limit) - 1);
         g += f * w;
         q += u * w;
         r += v * w;

@@ -6,7 +6,7 @@
  * its precomputed W+K. */
 #if defined(__aarch64__)
 
-#include "sha256_impl.h"
+#include "sha256_lane.h"
 
 #include <arm_neon.h>
 
@@ -140,17 +140,6 @@ static void compress(uint32_t s[8], const uint8_t *blocks, size_t nblocks)
     state_store(&x, s);
 }
 
-static void compress_lanes2(uint32_t *const *states, const uint8_t *const *blocks)
-{
-    st x, y;
-    state_load(&x, states[0]);
-    state_load(&y, states[1]);
-    msg_load(&x, blocks[0]);
-    msg_load(&y, blocks[1]);
-    rounds2(&x, &y);
-    state_store(&x, states[0]);
-    state_store(&y, states[1]);
-}
 
 /* In place is safe: messages are loaded before their digests are stored,
  * and digest i lies below every message not yet read. */
@@ -206,9 +195,60 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
+/* The lane's next block; a finished hash moves the lane to its second
+ * hash or to the next message, with the state back to the IV. NULL when
+ * nothing is left for this lane. */
+BK_INLINE const uint8_t *lane_next(bk_lane *l, st *x, const bk_sha256_msg *msgs, size_t n, size_t *next,
+                                   uint8_t *out)
+{
+    const uint8_t *p = bk_lane_block(l);
+    if (p) return p;
+    uint32_t s[8];
+    state_store(x, s);
+    p = bk_lane_hash_done(l, s);
+    if (!p) {
+        if (*next >= n) return NULL;
+        bk_lane_start(l, &msgs[*next], out + 32 * *next);
+        (*next)++;
+        p = bk_lane_block(l);
+    }
+    state_load(x, bk_sha256_iv);
+    return p;
+}
+
+/* Two messages in flight, states in registers; the last one alone. */
 static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 2, compress_lanes2, compress);
+    bk_lane a, b;
+    st x, y;
+    size_t next = 0;
+    const uint8_t *p = NULL, *q = NULL;
+    if (n == 0) return;
+    bk_lane_start(&a, &msgs[next], out);
+    next++;
+    state_load(&x, bk_sha256_iv);
+    p = bk_lane_block(&a);
+    if (n > 1) {
+        bk_lane_start(&b, &msgs[next], out + 32);
+        next++;
+        state_load(&y, bk_sha256_iv);
+        q = bk_lane_block(&b);
+    }
+    while (p && q) {
+        msg_load(&x, p);
+        msg_load(&y, q);
+        rounds2(&x, &y);
+        p = lane_next(&a, &x, msgs, n, &next, out);
+        q = lane_next(&b, &y, msgs, n, &next, out);
+    }
+    for (; p; p = lane_next(&a, &x, msgs, n, &next, out)) {
+        msg_load(&x, p);
+        rounds1(&x);
+    }
+    for (; q; q = lane_next(&b, &y, msgs, n, &next, out)) {
+        msg_load(&y, q);
+        rounds1(&y);
+    }
 }
 
 const bk_sha256_impl bk_sha256_backend_armv8 = {

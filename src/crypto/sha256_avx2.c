@@ -165,14 +165,21 @@ static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, 
 static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1); }
 
 /* Eight states, one block each (the multi-message scheduler's kernel). */
-static void compress_lanes8(uint32_t *const *states, const uint8_t *const *blocks)
+static void compress_lanes8(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks)
 {
     v8 w[64], s[8];
-    for (int l = 0; l < 8; l++) s[l] = _mm256_loadu_si256((const __m256i *)states[l]);
+    const uint8_t *p[8];
+    for (int l = 0; l < 8; l++) {
+        s[l] = _mm256_loadu_si256((const __m256i *)states[l]);
+        p[l] = blocks[l];
+    }
     transpose8(s);
-    load_blocks(w, blocks);
-    schedule(w);
-    rounds_w(s, w);
+    for (size_t b = 0; b < nblocks; b++) {
+        load_blocks(w, p);
+        schedule(w);
+        rounds_w(s, w);
+        for (int l = 0; l < 8; l++) p[l] += 64;
+    }
     transpose8(s);
     for (int l = 0; l < 8; l++) _mm256_storeu_si256((__m256i *)states[l], s[l]);
 }

@@ -7,11 +7,11 @@
  * instructions of the AVX2 one. On Intel server cores sha256rnds2 issues
  * only about every 2.4 cycles whatever the number of streams, so for
  * batches this kernel outruns SHA-NI there; single-stream work (streaming,
- * one-shot, the last message of a batch) uses SHA-NI when the CPU has it,
- * else the portable kernel. */
+ * one-shot, the last messages of a batch) and batches of fewer than 8 use
+ * SHA-NI when the CPU has it (else the portable kernel, and masked lanes). */
 #if defined(__x86_64__)
 
-#include "sha256_impl.h"
+#include "sha256_lane.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -58,6 +58,40 @@ static inline __attribute__((always_inline)) v16 lane_index(int stride_words)
                               _mm512_set1_epi32(stride_words));
 }
 
+/* 16x16 transpose of 32-bit words: r[l] word j -> r[j] lane l. */
+static inline __attribute__((always_inline)) void transpose16(v16 r[16])
+{
+    v16 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    /* u[4i + c], 128-bit lane k = word 4k + c of rows 4i .. 4i + 3. */
+    for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        v16 a0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), a1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+        v16 b0 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), b1 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+        r[c] = _mm512_shuffle_i32x4(a0, b0, 0x88);
+        r[4 + c] = _mm512_shuffle_i32x4(a0, b0, 0xDD);
+        r[8 + c] = _mm512_shuffle_i32x4(a1, b1, 0x88);
+        r[12 + c] = _mm512_shuffle_i32x4(a1, b1, 0xDD);
+    }
+}
+
+/* Message words W[0..15] of the blocks p[0..15] (NULL = a zero block),
+ * lane l = block l: one 64-byte load per block, then a transpose. */
+static inline __attribute__((always_inline)) void load16(v16 w[16], const uint8_t *const *p)
+{
+    for (int l = 0; l < 16; l++) w[l] = p[l] ? _mm512_loadu_si512(p[l]) : _mm512_setzero_si512();
+    transpose16(w);
+    for (int j = 0; j < 16; j++) w[j] = bswap32(w[j]);
+}
+
 static void schedule(v16 w[64])
 {
     for (int i = 16; i < 64; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
@@ -89,15 +123,16 @@ static void rounds_pad64(v16 s[8])
 }
 
 /* k (1..16) messages of 64 bytes at in -> digests at out (SHA256, or
- * SHA256d when dbl). Lanes >= k are masked off: not read, not written.
- * Every gather precedes every scatter (in-place safe). */
+ * SHA256d when dbl). Lanes >= k are neither read nor written. Every load
+ * precedes every store (in-place safe). */
 static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
 {
     v16 w[64], s[8];
     const __mmask16 m = (__mmask16)(k >= 16 ? 0xFFFF : (1u << k) - 1);
-    const v16 idx_in = lane_index(16), idx_out = lane_index(8);
-    for (int j = 0; j < 16; j++)
-        w[j] = bswap32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx_in, in + 4 * j, 4));
+    const v16 idx_out = lane_index(8);
+    const uint8_t *p[16];
+    for (unsigned l = 0; l < 16; l++) p[l] = l < k ? in + 64 * l : NULL;
+    load16(w, p);
     schedule(w);
     for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
     rounds_w(s, w);
@@ -115,58 +150,143 @@ static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
     for (int j = 0; j < 8; j++) _mm512_mask_i32scatter_epi32(out + 4 * j, m, idx_out, bswap32(s[j]), 4);
 }
 
-static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl)
+/* Full groups of 16 on the lanes; a short remainder (or a short batch,
+ * like the single-pair calls of tree code) goes to `small` when given
+ * (SHA-NI two at a time: below 8 messages that beats a mostly idle 16-lane
+ * step), else to one masked 16-lane step. */
+static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
+                      void (*small)(uint8_t *, const uint8_t *, size_t))
 {
-    while (n) {
-        unsigned k = n < 16 ? (unsigned)n : 16;
-        hash16(out, in, k, dbl);
-        in += 64 * (size_t)k;
-        out += 32 * (size_t)k;
-        n -= k;
-    }
+    for (; n >= 16; n -= 16, in += 64 * 16, out += 32 * 16) hash16(out, in, 16, dbl);
+    if (!n) return;
+    if (small && n < 8) small(out, in, n);
+    else hash16(out, in, (unsigned)n, dbl);
 }
 
-static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0); }
-static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1); }
-
-/* Sixteen states, one block each (the multi-message scheduler's kernel):
- * blocks and states are copied into contiguous rows, then gathered. */
-static void compress_lanes16(uint32_t *const *states, const uint8_t *const *blocks)
+static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
+static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1, NULL); }
+static void hash_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 {
-    uint8_t blk[16 * 64];
-    uint32_t st[16 * 8];
+    hash_many(out, in, n, 0, bk_sha256_backend_shani.hash_64);
+}
+static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
+{
+    hash_many(out, in, n, 1, bk_sha256_backend_shani.hashd_64);
+}
+
+/* Sixteen messages in flight, states in registers. A lane whose hash
+ * finishes is refilled (second hash, or the next message) and its state
+ * reset to the IV with a masked move. Once the messages run out and no more
+ * than drain_at lanes are busy (a long message among short ones keeps one
+ * lane busy while the others idle), the rest is finished with SHA-NI two at
+ * a time (a 16-lane step costs about as much as 12 SHA-NI compressions
+ * here), or one stream each with compress1. */
+static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
+                         void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
+                         int shani, unsigned drain_at)
+{
+    bk_lane L[16];
+    const uint8_t *blk[16];
+    uint32_t tmp[8][16];
     v16 w[64], s[8];
+    size_t next = 0;
+    unsigned active = 0;
     for (int l = 0; l < 16; l++) {
-        memcpy(blk + 64 * l, blocks[l], 64);
-        memcpy(st + 8 * l, states[l], 32);
+        blk[l] = NULL;
+        if (next < n) {
+            bk_lane_start(&L[l], &msgs[next], out + 32 * next);
+            next++;
+            blk[l] = bk_lane_block(&L[l]);
+            active++;
+        }
     }
-    const v16 idx_blk = lane_index(16), idx_st = lane_index(8);
-    for (int j = 0; j < 16; j++) w[j] = bswap32(_mm512_i32gather_epi32(idx_blk, blk + 4 * j, 4));
-    for (int j = 0; j < 8; j++) s[j] = _mm512_i32gather_epi32(idx_st, st + j, 4);
-    schedule(w);
-    rounds_w(s, w);
-    for (int j = 0; j < 8; j++) _mm512_i32scatter_epi32(st + j, idx_st, s[j], 4);
-    for (int l = 0; l < 16; l++) memcpy(states[l], st + 8 * l, 32);
+    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
+    while (active > drain_at) {
+        load16(w, blk);
+        schedule(w);
+        rounds_w(s, w);
+        __mmask16 reset = 0;
+        int stored = 0;
+        for (int l = 0; l < 16; l++) {
+            if (!blk[l]) continue;
+            const uint8_t *p = bk_lane_block(&L[l]);
+            if (!p) {
+                uint32_t st[8];
+                if (!stored) {
+                    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+                    stored = 1;
+                }
+                for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
+                p = bk_lane_hash_done(&L[l], st);
+                if (!p && next < n) {
+                    bk_lane_start(&L[l], &msgs[next], out + 32 * next);
+                    next++;
+                    p = bk_lane_block(&L[l]);
+                }
+                reset |= (__mmask16)(1u << l);
+                if (!p) active--;
+            }
+            blk[l] = p;
+        }
+        if (reset)
+            for (int j = 0; j < 8; j++)
+                s[j] = _mm512_mask_mov_epi32(s[j], reset, _mm512_set1_epi32((int)bk_sha256_iv[j]));
+    }
+    if (active == 0) return;
+    /* The lanes left (no messages remain): SHA-NI two at a time, else one
+     * stream each with compress1. */
+    bk_lane *left[16];
+    uint32_t st[16][8];
+    const uint8_t *lb[16];
+    size_t k = 0;
+    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+    for (int l = 0; l < 16; l++) {
+        if (!blk[l]) continue;
+        left[k] = &L[l];
+        for (int j = 0; j < 8; j++) st[k][j] = tmp[j][l];
+        lb[k++] = blk[l];
+    }
+    if (shani) {
+        bk_sha256_shani_finish_lanes(left, st, lb, k);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const uint8_t *p = lb[i];
+        while (p) {
+            compress1(st[i], p, 1);
+            p = bk_lane_block(left[i]);
+            if (!p) {
+                p = bk_lane_hash_done(left[i], st[i]);
+                memcpy(st[i], bk_sha256_iv, 32);
+            }
+        }
+    }
 }
 
 static void hashd_msgs_portable(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 16, compress_lanes16, bk_sha256_compress_portable);
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_portable, 0, 1);
 }
 
 static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    bk_sha256d_msgs_lanes(out, msgs, n, 16, compress_lanes16, bk_sha256_compress_shani);
+    /* Few messages: SHA-NI two at a time beats 16 mostly idle lanes. */
+    if (n < 8) {
+        bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
+        return;
+    }
+    hashd_msgs16(out, msgs, n, bk_sha256_compress_shani, 1, 12);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {
     "avx512", bk_sha256_compress_portable, hash_64, hashd_64, hashd_msgs_portable,
 };
 
-/* The same with SHA-NI for single-stream work; the dispatcher hands this
- * one out only when the CPU has both AVX-512 and SHA-NI. */
+/* The same with SHA-NI for single-stream work and short batches; the
+ * dispatcher hands this one out only when the CPU has both AVX-512 and
+ * SHA-NI. */
 const bk_sha256_impl bk_sha256_backend_avx512_shani = {
-    "avx512", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs_shani,
+    "avx512", bk_sha256_compress_shani, hash_64_shani, hashd_64_shani, hashd_msgs_shani,
 };
 
 #else

@@ -38,6 +38,12 @@ extern const bk_sha256_impl bk_sha256_backend_avx512;
 extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
 /* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
 void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
+/* SHA-NI: finish k lanes already in flight (sha256_lane.h; states[i] the
+ * state of lanes[i], blocks[i] its next block), two at a time; no new
+ * messages are started. For the AVX-512 driver's tail. */
+struct bk_lane;
+void bk_sha256_shani_finish_lanes(struct bk_lane *const *lanes, uint32_t (*states)[8],
+                                  const uint8_t *const *blocks, size_t k);
 #endif
 #if defined(__aarch64__)
 extern const bk_sha256_impl bk_sha256_backend_armv8;
@@ -50,10 +56,11 @@ const bk_sha256_impl *bk_sha256_active(void);
 void bk_sha256_compress_portable(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 
 /* Multi-message scheduler (sha256_msgs.c): hashes msgs with `lanes`
- * messages in flight. compress_lanes compresses one block into each of
- * `lanes` states; compress1 (one block, one state) is used when a single
- * message remains, so no lane work is wasted at the tail. lanes <= 16. */
-typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks);
+ * messages in flight. compress_lanes compresses nblocks consecutive blocks
+ * (from blocks[i], blocks[i] + 64, ...) into each of `lanes` states;
+ * compress1 (one state) is used when a single message remains, so no lane
+ * work is wasted at the tail. lanes <= 16. */
+typedef void (*bk_sha256_lanes_fn)(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks);
 void bk_sha256d_msgs_lanes(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned lanes,
                            bk_sha256_lanes_fn compress_lanes,
                            void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks));

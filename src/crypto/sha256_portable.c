@@ -34,22 +34,35 @@ const uint32_t bk_sha256_pad64_wk[64] = {
 };
 
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-#define CH(x, y, z) (((x) & (y)) ^ (~(x) & (z)))
-#define MAJ(x, y, z) (((x) & (y)) ^ ((x) & (z)) ^ ((y) & (z)))
+/* Ch and Maj of FIPS 180-4 4.1.2 in fewer operations (same truth tables). */
+#define CH(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
 #define S0(x) (ROTR(x, 2) ^ ROTR(x, 13) ^ ROTR(x, 22))
 #define S1(x) (ROTR(x, 6) ^ ROTR(x, 11) ^ ROTR(x, 25))
 #define s0(x) (ROTR(x, 7) ^ ROTR(x, 18) ^ ((x) >> 3))
 #define s1(x) (ROTR(x, 17) ^ ROTR(x, 19) ^ ((x) >> 10))
 
+/* One round with the eight working variables renamed instead of moved:
+ * only d and h are written. */
+#define ROUND(a, b, c, d, e, f, g, h, wk) do {           \
+        uint32_t t1_ = (h) + S1(e) + CH(e, f, g) + (wk);  \
+        (d) += t1_;                                       \
+        (h) = t1_ + S0(a) + MAJ(a, b, c);                 \
+    } while (0)
+
 /* 64 rounds over a finished schedule: wk[i] = W[i] + K[i]. */
 static void rounds_wk(uint32_t s[8], const uint32_t wk[64])
 {
     uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + S1(e) + CH(e, f, g) + wk[i];
-        uint32_t t2 = S0(a) + MAJ(a, b, c);
-        h = g; g = f; f = e; e = d + t1;
-        d = c; c = b; b = a; a = t1 + t2;
+    for (int i = 0; i < 64; i += 8) {
+        ROUND(a, b, c, d, e, f, g, h, wk[i]);
+        ROUND(h, a, b, c, d, e, f, g, wk[i + 1]);
+        ROUND(g, h, a, b, c, d, e, f, wk[i + 2]);
+        ROUND(f, g, h, a, b, c, d, e, wk[i + 3]);
+        ROUND(e, f, g, h, a, b, c, d, wk[i + 4]);
+        ROUND(d, e, f, g, h, a, b, c, wk[i + 5]);
+        ROUND(c, d, e, f, g, h, a, b, wk[i + 6]);
+        ROUND(b, c, d, e, f, g, h, a, wk[i + 7]);
     }
     s[0] += a; s[1] += b; s[2] += c; s[3] += d;
     s[4] += e; s[5] += f; s[6] += g; s[7] += h;
@@ -111,9 +124,9 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
-static void compress_lane1(uint32_t *const *states, const uint8_t *const *blocks)
+static void compress_lane1(uint32_t *const *states, const uint8_t *const *blocks, size_t nblocks)
 {
-    bk_sha256_compress_portable(states[0], blocks[0], 1);
+    bk_sha256_compress_portable(states[0], blocks[0], nblocks);
 }
 
 static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)

@@ -4,10 +4,6 @@
 
 #include <blockkit/json.h>
 
-/* Append the hex of n bytes (reversed for _rev) to w, chunked so a sink
- * writer never needs a buffer larger than its chunk. */
-void bk_put_hex(bk_writer *w, const uint8_t *p, size_t n);
-void bk_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n);
 
 /* Decimal text of v into out (at most 20 / 21 bytes); returns the length. */
 size_t bk_u64_format(char *out, uint64_t v);
@@ -16,5 +12,230 @@ size_t bk_i64_format(char *out, int64_t v);
 /* Write the separator a value needs at this point; 0 when the writer is in
  * error or the value is not allowed here (then nothing is written). */
 int bk_json_before_value_(bk_json *j);
+
+/* ---- fast paths for the library's own renderers ----
+ *
+ * The renderers (tx_json.c, block_json.c, script_json.c) emit only keys
+ * that are ASCII literals and values they format themselves, in an order
+ * fixed by construction and covered by the vector tests. These helpers
+ * reserve room once and write separator, key and value straight into the
+ * buffer, skipping the public API's per-call validation and escaping
+ * scans. They still honour the sticky status (nothing is written after a
+ * failure) and produce exactly the bytes the public calls would. */
+
+static inline __attribute__((always_inline)) uint8_t *jw_space(bk_writer *w, size_t n)
+{
+    if (n <= w->cap - w->len) return w->data + w->len;
+    return bk_writer_space(w, n);
+}
+
+static inline __attribute__((always_inline)) void jw_commit(bk_json *j, const uint8_t *end)
+{
+    j->w->len = (size_t)(end - j->w->data);
+}
+
+/* Bytes a member separator may take: ',' '\n' and the indentation. */
+static inline __attribute__((always_inline)) size_t jw_sep_max(const bk_json *j)
+{
+    return 2 + (size_t)j->indent * j->depth;
+}
+
+static inline __attribute__((always_inline)) uint8_t *jw_sep(bk_json *j, uint8_t *p)
+{
+    uint32_t d = j->depth;
+    if (j->has_items[d - 1]) *p++ = ',';
+    j->has_items[d - 1] = 1;
+    if (j->indent) {
+        size_t n = (size_t)j->indent * d;
+        *p++ = '\n';
+        memset(p, ' ', n);
+        p += n;
+    }
+    return p;
+}
+
+/* Separator and "key": (plus a space when pretty), with extra more bytes
+ * reserved after it. NULL when the writer failed. */
+static inline __attribute__((always_inline)) uint8_t *jw_key(bk_json *j, const char *k, size_t kl, size_t extra)
+{
+    if (j->status != BK_OK) return NULL;
+    uint8_t *p = jw_space(j->w, jw_sep_max(j) + kl + 4 + extra);
+    if (!p) return NULL;
+    p = jw_sep(j, p);
+    *p++ = '"';
+    memcpy(p, k, kl);
+    p += kl;
+    *p++ = '"';
+    *p++ = ':';
+    if (j->indent) *p++ = ' ';
+    return p;
+}
+
+/* An array element's separator, with extra bytes reserved after it. */
+static inline __attribute__((always_inline)) uint8_t *jw_elem(bk_json *j, size_t extra)
+{
+    if (j->status != BK_OK) return NULL;
+    uint8_t *p = jw_space(j->w, jw_sep_max(j) + extra);
+    if (!p) return NULL;
+    return jw_sep(j, p);
+}
+
+static inline __attribute__((always_inline)) void jw_push(bk_json *j, uint8_t *p, int obj)
+{
+    if (j->depth == BK_JSON_MAX_DEPTH) {
+        j->status = BK_ERR_ARG;
+        return;
+    }
+    *p++ = obj ? '{' : '[';
+    jw_commit(j, p);
+    j->is_object[j->depth] = (uint8_t)obj;
+    j->has_items[j->depth] = 0;
+    j->depth++;
+}
+
+/* "key":{  /  "key":[ */
+static inline __attribute__((always_inline)) void jw_kv_open(bk_json *j, const char *k, size_t kl, int obj)
+{
+    uint8_t *p = jw_key(j, k, kl, 1);
+    if (p) jw_push(j, p, obj);
+}
+
+/* {  /  [ as an array element */
+static inline __attribute__((always_inline)) void jw_elem_open(bk_json *j, int obj)
+{
+    uint8_t *p = jw_elem(j, 1);
+    if (p) jw_push(j, p, obj);
+}
+
+static inline __attribute__((always_inline)) void jw_close(bk_json *j, int obj)
+{
+    if (j->status != BK_OK) return;
+    uint32_t d = j->depth - 1;
+    uint8_t *p = jw_space(j->w, 2 + (size_t)j->indent * d);
+    if (!p) return;
+    if (j->indent) {
+        size_t n = (size_t)j->indent * d;
+        *p++ = '\n';
+        memset(p, ' ', n);
+        p += n;
+    }
+    *p++ = obj ? '}' : ']';
+    jw_commit(j, p);
+    j->depth = d;
+}
+
+static inline __attribute__((always_inline)) void jw_kv_uint(bk_json *j, const char *k, size_t kl, uint64_t v)
+{
+    uint8_t *p = jw_key(j, k, kl, 20);
+    if (p) jw_commit(j, p + bk_u64_format((char *)p, v));
+}
+
+static inline __attribute__((always_inline)) void jw_kv_int(bk_json *j, const char *k, size_t kl, int64_t v)
+{
+    uint8_t *p = jw_key(j, k, kl, 21);
+    if (p) jw_commit(j, p + bk_i64_format((char *)p, v));
+}
+
+static inline __attribute__((always_inline)) void jw_kv_amount(bk_json *j, const char *k, size_t kl, int64_t v)
+{
+    uint8_t *p = jw_key(j, k, kl, BK_AMOUNT_STR_MAX);
+    if (p) jw_commit(j, p + bk_amount_format((char *)p, v));
+}
+
+static inline __attribute__((always_inline)) void jw_kv_bool(bk_json *j, const char *k, size_t kl, int v)
+{
+    uint8_t *p = jw_key(j, k, kl, 5);
+    if (!p) return;
+    if (v) memcpy(p, "true", 4);
+    else memcpy(p, "false", 5);
+    jw_commit(j, p + (v ? 4 : 5));
+}
+
+/* A string value known to need no escaping (ASCII literals, addresses). */
+static inline __attribute__((always_inline)) void jw_kv_raw_str(bk_json *j, const char *k, size_t kl, const char *s, size_t n)
+{
+    uint8_t *p = jw_key(j, k, kl, n + 2);
+    if (!p) return;
+    *p++ = '"';
+    memcpy(p, s, n);
+    p += n;
+    *p++ = '"';
+    jw_commit(j, p);
+}
+
+/* Hex strings up to this many bytes are written in place; longer ones go
+ * through the chunked path (a sink writer never needs a bigger buffer). */
+#define JW_HEX_INLINE 2048
+
+static inline __attribute__((always_inline)) void jw_kv_hex(bk_json *j, const char *k, size_t kl, const uint8_t *d, size_t n)
+{
+    if (n > JW_HEX_INLINE) {
+        uint8_t *p = jw_key(j, k, kl, 1);
+        if (!p) return;
+        *p++ = '"';
+        jw_commit(j, p);
+        bk_writer_put_hex(j->w, d, n);
+        bk_writer_putc(j->w, '"');
+        return;
+    }
+    uint8_t *p = jw_key(j, k, kl, 2 * n + 2);
+    if (!p) return;
+    *p++ = '"';
+    bk_hex_encode((char *)p, d, n);
+    p += 2 * n;
+    *p++ = '"';
+    jw_commit(j, p);
+}
+
+static inline __attribute__((always_inline)) void jw_kv_hash(bk_json *j, const char *k, size_t kl, const uint8_t h[32])
+{
+    uint8_t *p = jw_key(j, k, kl, 66);
+    if (!p) return;
+    *p++ = '"';
+    bk_hex_encode_rev((char *)p, h, 32);
+    p += 64;
+    *p++ = '"';
+    jw_commit(j, p);
+}
+
+static inline __attribute__((always_inline)) void jw_elem_hex(bk_json *j, const uint8_t *d, size_t n)
+{
+    if (n > JW_HEX_INLINE) {
+        uint8_t *p = jw_elem(j, 1);
+        if (!p) return;
+        *p++ = '"';
+        jw_commit(j, p);
+        bk_writer_put_hex(j->w, d, n);
+        bk_writer_putc(j->w, '"');
+        return;
+    }
+    uint8_t *p = jw_elem(j, 2 * n + 2);
+    if (!p) return;
+    *p++ = '"';
+    bk_hex_encode((char *)p, d, n);
+    p += 2 * n;
+    *p++ = '"';
+    jw_commit(j, p);
+}
+
+static inline __attribute__((always_inline)) void jw_elem_hash(bk_json *j, const uint8_t h[32])
+{
+    uint8_t *p = jw_elem(j, 66);
+    if (!p) return;
+    *p++ = '"';
+    bk_hex_encode_rev((char *)p, h, 32);
+    p += 64;
+    *p++ = '"';
+    jw_commit(j, p);
+}
+
+#define JW_KEY_N(lit) lit, sizeof(lit) - 1
+
+/* ScriptToUniv's members (asm, desc, hex, [address], type) into an open
+ * object. */
+void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net);
+
+/* Core ScriptToAsmStr(scriptSig, fAttemptSighashDecode=true) into w. */
+void bk_json_script_sig_asm_(bk_writer *w, const uint8_t *script, size_t len);
 
 #endif

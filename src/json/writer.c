@@ -182,7 +182,7 @@ void bk_json_hex(bk_json *j, const uint8_t *p, size_t n)
 {
     if (!bk_json_before_value_(j)) return;
     bk_writer_putc(j->w, '"');
-    bk_put_hex(j->w, p, n);
+    bk_writer_put_hex(j->w, p, n);
     bk_writer_putc(j->w, '"');
 }
 
@@ -190,7 +190,7 @@ void bk_json_hex_rev(bk_json *j, const uint8_t *p, size_t n)
 {
     if (!bk_json_before_value_(j)) return;
     bk_writer_putc(j->w, '"');
-    bk_put_hex_rev(j->w, p, n);
+    bk_writer_put_hex_rev(j->w, p, n);
     bk_writer_putc(j->w, '"');
 }
 

@@ -1,0 +1,171 @@
+/* blockkit merkle: a block's merkle commitments as one JSON object. */
+#include "cli.h"
+
+#include <blockkit/merkle.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char merkle_help[] =
+    "usage: blockkit merkle FILE [--tx N] [--hex]\n"
+    "\n"
+    "Compute a block's merkle root (with Core's CVE-2012-2459 mutation check),\n"
+    "witness merkle root and BIP141 witness commitment, and compare the root\n"
+    "with the header. Prints one JSON object:\n"
+    "  {\"merkleroot\":H,\"witness_merkleroot\":H,\"mutated\":false,\n"
+    "   \"header_match\":true,\"witness_commitment\":\"ok\"|\"absent\"|\"mismatch\"|\"bad-nonce\"}\n"
+    "Hashes H are printed reversed, as Bitcoin Core prints them (GetHex).\n"
+    "\n"
+    "  FILE     a raw block, hex text (auto-detected), or - for standard input\n"
+    "  --tx N   also print \"tx\":N, \"txid\" and \"branch\" (the merkle proof of\n"
+    "           transaction N, lowest level first, each hash reversed)\n"
+    "  --hex    the input must be hex text\n"
+    "\n"
+    "Exit status: 0; 65 when the header's merkle root does not match (the object\n"
+    "is still printed) or the block is malformed (with the byte offset); 64 for\n"
+    "usage errors (including N out of range).\n";
+
+static char *put_hash(char *p, const uint8_t h[32])
+{
+    static const char digits[] = "0123456789abcdef";
+    *p++ = '"';
+    for (int i = 31; i >= 0; i--) {
+        *p++ = digits[h[i] >> 4];
+        *p++ = digits[h[i] & 15];
+    }
+    *p++ = '"';
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static int parse_index(const char *s, size_t *out)
+{
+    if (!*s) return -1;
+    size_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (SIZE_MAX - 9) / 10) return -1;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int merkle_main(int argc, char **argv)
+{
+    const char *path = NULL;
+    int want_tx = 0, force_hex = 0;
+    size_t tx_index = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(merkle_help, stdout);
+            return BK_EXIT_OK;
+        } else if (!strcmp(argv[i], "--tx")) {
+            if (i + 1 >= argc || parse_index(argv[i + 1], &tx_index) != 0)
+                return bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx needs a transaction index (a number)");
+            want_tx = 1;
+            i++;
+        } else if (!strcmp(argv[i], "--hex")) {
+            force_hex = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bk_cli_fail("merkle", BK_EXIT_USAGE, "unknown option %s (see --help)", argv[i]);
+        } else if (path) {
+            return bk_cli_fail("merkle", BK_EXIT_USAGE, "one FILE only (see --help)");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) return bk_cli_fail("merkle", BK_EXIT_USAGE, "missing FILE (see --help)");
+
+    bk_cli_input in;
+    int rc = bk_cli_read_input("merkle", path, &in);
+    if (rc) return rc;
+    if (!bk_cli_maybe_unhex(&in) && force_hex) {
+        bk_cli_input_free(&in);
+        return bk_cli_fail("merkle", BK_EXIT_DATA, "--hex: the input is not hex text");
+    }
+
+    bk_block_decoder dec;
+    bk_block block;
+    bk_error err;
+    bk_block_decoder_init(&dec, NULL);
+    uint8_t *scratch = NULL, *branch = NULL;
+    char *json = NULL;
+    size_t depth = 0;
+    bk_block_merkle_result res;
+    uint8_t txid[32];
+
+    if (bk_block_decode(&dec, in.data, in.len, &block, &err) != BK_OK) {
+        rc = bk_cli_report("merkle", &err);
+        goto done;
+    }
+    if (want_tx && tx_index >= block.n_tx) {
+        rc = bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx %zu: the block has %u transactions", tx_index,
+                         (unsigned)block.n_tx);
+        goto done;
+    }
+    size_t scratch_len = bk_block_merkle_scratch_size(block.n_tx);
+    depth = bk_merkle_depth(block.n_tx);
+    scratch = malloc(scratch_len);
+    branch = malloc(depth ? 32 * depth : 1);
+    json = malloc(512 + 70 * depth);
+    if (!scratch || !branch || !json) {
+        rc = bk_cli_fail("merkle", BK_EXIT_SOFTWARE, "out of memory");
+        goto done;
+    }
+    if (bk_block_merkle(&block, scratch, scratch_len, &res, &err) != BK_OK) {
+        rc = bk_cli_report("merkle", &err);
+        goto done;
+    }
+    if (want_tx) {
+        if (bk_block_merkle_branch(&block, tx_index, scratch, scratch_len, branch, 32 * depth, &depth, &err) !=
+            BK_OK) {
+            rc = bk_cli_report("merkle", &err);
+            goto done;
+        }
+        bk_tx_txid(&block.txs[tx_index], txid);
+    }
+
+    char *p = json;
+    p = put_str(p, "{\"merkleroot\":");
+    p = put_hash(p, res.merkle_root);
+    p = put_str(p, ",\"witness_merkleroot\":");
+    p = put_hash(p, res.witness_root);
+    p = put_str(p, res.mutated ? ",\"mutated\":true" : ",\"mutated\":false");
+    p = put_str(p, res.header_match ? ",\"header_match\":true" : ",\"header_match\":false");
+    p = put_str(p, ",\"witness_commitment\":\"");
+    p = put_str(p, bk_witness_commitment_str(res.witness_commitment));
+    p = put_str(p, "\"");
+    if (want_tx) {
+        p += sprintf(p, ",\"tx\":%zu,\"txid\":", tx_index);
+        p = put_hash(p, txid);
+        p = put_str(p, ",\"branch\":[");
+        for (size_t k = 0; k < depth; k++) {
+            if (k) *p++ = ',';
+            p = put_hash(p, branch + 32 * k);
+        }
+        *p++ = ']';
+    }
+    p = put_str(p, "}\n");
+    rc = bk_cli_write_all(stdout, json, (size_t)(p - json));
+    if (!rc && fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = BK_EXIT_IO;
+    if (!rc && !res.header_match) {
+        bk_cli_fail("merkle", BK_EXIT_DATA, "merkle root does not match the header");
+        rc = BK_EXIT_DATA;
+    }
+
+done:
+    free(json);
+    free(branch);
+    free(scratch);
+    bk_block_decoder_free(&dec);
+    bk_cli_input_free(&in);
+    return rc;
+}
+
+BK_CLI_COMMAND(cli_merkle, "merkle", "FILE [--tx N] [--hex]",
+               "merkle root, witness root and commitment of a block (JSON)", merkle_main)
