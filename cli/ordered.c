@@ -8,6 +8,7 @@
 #include "ordered.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +40,13 @@ typedef struct worker_arg {
     int id;
 } worker_arg;
 
+/* Workers never read *opts->stop: a volatile sig_atomic_t is only safe
+ * between a signal handler and the thread it interrupts. Signals are
+ * blocked in the workers, so the handler runs on the calling thread, which
+ * alone reads the flag and turns it into `stopping` under the lock. */
 static int should_stop(run_state *st)
 {
-    return st->abort_rc != 0 || st->stopping || (st->opts->stop && *st->opts->stop);
+    return st->abort_rc != 0 || st->stopping;
 }
 
 static void *worker_main(void *p)
@@ -61,6 +66,9 @@ static void *worker_main(void *p)
         pthread_mutex_unlock(&st->mu);
 
         bk_writer_reset(&s->w);
+        /* Grow once to the expected size rather than by doubling. */
+        if (st->opts->slot_reserve && s->w.cap < st->opts->slot_reserve)
+            (void)bk_writer_reserve(&s->w, st->opts->slot_reserve);
         int rc = st->render(st->ctx, job, wa->id, &s->w);
         if (rc == 0 && bk_writer_status(&s->w) != BK_OK) rc = 70;
 
@@ -90,7 +98,7 @@ int bk_ordered_run(size_t njobs, const bk_ordered_opts *opts, bk_ordered_render_
         free(args);
         return 70;
     }
-    for (size_t i = 0; i < window; i++) bk_writer_init(&st.slots[i].w, NULL);
+    for (size_t i = 0; i < window; i++) bk_writer_init(&st.slots[i].w, opts->alloc);
     pthread_mutex_init(&st.mu, NULL);
     pthread_cond_init(&st.cv_slot, NULL);
     pthread_cond_init(&st.cv_done, NULL);
@@ -101,12 +109,16 @@ int bk_ordered_run(size_t njobs, const bk_ordered_opts *opts, bk_ordered_render_
     st.ctx = ctx;
 
     int started = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited by the workers */
     for (int i = 0; i < nw; i++) {
         args[i].st = &st;
         args[i].id = i;
         if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) break;
         started++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     size_t peak = 0;
     int rc = started ? 0 : 70;
     pthread_mutex_lock(&st.mu);
@@ -131,7 +143,7 @@ int bk_ordered_run(size_t njobs, const bk_ordered_opts *opts, bk_ordered_render_
         if (s->w.cap > peak) peak = s->w.cap;
         if (opts->shrink_above && s->w.cap > opts->shrink_above) {
             bk_writer_free(&s->w);
-            bk_writer_init(&s->w, NULL);
+            bk_writer_init(&s->w, opts->alloc);
         }
         pthread_mutex_lock(&st.mu);
         s->state = 0;

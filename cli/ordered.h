@@ -20,6 +20,8 @@ typedef struct bk_ordered_opts {
     size_t window;               /* slots in flight (>= workers) */
     size_t shrink_above;         /* free a slot's buffer after emit when its capacity exceeds this (0 = never) */
     volatile sig_atomic_t *stop; /* set asynchronously (SIGINT): finish the current line and stop */
+    const bk_allocator *alloc;   /* slot writers (NULL = default) */
+    size_t slot_reserve;         /* reserve this much in a slot's writer before its first render (0 = none) */
 } bk_ordered_opts;
 
 /* Returns 0 when all jobs were emitted (or *stop was set), else the first

@@ -1,0 +1,251 @@
+/* Scan/sample/v3/j1 and j2: `blockkit scan --verbosity 3` (the engine in
+ * cli/scan_engine.c, in process) over a generated blocks directory of
+ * 217 MB: 130 copies of block 866342 plus 10 each of 367891 and 277647,
+ * all with their real undo data, re-linked into one chain on top of the
+ * mainnet genesis (each header's hashPrevBlock rewritten; each rev record's
+ * checksum recomputed for the new parent), written as Core writes them:
+ * blk/rev files of at most 128 MiB, XOR-obfuscated with an xor.dat key.
+ * Output to /dev/null. One op = one whole scan, chain build included;
+ * unit = MB of blk input (blocks/s = MB/s x 150 / 217.1, see docs/scan.md).
+ * Setup writes the directory under $TMPDIR; teardown deletes it. With
+ * BLOCKKIT_BENCH_SCAN_DIR=DIR the directory is DIR, generated when it has
+ * no xor.dat yet, and kept. */
+#include "bench.h"
+#include "scan_engine.h"
+
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define N_866342 130
+#define N_OTHER 10
+#define SIZE_866342 1581623u
+#define SIZE_367891 999994u
+#define SIZE_277647 149164u
+#define SCAN_BYTES ((double)N_866342 * SIZE_866342 + (double)N_OTHER * (SIZE_367891 + SIZE_277647))
+#define N_BLOCKS (N_866342 + 2 * N_OTHER)
+#define FILE_MAX (128u << 20) /* Core: MAX_BLOCKFILE_SIZE */
+
+static const uint8_t MAGIC[4] = {0xf9, 0xbe, 0xb4, 0xd9};
+static const uint8_t KEY[8] = {0x31, 0xa7, 0x00, 0x5e, 0xc2, 0x19, 0x8b, 0xf4};
+/* Mainnet genesis hash, internal byte order. */
+static const uint8_t GENESIS[32] = {0x6f, 0xe2, 0x8c, 0x0a, 0xb6, 0xf1, 0xb3, 0x72, 0xc1, 0xa6, 0xa2,
+                                    0x46, 0xae, 0x63, 0xf7, 0x4f, 0x93, 0x1e, 0x83, 0x65, 0xe1, 0x5a,
+                                    0x08, 0x9c, 0x68, 0xd6, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+typedef struct scan_bench {
+    char dir[4096];
+    FILE *devnull;
+    int workers;
+    int keep;
+} scan_bench;
+
+typedef struct src_block {
+    uint8_t *raw, *undo;
+    size_t len, undo_len;
+} src_block;
+
+static uint8_t *read_all(const char *name, size_t *len)
+{
+    char path[4096];
+    if (bk_bench_data_path(path, sizeof path, name) != 0) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = n > 0 ? malloc((size_t)n) : NULL;
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* Append bytes at file offset *pos, XORed with KEY at their absolute offset. */
+static int put_xored(FILE *f, uint64_t *pos, const uint8_t *p, size_t n, uint8_t *tmp)
+{
+    for (size_t i = 0; i < n; i++) tmp[i] = p[i] ^ KEY[(*pos + i) & 7];
+    *pos += n;
+    return fwrite(tmp, 1, n, f) == n ? 0 : -1;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int generate(const char *dir)
+{
+    static const char *const names[3] = {"866342", "367891", "277647"};
+    src_block src[3];
+    memset(src, 0, sizeof src);
+    int rc = -1;
+    FILE *blk = NULL, *rev = NULL;
+    uint8_t *tmp = malloc(2u << 20);
+    uint64_t total = 0;
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "blocks/block%s.raw", names[i]);
+        src[i].raw = read_all(name, &src[i].len);
+        snprintf(name, sizeof name, "undo/block%s_undo.raw", names[i]);
+        src[i].undo = read_all(name, &src[i].undo_len);
+        if (!src[i].raw || !src[i].undo) goto done;
+    }
+    if (!tmp) goto done;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/xor.dat", dir);
+    FILE *x = fopen(path, "wb");
+    if (!x || fwrite(KEY, 1, 8, x) != 8 || fclose(x) != 0) goto done;
+
+    uint8_t prev[32];
+    memcpy(prev, GENESIS, 32);
+    uint64_t bpos = FILE_MAX, rpos = 0;
+    unsigned fileno = 0;
+    for (int k = 0; k < N_BLOCKS; k++) {
+        /* 13 blocks of 866342 for each 367891 and 277647 */
+        int which = k % 15 == 13 ? 1 : k % 15 == 14 ? 2 : 0;
+        src_block *s = &src[which];
+        if (bpos + s->len + 8 > FILE_MAX) {
+            if (blk && fclose(blk) != 0) goto done;
+            if (rev && fclose(rev) != 0) goto done;
+            blk = rev = NULL;
+            snprintf(path, sizeof path, "%s/blk%05u.dat", dir, fileno);
+            blk = fopen(path, "wb");
+            snprintf(path, sizeof path, "%s/rev%05u.dat", dir, fileno);
+            rev = fopen(path, "wb");
+            if (!blk || !rev) goto done;
+            fileno++;
+            bpos = rpos = 0;
+        }
+        memcpy(s->raw + 4, prev, 32);
+        uint8_t hdr[8], sum[32];
+        memcpy(hdr, MAGIC, 4);
+        uint32_t n = (uint32_t)s->len;
+        hdr[4] = (uint8_t)n; hdr[5] = (uint8_t)(n >> 8); hdr[6] = (uint8_t)(n >> 16); hdr[7] = (uint8_t)(n >> 24);
+        if (put_xored(blk, &bpos, hdr, 8, tmp) || put_xored(blk, &bpos, s->raw, s->len, tmp)) goto done;
+        /* rev record: checksum SHA256d(parent hash || CBlockUndo) (Core: WriteBlockUndo) */
+        n = (uint32_t)s->undo_len;
+        hdr[4] = (uint8_t)n; hdr[5] = (uint8_t)(n >> 8); hdr[6] = (uint8_t)(n >> 16); hdr[7] = (uint8_t)(n >> 24);
+        bk_sha256_ctx c;
+        bk_sha256_init(&c);
+        bk_sha256_update(&c, prev, 32);
+        bk_sha256_update(&c, s->undo, s->undo_len);
+        bk_sha256_final(&c, sum);
+        bk_sha256(sum, sum, 32);
+        if (put_xored(rev, &rpos, hdr, 8, tmp) || put_xored(rev, &rpos, s->undo, s->undo_len, tmp) ||
+            put_xored(rev, &rpos, sum, 32, tmp))
+            goto done;
+        bk_sha256d(prev, s->raw, 80);
+        total += s->len;
+    }
+    if (fclose(blk) != 0 || fclose(rev) != 0) {
+        blk = rev = NULL;
+        goto done;
+    }
+    blk = rev = NULL;
+    rc = (double)total == SCAN_BYTES ? 0 : -1;
+done:
+    if (blk) fclose(blk);
+    if (rev) fclose(rev);
+    for (int i = 0; i < 3; i++) {
+        free(src[i].raw);
+        free(src[i].undo);
+    }
+    free(tmp);
+    return rc;
+}
+
+static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    scan_bench *b = bk_alloc(alloc, sizeof *b);
+    if (!b) return 1;
+    memset(b, 0, sizeof *b);
+    b->workers = (int)(intptr_t)arg;
+    const char *t = getenv("TMPDIR"), *keep = getenv("BLOCKKIT_BENCH_SCAN_DIR");
+    b->devnull = fopen("/dev/null", "wb");
+    if (keep && *keep) {
+        /* Keep (and reuse) the generated directory, e.g. to time the CLI. */
+        b->keep = 1;
+        snprintf(b->dir, sizeof b->dir, "%s", keep);
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/xor.dat", b->dir);
+        if (b->devnull && access(probe, R_OK) != 0 && (mkdir(b->dir, 0755) != 0 || generate(b->dir) != 0)) {
+            fclose(b->devnull);
+            bk_free(alloc, b, sizeof *b);
+            return 1;
+        }
+        *ctx = b;
+        return b->devnull ? 0 : 1;
+    }
+    snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-scan-XXXXXX", t && *t ? t : "/tmp");
+    if (!b->devnull || !mkdtemp(b->dir) || generate(b->dir) != 0) {
+        if (b->devnull) fclose(b->devnull);
+        remove_dir(b->dir);
+        bk_free(alloc, b, sizeof *b);
+        return 1;
+    }
+    *ctx = b;
+    return 0;
+}
+
+static void scan_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    scan_bench *b = ctx;
+    /* The runner pins this thread to one CPU and threads inherit that:
+     * let the workers of a -j2 row use every CPU for the run. */
+    cpu_set_t pinned, all;
+    int widened = 0;
+    if (b->workers > 1 && sched_getaffinity(0, sizeof pinned, &pinned) == 0) {
+        CPU_ZERO(&all);
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
+        widened = sched_setaffinity(0, sizeof all, &all) == 0;
+    }
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_scan_opts o;
+        bk_scan_opts_init(&o);
+        o.blocksdir = b->dir;
+        o.verbosity = 3;
+        o.workers = b->workers;
+        o.quiet = 1;
+        o.out = b->devnull;
+        o.alloc = alloc;
+        bk_scan_stats st;
+        if (bk_scan_run(&o, &st) != 0 || st.blocks != N_BLOCKS) {
+            fprintf(stderr, "bench Scan: scan failed\n");
+            break;
+        }
+        bk_bench_keep(&st);
+    }
+    if (widened) sched_setaffinity(0, sizeof pinned, &pinned);
+}
+
+static void scan_teardown(void *ctx, const bk_allocator *alloc)
+{
+    scan_bench *b = ctx;
+    fclose(b->devnull);
+    if (!b->keep) remove_dir(b->dir);
+    bk_free(alloc, b, sizeof *b);
+}
+
+BK_BENCH(bench_scan_j1, "Scan/sample/v3/j1", "MB", SCAN_BYTES / 1e6, SCAN_BYTES, (const void *)(intptr_t)1,
+         scan_setup, scan_run, scan_teardown)
+BK_BENCH(bench_scan_j2, "Scan/sample/v3/j2", "MB", SCAN_BYTES / 1e6, SCAN_BYTES, (const void *)(intptr_t)2,
+         scan_setup, scan_run, scan_teardown)

@@ -1,0 +1,634 @@
+/* The engine of `blockkit scan` (see scan_engine.h and docs/scan.md).
+ *
+ * 1. The chain: bk_chain_build over the blocks directory (every blk header,
+ *    rev records paired with their blocks; files mapped read-only one at a
+ *    time, never locked or written).
+ * 2. The jobs: best-chain entries from --start to --end (then, with
+ *    --orphans, disconnected blocks ordered by their BIP34 height). At
+ *    verbosity >= 2 the list stops before the first block that needs undo
+ *    data and has none (unless --allow-missing-undo).
+ * 3. The render: bk_ordered_run. Each worker owns its decoder, block / undo
+ *    / txid / merkle buffers and open file descriptors: nothing is shared
+ *    but the read-only chain, and after the largest block nothing is
+ *    allocated. Block and undo bytes are read with pread() into the
+ *    worker's buffers (de-obfuscated there with xor.dat's key), so memory
+ *    does not grow with the files mapped.
+ * 4. The emit: one fwrite per block, in job order, on the calling thread. */
+#define _POSIX_C_SOURCE 200809L
+#include "scan_engine.h"
+
+#include "cli.h"
+#include "ordered.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SCAN_PIPE_CLOSED 1000 /* emit's code for a closed output pipe */
+#define ERRMSG_MAX 4608
+
+typedef struct scan_job {
+    uint32_t entry;
+    int64_t height;
+    int orphan;
+    /* filled by the worker, read by the emitter after the slot is done */
+    uint32_t n_tx;
+    int has_undo;
+    int64_t fee;
+} scan_job;
+
+typedef struct scan_worker {
+    bk_block_decoder dec;
+    uint8_t *blk;
+    size_t blk_cap;
+    uint8_t *undo;
+    size_t undo_cap;
+    uint8_t *ids;
+    size_t ids_cap;
+    uint8_t *scratch;
+    size_t scratch_cap;
+    int blk_fd, rev_fd;
+    uint32_t blk_num, rev_num;
+} scan_worker;
+
+typedef struct scan_engine {
+    const bk_scan_opts *o;
+    bk_blocksdir dir;
+    bk_chain chain;
+    scan_job *jobs;
+    size_t njobs;
+    uint64_t *bytes_before; /* block bytes of jobs [0, i) for the ETA */
+    scan_worker *workers;
+    int nworkers;
+    size_t window;
+    char (*errs)[ERRMSG_MAX]; /* per slot: why its render failed */
+    bk_scan_stats *st;
+    int progress;
+    struct timespec t0, last_progress;
+    size_t emitted;
+} scan_engine;
+
+static double now_diff(struct timespec a, struct timespec b)
+{
+    return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+static void hash_hex(char out[65], const uint8_t h[32])
+{
+    bk_hex_encode_rev(out, h, 32);
+    out[64] = 0;
+}
+
+void bk_scan_opts_init(bk_scan_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->net = BK_NET_MAIN;
+    o->end = -1;
+    o->verbosity = 1;
+    o->core_version = BK_CORE_NEWEST;
+    o->workers = 1;
+    o->max_memory = (size_t)1024 << 20;
+    o->progress = BK_SCAN_PROGRESS_NEVER;
+    o->out = stdout;
+}
+
+/* Grow *buf to at least need bytes (with a quarter of headroom). */
+static int grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t n = need + need / 4;
+    uint8_t *p = bk_realloc(a, *buf, *cap, n);
+    if (!p) return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+static void path_of(const scan_engine *E, bk_file_kind kind, uint32_t num, char *out, size_t cap)
+{
+    /* Core: BlockManager's FlatFileSeq, "%s%05u.dat". */
+    snprintf(out, cap, "%s/%s%05u.dat", E->dir.path, kind == BK_FILE_BLK ? "blk" : "rev", num);
+}
+
+/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
+static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
+{
+    size_t i = 0;
+    while (i < len && ((off + i) & 7)) {
+        p[i] ^= key[(off + i) & 7];
+        i++;
+    }
+    uint64_t k;
+    memcpy(&k, key, 8);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        v ^= k;
+        memcpy(p + i, &v, 8);
+    }
+    for (; i < len; i++) p[i] ^= key[(off + i) & 7];
+}
+
+/* Read len bytes at off of blk/rev file num into *buf (the worker keeps
+ * the last file of each kind open). Returns 0, or an exit code with the
+ * message in msg. */
+static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_t num, uint64_t off,
+                      size_t len, uint8_t **buf, size_t *cap, char *msg)
+{
+    int *fd = kind == BK_FILE_BLK ? &W->blk_fd : &W->rev_fd;
+    uint32_t *cur = kind == BK_FILE_BLK ? &W->blk_num : &W->rev_num;
+    char path[4200];
+    if (*fd < 0 || *cur != num) {
+        if (*fd >= 0) close(*fd);
+        path_of(E, kind, num, path, sizeof path);
+        /* O_RDONLY, no locks: safe beside a running bitcoind. */
+        *fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (*fd < 0) {
+            snprintf(msg, ERRMSG_MAX, "%.4200s: %s", path, strerror(errno));
+            return BK_EXIT_IO;
+        }
+        *cur = num;
+    }
+    if (grow(E->o->alloc, buf, cap, len ? len : 1)) {
+        snprintf(msg, ERRMSG_MAX, "out of memory (%zu bytes)", len);
+        return BK_EXIT_SOFTWARE;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(*fd, *buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            path_of(E, kind, num, path, sizeof path);
+            snprintf(msg, ERRMSG_MAX, "%.4200s: %s at offset %llu", path,
+                     r < 0 ? strerror(errno) : "file shorter than when the chain was built",
+                     (unsigned long long)(off + got));
+            return BK_EXIT_IO;
+        }
+        got += (size_t)r;
+    }
+    if (E->dir.xored) unxor(*buf, len, off, E->dir.key);
+    return 0;
+}
+
+static int64_t block_fees(const bk_block *b, const bk_block_undo *undo)
+{
+    int64_t in = 0, out = 0;
+    bk_undo_iter it;
+    bk_undo_iter_init(&it, undo);
+    uint32_t ncoins;
+    while (bk_undo_next_tx(&it, &ncoins)) {
+        bk_coin c;
+        while (bk_undo_next_coin(&it, &c)) in += c.value;
+    }
+    for (uint32_t i = 1; i < b->n_tx; i++) {
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, &b->txs[i]);
+        while (bk_txout_next(&oi, &o)) out += o.value;
+    }
+    return in - out;
+}
+
+static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
+{
+    scan_engine *E = vctx;
+    const bk_scan_opts *o = E->o;
+    scan_worker *W = &E->workers[worker];
+    scan_job *job = &E->jobs[jobn];
+    const bk_chain_entry *e = &E->chain.entries[job->entry];
+    char *msg = E->errs[jobn % E->window];
+    char hex[65];
+    char where[128];
+    bk_error err;
+    bk_error_clear(&err);
+    msg[0] = 0;
+    hash_hex(hex, e->hash);
+    snprintf(where, sizeof where, "blk%05u.dat offset %llu", e->file, (unsigned long long)e->offset);
+
+    int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
+    if (rc) return rc;
+    bk_block b;
+    if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
+                 err.msg, (unsigned long long)err.offset, where);
+        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+    }
+    job->n_tx = b.n_tx;
+
+    if (o->verify_merkle) {
+        if (grow(o->alloc, &W->scratch, &W->scratch_cap, bk_block_merkle_scratch_size(b.n_tx))) {
+            snprintf(msg, ERRMSG_MAX, "out of memory");
+            return BK_EXIT_SOFTWARE;
+        }
+        bk_block_merkle_result mr;
+        if (bk_block_merkle(&b, W->scratch, W->scratch_cap, &mr, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s", (long long)job->height, hex, err.msg);
+            return BK_EXIT_DATA;
+        }
+        /* Core: CheckMerkleRoot ("bad-txnmrklroot", "bad-txns-duplicate")
+         * and CheckWitnessMalleation (validation.cpp). */
+        const char *why = NULL;
+        if (!mr.header_match) why = "merkle root does not match the header (bad-txnmrklroot)";
+        else if (mr.mutated) why = "merkle tree is mutated by a duplicate (bad-txns-duplicate)";
+        else if (mr.witness_commitment == BK_WITNESS_COMMITMENT_MISMATCH)
+            why = "witness commitment does not match (bad-witness-merkle-match)";
+        else if (mr.witness_commitment == BK_WITNESS_COMMITMENT_BAD_NONCE)
+            why = "coinbase witness is not one 32-byte item (bad-witness-nonce-size)";
+        else if (mr.witness_commitment == BK_WITNESS_COMMITMENT_ABSENT && mr.has_witness)
+            why = "witness data without a commitment (unexpected-witness)";
+        if (why) {
+            snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s (%s)", (long long)job->height, hex, why, where);
+            return BK_EXIT_DATA;
+        }
+    }
+
+    bk_chain_context ctx;
+    if (job->orphan) {
+        /* What `blockkit block` gives a lone block (docs/scan.md). */
+        bk_chain_context_standalone(&ctx, &b, o->net, job->height);
+    } else if (bk_chain_context_fill(&E->chain, e, &ctx, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s", (long long)job->height, hex, err.msg);
+        return BK_EXIT_SOFTWARE;
+    }
+
+    bk_block_undo undo, *undop = NULL;
+    job->has_undo = 0;
+    if (o->verbosity >= 2 && e->has_undo) {
+        /* The chain verified this record's checksum against the parent
+         * hash when it paired it (Core: ReadBlockUndo). */
+        rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size, &W->undo, &W->undo_cap,
+                        msg);
+        if (rc) return rc;
+        /* (bk_json_block checks its shape against the block.) */
+        if (bk_block_undo_parse(W->undo, e->undo_size, &undo, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s at byte %llu (rev%05u.dat offset %llu)",
+                     (long long)job->height, hex, err.msg, (unsigned long long)err.offset, e->undo_file,
+                     (unsigned long long)e->undo_offset);
+            return BK_EXIT_DATA;
+        }
+        undop = &undo;
+        job->has_undo = 1;
+        if (o->fees) job->fee = block_fees(&b, &undo);
+    }
+
+    bk_block_json_opts jo;
+    bk_block_json_opts_init(&jo);
+    jo.verbosity = o->verbosity;
+    jo.core_version = o->core_version;
+    jo.hash = e->hash;
+    if (o->verbosity >= 1) {
+        if (grow(o->alloc, &W->ids, &W->ids_cap, (size_t)b.n_tx * 64)) {
+            snprintf(msg, ERRMSG_MAX, "out of memory");
+            return BK_EXIT_SOFTWARE;
+        }
+        if (o->verbosity >= 2) {
+            bk_block_txids_wtxids(&b, W->ids, W->ids + 32 * (size_t)b.n_tx);
+            jo.wtxids = W->ids + 32 * (size_t)b.n_tx;
+        } else {
+            bk_block_txids(&b, W->ids);
+        }
+        jo.txids = W->ids;
+    }
+    bk_json j;
+    bk_json_init(&j, w, (unsigned)o->indent);
+    if (o->verbosity == 0 && o->indent) {
+        /* bitcoin-cli prints a string result bare, as `blockkit block --pretty`. */
+        uint8_t *sp = bk_writer_space(w, 2 * b.size);
+        if (sp) {
+            bk_hex_encode((char *)sp, b.data, b.size);
+            bk_writer_commit(w, 2 * b.size);
+        }
+    } else if (bk_json_block(&j, &b, undop, &ctx, &jo, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
+                 err.msg, (unsigned long long)err.offset, where);
+        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+    }
+    bk_writer_putc(w, '\n');
+    if (bk_writer_status(w) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "out of memory");
+        return BK_EXIT_SOFTWARE;
+    }
+    return 0;
+}
+
+static void print_progress(scan_engine *E, int final)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!final && now_diff(E->last_progress, t) < 0.25) return;
+    E->last_progress = t;
+    double s = now_diff(E->t0, t);
+    const bk_scan_stats *st = E->st;
+    double bps = s > 0 ? (double)st->blocks / s : 0, mbps = s > 0 ? (double)st->bytes_in / s / 1e6 : 0;
+    uint64_t left = E->bytes_before[E->njobs] - E->bytes_before[E->emitted];
+    double eta = mbps > 0 ? (double)left / 1e6 / mbps : 0;
+    fprintf(stderr, "\rheight %lld  %llu/%zu blocks  %.1f blocks/s  %.1f MB/s  ETA %02d:%02d:%02d ",
+            (long long)st->last_height, (unsigned long long)st->blocks, E->njobs, bps, mbps, (int)(eta / 3600),
+            (int)(eta / 60) % 60, (int)eta % 60);
+    if (final) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int scan_emit(void *vctx, size_t jobn, const uint8_t *data, size_t len)
+{
+    scan_engine *E = vctx;
+    const scan_job *job = &E->jobs[jobn];
+    int rc = bk_cli_write_all(E->o->out, data, len);
+    if (rc) return rc;
+    if (bk_cli_pipe_closed) return SCAN_PIPE_CLOSED;
+    bk_scan_stats *st = E->st;
+    if (st->blocks == 0) st->first_height = job->height;
+    st->blocks++;
+    st->last_height = job->height;
+    st->txs += job->n_tx;
+    st->bytes_in += E->chain.entries[job->entry].size;
+    st->bytes_out += len;
+    if (job->has_undo) {
+        st->fees += job->fee;
+        st->blocks_with_undo++;
+    }
+    E->emitted = jobn + 1;
+    if (E->progress) print_progress(E, 0);
+    return 0;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+    const scan_job *x = a, *y = b;
+    if (x->height != y->height) return x->height < y->height ? -1 : 1;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Orphans (blocks whose ancestors are not in the files) with a BIP34
+ * height in [start, end]: appended to the jobs after the best chain. */
+static int add_orphans(scan_engine *E, size_t *cap, int64_t start, int64_t end, uint64_t *no_height)
+{
+    const bk_scan_opts *o = E->o;
+    scan_worker *W = &E->workers[0];
+    char msg[ERRMSG_MAX];
+    size_t first = E->njobs;
+    for (size_t i = 0; i < E->chain.n_entries; i++) {
+        const bk_chain_entry *e = &E->chain.entries[i];
+        if (e->height >= 0) continue;
+        int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
+        if (rc) return bk_cli_fail("scan", rc, "%s", msg);
+        bk_block b;
+        bk_error err;
+        uint32_t h;
+        if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK || bk_block_bip34_height(&b, &h) != BK_OK) {
+            (*no_height)++;
+            continue;
+        }
+        if ((int64_t)h < start || (end >= 0 && (int64_t)h > end)) continue;
+        if (E->njobs == *cap) {
+            size_t nc = *cap ? *cap * 2 : 64;
+            scan_job *p = realloc(E->jobs, nc * sizeof *p);
+            if (!p) return bk_cli_fail("scan", BK_EXIT_SOFTWARE, "out of memory");
+            E->jobs = p;
+            *cap = nc;
+        }
+        memset(&E->jobs[E->njobs], 0, sizeof E->jobs[0]);
+        E->jobs[E->njobs].entry = (uint32_t)i;
+        E->jobs[E->njobs].height = h;
+        E->jobs[E->njobs].orphan = 1;
+        E->njobs++;
+    }
+    (void)o;
+    qsort(E->jobs + first, E->njobs - first, sizeof E->jobs[0], cmp_job);
+    return 0;
+}
+
+/* JSON bytes per block byte, measured on real blocks (docs/scan.md):
+ * verbosity 0 is hex (2x), 1 the txids (0.1-0.2x), 2 5.7-7.2x, 3 8.5-8.9x
+ * (blocks 277647, 367891, 866342); rounded up. */
+static size_t json_estimate(int verbosity, size_t block_bytes, int indent)
+{
+    static const double factor[4] = {2.05, 0.5, 8.0, 11.0};
+    double f = factor[verbosity < 0 ? 0 : verbosity > 3 ? 3 : verbosity];
+    if (indent) f *= 1.6;
+    return (size_t)(f * (double)block_bytes) + 4096;
+}
+
+int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
+{
+    const char *cmd = "scan";
+    scan_engine E;
+    bk_scan_stats st;
+    memset(&E, 0, sizeof E);
+    memset(&st, 0, sizeof st);
+    st.first_height = st.last_height = -1;
+    st.resume_height = -1;
+    E.o = o;
+    E.st = &st;
+    int rc = 0;
+    bk_error err;
+    bk_error_clear(&err);
+    struct timespec tc0, tc1;
+    clock_gettime(CLOCK_MONOTONIC, &tc0);
+
+    if (o->verbosity < 0 || o->verbosity > 3 || o->workers < 1 || o->start < 0 ||
+        (o->end >= 0 && o->end < o->start)) {
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "bad options (verbosity 0-3, -j >= 1, 0 <= --start <= --end)");
+        goto out_nodir;
+    }
+    if (bk_blocksdir_open(&E.dir, o->blocksdir, o->net, NULL, &err) != BK_OK) {
+        rc = bk_cli_report(cmd, &err);
+        goto out_nodir;
+    }
+    if (bk_chain_build(&E.chain, &E.dir, NULL, &err) != BK_OK) {
+        rc = bk_cli_report(cmd, &err);
+        goto out_nochain;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &tc1);
+    st.chain_seconds = now_diff(tc0, tc1);
+
+    E.nworkers = o->workers;
+    E.workers = calloc((size_t)E.nworkers, sizeof *E.workers);
+    if (!E.workers) {
+        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < E.nworkers; i++) {
+        bk_block_decoder_init(&E.workers[i].dec, o->alloc);
+        E.workers[i].blk_fd = E.workers[i].rev_fd = -1;
+    }
+
+    /* Jobs: the best chain from start to end. */
+    const bk_chain_entry *tip = bk_chain_tip(&E.chain);
+    int64_t tip_h = tip ? tip->height : -1;
+    int64_t end = o->end < 0 || o->end > tip_h ? tip_h : o->end;
+    size_t cap = 0;
+    if (tip && o->start <= end) {
+        cap = (size_t)(end - o->start + 1);
+        E.jobs = calloc(cap, sizeof *E.jobs);
+        if (!E.jobs) {
+            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+            goto out;
+        }
+        for (int64_t h = o->start; h <= end; h++) {
+            const bk_chain_entry *e = bk_chain_at_height(&E.chain, h);
+            if (!e) continue; /* below base_height (an implied genesis) */
+            E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);
+            E.jobs[E.njobs].height = h;
+            E.njobs++;
+        }
+    }
+    uint64_t no_height = 0;
+    if (o->orphans && E.chain.n_orphans) {
+        rc = add_orphans(&E, &cap, o->start, o->end, &no_height);
+        if (rc) goto out;
+        if (no_height && !o->quiet)
+            fprintf(stderr, "blockkit: scan: %llu orphan block(s) without a BIP34 height skipped\n",
+                    (unsigned long long)no_height);
+    }
+    if (!o->quiet && !o->orphans && E.chain.n_orphans)
+        fprintf(stderr,
+                "blockkit: scan: note: %llu block(s) do not connect to a genesis block (pruned or partial "
+                "directory?); --orphans renders them by their BIP34 height\n",
+                (unsigned long long)E.chain.n_orphans);
+
+    /* Undo: a block with inputs needs its rev record at verbosity >= 2. */
+    size_t missing_at = E.njobs;
+    if (o->verbosity >= 2) {
+        uint64_t reported = 0;
+        for (size_t i = 0; i < E.njobs; i++) {
+            const bk_chain_entry *e = &E.chain.entries[E.jobs[i].entry];
+            if (e->has_undo || e->n_tx <= 1) continue;
+            if (!o->allow_missing_undo) {
+                missing_at = i;
+                break;
+            }
+            st.missing_undo++;
+            if (reported++ < 10) {
+                char hex[65];
+                hash_hex(hex, e->hash);
+                fprintf(stderr, "blockkit: scan: height %lld (%s): no undo data in rev*.dat; rendered without "
+                                "fee and prevout\n", (long long)E.jobs[i].height, hex);
+            }
+        }
+        if (reported > 10)
+            fprintf(stderr, "blockkit: scan: %llu blocks in all rendered without undo data\n",
+                    (unsigned long long)reported);
+    }
+    size_t njobs_all = E.njobs;
+    E.njobs = missing_at;
+
+    /* Window: per worker about 3x the largest block (block, undo, txids,
+     * decoder table); per slot the JSON estimate of the largest block. */
+    size_t max_block = 0;
+    for (size_t i = 0; i < E.njobs; i++) {
+        size_t s = E.chain.entries[E.jobs[i].entry].size;
+        if (s > max_block) max_block = s;
+    }
+    E.bytes_before = calloc(E.njobs + 1, sizeof *E.bytes_before);
+    if (!E.bytes_before) {
+        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < E.njobs; i++)
+        E.bytes_before[i + 1] = E.bytes_before[i] + E.chain.entries[E.jobs[i].entry].size;
+    /* A slot's writer grows by doubling: up to twice the JSON it holds. */
+    size_t per_worker = 3 * max_block + 65536, per_slot = 2 * json_estimate(o->verbosity, max_block, o->indent);
+    int nw = E.nworkers;
+    while (nw > 1 && (size_t)nw * (per_worker + per_slot) > o->max_memory) nw--;
+    if ((size_t)nw * (per_worker + per_slot) > o->max_memory) {
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE,
+                         "--max-memory %zu MB is too small: one worker needs about %zu MB for the largest "
+                         "block (%zu bytes)", o->max_memory >> 20, (per_worker + per_slot + (1 << 20) - 1) >> 20,
+                         max_block);
+        goto out;
+    }
+    if (nw < E.nworkers && !o->quiet)
+        fprintf(stderr, "blockkit: scan: -j lowered to %d to stay within --max-memory\n", nw);
+    size_t window = (o->max_memory - (size_t)nw * per_worker) / per_slot;
+    if (window > 2 * (size_t)nw + 1) window = 2 * (size_t)nw + 1;
+    if (window < (size_t)nw) window = (size_t)nw;
+    E.window = window;
+    st.workers = nw;
+    st.window = window;
+    E.errs = calloc(window, sizeof *E.errs);
+    if (!E.errs) {
+        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        goto out;
+    }
+
+    E.progress = o->progress == BK_SCAN_PROGRESS_ALWAYS ||
+                 (o->progress == BK_SCAN_PROGRESS_AUTO && isatty(STDERR_FILENO));
+    clock_gettime(CLOCK_MONOTONIC, &E.t0);
+    E.last_progress = E.t0;
+    bk_ordered_opts oo;
+    memset(&oo, 0, sizeof oo);
+    oo.workers = nw;
+    oo.window = window;
+    oo.shrink_above = per_slot;
+    oo.stop = o->stop;
+    oo.alloc = o->alloc;
+    oo.slot_reserve = per_slot / 2;
+    rc = bk_ordered_run(E.njobs, &oo, scan_render, scan_emit, &E, &st.peak_slot_bytes);
+    if (rc == 0 && fflush(o->out) != 0) {
+        if (errno == EPIPE) bk_cli_pipe_closed = 1;
+        else rc = bk_cli_fail(cmd, BK_EXIT_IO, "writing the output: %s", strerror(errno));
+    }
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    st.seconds = now_diff(E.t0, t1);
+    if (E.progress && st.blocks) print_progress(&E, 1);
+
+    if (rc == SCAN_PIPE_CLOSED) {
+        rc = 0;
+    } else if (rc) {
+        /* The failing job is the first one not emitted. */
+        const char *m = E.errs[E.emitted % window];
+        if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
+        else bk_cli_fail(cmd, rc, "writing the output failed: %s", strerror(errno));
+        st.resume_height = E.jobs[E.emitted].height;
+    } else if (bk_cli_pipe_closed) {
+        /* quiet */
+    } else if (E.emitted < E.njobs) {
+        /* stopped (SIGINT) */
+        st.resume_height = E.jobs[E.emitted].height;
+        if (st.blocks)
+            fprintf(stderr, "blockkit: scan: interrupted after height %lld; resume with --start %lld\n",
+                    (long long)st.last_height, (long long)st.resume_height);
+        else
+            fprintf(stderr, "blockkit: scan: interrupted before the first block; resume with --start %lld\n",
+                    (long long)st.resume_height);
+    } else if (missing_at < njobs_all) {
+        const scan_job *j = &E.jobs[missing_at];
+        char hex[65];
+        hash_hex(hex, E.chain.entries[j->entry].hash);
+        st.resume_height = j->height;
+        rc = bk_cli_fail(cmd, BK_EXIT_DATA,
+                         "block at height %lld (%s) has no undo data in rev*.dat (not written yet, or the node "
+                         "has not connected it); stopped before it. Resume later with --start %lld, or pass "
+                         "--allow-missing-undo to render such blocks without fee and prevout",
+                         (long long)j->height, hex, (long long)j->height);
+    }
+
+out:
+    if (E.workers) {
+        for (int i = 0; i < E.nworkers; i++) {
+            scan_worker *W = &E.workers[i];
+            bk_block_decoder_free(&W->dec);
+            bk_free(o->alloc, W->blk, W->blk_cap);
+            bk_free(o->alloc, W->undo, W->undo_cap);
+            bk_free(o->alloc, W->ids, W->ids_cap);
+            bk_free(o->alloc, W->scratch, W->scratch_cap);
+            if (W->blk_fd >= 0) close(W->blk_fd);
+            if (W->rev_fd >= 0) close(W->rev_fd);
+        }
+        free(E.workers);
+    }
+    free(E.jobs);
+    free(E.bytes_before);
+    free(E.errs);
+    bk_chain_free(&E.chain);
+out_nochain:
+    bk_blocksdir_close(&E.dir);
+out_nodir:
+    if (stats_out) *stats_out = st;
+    return rc;
+}
