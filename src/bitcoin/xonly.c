@@ -206,7 +206,7 @@ static int jacobi_p(const uint64_t g4[4])
     return 0;
 }
 
-int bk_script_xonly_valid(const uint8_t x[32])
+int bk_script_xonly_check(const uint8_t x[32])
 {
     uint64_t a[4];
     for (int i = 0; i < 4; i++) {
@@ -228,18 +228,24 @@ int bk_script_xonly_valid(const uint8_t x[32])
     }
     if (ge_p(g)) sub_p(g);
     int j = jacobi_p(g);
-    if (j == 0) return xonly_valid_secp(x);
-    return j == 1;
+    return j == 0 ? -1 : j == 1;
 }
 
-#else /* no 128-bit integers: ask libsecp256k1 */
+#else /* no 128-bit integers: always undecided */
 
-int bk_script_xonly_valid(const uint8_t x[32])
+int bk_script_xonly_check(const uint8_t x[32])
 {
-    return xonly_valid_secp(x);
+    (void)x;
+    return -1;
 }
 
 #endif
+
+int bk_script_xonly_valid(const uint8_t x[32])
+{
+    int r = bk_script_xonly_check(x);
+    return r >= 0 ? r : xonly_valid_secp(x);
+}
 
 int bk_script_xonly_valid_reference(const uint8_t x[32])
 {
