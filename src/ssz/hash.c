@@ -286,7 +286,7 @@ bk_status bk_ssz_chunk(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d,
 }
 
 static inline void plan_gather(uint8_t *dst, bk_ssz_pref r, const uint8_t *d, const uint8_t *vals,
-                               const uint8_t *ext)
+                               const uint8_t *ext, const uint8_t *vch)
 {
     switch (r.kind) {
     case BK_SSZ_PREF_LEAF:
@@ -313,6 +313,7 @@ static inline void plan_gather(uint8_t *dst, bk_ssz_pref r, const uint8_t *d, co
         break;
     case BK_SSZ_PREF_ZERO: memcpy(dst, bk_ssz_zero_hashes[r.v], 32); break;
     case BK_SSZ_PREF_EXT: memcpy(dst, ext + 32 * (size_t)r.v, 32); break;
+    case BK_SSZ_PREF_VCHUNK: memcpy(dst, vch + 32 * (size_t)r.v, 32); break;
     default: memcpy(dst, vals + 32 * (size_t)r.v, 32); break;
     }
 }
@@ -338,9 +339,9 @@ static void run_plan_many(const bk_ssz_plan *pl, const uint8_t *d, uint64_t stri
                 /* NODE refs index by j*g + e: pre-scale through ve and g. */
                 bk_ssz_pref l = x->l, r = x->r;
                 if (l.kind == BK_SSZ_PREF_NODE) memcpy(m, ve + 32 * (size_t)l.v * g, 32);
-                else plan_gather(m, l, de, NULL, NULL);
+                else plan_gather(m, l, de, NULL, NULL, NULL);
                 if (r.kind == BK_SSZ_PREF_NODE) memcpy(m + 32, ve + 32 * (size_t)r.v * g, 32);
-                else plan_gather(m + 32, r, de, NULL, NULL);
+                else plan_gather(m + 32, r, de, NULL, NULL, NULL);
             }
         }
         bk_sha256_64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
@@ -348,7 +349,7 @@ static void run_plan_many(const bk_ssz_plan *pl, const uint8_t *d, uint64_t stri
     }
     for (uint64_t e = 0; e < g; e++) {
         if (pl->root.kind == BK_SSZ_PREF_NODE) memcpy(out + 32 * e, vals + 32 * ((size_t)pl->root.v * g + e), 32);
-        else plan_gather(out + 32 * e, pl->root, d + e * stride, NULL, NULL);
+        else plan_gather(out + 32 * e, pl->root, d + e * stride, NULL, NULL, NULL);
     }
 }
 
@@ -433,17 +434,31 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
 {
     const bk_ssz_plan *pl = t->plan;
     size_t mark = h->used;
-    uint8_t *ext = NULL;
+    uint8_t *ext = NULL, *vch = NULL;
     *st = BK_OK;
     if (pl->has_ext) {
         ext = bk_ssz_scratch_take(h, 32 * t->nfields);
-        if (!ext) return 0;
+        vch = ext ? bk_ssz_scratch_take(h, 32 * (size_t)pl->nvchunks) : NULL;
+        if (!ext || (!vch && pl->nvchunks)) {
+            h->used = mark;
+            return 0;
+        }
         for (size_t i = 0; i < t->nfields; i++) {
-            if (!t->fields[i].type->is_variable) continue;
+            if (pl->field_mode[i] == BK_SSZ_FIELD_FIXED) continue;
+            const bk_ssz_type *f = t->fields[i].type;
             const uint8_t *p;
             size_t n;
             bk_ssz_elem_span(t, d, len, i, &p, &n);
-            if ((*st = root_of(h, t->fields[i].type, p, n, ext + 32 * i, err)) != BK_OK) {
+            if (pl->field_mode[i] == BK_SSZ_FIELD_FOLDED) {
+                /* Chunks to the limit (zero past the data), then the length. */
+                uint8_t *c = vch + 32 * (size_t)pl->fold_base[i];
+                packed pk = packed_of(f, p, n);
+                for (uint64_t j = 0; j < f->chunk_count; j++) packed_chunk(&pk, j, c + 32 * j);
+                memset(c + 32 * f->chunk_count, 0, 32);
+                bk_store_le64(c + 32 * f->chunk_count, bk_ssz_elem_count(f, p, n));
+                continue;
+            }
+            if ((*st = root_of(h, f, p, n, ext + 32 * i, err)) != BK_OK) {
                 h->used = mark;
                 return 1;
             }
@@ -460,13 +475,13 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
         uint32_t end = pl->batch_end[b];
         for (uint32_t j = start; j < end; j++) {
             uint8_t *m = msgs + 64 * (size_t)(j - start);
-            plan_gather(m, pl->nodes[j].l, d, vals, ext);
-            plan_gather(m + 32, pl->nodes[j].r, d, vals, ext);
+            plan_gather(m, pl->nodes[j].l, d, vals, ext, vch);
+            plan_gather(m + 32, pl->nodes[j].r, d, vals, ext, vch);
         }
         bk_sha256_64(vals + 32 * (size_t)start, msgs, end - start);
         start = end;
     }
-    plan_gather(out, pl->root, d, vals, ext);
+    plan_gather(out, pl->root, d, vals, ext, vch);
     h->used = mark;
     return 1;
 }

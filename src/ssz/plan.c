@@ -16,7 +16,16 @@ typedef struct builder {
     uint32_t n;
     const bk_allocator *alloc;
     int fail;
+    uint32_t nv;            /* VCHUNK slots used */
+    uint8_t *mode;          /* top-level field modes (build pass only) */
+    uint32_t *fbase;
 } builder;
+
+static int foldable(const bk_ssz_type *f)
+{
+    return (f->kind == BK_SSZ_BITLIST || (f->kind == BK_SSZ_LIST && bk_ssz_is_basic(f->elem))) &&
+           f->chunk_count <= BK_SSZ_FOLD_MAX_CHUNKS;
+}
 
 static uint32_t ref_height(const builder *b, bk_ssz_pref r)
 {
@@ -54,6 +63,19 @@ static bk_ssz_pref merkle(builder *b, bk_ssz_pref *refs, uint64_t n, unsigned de
     return refs[0];
 }
 
+static bk_ssz_pref merkle(builder *b, bk_ssz_pref *refs, uint64_t n, unsigned depth);
+
+/* A folded field: merkleize its chunk slots to the limit's depth, then mix
+ * in the length slot. */
+static bk_ssz_pref build_folded(builder *b, const bk_ssz_type *f, uint32_t base)
+{
+    bk_ssz_pref refs[BK_SSZ_FOLD_MAX_CHUNKS + 1];
+    uint64_t n = f->chunk_count;
+    for (uint64_t j = 0; j < n; j++) refs[j] = (bk_ssz_pref){BK_SSZ_PREF_VCHUNK, 0, (uint32_t)(base + j)};
+    bk_ssz_pref data = merkle(b, refs, n, f->depth);
+    return add_node(b, data, (bk_ssz_pref){BK_SSZ_PREF_VCHUNK, 0, (uint32_t)(base + n)});
+}
+
 static bk_ssz_pref build(builder *b, const bk_ssz_type *t, uint64_t off)
 {
     bk_ssz_pref leaf = {BK_SSZ_PREF_LEAF, 32, (uint32_t)off};
@@ -76,9 +98,21 @@ static bk_ssz_pref build(builder *b, const bk_ssz_type *t, uint64_t off)
     } else if (t->kind == BK_SSZ_CONTAINER) {
         /* Only the top-level container may be variable-size (below it every
          * offset would depend on the data): its variable fields are EXT. */
-        for (uint64_t i = 0; i < n && !b->fail; i++)
-            refs[i] = t->fields[i].type->is_variable ? (bk_ssz_pref){BK_SSZ_PREF_EXT, 0, (uint32_t)i}
-                                                     : build(b, t->fields[i].type, off + t->fields[i].offset);
+        for (uint64_t i = 0; i < n && !b->fail; i++) {
+            const bk_ssz_type *f = t->fields[i].type;
+            uint8_t mode = !f->is_variable ? BK_SSZ_FIELD_FIXED : foldable(f) ? BK_SSZ_FIELD_FOLDED : BK_SSZ_FIELD_EXT;
+            if (b->mode && t->is_variable) b->mode[i] = mode;   /* the top level only */
+            if (mode == BK_SSZ_FIELD_FIXED) {
+                refs[i] = build(b, f, off + t->fields[i].offset);
+            } else if (mode == BK_SSZ_FIELD_EXT) {
+                refs[i] = (bk_ssz_pref){BK_SSZ_PREF_EXT, 0, (uint32_t)i};
+            } else {
+                if (b->fbase) b->fbase[i] = b->nv;
+                uint32_t base = b->nv;
+                b->nv += (uint32_t)f->chunk_count + 1;
+                refs[i] = build_folded(b, f, base);
+            }
+        }
     } else {
         for (uint64_t i = 0; i < n && !b->fail; i++) refs[i] = build(b, t->elem, off + i * t->elem->fixed_size);
     }
@@ -142,7 +176,7 @@ const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, con
         t->fixed_size > UINT32_MAX || t->chunk_count > PLAN_MAX_NODES)
         return NULL;
     /* Count first, then build. */
-    builder b = {NULL, NULL, 0, alloc, 0};
+    builder b = {NULL, NULL, 0, alloc, 0, 0, NULL, NULL};
     build(&b, t, 0);
     if (b.fail || b.n == 0) return NULL;
     uint32_t n = b.n;
@@ -151,10 +185,12 @@ const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, con
     uint32_t *remap = bk_alloc(alloc, n * sizeof *remap);
     bk_ssz_plan *plan = bk_arena_alloc(a, sizeof *plan);
     bk_ssz_pnode *nodes = bk_arena_alloc(a, n * sizeof *nodes);
+    uint8_t *mode = t->is_variable ? bk_arena_alloc(a, t->nfields) : NULL;
+    uint32_t *fbase = t->is_variable ? bk_arena_alloc(a, t->nfields * sizeof *fbase) : NULL;
     uint32_t maxh = 0;
     bk_ssz_pref root = {0, 0, 0};
-    if (tmp && height && remap && plan && nodes) {
-        b = (builder){tmp, height, 0, alloc, 0};
+    if (tmp && height && remap && plan && nodes && (!t->is_variable || (mode && fbase))) {
+        b = (builder){tmp, height, 0, alloc, 0, 0, mode, fbase};
         root = build(&b, t, 0);
         for (uint32_t i = 0; i < n; i++)
             if (height[i] > maxh) maxh = height[i];
@@ -186,6 +222,9 @@ const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, con
         plan->max_batch = maxb;
         plan->root = root;
         plan->has_ext = t->is_variable;
+        plan->field_mode = mode;
+        plan->fold_base = fbase;
+        plan->nvchunks = b.nv;
     }
     bk_free(alloc, tmp, n * sizeof *tmp);
     bk_free(alloc, height, n * sizeof *height);
