@@ -345,6 +345,15 @@ static void test_ranges(void)
     CHECK_EQ_INT(scan(dir_ok, "--verbosity 4", "got_u"), 64);
     CHECK_EQ_INT(scan(dir_ok, "-j 0", "got_u"), 64);
     CHECK_EQ_INT(scan(dir_ok, "--max-memory 1 --verbosity 3", "got_u"), 64);
+    /* a bound that fits one worker (3 x 1.58 MB + 2 x 11 x 1.58 MB of JSON
+     * for block 866342) but not two lowers -j */
+    char err[400];
+    snprintf(err, sizeof err, "%s/got_mm.err", root);
+    CHECK_EQ_INT(scan(dir_ok, "--max-memory 45 --verbosity 3 -j2", "got_mm"), 0);
+    CHECK(file_contains(err, "-j lowered to 1"));
+    snprintf(got, sizeof got, "%s/got_mm", root);
+    snprintf(exp, sizeof exp, "%s/exp_v3", root);
+    CHECK(same_files(got, exp));
 }
 
 static void test_missing_undo(void)
