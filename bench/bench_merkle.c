@@ -16,9 +16,16 @@
  * counted); the working buffer is allocated once in setup through the
  * counted allocator with bk_merkle_capacity(n) nodes, so peak bytes are
  * 9002 x 32 = 288,064 and allocs/op is 0. The baseline allocates per op and
- * peaks at 18,002 x 32 = 576,064 bytes. */
+ * peaks at 18,002 x 32 = 576,064 bytes.
+ *
+ *   BlockMerkle/413567, /866342  bk_block_merkle on a parsed block (txids and
+ *                              wtxids in one batched pass, both roots with
+ *                              the mutation check, witness commitment, header
+ *                              match) into a scratch allocated in setup:
+ *                              0 allocs/op; unit = transaction. */
 #include "bench.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <blockkit/merkle.h>
@@ -146,3 +153,68 @@ BK_BENCH(bench_merkle_root_1m, "MerkleRoot/1M", "leaf", 1000000, 1000000 * 32.0,
          merkle_run, merkle_teardown)
 BK_BENCH(bench_merkle_root_baseline, "MerkleRoot/ReallocBaseline", "leaf", 9001, 9001 * 32.0, &cfg_baseline,
          merkle_setup, merkle_run_baseline, merkle_teardown)
+
+/* ---- block level ---- */
+
+typedef struct block_merkle_ctx {
+    uint8_t *data;   /* the block file, uncounted */
+    size_t len;
+    bk_block_decoder dec;
+    bk_block block;
+    uint8_t *scratch;
+    size_t scratch_len;
+} block_merkle_ctx;
+
+static int block_merkle_setup(void **ctxp, const void *arg, const bk_allocator *alloc)
+{
+    char path[4096];
+    if (bk_bench_data_path(path, sizeof path, (const char *)arg) != 0) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1;
+    block_merkle_ctx *c = calloc(1, sizeof *c);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    c->len = n > 0 ? (size_t)n : 0;
+    c->data = malloc(c->len ? c->len : 1);
+    int ok = c->data && fread(c->data, 1, c->len, f) == c->len;
+    fclose(f);
+    bk_block_decoder_init(&c->dec, alloc);
+    if (ok && bk_block_decode(&c->dec, c->data, c->len, &c->block, NULL) == BK_OK) {
+        c->scratch_len = bk_block_merkle_scratch_size(c->block.n_tx);
+        c->scratch = bk_alloc(alloc, c->scratch_len);
+    }
+    if (!c->scratch) {
+        bk_block_decoder_free(&c->dec);
+        free(c->data);
+        free(c);
+        return 1;
+    }
+    *ctxp = c;
+    return 0;
+}
+
+static void block_merkle_teardown(void *ctx, const bk_allocator *alloc)
+{
+    block_merkle_ctx *c = ctx;
+    bk_free(alloc, c->scratch, c->scratch_len);
+    bk_block_decoder_free(&c->dec);
+    free(c->data);
+    free(c);
+}
+
+static void block_merkle_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    block_merkle_ctx *c = ctx;
+    bk_block_merkle_result r;
+    (void)alloc;
+    for (uint64_t it = 0; it < iters; it++) {
+        if (bk_block_merkle(&c->block, c->scratch, c->scratch_len, &r, NULL) != BK_OK || !r.header_match) return;
+        bk_bench_keep(&r);
+    }
+}
+
+BK_BENCH(bench_block_merkle_413567, "BlockMerkle/413567", "tx", 1557, 999887, "block413567.raw",
+         block_merkle_setup, block_merkle_run, block_merkle_teardown)
+BK_BENCH(bench_block_merkle_866342, "BlockMerkle/866342", "tx", 4864, 1581623, "block866342.raw",
+         block_merkle_setup, block_merkle_run, block_merkle_teardown)

@@ -5,6 +5,9 @@
  *                        {"asm","desc","hex","address","type"}
  *   ScriptDescriptor     InferDescriptor + checksum alone
  *   ScriptAddress        address alone
+ *   XOnlyValid           XOnlyPubKey::IsFullyValid (x < p and x^3 + 7 a
+ *                        square mod p) of each taproot output's key
+ *                        (unit: one key; 2757 of them)
  * The block's outputs are located once in setup by a small local walker
  * (the bench needs nothing beyond the script API). */
 #include "bench.h"
@@ -12,6 +15,8 @@
 #include <blockkit/json.h>
 #include <blockkit/script.h>
 #include <blockkit/stream.h>
+
+#include "../src/bitcoin/script_internal.h" /* bk_script_xonly_valid */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +209,64 @@ static void run_address(void *ctx, uint64_t iters, const bk_allocator *alloc)
     bk_bench_keep(&total);
 }
 
+/* The taproot outputs' x-only keys, on top of the block's scripts. */
+typedef struct xonly_bench {
+    void *block;
+    const uint8_t **keys;
+    size_t count;
+} xonly_bench;
+
+#define XONLY_KEYS 2757 /* taproot outputs in block 866342 */
+
+static int setup_xonly(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    void *bctx;
+    if (setup_block(&bctx, arg, alloc) != 0) return 1;
+    script_bench *b = bctx;
+    xonly_bench *x = bk_alloc(alloc, sizeof *x);
+    const uint8_t **keys = bk_alloc(alloc, XONLY_KEYS * sizeof *keys);
+    size_t n = 0;
+    for (size_t i = 0; keys && i < b->count; i++) {
+        const uint8_t *s = b->scripts[i].s;
+        if (b->scripts[i].n != 34 || s[0] != 0x51 || s[1] != 0x20) continue;
+        if (n == XONLY_KEYS) {
+            n++;
+            break;
+        }
+        keys[n++] = s + 2;
+    }
+    if (!x || !keys || n != XONLY_KEYS) {
+        bk_free(alloc, keys, XONLY_KEYS * sizeof *keys);
+        bk_free(alloc, x, sizeof *x);
+        teardown_block(bctx, alloc);
+        return 1;
+    }
+    x->block = bctx;
+    x->keys = keys;
+    x->count = n;
+    *ctx = x;
+    return 0;
+}
+
+static void teardown_xonly(void *ctx, const bk_allocator *alloc)
+{
+    xonly_bench *x = ctx;
+    teardown_block(x->block, alloc);
+    bk_free(alloc, x->keys, XONLY_KEYS * sizeof *x->keys);
+    bk_free(alloc, x, sizeof *x);
+}
+
+static void run_xonly(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    xonly_bench *x = ctx;
+    size_t valid = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        for (size_t i = 0; i < x->count; i++) valid += (size_t)bk_script_xonly_valid(x->keys[i]);
+    }
+    bk_bench_keep(&valid);
+}
+
 /* 10327 output scripts in block 866342. */
 BK_BENCH(bench_script_asm, "ScriptToAsm", "script", 10327, 0, NULL, setup_block, run_asm,
          teardown_block)
@@ -213,3 +276,4 @@ BK_BENCH(bench_script_desc, "ScriptDescriptor", "script", 10327, 0, NULL, setup_
          teardown_block)
 BK_BENCH(bench_script_addr, "ScriptAddress", "script", 10327, 0, NULL, setup_block, run_address,
          teardown_block)
+BK_BENCH(bench_script_xonly, "XOnlyValid", "key", XONLY_KEYS, 0, NULL, setup_xonly, run_xonly, teardown_xonly)

@@ -21,6 +21,8 @@ static const char *const fuzz_ssz_types[] = {
     "uint256",
     "Container:AttesterSlashing",
     "List[Container:VarTestStruct,4]",
+    "List[Container:Checkpoint,64]",
+    "Vector[Container:FixedTestStruct,5]",
 };
 #define FUZZ_SSZ_NTYPES (sizeof fuzz_ssz_types / sizeof fuzz_ssz_types[0])
 

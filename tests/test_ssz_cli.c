@@ -89,6 +89,16 @@ static void invalid_data_exits_65_with_path(void)
     CHECK(strstr(out, "(.aggregation_bits)") != NULL);
 }
 
+static void bad_value_json_exits_65_with_path(void)
+{
+    char out[4096], cmd[1024];
+    snprintf(cmd, sizeof cmd, "echo '{\"epoch\":\"1\",\"root\":\"0x00\"}' | %s ssz encode Container:Checkpoint",
+             BK_CLI_PATH);
+    CHECK_EQ_INT(run(cmd, out, sizeof out), 65);
+    CHECK(strstr(out, "(.root)") != NULL);
+    CHECK(strstr(out, "at byte 20") != NULL);
+}
+
 static void usage_errors_exit_64(void)
 {
     char out[4096], cmd[1024];
@@ -118,6 +128,7 @@ int main(void)
     RUN(decode_then_encode_round_trips);
     RUN(proof_matches_oracle_and_verifies);
     RUN(invalid_data_exits_65_with_path);
+    RUN(bad_value_json_exits_65_with_path);
     RUN(usage_errors_exit_64);
     RUN(schema_file_adds_containers);
     return check_finish();

@@ -7,10 +7,11 @@
  *
  * Memory: the leaves live in one caller buffer whose capacity (in 32-byte
  * nodes) is the count rounded up to even, bk_merkle_capacity(n). Each level
- * is hashed in place into the front of that buffer, and the odd duplicate is
- * written into the spare slot, so nothing is ever reallocated or allocated:
- * the leaves are DESTROYED (overwritten by the inner levels). Copy them
- * first if you need them again.
+ * is hashed in place into the front of that buffer (large trees one
+ * cache-sized aligned subtree at a time), and the odd duplicate is written
+ * into the spare slot, so nothing is ever reallocated or allocated: the
+ * leaves are DESTROYED (overwritten by the inner levels). Copy them first
+ * if you need them again.
  *
  * Mutation (CVE-2012-2459): a level whose nodes at positions 2i and 2i+1 are
  * equal (before the odd duplicate is appended) lets a different transaction

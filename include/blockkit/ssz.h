@@ -10,9 +10,11 @@
  * Everything else works straight on serialized bytes: strict validation,
  * hash_tree_root, generalized indices, proofs, conversion to and from the
  * JSON value form. Nothing here copies the input. Hashing goes through a
- * bk_ssz_hasher whose scratch is allocated once; after creation no function
- * of this module allocates, except those writing into a bk_writer (which
- * grows through its own allocator) and registry/type building.
+ * bk_ssz_hasher whose scratch is allocated once; after creation validation,
+ * hashing, nodes and proofs allocate nothing. Allocation happens only in
+ * registry/type building, in functions that read JSON (values, schemas,
+ * proof documents: a parse tree, freed before they return) and in bk_writer
+ * growth (through the writer's allocator).
  *
  * Threads: building types (bk_ssz_type_parse, bk_ssz_registry_load_schema)
  * mutates the registry and needs one thread at a time; built types are

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "merkle_internal.h"
+
 /* Pairs fed to the hash engine per call while comparing for mutation: 64
  * pairs = 4 KiB of input, read once by the compare and once by the hash
  * while still in L1. */
@@ -37,8 +39,9 @@ static inline int pair_equal(const uint8_t *p)
 }
 #endif
 
-/* Replace the m >= 2 nodes at buf by the (m + 1) / 2 nodes of the next
- * level, packed at the front. buf must hold m + 1 nodes when m is odd.
+/* Replace the m >= 1 nodes at buf by the (m + 1) / 2 nodes of the next
+ * level, packed at the front (a single node is hashed with itself: the
+ * chunked order's right edge). buf must hold m + 1 nodes when m is odd.
  * Returns 1 when check is set and some pair (2i, 2i + 1) of the original
  * nodes is equal (Core compares only real pairs, never the duplicate). */
 static int hash_level(uint8_t *buf, size_t m, int check)
@@ -84,6 +87,41 @@ static bk_status check_capacity(size_t n, size_t capacity)
     return BK_OK;
 }
 
+/* Hash the m >= 1 nodes at buf up `levels` levels; a single node is paired
+ * with itself (the odd duplicate) until the target level. */
+static int reduce_levels(uint8_t *buf, size_t m, unsigned levels, int check)
+{
+    int mutated = 0;
+    for (unsigned j = 0; j < levels; j++, m = (m + 1) / 2) mutated |= hash_level(buf, m, check);
+    return mutated;
+}
+
+/* Level by level until one node is left, in cache-sized pieces: while the
+ * level has more than one chunk of nodes, each aligned chunk of
+ * 2^BK_MERKLE_CHUNK_LOG2 nodes is reduced to its subtree root while it is
+ * still in L1/L2, and the roots are packed at the front. Pairs (2i, 2i+1)
+ * never straddle an aligned chunk, and the odd duplicate of a level is
+ * always the last node of the last chunk, which is why a short last chunk
+ * is paired with itself up to the chunk's height (as Core's
+ * MerkleComputation sweeps the right edge): same hashes, same comparisons,
+ * same result as the plain level-by-level order. */
+static int reduce(uint8_t *buf, size_t m, int check)
+{
+    const size_t chunk = (size_t)1 << BK_MERKLE_CHUNK_LOG2;
+    int mutated = 0;
+    while (m > chunk) {
+        size_t nchunks = (m + chunk - 1) / chunk;
+        for (size_t c = 0; c < nchunks; c++) {
+            size_t start = c * chunk, cnt = m - start < chunk ? m - start : chunk;
+            mutated |= reduce_levels(buf + 32 * start, cnt, BK_MERKLE_CHUNK_LOG2, check);
+            if (c) memcpy(buf + 32 * c, buf + 32 * start, 32);
+        }
+        m = nchunks;
+    }
+    for (; m > 1; m = (m + 1) / 2) mutated |= hash_level(buf, m, check);
+    return mutated;
+}
+
 bk_status bk_merkle_root(uint8_t *leaves, size_t n, size_t capacity, uint8_t root_out[32], int *mutated_out)
 {
     if (!root_out) return BK_ERR_ARG;
@@ -96,7 +134,7 @@ bk_status bk_merkle_root(uint8_t *leaves, size_t n, size_t capacity, uint8_t roo
         /* Core: an empty list gives uint256() and mutated false. */
         memset(root_out, 0, 32);
     } else {
-        for (size_t m = n; m > 1; m = (m + 1) / 2) mutated |= hash_level(leaves, m, mutated_out != NULL);
+        mutated = reduce(leaves, n, mutated_out != NULL);
         memmove(root_out, leaves, 32);
     }
     if (mutated_out) *mutated_out = mutated;

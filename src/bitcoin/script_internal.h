@@ -25,6 +25,10 @@ int bk_script_xonly_valid(const uint8_t x[32]);
 /* The same through libsecp256k1's secp256k1_xonly_pubkey_parse (the
  * reference the fast path is tested against). */
 int bk_script_xonly_valid_reference(const uint8_t x[32]);
+/* The Jacobi-symbol decision alone (src/bitcoin/xonly.c): 1 valid, 0
+ * invalid, -1 when the loop did not converge within its budget (then
+ * bk_script_xonly_valid asks libsecp256k1). Exposed for tests. */
+int bk_script_xonly_check(const uint8_t x[32]);
 
 /* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
 size_t bk_base58_encode25(char *out, const uint8_t in[25]);

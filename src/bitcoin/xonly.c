@@ -12,8 +12,12 @@
  * from quadratic reciprocity and the (2|f) rule, then applies the resulting
  * 2x2 matrix to the full numbers. Values stay non-negative, so the rules for
  * positive odd moduli apply throughout. If the loop does not converge within
- * its budget the answer comes from libsecp256k1 instead. Tests compare both
- * on every taproot key of block 866342 and on random inputs. */
+ * its budget the answer comes from libsecp256k1 instead (bk_script_xonly_check
+ * reports that case as -1). Over 200,000 random inputs the loop needs 15.2
+ * batches of 62 steps on average (~147 inner iterations), at most 19 of its
+ * 30, so the fallback has never been observed. tests/test_xonly.c compares
+ * both on edge values, on every taproot output and prevout key of block
+ * 866342 (5130) and on 200,000 seeded random inputs. */
 #include "script_internal.h"
 
 #include <secp256k1.h>
@@ -145,10 +149,20 @@ static int64_t posdivsteps_62(int64_t eta, uint64_t f, uint64_t g, trans *t, int
             jac ^= (int)((f & g) >> 1);
             tmp = f; f = g; g = tmp;
         }
-        /* Add the multiple of f that clears the low min(limit, 8) bits of g
-         * (adding multiples of f keeps (g | f)); limit <= eta + 1 makes this
-         * the same as that many single divsteps, so the matrix bounds hold. */
-        int64_t limit = eta + 1; /* >= 1: eta >= 0 here, and i >= 1 */
+        /* Add the multiple w of f that clears the low min(eta + 3, i, 8)
+         * bits of g (adding multiples of f keeps (g | f), and f, g stay
+         * non-negative). libsecp256k1 bounds the bit count by eta + 1, which
+         * makes one such step equal to that many single divsteps; that bound
+         * is a convergence heuristic, not needed for correctness: with any
+         * bit count L <= i, w < 2^L and the >= L halvings that follow keep
+         * u + v <= 2^k and q + r <= 2^k after k halvings (the add gives
+         * q + r <= 2^k + (2^L - 1) 2^k = 2^(k + L)), so the entries stay
+         * <= 2^62 at the end of the batch. Allowing eta + 3 bits clears more
+         * per iteration: 147 inner iterations per key instead of 220 and
+         * 15.2 batches instead of 12.7 on random keys, ~1.4x faster overall
+         * (measured; eta + 2 and eta + 4 are within noise of it, wider
+         * inverses than 8 bits do not help). */
+        int64_t limit = eta + 3; /* >= 3: eta >= 0 here; i >= 1 */
         if (limit > i) limit = i;
         if (limit > 8) limit = 8;
         uint64_t w = (g * neg_inv256[(f & 255) >> 1]) & (uint64_t)((1u << limit) - 1);
@@ -191,7 +205,7 @@ static int jacobi_p(const uint64_t g4[4])
     to_s62(&g, g4);
     int len = 5, jac = 0;
     int64_t eta = -1;
-    for (int count = 0; count < 24; count++) {
+    for (int count = 0; count < 30; count++) {
         trans t;
         eta = posdivsteps_62(eta, (uint64_t)f.v[0] | ((uint64_t)f.v[1] << 62),
                              (uint64_t)g.v[0] | ((uint64_t)g.v[1] << 62), &t, &jac);
@@ -206,7 +220,7 @@ static int jacobi_p(const uint64_t g4[4])
     return 0;
 }
 
-int bk_script_xonly_valid(const uint8_t x[32])
+int bk_script_xonly_check(const uint8_t x[32])
 {
     uint64_t a[4];
     for (int i = 0; i < 4; i++) {
@@ -228,18 +242,24 @@ int bk_script_xonly_valid(const uint8_t x[32])
     }
     if (ge_p(g)) sub_p(g);
     int j = jacobi_p(g);
-    if (j == 0) return xonly_valid_secp(x);
-    return j == 1;
+    return j == 0 ? -1 : j == 1;
 }
 
-#else /* no 128-bit integers: ask libsecp256k1 */
+#else /* no 128-bit integers: always undecided */
 
-int bk_script_xonly_valid(const uint8_t x[32])
+int bk_script_xonly_check(const uint8_t x[32])
 {
-    return xonly_valid_secp(x);
+    (void)x;
+    return -1;
 }
 
 #endif
+
+int bk_script_xonly_valid(const uint8_t x[32])
+{
+    int r = bk_script_xonly_check(x);
+    return r >= 0 ? r : xonly_valid_secp(x);
+}
 
 int bk_script_xonly_valid_reference(const uint8_t x[32])
 {

@@ -281,11 +281,24 @@ void bk_json_double(bk_json *j, double v)
         return;
     }
     /* UniValue::setFloat: ostringstream, imbue(classic), setprecision(16)
-     * = printf("%.16g") in the C locale. The library never changes the
-     * locale; a program that sets LC_NUMERIC must restore "C" around this. */
-    char buf[40];
+     * = printf("%.16g") in the C locale. snprintf follows the caller's
+     * LC_NUMERIC, so whatever it wrote as the radix (',' or a multibyte
+     * separator) is turned back into '.': output never depends on locale. */
+    char buf[48], out[48];
     int n = snprintf(buf, sizeof buf, "%.16g", v);
-    if (n > 0) bk_writer_put(j->w, buf, (size_t)n);
+    if (n <= 0 || (size_t)n >= sizeof buf) return;
+    size_t m = 0;
+    for (int i = 0; i < n;) {
+        char c = buf[i];
+        if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e') {
+            out[m++] = c;
+            i++;
+            continue;
+        }
+        out[m++] = '.';
+        while (i < n && !((buf[i] >= '0' && buf[i] <= '9') || buf[i] == '-' || buf[i] == '+' || buf[i] == 'e')) i++;
+    }
+    bk_writer_put(j->w, out, m);
 }
 
 void bk_json_bool(bk_json *j, int v)

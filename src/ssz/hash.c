@@ -285,6 +285,101 @@ bk_status bk_ssz_chunk(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d,
     return root_of(h, t, d, len, out, err);
 }
 
+static inline void plan_gather(uint8_t *dst, bk_ssz_pref r, const uint8_t *d, const uint8_t *vals,
+                               const uint8_t *ext, const uint8_t *vch)
+{
+    switch (r.kind) {
+    case BK_SSZ_PREF_LEAF:
+        /* Constant sizes so the copies inline (uint64 fields are common). */
+        switch (r.len) {
+        case 32: memcpy(dst, d + r.v, 32); break;
+        case 8:
+            memcpy(dst, d + r.v, 8);
+            memset(dst + 8, 0, 24);
+            break;
+        case 1:
+            dst[0] = d[r.v];
+            memset(dst + 1, 0, 31);
+            break;
+        case 16:
+            memcpy(dst, d + r.v, 16);
+            memset(dst + 16, 0, 16);
+            break;
+        default:
+            memset(dst, 0, 32);
+            memcpy(dst, d + r.v, r.len);
+            break;
+        }
+        break;
+    case BK_SSZ_PREF_ZERO: memcpy(dst, bk_ssz_zero_hashes[r.v], 32); break;
+    case BK_SSZ_PREF_EXT: memcpy(dst, ext + 32 * (size_t)r.v, 32); break;
+    case BK_SSZ_PREF_VCHUNK: memcpy(dst, vch + 32 * (size_t)r.v, 32); break;
+    default: memcpy(dst, vals + 32 * (size_t)r.v, 32); break;
+    }
+}
+
+
+/* Elements of one fixed-size type, hashed together: every level of the
+ * element plan runs for g elements in one bk_sha256_64 call (g times the
+ * messages, so the SHA engine stays full even when one element's levels are
+ * a single pair). Node j of element e lives at vals[j*g + e], so a level's
+ * digests land contiguously. Roots go to out[32*e]. */
+static void run_plan_many(const bk_ssz_plan *pl, const uint8_t *d, uint64_t stride, uint64_t g, uint8_t *vals,
+                          uint8_t *msgs, uint8_t *out)
+{
+    uint32_t start = 0;
+    for (uint32_t b = 0; b < pl->nbatches; b++) {
+        uint32_t end = pl->batch_end[b];
+        uint8_t *m = msgs;
+        for (uint32_t j = start; j < end; j++) {
+            const bk_ssz_pnode *x = &pl->nodes[j];
+            for (uint64_t e = 0; e < g; e++, m += 64) {
+                const uint8_t *de = d + e * stride;
+                uint8_t *ve = vals + 32 * e;
+                /* NODE refs index by j*g + e: pre-scale through ve and g. */
+                bk_ssz_pref l = x->l, r = x->r;
+                if (l.kind == BK_SSZ_PREF_NODE) memcpy(m, ve + 32 * (size_t)l.v * g, 32);
+                else plan_gather(m, l, de, NULL, NULL, NULL);
+                if (r.kind == BK_SSZ_PREF_NODE) memcpy(m + 32, ve + 32 * (size_t)r.v * g, 32);
+                else plan_gather(m + 32, r, de, NULL, NULL, NULL);
+            }
+        }
+        bk_sha256_64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
+        start = end;
+    }
+    for (uint64_t e = 0; e < g; e++) {
+        if (pl->root.kind == BK_SSZ_PREF_NODE) memcpy(out + 32 * e, vals + 32 * ((size_t)pl->root.v * g + e), 32);
+        else plan_gather(out + 32 * e, pl->root, d + e * stride, NULL, NULL, NULL);
+    }
+}
+
+/* Roots of fixed-size elements [lo, hi) of a vector/list pushed into m in
+ * groups through run_plan_many. Returns 0 when the scratch cannot hold a
+ * group of two (the caller hashes element by element). */
+static int push_planned_elems(bk_ssz_hasher *h, mz *m, const bk_ssz_type *e, const uint8_t *d, uint64_t lo,
+                              uint64_t hi)
+{
+    const bk_ssz_plan *pl = e->plan;
+    size_t per = 32 * (size_t)pl->nnodes + 64 * (size_t)pl->max_batch + 32;
+    size_t room = h->cap - h->used;
+    uint64_t g = room / 2 / per;
+    if (g > 64) g = 64;
+    if (g > hi - lo) g = hi - lo;
+    if (g < 2) return 0;
+    size_t mark = h->used;
+    uint8_t *vals = bk_ssz_scratch_take(h, 32 * (size_t)pl->nnodes * g);
+    uint8_t *msgs = bk_ssz_scratch_take(h, 64 * (size_t)pl->max_batch * g);
+    uint8_t *roots = bk_ssz_scratch_take(h, 32 * g);
+    for (uint64_t i = lo; i < hi;) {
+        uint64_t n = hi - i < g ? hi - i : g;
+        run_plan_many(pl, d + i * e->fixed_size, e->fixed_size, n, vals, msgs, roots);
+        mz_push(m, roots, n);
+        i += n;
+    }
+    h->used = mark;
+    return 1;
+}
+
 bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t lo,
                          unsigned sub_depth, uint8_t out[32], bk_error *err)
 {
@@ -310,6 +405,9 @@ bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *
         }
     } else if (t->kind != BK_SSZ_CONTAINER && root_is_bytes(t->elem)) {
         mz_push(&m, d + 32 * lo, hi - lo);
+    } else if (t->kind != BK_SSZ_CONTAINER && t->elem->plan && !((const bk_ssz_plan *)t->elem->plan)->has_ext &&
+               push_planned_elems(h, &m, t->elem, d, lo, hi)) {
+        /* done: fixed-size elements hashed a group at a time */
     } else {
         for (uint64_t i = lo; i < hi; i++) {
             const uint8_t *p;
@@ -328,23 +426,6 @@ bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *
     return BK_OK;
 }
 
-static inline void plan_gather(uint8_t *dst, bk_ssz_pref r, const uint8_t *d, const uint8_t *vals,
-                               const uint8_t *ext)
-{
-    switch (r.kind) {
-    case BK_SSZ_PREF_LEAF:
-        if (r.len == 32) memcpy(dst, d + r.v, 32);
-        else {
-            memset(dst, 0, 32);
-            memcpy(dst, d + r.v, r.len);
-        }
-        break;
-    case BK_SSZ_PREF_ZERO: memcpy(dst, bk_ssz_zero_hashes[r.v], 32); break;
-    case BK_SSZ_PREF_EXT: memcpy(dst, ext + 32 * (size_t)r.v, 32); break;
-    default: memcpy(dst, vals + 32 * (size_t)r.v, 32); break;
-    }
-}
-
 /* Run a precompiled plan: the roots of variable-size fields first (EXT),
  * then one bk_sha256_64 call per tree height. Returns 0 when the scratch
  * cannot hold it (the caller takes the streaming path). */
@@ -353,17 +434,31 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
 {
     const bk_ssz_plan *pl = t->plan;
     size_t mark = h->used;
-    uint8_t *ext = NULL;
+    uint8_t *ext = NULL, *vch = NULL;
     *st = BK_OK;
     if (pl->has_ext) {
         ext = bk_ssz_scratch_take(h, 32 * t->nfields);
-        if (!ext) return 0;
+        vch = ext ? bk_ssz_scratch_take(h, 32 * (size_t)pl->nvchunks) : NULL;
+        if (!ext || (!vch && pl->nvchunks)) {
+            h->used = mark;
+            return 0;
+        }
         for (size_t i = 0; i < t->nfields; i++) {
-            if (!t->fields[i].type->is_variable) continue;
+            if (pl->field_mode[i] == BK_SSZ_FIELD_FIXED) continue;
+            const bk_ssz_type *f = t->fields[i].type;
             const uint8_t *p;
             size_t n;
             bk_ssz_elem_span(t, d, len, i, &p, &n);
-            if ((*st = root_of(h, t->fields[i].type, p, n, ext + 32 * i, err)) != BK_OK) {
+            if (pl->field_mode[i] == BK_SSZ_FIELD_FOLDED) {
+                /* Chunks to the limit (zero past the data), then the length. */
+                uint8_t *c = vch + 32 * (size_t)pl->fold_base[i];
+                packed pk = packed_of(f, p, n);
+                for (uint64_t j = 0; j < f->chunk_count; j++) packed_chunk(&pk, j, c + 32 * j);
+                memset(c + 32 * f->chunk_count, 0, 32);
+                bk_store_le64(c + 32 * f->chunk_count, bk_ssz_elem_count(f, p, n));
+                continue;
+            }
+            if ((*st = root_of(h, f, p, n, ext + 32 * i, err)) != BK_OK) {
                 h->used = mark;
                 return 1;
             }
@@ -380,13 +475,13 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
         uint32_t end = pl->batch_end[b];
         for (uint32_t j = start; j < end; j++) {
             uint8_t *m = msgs + 64 * (size_t)(j - start);
-            plan_gather(m, pl->nodes[j].l, d, vals, ext);
-            plan_gather(m + 32, pl->nodes[j].r, d, vals, ext);
+            plan_gather(m, pl->nodes[j].l, d, vals, ext, vch);
+            plan_gather(m + 32, pl->nodes[j].r, d, vals, ext, vch);
         }
         bk_sha256_64(vals + 32 * (size_t)start, msgs, end - start);
         start = end;
     }
-    plan_gather(out, pl->root, d, vals, ext);
+    plan_gather(out, pl->root, d, vals, ext, vch);
     h->used = mark;
     return 1;
 }

@@ -76,7 +76,13 @@ typedef struct bk_ssz_pref {
 } bk_ssz_pref;
 /* EXT: the root of a variable-size field of the top-level container,
  * computed before the plan runs. */
-enum { BK_SSZ_PREF_LEAF, BK_SSZ_PREF_ZERO, BK_SSZ_PREF_NODE, BK_SSZ_PREF_EXT };
+/* VCHUNK: a chunk of a small variable-size packed field (bitlist or list
+ * of basic values, at most BK_SSZ_FOLD_MAX_CHUNKS chunks at its limit) or
+ * its length chunk, extracted before the plan runs: such a field's tree is
+ * static (short data is zero chunks), so it joins the level batches. */
+enum { BK_SSZ_PREF_LEAF, BK_SSZ_PREF_ZERO, BK_SSZ_PREF_NODE, BK_SSZ_PREF_EXT, BK_SSZ_PREF_VCHUNK };
+#define BK_SSZ_FOLD_MAX_CHUNKS 16
+enum { BK_SSZ_FIELD_FIXED, BK_SSZ_FIELD_EXT, BK_SSZ_FIELD_FOLDED };
 
 typedef struct bk_ssz_pnode {
     bk_ssz_pref l, r;
@@ -89,7 +95,10 @@ typedef struct bk_ssz_plan {
     const uint32_t *batch_end;  /* batch i = nodes [end[i-1], end[i]) */
     uint32_t max_batch;
     bk_ssz_pref root;
-    int has_ext;                /* a variable container: EXT leaves */
+    int has_ext;                /* a variable container: EXT/VCHUNK leaves */
+    const uint8_t *field_mode;  /* has_ext: BK_SSZ_FIELD_* per field */
+    const uint32_t *fold_base;  /* has_ext: first VCHUNK slot of a folded field */
+    uint32_t nvchunks;          /* VCHUNK slots */
 } bk_ssz_plan;
 
 /* Compile t's plan into arena a (scratch through alloc); NULL when t is

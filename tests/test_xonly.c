@@ -1,0 +1,205 @@
+/* XOnlyPubKey::IsFullyValid (src/bitcoin/xonly.c) against libsecp256k1's
+ * secp256k1_xonly_pubkey_parse (Core: src/pubkey.cpp): edge values, values
+ * around p and 2^256, every taproot output of the test blocks and every
+ * taproot prevout of the undo vectors, and 200,000 seeded random inputs.
+ * The Jacobi loop's non-convergence (its libsecp256k1 fallback) is counted
+ * on the random inputs. */
+#include "check.h"
+
+#include "bitcoin/script_internal.h"
+
+#include <blockkit/bitcoin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* p = 2^256 - 2^32 - 977, big-endian. */
+static const uint8_t P_BE[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xfc, 0x2f};
+
+static int n_checked, n_valid, n_undecided;
+
+/* Compare the fast path, its undecided count and the reference on x. */
+static void check_key(const uint8_t x[32])
+{
+    int ref = bk_script_xonly_valid_reference(x);
+    int fast = bk_script_xonly_check(x);
+    if (fast < 0) n_undecided++;
+    else CHECK_EQ_INT(fast, ref);
+    CHECK_EQ_INT(bk_script_xonly_valid(x), ref);
+    n_checked++;
+    n_valid += ref;
+}
+
+/* x = base + delta (big-endian, mod 2^256). */
+static void add_small(uint8_t out[32], const uint8_t base[32], int64_t delta)
+{
+    int carry = 0;
+    uint64_t d = (uint64_t)delta; /* two's complement: sign extends through all bytes */
+    for (int i = 31; i >= 0; i--) {
+        unsigned byte = (31 - i) < 8 ? (unsigned)((d >> (8 * (31 - i))) & 0xff) : (delta < 0 ? 0xffu : 0u);
+        unsigned sum = base[i] + byte + (unsigned)carry;
+        out[i] = (uint8_t)sum;
+        carry = sum >> 8;
+    }
+}
+
+static void edge_values(void)
+{
+    uint8_t x[32];
+    int before = n_checked;
+    /* Small x, including 0 (7 is not a square mod p), 1, 5. */
+    for (int v = 0; v < 300; v++) {
+        memset(x, 0, 32);
+        x[30] = (uint8_t)(v >> 8);
+        x[31] = (uint8_t)v;
+        check_key(x);
+    }
+    /* p - 300 .. p + 300: x >= p is never valid. */
+    for (int d = -300; d <= 300; d++) {
+        add_small(x, P_BE, d);
+        check_key(x);
+        if (d >= 0) CHECK_EQ_INT(bk_script_xonly_valid(x), 0);
+    }
+    /* 2^256 - 1 - d */
+    for (int d = 0; d < 300; d++) {
+        memset(x, 0xff, 32);
+        add_small(x, x, -d);
+        check_key(x);
+        CHECK_EQ_INT(bk_script_xonly_valid(x), 0);
+    }
+    /* Single bits, and all-ones below a bit (numbers with long runs). */
+    for (int b = 0; b < 256; b++) {
+        memset(x, 0, 32);
+        x[31 - b / 8] = (uint8_t)(1u << (b % 8));
+        check_key(x);
+        memset(x, 0, 32);
+        for (int k = 0; k < b; k++) x[31 - k / 8] |= (uint8_t)(1u << (k % 8));
+        check_key(x);
+    }
+    /* Known answers: x = 1 is valid (8 = 2^3, and 2 is a square mod p since
+     * p = 7 mod 8); x = 0 is not (7 is not a square mod p); the generator's
+     * x is valid. */
+    memset(x, 0, 32);
+    CHECK_EQ_INT(bk_script_xonly_valid(x), 0);
+    x[31] = 1;
+    CHECK_EQ_INT(bk_script_xonly_valid(x), 1);
+    size_t n;
+    uint8_t *gx = check_unhex("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798", &n);
+    CHECK_EQ_INT(bk_script_xonly_valid(gx), 1);
+    free(gx);
+    CHECK(n_checked - before > 1500);
+}
+
+static int is_taproot(const uint8_t *s, size_t n)
+{
+    return n == 34 && s[0] == 0x51 && s[1] == 0x20;
+}
+
+/* Every taproot output of every test block. */
+static void block_outputs(void)
+{
+    static const char *blocks[] = {"block252860.raw", "block277647.raw", "block367891.raw", "block400000.raw",
+                                   "block413567.raw", "block540107.raw", "block574200.raw", "block702861.raw",
+                                   "block866342.raw", "testnet3_block924634.raw"};
+    int taproot_866342 = 0, total = 0;
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        char path[512];
+        snprintf(path, sizeof path, "blocks/%s", blocks[b]);
+        size_t len;
+        uint8_t *data = check_read_file(path, &len); /* exits when missing */
+        size_t cap = bk_block_max_txs(len);
+        bk_tx *txs = malloc(cap * sizeof *txs);
+        bk_block blk;
+        int parsed = txs && bk_block_parse(data, len, txs, cap, &blk, NULL) == BK_OK;
+        CHECK(parsed);
+        if (parsed) {
+            for (uint32_t t = 0; t < blk.n_tx; t++) {
+                bk_txout_iter it;
+                bk_txout o;
+                bk_txout_iter_init(&it, &blk.txs[t]);
+                while (bk_txout_next(&it, &o)) {
+                    if (!is_taproot(o.script, o.script_len)) continue;
+                    check_key(o.script + 2);
+                    total++;
+                    if (strcmp(blocks[b], "block866342.raw") == 0) taproot_866342++;
+                }
+            }
+        }
+        free(txs);
+        free(data);
+    }
+    /* Block 866342's outputs hold 2,5xx taproot scripts; the testnet block
+     * and 702861 add more. */
+    printf("taproot outputs: %d in the test blocks, %d in block 866342\n", total, taproot_866342);
+    CHECK(taproot_866342 > 2000);
+    CHECK(total >= taproot_866342);
+}
+
+/* Every taproot prevout in the undo vectors (height coinbase value spk). */
+static void undo_prevouts(void)
+{
+    static const char *files[] = {"block277647.coins.txt", "block367891.coins.txt", "block866342.coins.txt"};
+    int taproot = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/undo/%s", BK_TEST_DATA, files[f]);
+        FILE *fp = fopen(path, "r");
+        CHECK(fp != NULL);
+        if (!fp) continue;
+        char line[40000];
+        while (fgets(line, sizeof line, fp)) {
+            char *spk = strrchr(line, ' ');
+            if (!spk) continue;
+            spk++;
+            spk[strcspn(spk, "\r\n")] = 0;
+            if (strlen(spk) != 68 || strncmp(spk, "5120", 4) != 0) continue;
+            size_t n;
+            uint8_t *s = check_unhex(spk, &n);
+            CHECK(s && n == 34);
+            if (s && n == 34) check_key(s + 2);
+            free(s);
+            taproot++;
+        }
+        fclose(fp);
+    }
+    printf("taproot prevouts in the undo vectors: %d\n", taproot);
+    CHECK(taproot > 1000);
+}
+
+/* 200,000 seeded random x (a quarter forced to start ff ff ff ff so values
+ * near and above p come up); counts the loop's non-convergence. */
+static void random_inputs(void)
+{
+    uint64_t state = 0x2545f4914f6cdd1dull;
+    uint8_t x[32];
+    int before = n_checked, valid_before = n_valid, undecided_before = n_undecided;
+    const int total = 200000;
+    for (int i = 0; i < total; i++) {
+        for (int k = 0; k < 32; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            x[k] = (uint8_t)(state >> 56);
+        }
+        if (i % 4 == 0) memset(x, 0xff, 4);
+        check_key(x);
+    }
+    int valid = n_valid - valid_before, undecided = n_undecided - undecided_before;
+    CHECK_EQ_INT(n_checked - before, total);
+    /* About half of field elements are valid x coordinates. */
+    CHECK(valid > total * 45 / 100 && valid < total * 55 / 100);
+    /* The Jacobi loop converged on every one (the fallback is a safety net). */
+    CHECK_EQ_INT(undecided, 0);
+}
+
+int main(void)
+{
+    RUN(edge_values);
+    RUN(block_outputs);
+    RUN(undo_prevouts);
+    RUN(random_inputs);
+    printf("xonly: %d keys checked against libsecp256k1, %d valid, %d undecided by the Jacobi loop\n", n_checked,
+           n_valid, n_undecided);
+    return check_finish();
+}
