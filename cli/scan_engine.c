@@ -366,7 +366,6 @@ static int cmp_job(const void *a, const void *b)
  * height in [start, end]: appended to the jobs after the best chain. */
 static int add_orphans(scan_engine *E, size_t *cap, int64_t start, int64_t end, uint64_t *no_height)
 {
-    const bk_scan_opts *o = E->o;
     scan_worker *W = &E->workers[0];
     char msg[ERRMSG_MAX];
     size_t first = E->njobs;
@@ -396,7 +395,6 @@ static int add_orphans(scan_engine *E, size_t *cap, int64_t start, int64_t end, 
         E->jobs[E->njobs].orphan = 1;
         E->njobs++;
     }
-    (void)o;
     qsort(E->jobs + first, E->njobs - first, sizeof E->jobs[0], cmp_job);
     return 0;
 }
