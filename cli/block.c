@@ -126,27 +126,6 @@ static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b,
     return BK_OK;
 }
 
-/* The fee total from undo data: sum of spent coins minus sum of the
- * non-coinbase outputs (the shape was checked against the block). */
-static int64_t block_fees(const bk_block *b, const bk_block_undo *undo)
-{
-    int64_t in = 0, out = 0;
-    bk_undo_iter it;
-    bk_undo_iter_init(&it, undo);
-    uint32_t ncoins;
-    while (bk_undo_next_tx(&it, &ncoins)) {
-        bk_coin c;
-        while (bk_undo_next_coin(&it, &c)) in += c.value;
-    }
-    for (uint32_t i = 1; i < b->n_tx; i++) {
-        bk_txout_iter oi;
-        bk_txout o;
-        bk_txout_iter_init(&oi, &b->txs[i]);
-        while (bk_txout_next(&oi, &o)) out += o.value;
-    }
-    return in - out;
-}
-
 static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk_chain_context *ctx,
                           size_t json_bytes, struct timespec t0, struct timespec t1)
 {
@@ -157,7 +136,7 @@ static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     fprintf(stderr, "blockkit: block %s height %lld: %u txs, ", hex, (long long)ctx->height, b->n_tx);
     if (undo) {
-        int64_t fee = block_fees(b, undo);
+        int64_t fee = bk_block_fees(b, undo);
         fprintf(stderr, "fees %lld.%08lld BTC, ", (long long)(fee / 100000000), (long long)(fee % 100000000));
     } else {
         fprintf(stderr, "fees unknown (no undo data), ");

@@ -173,25 +173,6 @@ static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_
     return 0;
 }
 
-static int64_t block_fees(const bk_block *b, const bk_block_undo *undo)
-{
-    int64_t in = 0, out = 0;
-    bk_undo_iter it;
-    bk_undo_iter_init(&it, undo);
-    uint32_t ncoins;
-    while (bk_undo_next_tx(&it, &ncoins)) {
-        bk_coin c;
-        while (bk_undo_next_coin(&it, &c)) in += c.value;
-    }
-    for (uint32_t i = 1; i < b->n_tx; i++) {
-        bk_txout_iter oi;
-        bk_txout o;
-        bk_txout_iter_init(&oi, &b->txs[i]);
-        while (bk_txout_next(&oi, &o)) out += o.value;
-    }
-    return in - out;
-}
-
 static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
 {
     scan_engine *E = vctx;
@@ -271,7 +252,7 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
         }
         undop = &undo;
         job->has_undo = 1;
-        if (o->fees) job->fee = block_fees(&b, &undo);
+        if (o->fees) job->fee = bk_block_fees(&b, &undo);
     }
 
     bk_block_json_opts jo;

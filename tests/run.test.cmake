@@ -1,4 +1,4 @@
-# `make run`'s job: block 866342 at verbosity 3 with undo, and its summary
+# `blockkit block --summary` (the single-block showcase): block 866342 at verbosity 3 with undo
 # line (fees come from the undo data: coinbase 3.17526183 = 3.125 subsidy + fees).
 add_test(NAME run_summary_block866342
   COMMAND blockkit block ${CMAKE_SOURCE_DIR}/data/block866342.raw

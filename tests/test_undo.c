@@ -406,6 +406,7 @@ static void test_fee_identity_real_blocks(void)
         int64_t subsidy = 5000000000LL >> (v[i].height / 210000);
         CHECK_EQ_INT(in_sum - out_sum, v[i].fee);
         CHECK_EQ_INT(cb_sum - subsidy, v[i].fee);
+        CHECK_EQ_INT(bk_block_fees(&b, &u), v[i].fee);   /* the library's own sum */
         /* Another block's undo does not fit this block. */
         snprintf(name, sizeof name, "undo/block%u_undo.raw", v[(i + 1) % 3].height);
         size_t olen;

@@ -78,6 +78,12 @@ typedef struct bk_undo_iter {
     uint32_t coins_left;
 } bk_undo_iter;
 
+/* The block's total fee: the sum of all spent coins minus the sum of the
+ * outputs of its non-coinbase transactions (satoshis). Call after
+ * bk_block_undo_check() has accepted the pair; the result is the coinbase's
+ * reward minus its subsidy for a valid block. */
+BK_API int64_t bk_block_fees(const bk_block *block, const bk_block_undo *undo);
+
 BK_API void bk_undo_iter_init(bk_undo_iter *it, const bk_block_undo *undo);
 BK_API int bk_undo_next_tx(bk_undo_iter *it, uint32_t *n_coins_out);
 BK_API int bk_undo_next_coin(bk_undo_iter *it, bk_coin *coin_out);

@@ -306,3 +306,22 @@ bk_status bk_block_undo_check(const bk_block_undo *undo, const bk_block *block, 
     }
     return BK_OK;
 }
+
+int64_t bk_block_fees(const bk_block *block, const bk_block_undo *undo)
+{
+    int64_t in = 0, out = 0;
+    bk_undo_iter it;
+    bk_undo_iter_init(&it, undo);
+    uint32_t ncoins;
+    while (bk_undo_next_tx(&it, &ncoins)) {
+        bk_coin c;
+        while (bk_undo_next_coin(&it, &c)) in += c.value;
+    }
+    for (uint32_t i = 1; i < block->n_tx; i++) {
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, &block->txs[i]);
+        while (bk_txout_next(&oi, &o)) out += o.value;
+    }
+    return in - out;
+}
