@@ -63,6 +63,74 @@ static void checksum_rejects_characters_outside_the_charset(void)
                                         "ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ", 95, out, &err), BK_OK);
 }
 
+/* Core DescriptorChecksum one symbol at a time (src/script/descriptor.cpp
+ * PolyMod with its five generator constants), the reference the
+ * table-driven checksum (several symbols per step) is compared against. */
+static const char ref_input_charset[] = "0123456789()[],'/*abcdefgh@:$%{}"
+                                        "IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~"
+                                        "ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ";
+
+static uint64_t ref_polymod(uint64_t c, unsigned val)
+{
+    unsigned c0 = (unsigned)(c >> 35);
+    c = ((c & 0x7ffffffffull) << 5) ^ val;
+    if (c0 & 1) c ^= 0xf5dee51989ull;
+    if (c0 & 2) c ^= 0xa9fdca3312ull;
+    if (c0 & 4) c ^= 0x1bab10e32dull;
+    if (c0 & 8) c ^= 0x3706b1677aull;
+    if (c0 & 16) c ^= 0x644d626ffdull;
+    return c;
+}
+
+static void ref_checksum(const char *s, size_t n, char out[9])
+{
+    uint64_t c = 1;
+    unsigned cls = 0, clscount = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned pos = (unsigned)(strchr(ref_input_charset, s[i]) - ref_input_charset);
+        c = ref_polymod(c, pos & 31);
+        cls = cls * 3 + (pos >> 5);
+        if (++clscount == 3) {
+            c = ref_polymod(c, cls);
+            cls = 0;
+            clscount = 0;
+        }
+    }
+    if (clscount > 0) c = ref_polymod(c, cls);
+    for (int j = 0; j < 8; j++) c = ref_polymod(c, 0);
+    c ^= 1;
+    for (int j = 0; j < 8; j++) out[j] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"[(c >> (5 * (7 - j))) & 31];
+    out[8] = 0;
+}
+
+/* Every length 0..200 (all phases of the six- and three-character steps)
+ * matches the reference, and one bad character at any position is
+ * reported at that offset. */
+static void checksum_matches_symbol_at_a_time_reference(void)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    char buf[201], got[9], want[9];
+    for (size_t n = 0; n <= 200; n++) {
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            buf[i] = ref_input_charset[x % 95];
+        }
+        ref_checksum(buf, n, want);
+        CHECK_EQ_INT(bk_descriptor_checksum(buf, n, got, NULL), BK_OK);
+        CHECK_EQ_STR(got, want);
+        if (n == 0) continue;
+        size_t bad = (size_t)(x >> 20) % n;
+        char keep = buf[bad];
+        buf[bad] = (n & 1) ? '\x01' : '\xff';
+        bk_error err;
+        CHECK_EQ_INT(bk_descriptor_checksum(buf, n, got, &err), BK_ERR_INVALID);
+        CHECK_EQ_INT(err.offset, bad);
+        buf[bad] = keep;
+    }
+}
+
 static void pk_for_compressed_and_uncompressed_keys(void)
 {
     CHECK_EQ_STR(desc_of("2102" GX "ac", BK_NET_MAIN), "pk(02" GX ")#gn28ywm7");
@@ -298,6 +366,7 @@ int main(void)
     bk_writer_init(&W, NULL);
     RUN(checksum_core_vectors);
     RUN(checksum_rejects_characters_outside_the_charset);
+    RUN(checksum_matches_symbol_at_a_time_reference);
     RUN(pk_for_compressed_and_uncompressed_keys);
     RUN(pk_has_no_curve_check);
     RUN(hybrid_pubkey_falls_back_to_raw);
