@@ -22,7 +22,10 @@ static const int8_t input_pos[128] = {
     71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 30, 62, 31, 63, -1,
 };
 
-/* A triple's four checksum symbols as one sum of per-position entries:
+/* Tables below are generated and checked by scripts/gen-descriptor-tables.py
+ * (ctest descriptor_tables).
+ *
+ * A triple's four checksum symbols as one sum of per-position entries:
  * sym_a[x] = pos(x) & 31 << 15 | 9 g(x), sym_b[x] = pos & 31 << 10 | 3 g,
  * sym_d[x] = pos & 31 << 5 | g (g = pos >> 5; the class sum stays below
  * 32, so the fields never carry into each other). Characters outside the
