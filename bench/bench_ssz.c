@@ -13,6 +13,7 @@
 #include "bench.h"
 
 #include <string.h>
+#include <blockkit/sha256.h>
 #include <blockkit/ssz.h>
 
 typedef enum { B_ROOT, B_MERKLEIZE, B_DECODE } bkind;
@@ -121,3 +122,44 @@ BK_BENCH(bench_ssz_list, "HashTreeRoot/List[uint64,2^40]/1M", "chunk", (double)(
 BK_BENCH(bench_ssz_vals, "HashTreeRoot/List[Validator,2^40]/4096", "validator", 4096, 121 * 4096, &a_vals, ssz_setup,
          ssz_run, ssz_teardown)
 BK_BENCH(bench_ssz_dec, "Decode/Attestation", "op", 1, 485, &a_dec, ssz_setup, ssz_run, ssz_teardown)
+
+/* The SHA-256 work of DepositData's hash_tree_root alone, as the engine
+ * does it: 7 pair hashes in 4 dependent levels (3: pubkey and the two
+ * signature halves; 2: signature root and (pubkey, credentials); 1: (amount,
+ * signature); 1: the root). No SSZ code at all: this is the floor the
+ * HashTreeRoot/DepositData row can approach on this CPU, whatever its
+ * SHA-256 latency is. */
+typedef struct chain_ctx {
+    uint8_t buf[6 * 64];
+} chain_ctx;
+
+static int chain_setup(void **out, const void *arg, const bk_allocator *alloc)
+{
+    (void)arg;
+    chain_ctx *c = bk_alloc(alloc, sizeof *c);
+    if (!c) return 1;
+    for (size_t i = 0; i < sizeof c->buf; i++) c->buf[i] = (uint8_t)(i * 7 + 1);
+    *out = c;
+    return 0;
+}
+
+static void chain_run(void *p, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    chain_ctx *c = p;
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_sha256_64(c->buf, c->buf, 3);
+        bk_sha256_64(c->buf + 64, c->buf, 2);
+        bk_sha256_64(c->buf + 128, c->buf + 64, 1);
+        bk_sha256_64(c->buf, c->buf + 128, 1);
+    }
+    bk_bench_keep(c->buf);
+}
+
+static void chain_teardown(void *p, const bk_allocator *alloc)
+{
+    bk_free(alloc, p, sizeof(chain_ctx));
+}
+
+BK_BENCH(bench_ssz_deposit_sha_floor, "HashTreeRoot/DepositData/ShaChainOnly", "op", 1, 0, NULL, chain_setup,
+         chain_run, chain_teardown)
