@@ -66,7 +66,7 @@ bench: build
 
 fuzz:
 	@$(MAKE) --no-print-directory deps-check
-	@command -v clang >/dev/null 2>&1 || $(MAKE) --no-print-directory deps WITH_FUZZ=1
+	@$(MAKE) --no-print-directory deps WITH_FUZZ=1
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBK_FUZZ=ON \
 	  -DBK_SANITIZE=ON -DBK_BUILD_TESTS=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
