@@ -20,16 +20,19 @@ all: build
 
 # Install missing Debian packages (as root), or print the exact command.
 deps:
-	@missing=""; \
-	for p in $(DEPS_PKG) $(PEER_PKG) $(if $(WITH_FUZZ),$(FUZZ_PKG)) $(if $(WITH_CROSS),$(CROSS_PKG)); do \
+	@missing=""; optional=""; \
+	for p in $(DEPS_PKG) $(if $(WITH_FUZZ),$(FUZZ_PKG)) $(if $(WITH_CROSS),$(CROSS_PKG)); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
-	if [ -z "$$missing" ]; then exit 0; fi; \
+	for p in $(PEER_PKG); do dpkg -s $$p >/dev/null 2>&1 || optional="$$optional $$p"; done; \
+	if [ -z "$$missing$$optional" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
-	  echo "installing:$$missing"; \
-	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  echo "installing:$$missing$$optional"; \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing $$optional; \
+	elif [ -n "$$missing" ]; then \
+	  echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing$$optional"; exit 1; \
 	else \
-	  echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  echo "optional (OpenSSL peer row in the benchmarks): sudo apt-get install -y$$optional"; \
 	fi
 
 # Call `make deps` only when something the build needs is missing.
