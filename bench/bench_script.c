@@ -8,6 +8,8 @@
  *   XOnlyValid           XOnlyPubKey::IsFullyValid (x < p and x^3 + 7 a
  *                        square mod p) of each taproot output's key
  *                        (unit: one key; 2757 of them)
+ *   XOnlyValidMany       the same keys in one bk_script_xonly_valid_many
+ *                        call (the AVX-512 batch kernel when available)
  * The block's outputs are located once in setup by a small local walker
  * (the bench needs nothing beyond the script API). */
 #include "bench.h"
@@ -214,6 +216,8 @@ typedef struct xonly_bench {
     void *block;
     const uint8_t **keys;
     size_t count;
+    uint8_t *packed; /* the same keys back to back, for the batch API */
+    uint8_t *valid;
 } xonly_bench;
 
 #define XONLY_KEYS 2757 /* taproot outputs in block 866342 */
@@ -241,6 +245,17 @@ static int setup_xonly(void **ctx, const void *arg, const bk_allocator *alloc)
         teardown_block(bctx, alloc);
         return 1;
     }
+    x->packed = bk_alloc(alloc, 32 * (size_t)XONLY_KEYS);
+    x->valid = bk_alloc(alloc, XONLY_KEYS);
+    if (!x->packed || !x->valid) {
+        bk_free(alloc, x->packed, 32 * (size_t)XONLY_KEYS);
+        bk_free(alloc, x->valid, XONLY_KEYS);
+        bk_free(alloc, keys, XONLY_KEYS * sizeof *keys);
+        bk_free(alloc, x, sizeof *x);
+        teardown_block(bctx, alloc);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) memcpy(x->packed + 32 * i, keys[i], 32);
     x->block = bctx;
     x->keys = keys;
     x->count = n;
@@ -253,6 +268,8 @@ static void teardown_xonly(void *ctx, const bk_allocator *alloc)
     xonly_bench *x = ctx;
     teardown_block(x->block, alloc);
     bk_free(alloc, x->keys, XONLY_KEYS * sizeof *x->keys);
+    bk_free(alloc, x->packed, 32 * (size_t)XONLY_KEYS);
+    bk_free(alloc, x->valid, XONLY_KEYS);
     bk_free(alloc, x, sizeof *x);
 }
 
@@ -267,6 +284,20 @@ static void run_xonly(void *ctx, uint64_t iters, const bk_allocator *alloc)
     bk_bench_keep(&valid);
 }
 
+/* The same keys through bk_script_xonly_valid_many (AVX-512 when the CPU
+ * has it). */
+static void run_xonly_many(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    xonly_bench *x = ctx;
+    size_t valid = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        bk_script_xonly_valid_many(x->packed, x->count, x->valid);
+        valid += x->valid[it % x->count];
+    }
+    bk_bench_keep(&valid);
+}
+
 /* 10327 output scripts in block 866342. */
 BK_BENCH(bench_script_asm, "ScriptToAsm", "script", 10327, 0, NULL, setup_block, run_asm,
          teardown_block)
@@ -277,3 +308,5 @@ BK_BENCH(bench_script_desc, "ScriptDescriptor", "script", 10327, 0, NULL, setup_
 BK_BENCH(bench_script_addr, "ScriptAddress", "script", 10327, 0, NULL, setup_block, run_address,
          teardown_block)
 BK_BENCH(bench_script_xonly, "XOnlyValid", "key", XONLY_KEYS, 0, NULL, setup_xonly, run_xonly, teardown_xonly)
+BK_BENCH(bench_script_xonly_many, "XOnlyValidMany", "key", XONLY_KEYS, 0, NULL, setup_xonly, run_xonly_many,
+         teardown_xonly)

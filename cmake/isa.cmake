@@ -12,6 +12,10 @@ if(BK_CPU MATCHES "^(x86_64|amd64)$")
     COMPILE_OPTIONS "-mavx2")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx512.c PROPERTIES
     COMPILE_OPTIONS "-mavx512f;-mavx512bw")
+  # The batch x-only key check (src/bitcoin/xonly_avx512.c; dispatch in
+  # src/bitcoin/xonly.c checks avx512f + avx512cd at run time).
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/src/bitcoin/xonly_avx512.c PROPERTIES
+    COMPILE_OPTIONS "-mavx512f;-mavx512cd")
 elseif(BK_CPU MATCHES "^(aarch64|arm64)$")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_armv8.c PROPERTIES
     COMPILE_OPTIONS "-march=armv8-a+crypto")

@@ -30,6 +30,18 @@ int bk_script_xonly_valid_reference(const uint8_t x[32]);
  * bk_script_xonly_valid asks libsecp256k1). Exposed for tests. */
 int bk_script_xonly_check(const uint8_t x[32]);
 
+/* bk_script_xonly_valid for n keys of 32 bytes each (keys[32 i ..]), into
+ * valid_out[0..n) (0 or 1; identical results). Uses the AVX-512 kernel when
+ * the CPU has it (bk_script_xonly_many_simd() != 0), else the scalar loop
+ * (bk_script_xonly_valid_many_scalar). Never allocates. */
+void bk_script_xonly_valid_many(const uint8_t *keys, size_t n, uint8_t *valid_out);
+void bk_script_xonly_valid_many_scalar(const uint8_t *keys, size_t n, uint8_t *valid_out);
+int bk_script_xonly_many_simd(void);
+/* The AVX-512 kernel (src/bitcoin/xonly_avx512.c, x86-64 only): out[l] =
+ * (g4[l] | p) as 1 or -1 for 0 < g4[l] < p (little-endian 64-bit limbs), 0
+ * when the loop did not converge within its budget. */
+void bk_xonly_jacobi8_avx512(const uint64_t g4[8][4], int8_t out[8]);
+
 /* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
 size_t bk_base58_encode25(char *out, const uint8_t in[25]);
 

@@ -220,7 +220,9 @@ static int jacobi_p(const uint64_t g4[4])
     return 0;
 }
 
-int bk_script_xonly_check(const uint8_t x[32])
+/* g = x^3 + 7 mod p from big-endian x; 0 when x >= p (not a field
+ * element), else 1. */
+static int xonly_rhs(const uint8_t x[32], uint64_t g[4])
 {
     uint64_t a[4];
     for (int i = 0; i < 4; i++) {
@@ -229,7 +231,7 @@ int bk_script_xonly_check(const uint8_t x[32])
                ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | p[7];
     }
     if (ge_p(a)) return 0; /* not a field element */
-    uint64_t x2[4], g[4];
+    uint64_t x2[4];
     mul_mod_p(x2, a, a);
     mul_mod_p(g, x2, a);
     /* g = x^3 + 7 mod p (p + 7 < 2^256, so no carry leaves the top limb);
@@ -241,9 +243,47 @@ int bk_script_xonly_check(const uint8_t x[32])
         g[i] = (uint64_t)acc;
     }
     if (ge_p(g)) sub_p(g);
+    return 1;
+}
+
+int bk_script_xonly_check(const uint8_t x[32])
+{
+    uint64_t g[4];
+    if (!xonly_rhs(x, g)) return 0;
     int j = jacobi_p(g);
     return j == 0 ? -1 : j == 1;
 }
+
+#if defined(__x86_64__)
+#define XONLY_HAVE_AVX512 1
+/* Groups of 8 through the AVX-512 kernel (src/bitcoin/xonly_avx512.c); the
+ * last group is padded with g = 1. Lanes the kernel leaves undecided (never
+ * observed) and keys >= p go the scalar way. */
+static void xonly_many_avx512(const uint8_t *keys, size_t n, uint8_t *valid_out)
+{
+    for (size_t base = 0; base < n; base += 8) {
+        size_t m = n - base < 8 ? n - base : 8;
+        uint64_t g[8][4];
+        int8_t res[8];
+        uint8_t field = 0;
+        for (size_t l = 0; l < 8; l++) {
+            if (l < m && xonly_rhs(keys + 32 * (base + l), g[l])) {
+                field |= (uint8_t)(1u << l);
+            } else {
+                g[l][0] = 1;
+                g[l][1] = g[l][2] = g[l][3] = 0;
+            }
+        }
+        bk_xonly_jacobi8_avx512((const uint64_t(*)[4])g, res);
+        for (size_t l = 0; l < m; l++) {
+            const uint8_t *x = keys + 32 * (base + l);
+            if (!(field >> l & 1)) valid_out[base + l] = 0;
+            else if (res[l] == 0) valid_out[base + l] = (uint8_t)xonly_valid_secp(x);
+            else valid_out[base + l] = res[l] == 1;
+        }
+    }
+}
+#endif
 
 #else /* no 128-bit integers: always undecided */
 
@@ -264,4 +304,30 @@ int bk_script_xonly_valid(const uint8_t x[32])
 int bk_script_xonly_valid_reference(const uint8_t x[32])
 {
     return xonly_valid_secp(x);
+}
+
+int bk_script_xonly_many_simd(void)
+{
+#if defined(XONLY_HAVE_AVX512)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
+#else
+    return 0;
+#endif
+}
+
+void bk_script_xonly_valid_many_scalar(const uint8_t *keys, size_t n, uint8_t *valid_out)
+{
+    for (size_t i = 0; i < n; i++) valid_out[i] = (uint8_t)bk_script_xonly_valid(keys + 32 * i);
+}
+
+void bk_script_xonly_valid_many(const uint8_t *keys, size_t n, uint8_t *valid_out)
+{
+#if defined(XONLY_HAVE_AVX512)
+    /* Below 4 keys the padded lanes cost more than the scalar loop. */
+    if (n >= 4 && bk_script_xonly_many_simd()) {
+        xonly_many_avx512(keys, n, valid_out);
+        return;
+    }
+#endif
+    bk_script_xonly_valid_many_scalar(keys, n, valid_out);
 }
