@@ -42,6 +42,13 @@ int bk_script_xonly_many_simd(void);
  * when the loop did not converge within its budget. */
 void bk_xonly_jacobi8_avx512(const uint64_t g4[8][4], int8_t out[8]);
 
+/* bk_script_info_get, except that for a taproot script the x-only decision
+ * is taproot_valid_hint when it is 0 or 1 (the caller must have computed it
+ * with bk_script_xonly_valid / _many on the same 32 bytes), computed when it
+ * is -1. */
+bk_status bk_script_info_get_hint(const uint8_t *s, size_t n, bk_network net, int taproot_valid_hint,
+                                  bk_script_info *info);
+
 /* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
 size_t bk_base58_encode25(char *out, const uint8_t in[25]);
 

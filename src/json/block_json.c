@@ -237,6 +237,9 @@ bk_status bk_json_block(bk_json *j, const bk_block *b, const bk_block_undo *undo
         to.signed_version = o->signed_tx_version;
         bk_undo_iter ui;
         if (undo) bk_undo_iter_init(&ui, undo);
+        /* Taproot keys decided 128 at a time ahead of rendering (SIMD). */
+        bk_xonly_cursor_ cur;
+        bk_xonly_cursor_init_(&cur, b, undo && o->verbosity >= BK_TXV_DETAILS_AND_PREVOUT ? undo : NULL);
         for (uint32_t i = 0; i < b->n_tx; i++) {
             to.txid = o->txids ? o->txids + 32 * (size_t)i : NULL;
             to.wtxid = o->wtxids ? o->wtxids + 32 * (size_t)i : NULL;
@@ -247,7 +250,7 @@ bk_status bk_json_block(bk_json *j, const bk_block *b, const bk_block_undo *undo
                     return bk_error_set(err, BK_ERR_MISMATCH, ui.pos, "undo data does not match block");
                 u = &ui;
             }
-            st = bk_json_tx(j, &b->txs[i], &to, u, err);
+            st = bk_json_tx_cursor_(j, &b->txs[i], &to, u, &cur, err);
             if (st != BK_OK) return st;
         }
     }

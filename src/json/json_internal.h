@@ -232,8 +232,44 @@ static inline __attribute__((always_inline)) void jw_elem_hash(bk_json *j, const
 #define JW_KEY_N(lit) lit, sizeof(lit) - 1
 
 /* ScriptToUniv's members (asm, desc, hex, [address], type) into an open
- * object. */
-void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net);
+ * object. taproot_hint: the x-only decision of a taproot script when known
+ * (0 / 1), -1 to compute it. */
+void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net,
+                                    int taproot_hint);
+
+/* Taproot keys of a block decided ahead of rendering, in batches
+ * (script_json.c). The cursor walks the block in render order (per tx: the
+ * prevout scripts of its inputs when they are rendered, then its output
+ * scripts), copies up to BK_XONLY_BATCH taproot keys onto the stack and
+ * decides them with bk_script_xonly_valid_many; the renderer takes the
+ * decisions in the same order. A taken script whose key differs from the
+ * queued one (a walk out of step, never expected) switches the cursor off:
+ * from then on every script is decided on its own, so the output never
+ * depends on the cursor. No allocation. */
+#define BK_XONLY_BATCH 128
+typedef struct bk_xonly_cursor_ {
+    const bk_block *b;
+    int prevouts;         /* prevout scripts are rendered */
+    bk_undo_iter ui;      /* the cursor's own walk of the undo data */
+    uint32_t tx;          /* next tx to collect from */
+    int phase;            /* 0 start of tx, 1 prevouts, 2 outputs, 3 end */
+    bk_txout_iter oi;
+    uint32_t pos, count;  /* next decision to take, decisions queued */
+    int off;              /* out of step: decide one by one */
+    uint8_t keys[BK_XONLY_BATCH][32];
+    uint8_t valid[BK_XONLY_BATCH];
+} bk_xonly_cursor_;
+
+/* undo: the block's undo data when its prevouts are rendered, else NULL
+ * (it must have passed bk_block_undo_check). */
+void bk_xonly_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo);
+/* The decision for script s (0 / 1) when it is taproot and the cursor has
+ * it next, else -1. c may be NULL (then -1). */
+int bk_xonly_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n);
+
+/* bk_json_tx taking its taproot decisions from cur (NULL: one by one). */
+bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
+                             bk_xonly_cursor_ *cur, bk_error *err);
 
 /* Core ScriptToAsmStr(scriptSig, fAttemptSighashDecode=true) into w. */
 void bk_json_script_sig_asm_(bk_writer *w, const uint8_t *script, size_t len);

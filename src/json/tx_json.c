@@ -29,20 +29,28 @@ static void witness_json(bk_json *j, const bk_txin *in)
 }
 
 /* Core TxToUniv "prevout" (SHOW_DETAILS_AND_PREVOUT with undo). */
-static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net)
+static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net, bk_xonly_cursor_ *cur)
 {
     jw_kv_open(j, JW_KEY_N("prevout"), 1);
     jw_kv_bool(j, JW_KEY_N("generated"), coin->coinbase);
     jw_kv_uint(j, JW_KEY_N("height"), coin->height);
     jw_kv_amount(j, JW_KEY_N("value"), coin->value);
     jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
-    bk_json_script_pubkey_members_(j, bk_coin_script(coin), coin->script_len, net);
+    const uint8_t *script = bk_coin_script(coin);
+    bk_json_script_pubkey_members_(j, script, coin->script_len, net,
+                                   bk_xonly_cursor_take_(cur, script, coin->script_len));
     jw_close(j, 1);
     jw_close(j, 1);
 }
 
 bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
                      bk_error *err)
+{
+    return bk_json_tx_cursor_(j, tx, o, undo, NULL, err);
+}
+
+bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
+                             bk_xonly_cursor_ *cur, bk_error *err)
 {
     bk_tx_json_opts defaults;
     if (!o) {
@@ -119,7 +127,7 @@ bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_u
             if (!bk_undo_next_coin(undo, &coin))
                 return bk_error_set(err, BK_ERR_MISMATCH, undo->pos, "undo data does not match block");
             if (__builtin_add_overflow(total_in, coin.value, &total_in)) amounts_ok = 0;
-            if (o->verbosity >= BK_TXV_DETAILS_AND_PREVOUT) prevout_json(j, &coin, o->network);
+            if (o->verbosity >= BK_TXV_DETAILS_AND_PREVOUT) prevout_json(j, &coin, o->network, cur);
         }
         jw_kv_uint(j, JW_KEY_N("sequence"), in.sequence);
         jw_close(j, 1);
@@ -136,7 +144,8 @@ bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_u
         jw_kv_amount(j, JW_KEY_N("value"), out.value);
         jw_kv_uint(j, JW_KEY_N("n"), n);
         jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
-        bk_json_script_pubkey_members_(j, out.script, out.script_len, o->network);
+        bk_json_script_pubkey_members_(j, out.script, out.script_len, o->network,
+                                       bk_xonly_cursor_take_(cur, out.script, out.script_len));
         jw_close(j, 1);
         jw_close(j, 1);
         if (__builtin_add_overflow(total_out, out.value, &total_out)) amounts_ok = 0;
