@@ -8,7 +8,10 @@
 
 #include "bitcoin/script_internal.h"
 
+#include "json/json_internal.h"
+
 #include <blockkit/bitcoin.h>
+#include <blockkit/json.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +255,109 @@ static void batch_api(void)
     free(big);
 }
 
+/* The block renderer's cursor (src/json/script_json.c) on block 866342
+ * with its undo data: walked in render order it hands out a decision for
+ * every taproot prevout and output (2373 + 2757), each equal to
+ * libsecp256k1's; without undo only the outputs. The rendered getblock
+ * verbosity 3 then prints rawtr() exactly for the valid keys. A key out of
+ * step switches the cursor off. */
+static void block_cursor(void)
+{
+    size_t len, ulen;
+    uint8_t *data = check_read_file(BK_TEST_DATA "/../../data/block866342.raw", &len);
+    uint8_t *udata = check_read_file(BK_TEST_DATA "/../../data/block866342_undo.raw", &ulen);
+    size_t cap = bk_block_max_txs(len);
+    bk_tx *txs = malloc(cap * sizeof *txs);
+    bk_block blk;
+    bk_block_undo undo;
+    int ok = txs && bk_block_parse(data, len, txs, cap, &blk, NULL) == BK_OK &&
+             bk_block_undo_parse(udata, ulen, &undo, NULL) == BK_OK && bk_block_undo_check(&undo, &blk, NULL) == BK_OK;
+    CHECK(ok);
+    if (!ok) goto done;
+    int n_valid_all = 0;
+    for (int with_undo = 1; with_undo >= 0; with_undo--) {
+        bk_xonly_cursor_ cur;
+        bk_xonly_cursor_init_(&cur, &blk, with_undo ? &undo : NULL);
+        bk_undo_iter ui;
+        bk_undo_iter_init(&ui, &undo);
+        int taken = 0, wrong = 0, valid = 0;
+        for (uint32_t t = 0; t < blk.n_tx; t++) {
+            if (with_undo && t > 0) {
+                uint32_t n_coins;
+                bk_coin coin;
+                CHECK(bk_undo_next_tx(&ui, &n_coins));
+                while (bk_undo_next_coin(&ui, &coin)) {
+                    const uint8_t *sc = bk_coin_script(&coin);
+                    int h = bk_xonly_cursor_take_(&cur, sc, coin.script_len);
+                    if (!is_taproot(sc, coin.script_len)) {
+                        wrong += h != -1;
+                        continue;
+                    }
+                    taken++;
+                    valid += h == 1;
+                    wrong += h != bk_script_xonly_valid_reference(sc + 2);
+                }
+            }
+            bk_txout_iter it;
+            bk_txout o;
+            bk_txout_iter_init(&it, &blk.txs[t]);
+            while (bk_txout_next(&it, &o)) {
+                int h = bk_xonly_cursor_take_(&cur, o.script, o.script_len);
+                if (!is_taproot(o.script, o.script_len)) {
+                    wrong += h != -1;
+                    continue;
+                }
+                taken++;
+                valid += h == 1;
+                wrong += h != bk_script_xonly_valid_reference(o.script + 2);
+            }
+        }
+        CHECK_EQ_INT(taken, with_undo ? 2373 + 2757 : 2757);
+        CHECK_EQ_INT(wrong, 0);
+        CHECK_EQ_INT(cur.off, 0);
+        if (with_undo) n_valid_all = valid;
+        /* Past the end: nothing left, the cursor switches off. */
+        static const uint8_t tr[34] = {0x51, 0x20, 1};
+        CHECK_EQ_INT(bk_xonly_cursor_take_(&cur, tr, 34), -1);
+        CHECK_EQ_INT(cur.off, 1);
+    }
+    /* Out of step: the first output key of the block replaced by another. */
+    {
+        bk_xonly_cursor_ cur;
+        bk_xonly_cursor_init_(&cur, &blk, NULL);
+        uint8_t tr[34] = {0x51, 0x20};
+        memset(tr + 2, 0x11, 32);
+        CHECK_EQ_INT(bk_xonly_cursor_take_(&cur, tr, 34), -1);
+        CHECK_EQ_INT(cur.off, 1);
+        CHECK_EQ_INT(bk_xonly_cursor_take_(NULL, tr, 34), -1);
+    }
+    /* End to end: getblock verbosity 3 prints rawtr() for the valid keys
+     * only (Core: InferDescriptor, XOnlyPubKey::IsFullyValid). */
+    {
+        bk_writer w;
+        bk_writer_init(&w, NULL);
+        bk_json j;
+        bk_json_init(&j, &w, 0);
+        bk_chain_context ctx;
+        bk_chain_context_standalone(&ctx, &blk, BK_NET_MAIN, 866342);
+        bk_block_json_opts o;
+        bk_block_json_opts_init(&o);
+        o.verbosity = 3;
+        CHECK_EQ_INT(bk_json_block(&j, &blk, &undo, &ctx, &o, NULL), BK_OK);
+        int rawtr = 0;
+        for (size_t i = 0; i + 14 <= w.len; i++)
+            if (memcmp(w.data + i, "\"desc\":\"rawtr(", 14) == 0) rawtr++;
+        printf("block 866342 verbosity 3: %d rawtr() of 5130 taproot scripts\n", rawtr);
+        CHECK_EQ_INT(rawtr, n_valid_all);
+        CHECK(rawtr > 5000);
+        bk_writer_free(&w);
+    }
+done:
+    free(txs);
+    free(data);
+    free(udata);
+}
+
 int main(void)
 {
     RUN(edge_values);
@@ -259,6 +365,7 @@ int main(void)
     RUN(undo_prevouts);
     RUN(random_inputs);
     RUN(batch_api);
+    RUN(block_cursor);
     printf("xonly: %d keys checked against libsecp256k1, %d valid, %d undecided by the Jacobi loop\n", n_checked,
            n_valid, n_undecided);
     free(all_keys);
