@@ -39,8 +39,10 @@ void bk_script_xonly_valid_many_scalar(const uint8_t *keys, size_t n, uint8_t *v
 int bk_script_xonly_many_simd(void);
 /* The AVX-512 kernel (src/bitcoin/xonly_avx512.c, x86-64 only): out[l] =
  * (g4[l] | p) as 1 or -1 for 0 < g4[l] < p (little-endian 64-bit limbs), 0
- * when the loop did not converge within its budget. */
-void bk_xonly_jacobi8_avx512(const uint64_t g4[8][4], int8_t out[8]);
+ * when the loop did not converge within its budget; BK_XONLY_LANES (a
+ * multiple of 8) at a time. */
+#define BK_XONLY_LANES 16
+void bk_xonly_jacobi_avx512(const uint64_t g4[BK_XONLY_LANES][4], int8_t out[BK_XONLY_LANES]);
 
 /* bk_script_info_get, except that for a taproot script the x-only decision
  * is taproot_valid_hint when it is 0 or 1 (the caller must have computed it

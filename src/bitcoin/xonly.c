@@ -256,25 +256,25 @@ int bk_script_xonly_check(const uint8_t x[32])
 
 #if defined(__x86_64__)
 #define XONLY_HAVE_AVX512 1
-/* Groups of 8 through the AVX-512 kernel (src/bitcoin/xonly_avx512.c); the
- * last group is padded with g = 1. Lanes the kernel leaves undecided (never
+/* Groups of BK_XONLY_LANES through the AVX-512 kernel
+ * (src/bitcoin/xonly_avx512.c); the last group is padded with g = 1. Lanes the kernel leaves undecided (never
  * observed) and keys >= p go the scalar way. */
 static void xonly_many_avx512(const uint8_t *keys, size_t n, uint8_t *valid_out)
 {
-    for (size_t base = 0; base < n; base += 8) {
-        size_t m = n - base < 8 ? n - base : 8;
-        uint64_t g[8][4];
-        int8_t res[8];
-        uint8_t field = 0;
-        for (size_t l = 0; l < 8; l++) {
+    for (size_t base = 0; base < n; base += BK_XONLY_LANES) {
+        size_t m = n - base < BK_XONLY_LANES ? n - base : BK_XONLY_LANES;
+        uint64_t g[BK_XONLY_LANES][4];
+        int8_t res[BK_XONLY_LANES];
+        uint64_t field = 0;
+        for (size_t l = 0; l < BK_XONLY_LANES; l++) {
             if (l < m && xonly_rhs(keys + 32 * (base + l), g[l])) {
-                field |= (uint8_t)(1u << l);
+                field |= 1ull << l;
             } else {
                 g[l][0] = 1;
                 g[l][1] = g[l][2] = g[l][3] = 0;
             }
         }
-        bk_xonly_jacobi8_avx512((const uint64_t(*)[4])g, res);
+        bk_xonly_jacobi_avx512((const uint64_t(*)[4])g, res);
         for (size_t l = 0; l < m; l++) {
             const uint8_t *x = keys + 32 * (base + l);
             if (!(field >> l & 1)) valid_out[base + l] = 0;
