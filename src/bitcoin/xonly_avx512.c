@@ -40,7 +40,7 @@ static inline __m512i neg_inv8(__m512i a)
     return _mm512_sub_epi64(_mm512_setzero_si512(), x);
 }
 
-static void update_fg(int len, int64_t *f, int64_t *g, int64_t u, int64_t v, int64_t q, int64_t r)
+static inline __attribute__((always_inline)) void update_fg(int len, int64_t *f, int64_t *g, int64_t u, int64_t v, int64_t q, int64_t r)
 {
     const uint64_t M62 = UINT64_MAX >> 2;
     i128 cf = (i128)u * f[0] + (i128)v * g[0];
@@ -181,7 +181,14 @@ void bk_xonly_jacobi_avx512(const uint64_t g4[NL][4], int8_t out[NL])
             if (!(live >> l & 1)) continue;
             int n = len[l];
             int64_t *fv = F[l], *gv = G[l];
-            update_fg(n, fv, gv, U[l], V[l], Q[l], R[l]);
+            /* One unrolled copy per length. */
+            switch (n) {
+            case 5: update_fg(5, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            case 4: update_fg(4, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            case 3: update_fg(3, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            case 2: update_fg(2, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            default: update_fg(1, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            }
             if (fv[0] == 1) {
                 int64_t rest = 0;
                 for (int k = 1; k < n; k++) rest |= fv[k];
