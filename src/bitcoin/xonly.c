@@ -17,7 +17,12 @@
  * batches of 62 steps on average (~147 inner iterations), at most 19 of its
  * 30, so the fallback has never been observed. tests/test_xonly.c compares
  * both on edge values, on every taproot output and prevout key of block
- * 866342 (5130) and on 200,000 seeded random inputs. */
+ * 866342 (5130) and on 200,000 seeded random inputs.
+ *
+ * bk_script_xonly_valid_many decides many keys at once: with AVX-512 (F and
+ * CD, checked at run time with __builtin_cpu_supports) the same loop runs
+ * in 16 lanes (src/bitcoin/xonly_avx512.c, ~0.5 us/key against ~1.5 us);
+ * otherwise, and for fewer than 4 keys, it loops over the scalar check. */
 #include "script_internal.h"
 
 #include <secp256k1.h>
