@@ -1,4 +1,4 @@
-/* Eight Jacobi symbols (g | p) at once with AVX-512 (F + CD): the same
+/* Sixteen Jacobi symbols (g | p) at once with AVX-512 (F + CD): the same
  * positive-divsteps loop as src/bitcoin/xonly.c (posdivsteps_62 and
  * jacobi_p, see the comment there for the algorithm and its bounds), one
  * field element per 64-bit lane. Lanes run their 62-step batches under
@@ -11,8 +11,9 @@
  *    one step x (2 - f x) doubles that), in 32-bit multiplies (vpmuludq:
  *    only the low 8 bits matter);
  *  - products by w < 2^8 as two 32x32 -> 64 multiplies.
- * The 2x2 matrix is then applied to the full numbers (5 limbs of 62 bits)
- * per lane with 64x64 -> 128 multiplies, exactly as the scalar code does.
+ * The 2x2 matrix is then applied to the full numbers (5 limbs of 62 bits,
+ * one vector per limb) with 32x32 -> 64 multiplies (update_fg_vec). Two
+ * groups of 8 lanes run interleaved: the divstep chain is latency-bound.
  * Compiled with -mavx512f -mavx512cd (cmake/isa.cmake) and called only when
  * the CPU has both (the dispatch in xonly.c); empty elsewhere. */
 #include "script_internal.h"
@@ -21,7 +22,6 @@
 
 #include <immintrin.h>
 
-__extension__ typedef __int128 i128;
 
 /* a * w mod 2^64 for w < 2^32 in each lane. */
 static inline __m512i mul_small(__m512i a, __m512i w)
@@ -38,25 +38,6 @@ static inline __m512i neg_inv8(__m512i a)
     __m512i x = _mm512_xor_si512(_mm512_mul_epu32(a, _mm512_set1_epi64(3)), two);
     x = _mm512_mul_epu32(x, _mm512_sub_epi64(two, _mm512_mul_epu32(a, x)));
     return _mm512_sub_epi64(_mm512_setzero_si512(), x);
-}
-
-static inline __attribute__((always_inline)) void update_fg(int len, int64_t *f, int64_t *g, int64_t u, int64_t v, int64_t q, int64_t r)
-{
-    const uint64_t M62 = UINT64_MAX >> 2;
-    i128 cf = (i128)u * f[0] + (i128)v * g[0];
-    i128 cg = (i128)q * f[0] + (i128)r * g[0];
-    cf >>= 62;
-    cg >>= 62;
-    for (int i = 1; i < len; i++) {
-        cf += (i128)u * f[i] + (i128)v * g[i];
-        cg += (i128)q * f[i] + (i128)r * g[i];
-        f[i - 1] = (int64_t)((uint64_t)cf & M62);
-        cf >>= 62;
-        g[i - 1] = (int64_t)((uint64_t)cg & M62);
-        cg >>= 62;
-    }
-    f[len - 1] = (int64_t)cf;
-    g[len - 1] = (int64_t)cg;
 }
 
 /* One group of 8 lanes inside a 62-step batch. */
@@ -114,51 +95,102 @@ static inline __attribute__((always_inline)) __mmask8 step(lanes *s)
     return act;
 }
 
+/* (f, g) <- ((u f + v g) / 2^62, (q f + r g) / 2^62) in 8 lanes, f and g
+ * as 5 limbs of 62 bits (F[k] holds bits 62k.. of every lane). Everything
+ * is non-negative here (positive divsteps: f, g >= 0; 0 <= u, v, q, r <=
+ * 2^62; limbs < 2^62), so the 62x62-bit products are built from 31-bit
+ * halves with 32x32 -> 64 multiplies: a b = a1 b1 2^62 + (a1 b0 + a0 b1)
+ * 2^31 + a0 b0, with a1 <= 2^31. Per limb L = u0 f0 + v0 g0 < 2^63, M (the
+ * four middle products) < 2^64, H = u1 f1 + v1 g1 < 2^63, T = L + (M mod
+ * 2^31) 2^31 < 2^64; the carry into the next limb, H + M / 2^31 + T / 2^62
+ * + acc / 2^62, stays below 2^63 + 2^35, and acc = T mod 2^62 + carry below
+ * 2^64: no sum overflows. The division is exact (limb 0 of the sum is 0),
+ * so the limbs above it are the result, as in the scalar update_fg. Only
+ * the low len limbs are touched: the caller shortens len once limb len - 1
+ * is 0 in f and g of every live lane (f, g never grow: (g + w f) / 2^k <=
+ * max(f, g) for w < 2^k), so the limbs above stay 0. */
+static inline __attribute__((always_inline)) void update_fg_vec(int len, __m512i F[5], __m512i G[5], __m512i u,
+                                                                __m512i v, __m512i q, __m512i r)
+{
+    const __m512i m31 = _mm512_set1_epi64((int64_t)(UINT64_MAX >> 33));
+    const __m512i m62 = _mm512_set1_epi64((int64_t)(UINT64_MAX >> 2));
+    __m512i u0 = _mm512_and_si512(u, m31), u1 = _mm512_srli_epi64(u, 31);
+    __m512i v0 = _mm512_and_si512(v, m31), v1 = _mm512_srli_epi64(v, 31);
+    __m512i q0 = _mm512_and_si512(q, m31), q1 = _mm512_srli_epi64(q, 31);
+    __m512i r0 = _mm512_and_si512(r, m31), r1 = _mm512_srli_epi64(r, 31);
+    __m512i cf = _mm512_setzero_si512(), cg = cf;
+    __m512i nf[5], ng[5];
+    for (int k = 0; k < len; k++) {
+        __m512i f0 = _mm512_and_si512(F[k], m31), f1 = _mm512_srli_epi64(F[k], 31);
+        __m512i g0 = _mm512_and_si512(G[k], m31), g1 = _mm512_srli_epi64(G[k], 31);
+#define ROW(a0, a1, b0, b1, c, outv)                                                                           \
+    do {                                                                                                        \
+        __m512i L_ = _mm512_add_epi64(_mm512_mul_epu32(a0, f0), _mm512_mul_epu32(b0, g0));                      \
+        __m512i M_ = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a1, f0), _mm512_mul_epu32(a0, f1)),     \
+                                      _mm512_add_epi64(_mm512_mul_epu32(b1, g0), _mm512_mul_epu32(b0, g1)));    \
+        __m512i H_ = _mm512_add_epi64(_mm512_mul_epu32(a1, f1), _mm512_mul_epu32(b1, g1));                      \
+        __m512i T_ = _mm512_add_epi64(L_, _mm512_slli_epi64(_mm512_and_si512(M_, m31), 31));                  \
+        __m512i A_ = _mm512_add_epi64(_mm512_and_si512(T_, m62), c);                                            \
+        outv = _mm512_and_si512(A_, m62);                                                                       \
+        c = _mm512_add_epi64(_mm512_add_epi64(H_, _mm512_srli_epi64(M_, 31)),                                  \
+                             _mm512_add_epi64(_mm512_srli_epi64(T_, 62), _mm512_srli_epi64(A_, 62)));           \
+    } while (0)
+        ROW(u0, u1, v0, v1, cf, nf[k]);
+        ROW(q0, q1, r0, r1, cg, ng[k]);
+#undef ROW
+    }
+    for (int k = 0; k + 1 < len; k++) {
+        F[k] = nf[k + 1];
+        G[k] = ng[k + 1];
+    }
+    F[len - 1] = cf;
+    G[len - 1] = cg;
+}
+
 #define NL BK_XONLY_LANES
 
 void bk_xonly_jacobi_avx512(const uint64_t g4[NL][4], int8_t out[NL])
 {
     const uint64_t M62 = UINT64_MAX >> 2;
-    /* Full numbers per lane, 5 limbs of 62 bits; f starts as p. */
-    int64_t F[NL][5], G[NL][5];
-    int len[NL];
-    int64_t eta_l[NL];
-    uint64_t jac_l[NL];
     static const uint64_t p4[4] = {0xFFFFFFFEFFFFFC2Full, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFFull,
                                    0xFFFFFFFFFFFFFFFFull};
-    for (int l = 0; l < NL; l++) {
-        const uint64_t *a = g4[l];
-        F[l][0] = (int64_t)(p4[0] & M62);
-        F[l][1] = (int64_t)(((p4[0] >> 62) | (p4[1] << 2)) & M62);
-        F[l][2] = (int64_t)(((p4[1] >> 60) | (p4[2] << 4)) & M62);
-        F[l][3] = (int64_t)(((p4[2] >> 58) | (p4[3] << 6)) & M62);
-        F[l][4] = (int64_t)(p4[3] >> 56);
-        G[l][0] = (int64_t)(a[0] & M62);
-        G[l][1] = (int64_t)(((a[0] >> 62) | (a[1] << 2)) & M62);
-        G[l][2] = (int64_t)(((a[1] >> 60) | (a[2] << 4)) & M62);
-        G[l][3] = (int64_t)(((a[2] >> 58) | (a[3] << 6)) & M62);
-        G[l][4] = (int64_t)(a[3] >> 56);
-        len[l] = 5;
-        eta_l[l] = -1;
-        jac_l[l] = 0;
-        out[l] = 0;
+    lanes s[NL / 8];
+    __m512i F[NL / 8][5], G[NL / 8][5];
+    __mmask8 live[NL / 8];
+    int len[NL / 8];
+    for (int k = 0; k < NL / 8; k++) {
+        uint64_t gl[5][8];
+        for (int l = 0; l < 8; l++) {
+            const uint64_t *a = g4[8 * k + l];
+            gl[0][l] = a[0] & M62;
+            gl[1][l] = ((a[0] >> 62) | (a[1] << 2)) & M62;
+            gl[2][l] = ((a[1] >> 60) | (a[2] << 4)) & M62;
+            gl[3][l] = ((a[2] >> 58) | (a[3] << 6)) & M62;
+            gl[4][l] = a[3] >> 56;
+        }
+        for (int j = 0; j < 5; j++) G[k][j] = _mm512_loadu_si512(gl[j]);
+        F[k][0] = _mm512_set1_epi64((int64_t)(p4[0] & M62));
+        F[k][1] = _mm512_set1_epi64((int64_t)(((p4[0] >> 62) | (p4[1] << 2)) & M62));
+        F[k][2] = _mm512_set1_epi64((int64_t)(((p4[1] >> 60) | (p4[2] << 4)) & M62));
+        F[k][3] = _mm512_set1_epi64((int64_t)(((p4[2] >> 58) | (p4[3] << 6)) & M62));
+        F[k][4] = _mm512_set1_epi64((int64_t)(p4[3] >> 56));
+        s[k].eta = _mm512_set1_epi64(-1);
+        s[k].jac = _mm512_setzero_si512();
+        live[k] = 0xff; /* lanes whose symbol is still unknown */
+        len[k] = 5;
     }
-    uint64_t live = (NL == 64 ? 0 : (1ull << NL)) - 1; /* lanes whose symbol is still unknown */
-    for (int count = 0; count < 30 && live; count++) {
-        lanes s[NL / 8];
+    for (int l = 0; l < NL; l++) out[l] = 0;
+    const __m512i one = _mm512_set1_epi64(1);
+    for (int count = 0; count < 30; count++) {
+        unsigned any_live = 0;
+        for (int k = 0; k < NL / 8; k++) any_live |= live[k];
+        if (!any_live) break;
         for (int k = 0; k < NL / 8; k++) {
-            uint64_t fl[8], gl[8];
-            for (int l = 0; l < 8; l++) {
-                fl[l] = (uint64_t)F[8 * k + l][0] | ((uint64_t)F[8 * k + l][1] << 62);
-                gl[l] = (uint64_t)G[8 * k + l][0] | ((uint64_t)G[8 * k + l][1] << 62);
-            }
-            s[k].f = _mm512_loadu_si512(fl);
-            s[k].g = _mm512_loadu_si512(gl);
-            s[k].u = s[k].r = _mm512_set1_epi64(1);
+            s[k].f = _mm512_or_si512(F[k][0], _mm512_slli_epi64(F[k][1], 62));
+            s[k].g = _mm512_or_si512(G[k][0], _mm512_slli_epi64(G[k][1], 62));
+            s[k].u = s[k].r = one;
             s[k].v = s[k].q = _mm512_setzero_si512();
-            s[k].eta = _mm512_loadu_si512(eta_l + 8 * k);
-            s[k].jac = _mm512_loadu_si512(jac_l + 8 * k);
-            s[k].i = _mm512_maskz_mov_epi64((__mmask8)(live >> (8 * k)), _mm512_set1_epi64(62));
+            s[k].i = _mm512_maskz_mov_epi64(live[k], _mm512_set1_epi64(62));
             s[k].ninv = neg_inv8(s[k].f);
         }
         /* The groups are independent chains: interleaved, they hide each
@@ -168,37 +200,28 @@ void bk_xonly_jacobi_avx512(const uint64_t g4[NL][4], int8_t out[NL])
             for (int k = 0; k < NL / 8; k++) any |= step(&s[k]);
             if (!any) break;
         }
-        int64_t U[NL], V[NL], Q[NL], R[NL];
         for (int k = 0; k < NL / 8; k++) {
-            _mm512_storeu_si512(U + 8 * k, s[k].u);
-            _mm512_storeu_si512(V + 8 * k, s[k].v);
-            _mm512_storeu_si512(Q + 8 * k, s[k].q);
-            _mm512_storeu_si512(R + 8 * k, s[k].r);
-            _mm512_storeu_si512(eta_l + 8 * k, s[k].eta);
-            _mm512_storeu_si512(jac_l + 8 * k, s[k].jac);
-        }
-        for (int l = 0; l < NL; l++) {
-            if (!(live >> l & 1)) continue;
-            int n = len[l];
-            int64_t *fv = F[l], *gv = G[l];
-            /* One unrolled copy per length. */
-            switch (n) {
-            case 5: update_fg(5, fv, gv, U[l], V[l], Q[l], R[l]); break;
-            case 4: update_fg(4, fv, gv, U[l], V[l], Q[l], R[l]); break;
-            case 3: update_fg(3, fv, gv, U[l], V[l], Q[l], R[l]); break;
-            case 2: update_fg(2, fv, gv, U[l], V[l], Q[l], R[l]); break;
-            default: update_fg(1, fv, gv, U[l], V[l], Q[l], R[l]); break;
+            if (!live[k]) continue;
+            switch (len[k]) { /* one unrolled copy per length */
+            case 5: update_fg_vec(5, F[k], G[k], s[k].u, s[k].v, s[k].q, s[k].r); break;
+            case 4: update_fg_vec(4, F[k], G[k], s[k].u, s[k].v, s[k].q, s[k].r); break;
+            case 3: update_fg_vec(3, F[k], G[k], s[k].u, s[k].v, s[k].q, s[k].r); break;
+            case 2: update_fg_vec(2, F[k], G[k], s[k].u, s[k].v, s[k].q, s[k].r); break;
+            default: update_fg_vec(1, F[k], G[k], s[k].u, s[k].v, s[k].q, s[k].r); break;
             }
-            if (fv[0] == 1) {
-                int64_t rest = 0;
-                for (int k = 1; k < n; k++) rest |= fv[k];
-                if (rest == 0) {
-                    out[l] = (int8_t)(1 - 2 * (int)(jac_l[l] & 1));
-                    live &= ~(1ull << l);
-                    continue;
-                }
+            /* f == 1: the symbol is (-1)^jac. */
+            __m512i rest = _mm512_or_si512(_mm512_or_si512(F[k][1], F[k][2]), _mm512_or_si512(F[k][3], F[k][4]));
+            __mmask8 done = _mm512_mask_cmpeq_epi64_mask(live[k], F[k][0], one);
+            done = _mm512_mask_testn_epi64_mask(done, rest, rest);
+            if (done) {
+                uint64_t J[8];
+                _mm512_storeu_si512(J, s[k].jac);
+                for (int l = 0; l < 8; l++)
+                    if (done >> l & 1) out[8 * k + l] = (int8_t)(1 - 2 * (int)(J[l] & 1));
+                live[k] &= (__mmask8)~done;
             }
-            if (n > 1 && fv[n - 1] == 0 && gv[n - 1] == 0) len[l] = n - 1;
+            __m512i top = _mm512_or_si512(F[k][len[k] - 1], G[k][len[k] - 1]);
+            if (len[k] > 1 && !_mm512_mask_test_epi64_mask(live[k], top, top)) len[k]--;
         }
     }
 }
