@@ -9,8 +9,8 @@ generator constants:
                         1 << 30 for a byte outside the charset
   desc_gen[x]           the generator multiple PolyMod XORs in for top bits x
   desc_gen4_hi[x]       four zero-input PolyMod steps from state x << 30
-  desc_gen4_lo[x]       four zero-input PolyMod steps from state x << 20
-  desc_gen8[k][x]       eight zero-input PolyMod steps from state x << (30 - 10 k)
+  desc_gen8[k][x]       eight zero-input PolyMod steps from state x << (30 - 10 k);
+                        desc_gen8[3] also serves as four steps from x << 20
 
 usage: gen-descriptor-tables.py            print the tables as C
        gen-descriptor-tables.py --check F  compare with the tables in F (exit 1 on a difference)
@@ -53,7 +53,6 @@ def tables():
     t["sym_a"], t["sym_b"], t["sym_d"] = sym(15, 9), sym(10, 3), sym(5, 1)
     t["desc_gen"] = [sum_xor([GENS[i] for i in range(5) if x >> i & 1]) for x in range(32)]
     t["desc_gen4_hi"] = [steps(x << 30, 4) for x in range(1024)]
-    t["desc_gen4_lo"] = [steps(x << 20, 4) for x in range(1024)]
     t["desc_gen8"] = [steps(x << (30 - 10 * k), 8) for k in range(4) for x in range(1024)]
     return t
 
