@@ -8,13 +8,16 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 20
 
 DEPS_BIN = cmake pkg-config cc
-DEPS_PKG = cmake pkg-config gcc libsecp256k1-dev zstd
+DEPS_PKG = cmake pkg-config gcc libsecp256k1-dev zstd libleveldb-dev libzstd-dev libsnappy-dev libgmp-dev
+# Test-only readers/oracles from the npm registry (tests/npm/package.json, installed into
+# tests/npm/node_modules, ignored by git). Building and running blockkit never needs them.
+NPM_DIR = tests/npm
 FUZZ_PKG = clang libclang-rt-14-dev
 PEER_PKG = libssl-dev
 # Cross toolchain + qemu: the ARMv8 SHA-256 backend's tests run under qemu-aarch64.
 CROSS_PKG = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-check clean
+.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-npm deps-check clean
 
 all: build
 
@@ -25,20 +28,32 @@ deps:
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	for p in $(PEER_PKG); do dpkg -s $$p >/dev/null 2>&1 || optional="$$optional $$p"; done; \
-	if [ -z "$$missing$$optional" ]; then exit 0; fi; \
+	if [ -z "$$missing$$optional" ]; then $(MAKE) --no-print-directory deps-npm; exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  echo "installing:$$missing$$optional"; \
-	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing $$optional; \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing $$optional \
+	    && $(MAKE) --no-print-directory deps-npm; \
 	elif [ -n "$$missing" ]; then \
 	  echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing$$optional"; exit 1; \
 	else \
 	  echo "optional (OpenSSL peer row in the benchmarks): sudo apt-get install -y$$optional"; \
 	fi
 
+# npm test tools (exact versions from package-lock.json); needs node + npm (nodejs, npm).
+deps-npm:
+	@if [ -f $(NPM_DIR)/node_modules/.package-lock.json ] && \
+	   cmp -s $(NPM_DIR)/package-lock.json $(NPM_DIR)/.installed-lock 2>/dev/null; then exit 0; fi; \
+	if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the Parquet/SSZ reader tests need node 20 + npm (apt-get install nodejs npm)"; exit 1; fi; \
+	echo "installing test tools into $(NPM_DIR)/node_modules"; \
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json .installed-lock
+
 # Call `make deps` only when something the build needs is missing.
 deps-check:
 	@ok=1; for b in $(DEPS_BIN) zstd; do command -v $$b >/dev/null 2>&1 || ok=0; done; \
-	pkg-config --exists libsecp256k1 2>/dev/null || ok=0; \
+	pkg-config --exists libsecp256k1 libzstd snappy gmp 2>/dev/null || ok=0; \
+	[ -f /usr/include/leveldb/c.h ] || ok=0; \
+	[ -f $(NPM_DIR)/node_modules/.package-lock.json ] || ok=0; \
 	[ $$ok = 1 ] || $(MAKE) --no-print-directory deps
 
 $(BUILD)/CMakeCache.txt:
