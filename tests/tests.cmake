@@ -8,7 +8,7 @@ foreach(src ${BK_TEST_SOURCES})
   add_executable(${name} ${src})
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/src)
   target_compile_definitions(${name} PRIVATE BK_TEST_DATA="${CMAKE_SOURCE_DIR}/tests/data"
-    BK_CLI_PATH="$<TARGET_FILE:blockkit>")
+    BK_CLI_PATH="$<TARGET_FILE:blockkit>" BK_REGTEST_DIR="${CMAKE_BINARY_DIR}/regtest")
   target_link_libraries(${name} PRIVATE blockkit_static)
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
 endforeach()
