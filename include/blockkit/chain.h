@@ -35,6 +35,8 @@
 #include <blockkit/bitcoin.h>
 #include <blockkit/blockfile.h>
 
+#include <signal.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -97,6 +99,19 @@ typedef struct bk_chain {
     uint64_t n_undo_paired;
     uint64_t n_undo_unpaired;  /* checksum or shape matched no block */
 } bk_chain;
+
+/* Options shared by every way of building a chain (header scan of the
+ * files, Core's block index). Zero-initialise, then set what you need. */
+typedef struct bk_chain_opts {
+    /* Non-NULL: the build polls *cancel (at least every few thousand records
+     * and between files, so within well under a second) and returns
+     * BK_ERR_CANCELLED, keeping nothing, once it is non-zero. Set it from a
+     * signal handler. */
+    const volatile sig_atomic_t *cancel;
+    /* Where private LevelDB snapshots are made (blockkit/leveldb.h); NULL =
+     * $TMPDIR or /tmp. */
+    const char *tmpdir;
+} bk_chain_opts;
 
 /* Scan d (all blk files, then all rev files) and build the chain into *c.
  * BK_ERR_IO naming the file when one cannot be read (nothing is kept);

@@ -56,6 +56,7 @@ typedef enum bk_status {
     BK_ERR_LENGTH,              /* wrong length for a fixed-size type, or over a limit */
     BK_ERR_VALUE,               /* invalid value: bool not 0/1, bit padding, bitlist delimiter, union selector */
     BK_ERR_INVALID,             /* other invalid data; the message says what */
+    BK_ERR_CANCELLED,           /* stopped by the caller's cancel flag (a signal) */
     BK_STATUS_COUNT_
 } bk_status;
 

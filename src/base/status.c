@@ -29,6 +29,7 @@ static const char *const status_names[BK_STATUS_COUNT_] = {
     [BK_ERR_LENGTH] = "bad length",
     [BK_ERR_VALUE] = "bad value",
     [BK_ERR_INVALID] = "invalid data",
+    [BK_ERR_CANCELLED] = "cancelled",
 };
 
 const char *bk_status_str(bk_status st)

@@ -1,0 +1,88 @@
+/* blockkit: read-only access to a LevelDB directory that another process
+ * (bitcoind) may hold open and be writing, through a private snapshot.
+ *
+ * Bitcoin Core keeps its block index (blocks/index), UTXO set (chainstate)
+ * and optional indexes (indexes/txindex) in LevelDB. LevelDB always takes an
+ * exclusive LOCK on the directory it opens and may write there (a replayed
+ * log becomes a table, a new MANIFEST, compactions), and bitcoind holds that
+ * lock while it runs. So blockkit never opens the node's directory itself:
+ *
+ *   1. a fresh directory is made under `tmpdir` (default: $TMPDIR or /tmp);
+ *   2. CURRENT is read, and the MANIFEST it names, every `*.ldb` / `*.sst`
+ *      table and every `*.log` are brought in: tables by hard link (they are
+ *      immutable once written), copied instead when the link is refused
+ *      (another filesystem, a read-only mount, permissions); CURRENT, the
+ *      MANIFEST and the logs are always copied (they grow);
+ *   3. if CURRENT or the MANIFEST's size changed meanwhile, or a file vanished
+ *      (a compaction removed it), the snapshot is discarded and taken again
+ *      (a bounded number of times);
+ *   4. libleveldb opens the private copy and replays its logs there.
+ *
+ * Nothing is ever created, written, locked or removed in the source
+ * directory; only regular files are opened there (a FIFO or device is an
+ * error, never a hang), so it works on a read-only mount and while the node
+ * runs. bk_ldb_close() removes the snapshot directory.
+ *
+ * Thread safety: one bk_ldb may be read from several threads with separate
+ * iterators; bk_ldb_close() must not race with any other call on it. */
+#ifndef BLOCKKIT_LEVELDB_H
+#define BLOCKKIT_LEVELDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bk_ldb bk_ldb;
+typedef struct bk_ldb_iter bk_ldb_iter;
+
+/* Open a private snapshot of the LevelDB directory `dbdir`.
+ * tmpdir: where the snapshot directory is made; NULL = $TMPDIR, else /tmp.
+ *         On the source's filesystem the tables are hard links (no copy).
+ * Errors: BK_ERR_NOT_FOUND (no such directory, or no CURRENT: not a LevelDB
+ * directory), BK_ERR_IO (a read, copy or libleveldb open failed; the message
+ * names the path and LevelDB's reason), BK_ERR_INVALID (a non-regular file
+ * where a table/log/manifest should be), BK_ERR_NOMEM. err->msg names the
+ * path. On error *db_out is NULL and nothing is left behind. */
+BK_API BK_WARN_UNUSED bk_status bk_ldb_open(const char *dbdir, const char *tmpdir,
+                                            bk_ldb **db_out, bk_error *err);
+
+/* Close the database and remove its snapshot directory. NULL is a no-op. */
+BK_API void bk_ldb_close(bk_ldb *db);
+
+/* The snapshot directory (for messages and tests). */
+BK_API const char *bk_ldb_snapshot_dir(const bk_ldb *db);
+
+/* Point lookup. On success *val_out is a malloc'd copy of the value (free
+ * it with bk_ldb_free) and *vlen_out its length. BK_ERR_NOT_FOUND when the
+ * key is absent (*val_out NULL), BK_ERR_IO on a LevelDB error. */
+BK_API BK_WARN_UNUSED bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen,
+                                           uint8_t **val_out, size_t *vlen_out, bk_error *err);
+BK_API void bk_ldb_free(void *p);
+
+/* Iterate the keys that start with `prefix` (plen may be 0: every key), in
+ * LevelDB's byte order. The iterator reads a consistent view. */
+BK_API BK_WARN_UNUSED bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen,
+                                                bk_ldb_iter **it_out, bk_error *err);
+/* 1 and the next key/value (valid until the next call or free), or 0 at the
+ * end of the prefix range or on error (then bk_ldb_iter_status says which). */
+BK_API int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen,
+                            const uint8_t **val, size_t *vlen);
+/* BK_OK, or BK_ERR_IO with LevelDB's message (a corrupt table, a read error). */
+BK_API bk_status bk_ldb_iter_status(const bk_ldb_iter *it, bk_error *err);
+BK_API void bk_ldb_iter_free(bk_ldb_iter *it);
+
+/* LevelDB's approximate on-disk size of the key range [start, limit) (as
+ * Core's gettxoutsetinfo `disk_size` reports for the coin range). */
+BK_API uint64_t bk_ldb_approximate_size(bk_ldb *db, const uint8_t *start, size_t slen,
+                                        const uint8_t *limit, size_t llen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOCKKIT_LEVELDB_H */
