@@ -127,8 +127,8 @@ static int chain_main(int argc, char **argv)
         if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(stdout, &c.entries[k], ",\"stale\":true");
     for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK; k++)
         if (c.entries[k].height < 0) rc = print_entry(stdout, &c.entries[k], ",\"orphan\":true");
-    if (rc == BK_EXIT_OK && fflush(stdout) != 0 && !bk_cli_pipe_closed)
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
+    if (rc != BK_EXIT_OK) rc = bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
+    else rc = bk_cli_output_flush(cmd, stdout, NULL);
     if (verbose) {
         for (size_t i = 0; i < c.n_files; i++) {
             const bk_chain_file *f = &c.files[i];

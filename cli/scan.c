@@ -159,6 +159,7 @@ static int scan_main(int argc, char **argv)
         }
     }
     o.out = out;
+    o.out_path = out_file;
 
     /* SIGINT: finish the current line, then stop (ordered.h). */
     struct sigaction sa, old;
@@ -175,8 +176,10 @@ static int scan_main(int argc, char **argv)
     int rc = bk_scan_run(&o, &st);
     sigaction(SIGINT, &old, NULL);
 
-    if (out != stdout && fclose(out) != 0 && rc == 0)
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(errno));
+    if (out != stdout) {
+        int crc = bk_cli_output_close(cmd, out, out_file, 0);
+        if (rc == 0) rc = crc;
+    }
     if (summary) {
         double mbs = st.seconds > 0 ? (double)st.bytes_in / 1e6 / st.seconds : 0;
         fprintf(stderr, "blockkit: scan: %llu blocks", (unsigned long long)st.blocks);

@@ -32,6 +32,7 @@ typedef struct bk_scan_opts {
     int quiet;                  /* no notes on stderr (errors are still printed) */
     bk_scan_progress progress;
     FILE *out;
+    const char *out_path;       /* the output's name in messages (NULL: standard output) */
     volatile sig_atomic_t *stop;
     const bk_allocator *alloc;  /* worker buffers (NULL = default) */
 } bk_scan_opts;

@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 int bk_cli_pipe_closed;
+int bk_cli_write_errno;
 
 int bk_cli_fail(const char *cmd, int code, const char *fmt, ...)
 {
@@ -150,7 +152,8 @@ int bk_cli_write_all(FILE *f, const void *p, size_t n)
 {
     if (bk_cli_pipe_closed) return 0;
     if (n && fwrite(p, 1, n, f) != n) {
-        if (errno == EPIPE) {
+        bk_cli_write_errno = errno ? errno : EIO;
+        if (bk_cli_output_gone(f, errno)) {
             bk_cli_pipe_closed = 1;
             return 0;
         }
@@ -164,8 +167,75 @@ int bk_cli_file_sink(void *ctx, const uint8_t *data, size_t len)
     FILE *f = ctx;
     if (bk_cli_pipe_closed) return 1;
     if (len && fwrite(data, 1, len, f) != len) {
-        if (errno == EPIPE) bk_cli_pipe_closed = 1;
+        bk_cli_write_errno = errno ? errno : EIO;
+        if (bk_cli_output_gone(f, errno)) bk_cli_pipe_closed = 1;
         return 1;
     }
     return 0;
+}
+
+const char *bk_cli_output_name(const char *path)
+{
+    return path && strcmp(path, "-") != 0 ? path : "standard output";
+}
+
+int bk_cli_output_gone(FILE *f, int err)
+{
+    if (err == EPIPE || bk_cli_pipe_closed) return 1;
+    /* The error may have come from an earlier write whose errno is gone (a
+     * printf into a full stdio buffer): ask the descriptor. The write end of
+     * a pipe without readers polls POLLERR; a shut-down socket POLLHUP. */
+    int fd = f ? fileno(f) : -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return 0;
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT, .revents = 0};
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+static FILE *failed_output;
+
+int bk_cli_output_error(const char *cmd, FILE *f, const char *path, int err)
+{
+    if (!err) err = bk_cli_write_errno ? bk_cli_write_errno : EIO;
+    if (bk_cli_output_gone(f, err)) {
+        bk_cli_pipe_closed = 1;
+        return 0;
+    }
+    /* One message per failed output: its later flush and close fail too. */
+    if (f && f == failed_output) return BK_EXIT_IO;
+    failed_output = f;
+    return bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error: %s", bk_cli_output_name(path), strerror(err));
+}
+
+int bk_cli_output_write(const char *cmd, FILE *f, const char *path, const void *p, size_t n)
+{
+    return bk_cli_write_all(f, p, n) ? bk_cli_output_error(cmd, f, path, bk_cli_write_errno) : 0;
+}
+
+int bk_cli_output_flush(const char *cmd, FILE *f, const char *path)
+{
+    if (bk_cli_pipe_closed) {
+        /* Drop what is buffered: nobody reads it. */
+        clearerr(f);
+        return 0;
+    }
+    errno = 0;
+    int bad = fflush(f) != 0;
+    int e = errno;
+    if (!bad && !ferror(f)) return 0;
+    return bk_cli_output_error(cmd, f, path, bad ? e : 0);
+}
+
+int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_stdout)
+{
+    int rc = bk_cli_output_flush(cmd, f, path);
+    if (f == stdout && !close_stdout) return rc;
+    errno = 0;
+    int was_failed = f == failed_output;
+    int bad = fclose(f) != 0;
+    int e = errno;
+    if (was_failed) failed_output = NULL;
+    if (bad && rc == 0 && !was_failed && !bk_cli_pipe_closed) rc = bk_cli_output_error(cmd, NULL, path, e);
+    else if (was_failed && rc == 0) rc = BK_EXIT_IO;
+    return rc;
 }
