@@ -271,23 +271,21 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
         bk_block_decoder dec;
         bk_block block;
         bk_status st = BK_OK;
-        if (f->xored) {
-            buf = bk_alloc(c->alloc, e->size);
-            if (!buf) return BK_ERR_NOMEM;
-        }
+        buf = bk_alloc(c->alloc, e->size ? e->size : 1);
+        if (!buf) return BK_ERR_NOMEM;
         bk_block_decoder_init(&dec, c->alloc);
         if (bk_blockfile_bytes(f, e->offset, e->size, buf, e->size, &bytes, NULL) != BK_OK ||
             (st = bk_block_decode(&dec, bytes, e->size, &block, NULL)) != BK_OK) {
             if (st == BK_ERR_NOMEM) {
                 bk_block_decoder_free(&dec);
-                bk_free(c->alloc, buf, e->size);
+                bk_free(c->alloc, buf, e->size ? e->size : 1);
                 return BK_ERR_NOMEM;
             }
             c->n_entries--;
             c->n_bad_records++;
         }
         bk_block_decoder_free(&dec);
-        bk_free(c->alloc, buf, e->size);
+        bk_free(c->alloc, buf, e->size ? e->size : 1);
     }
     return add_file_report(c, f, &it);
 }
