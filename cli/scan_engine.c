@@ -178,6 +178,16 @@ static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_
     return 0;
 }
 
+/* 09-scan-io-error-no-resume-height: a read error names the block it was
+ * reading (the caller adds the height to resume from). */
+static int io_context(char *msg, const scan_job *job, const char *hex, int rc)
+{
+    char tmp[ERRMSG_MAX];
+    snprintf(tmp, sizeof tmp, "%s", msg);
+    snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %.4400s", (long long)job->height, hex, tmp);
+    return rc;
+}
+
 static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
 {
     scan_engine *E = vctx;
@@ -195,7 +205,7 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
     snprintf(where, sizeof where, "blk%05u.dat offset %llu", e->file, (unsigned long long)e->offset);
 
     int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
-    if (rc) return rc;
+    if (rc) return io_context(msg, job, hex, rc);
     bk_block b;
     if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
         snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
@@ -247,7 +257,7 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
          * hash when it paired it (Core: ReadBlockUndo). */
         rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size, &W->undo, &W->undo_cap,
                         msg);
-        if (rc) return rc;
+        if (rc) return io_context(msg, job, hex, rc);
         /* (bk_json_block checks its shape against the block.) */
         if (bk_block_undo_parse(W->undo, e->undo_size, &undo, &err) != BK_OK) {
             snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s at byte %llu (rev%05u.dat offset %llu)",
