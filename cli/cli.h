@@ -100,4 +100,17 @@ int bk_cli_output_flush(const char *cmd, FILE *f, const char *path);
  * or bk_cli_output_error's result; f is closed either way. */
 int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_stdout);
 
+/* ---- blocks directories ---- */
+
+#include <blockkit/chain.h>
+
+/* No silent empty success (13-wrong-network-or-garbage-dir-silent-success):
+ * after a chain build over d, returns 0 when it found blocks of d's network
+ * connected to a genesis block (or any block when orphans_ok), else prints
+ * what was found and what to do, and returns 66 (no blk files: "this looks
+ * like a datadir, use --datadir"; no genesis: "pruned or partial, see
+ * --orphans") or 65 (the files hold another network's records: its magic and
+ * `--chain` name; or no records at all). */
+int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c, int orphans_ok);
+
 #endif

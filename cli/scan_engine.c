@@ -92,6 +92,7 @@ void bk_scan_opts_init(bk_scan_opts *o)
     memset(o, 0, sizeof *o);
     o->net = BK_NET_MAIN;
     o->end = -1;
+    o->end_below_tip = -1;
     o->verbosity = 1;
     o->core_version = BK_CORE_NEWEST;
     o->workers = 1;
@@ -387,6 +388,13 @@ static int scan_emit(void *vctx, size_t jobn, const uint8_t *data, size_t len)
     return 0;
 }
 
+/* The exit status after a stop request: 128 + the signal's number. */
+static int stop_code(const bk_scan_opts *o)
+{
+    int sig = o->stop ? (int)*o->stop : 0;
+    return 128 + (sig > 0 && sig < 64 ? sig : 2);
+}
+
 static int cmp_job(const void *a, const void *b)
 {
     const scan_job *x = a, *y = b;
@@ -468,10 +476,22 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         rc = bk_cli_report(cmd, &err);
         goto out_nodir;
     }
-    if (bk_chain_build(&E.chain, &E.dir, NULL, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
+    bk_chain_opts copts;
+    memset(&copts, 0, sizeof copts);
+    copts.cancel = o->stop;
+    if (bk_chain_build_opts(&E.chain, &E.dir, &copts, NULL, &err) != BK_OK) {
+        if (err.status == BK_ERR_CANCELLED) {
+            st.resume_height = o->start;
+            fprintf(stderr, "blockkit: scan: interrupted while building the chain, before the first block; "
+                            "resume with --start %lld\n", (long long)o->start);
+            rc = stop_code(o);
+        } else {
+            rc = bk_cli_report(cmd, &err);
+        }
         goto out_nochain;
     }
+    rc = bk_cli_check_chain(cmd, &E.dir, &E.chain, o->orphans);
+    if (rc) goto out;
     clock_gettime(CLOCK_MONOTONIC, &tc1);
     st.chain_seconds = now_diff(tc0, tc1);
 
@@ -489,16 +509,38 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     /* Jobs: the best chain from start to end. */
     const bk_chain_entry *tip = bk_chain_tip(&E.chain);
     int64_t tip_h = tip ? tip->height : -1;
+    int64_t start = o->start;
+    if (o->resume_after) {
+        const bk_chain_entry *last = bk_chain_find(&E.chain, o->resume_after);
+        char hex[65];
+        hash_hex(hex, o->resume_after);
+        if (!last || !last->active) {
+            rc = bk_cli_fail(cmd, BK_EXIT_DATA,
+                             "--resume: %s ends with block %s, which is %s; cannot continue it (a reorg? start "
+                             "a new file, or --force to overwrite)", bk_cli_output_name(o->out_path), hex,
+                             last ? "not on the best chain" : "not in these blk files");
+            goto out;
+        }
+        if (o->start_given && o->start != (int64_t)last->height + 1) {
+            rc = bk_cli_fail(cmd, BK_EXIT_USAGE,
+                             "--resume: %s ends at height %lld, so it continues at %lld, not --start %lld",
+                             bk_cli_output_name(o->out_path), (long long)last->height,
+                             (long long)last->height + 1, (long long)o->start);
+            goto out;
+        }
+        start = (int64_t)last->height + 1;
+    }
     int64_t end = o->end < 0 || o->end > tip_h ? tip_h : o->end;
+    if (o->end_below_tip >= 0) end = tip_h - o->end_below_tip; /* --end -N */
     size_t cap = 0;
-    if (tip && o->start <= end) {
-        cap = (size_t)(end - o->start + 1);
+    if (tip && start <= end) {
+        cap = (size_t)(end - start + 1);
         E.jobs = calloc(cap, sizeof *E.jobs);
         if (!E.jobs) {
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
         }
-        for (int64_t h = o->start; h <= end; h++) {
+        for (int64_t h = start; h <= end; h++) {
             const bk_chain_entry *e = bk_chain_at_height(&E.chain, h);
             if (!e) continue; /* below base_height (an implied genesis) */
             E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);
@@ -508,7 +550,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     }
     uint64_t no_height = 0;
     if (o->orphans && E.chain.n_orphans) {
-        rc = add_orphans(&E, &cap, o->start, o->end, &no_height);
+        rc = add_orphans(&E, &cap, start, o->end_below_tip >= 0 ? (tip ? end : -1) : o->end, &no_height);
         if (rc) goto out;
         if (no_height && !o->quiet)
             fprintf(stderr, "blockkit: scan: %llu orphan block(s) without a BIP34 height skipped\n",
@@ -630,6 +672,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         /* quiet */
     } else if (E.emitted < E.njobs) {
         /* stopped by a signal */
+        rc = stop_code(o);
         if (st.blocks)
             fprintf(stderr, "blockkit: scan: interrupted after height %lld; resume with --start %lld\n",
                     (long long)st.last_height, (long long)st.resume_height);
