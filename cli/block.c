@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char block_help[] =
     "usage: blockkit block FILE [options]\n"
@@ -352,14 +353,21 @@ static int block_main(int argc, char **argv)
             goto done;
         }
     }
-    if (bk_cli_write_all(out, w.data, w.len) != 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
-    fflush(out);
+    rc = bk_cli_output_write(cmd, out, out_file, w.data, w.len);
+    if (!rc) rc = bk_cli_output_flush(cmd, out, out_file);
     if (summary && rc == 0) print_summary(&b, undop, &ctx, w.len, t_start, t_end);
 
 done:
-    if (out != stdout && fclose(out) != 0 && rc == 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error", out_file);
-    else if (out == stdout && fflush(stdout) != 0 && rc == 0 && !bk_cli_pipe_closed)
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    if (out != stdout) {
+        int crc = bk_cli_output_close(cmd, out, out_file, 0);
+        if (rc == 0) rc = crc;
+        /* No partial document under the final name (a regular file only:
+         * never /dev/full or a FIFO given as -o). */
+        struct stat ost;
+        if (rc != 0 && lstat(out_file, &ost) == 0 && S_ISREG(ost.st_mode)) remove(out_file);
+    } else if (rc == 0) {
+        rc = bk_cli_output_flush(cmd, stdout, NULL);
+    }
     free(ids);
     bk_writer_free(&w);
     bk_block_decoder_free(&dec);

@@ -5,6 +5,7 @@
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,10 @@ static const char *const chain_usage =
     "  --chain NAME     main (default), test|testnet3, testnet4, signet, regtest\n"
     "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
-    "Exit codes: 0 ok, 64 usage, 65 bad data, 74 I/O.\n";
+    "SIGINT, SIGTERM and SIGHUP stop the build (or the listing after the current\n"
+    "line) with status 128 + the signal number.\n"
+    "Exit codes: 0 ok, 64 usage, 65 bad data (another network's files: the message\n"
+    "names its --chain), 66 no blk files (a datadir given as --blocksdir), 74 I/O.\n";
 
 static void hex_rev(char *out, const uint8_t h[32])
 {
@@ -43,6 +47,13 @@ static void hex_be(char *out, const uint8_t h[32])
         out[2 * i + 1] = d[h[i] & 15];
     }
     out[64] = 0;
+}
+
+static volatile sig_atomic_t chain_stop;
+
+static void on_stop_signal(int sig)
+{
+    chain_stop = sig;
 }
 
 static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag)
@@ -117,18 +128,46 @@ static int chain_main(int argc, char **argv)
         free(path);
         return bk_cli_report(cmd, &err);
     }
-    bk_status st = bk_chain_build(&c, &d, NULL, &err);
+    /* SIGINT, SIGTERM, SIGHUP stop the build (bk_chain_opts.cancel) or the
+     * listing after the current line: exit 128 + the signal. */
+    static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old[3];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    chain_stop = 0;
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
+    bk_chain_opts copts;
+    memset(&copts, 0, sizeof copts);
+    copts.cancel = &chain_stop;
+    bk_status st = bk_chain_build_opts(&c, &d, &copts, NULL, &err);
+    int rc = BK_EXIT_OK;
+    if (st == BK_ERR_CANCELLED) {
+        rc = bk_cli_fail(cmd, 128 + (int)chain_stop, "interrupted while building the chain; nothing written");
+    } else if (st != BK_OK) {
+        rc = bk_cli_report(cmd, &err);
+    } else {
+        rc = bk_cli_check_chain(cmd, &d, &c, 1);
+        if (rc) bk_chain_free(&c);
+    }
     bk_blocksdir_close(&d);
     free(path);
-    if (st != BK_OK) return bk_cli_report(cmd, &err);
-    int rc = BK_EXIT_OK;
-    for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK; h++) rc = print_entry(stdout, &c.entries[c.active[h]], "");
-    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK; k++)
+    if (rc) {
+        for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
+        return rc;
+    }
+    for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK && !chain_stop; h++)
+        rc = print_entry(stdout, &c.entries[c.active[h]], "");
+    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
         if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(stdout, &c.entries[k], ",\"stale\":true");
-    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK; k++)
+    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
         if (c.entries[k].height < 0) rc = print_entry(stdout, &c.entries[k], ",\"orphan\":true");
-    if (rc == BK_EXIT_OK && fflush(stdout) != 0 && !bk_cli_pipe_closed)
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
+    if (rc != BK_EXIT_OK) rc = bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
+    else rc = bk_cli_output_flush(cmd, stdout, NULL);
+    if (rc == BK_EXIT_OK && chain_stop && !bk_cli_pipe_closed)
+        rc = bk_cli_fail(cmd, 128 + (int)chain_stop, "interrupted; the lines written are complete");
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
     if (verbose) {
         for (size_t i = 0; i < c.n_files; i++) {
             const bk_chain_file *f = &c.files[i];

@@ -57,12 +57,60 @@ int bk_cli_exit_code(bk_status st);
 /* Print a formatted error "blockkit: <cmd>: ..." and return code. */
 int bk_cli_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Write all bytes to a stream; returns 0, or BK_EXIT_IO (a closed pipe is
- * reported as 0 so `| head` ends quietly: see bk_cli_pipe_closed). */
+/* ---- output: every write, flush and close is checked (docs/blockkit.1,
+ * EXIT STATUS). A closed pipe (`| head`, `| true`) is not an error: the
+ * command ends quietly with status 0. Any other write error is exit 74 with
+ * "blockkit: <cmd>: <path>: write error: <reason>", the path being the -o
+ * file or "standard output". ---- */
+
+/* Write all bytes to a stream; returns 0, or BK_EXIT_IO without a message
+ * (the caller names the output; bk_cli_output_error does). A closed pipe is
+ * reported as 0 and sets bk_cli_pipe_closed, after which nothing more is
+ * written. */
 int bk_cli_write_all(FILE *f, const void *p, size_t n);
 extern int bk_cli_pipe_closed;
+/* errno of the last failed write through these helpers (0: none). */
+extern int bk_cli_write_errno;
 
 /* A bk_sink_fn writing to a FILE*. */
 int bk_cli_file_sink(void *ctx, const uint8_t *data, size_t len);
+
+/* The name of an output for messages: path, or "standard output" for NULL
+ * and "-". */
+const char *bk_cli_output_name(const char *path);
+
+/* Whether a failed write to f means its reader went away (EPIPE seen, or the
+ * descriptor is a pipe or socket whose other end is closed). */
+int bk_cli_output_gone(FILE *f, int err);
+
+/* Report a write error on output path (NULL = standard output) and return
+ * BK_EXIT_IO; returns 0 quietly (setting bk_cli_pipe_closed) when the error
+ * is a closed pipe. err is the errno (0: bk_cli_write_errno or EIO). */
+int bk_cli_output_error(const char *cmd, FILE *f, const char *path, int err);
+
+/* bk_cli_write_all, then bk_cli_output_error on failure: 0 or the exit code
+ * (the message printed). */
+int bk_cli_output_write(const char *cmd, FILE *f, const char *path, const void *p, size_t n);
+
+/* Flush f and check its error flag: 0, or bk_cli_output_error's result. */
+int bk_cli_output_flush(const char *cmd, FILE *f, const char *path);
+
+/* Flush, check and close f (stdout is flushed and checked, and closed too
+ * when close_stdout is set: main does this after every command). Returns 0
+ * or bk_cli_output_error's result; f is closed either way. */
+int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_stdout);
+
+/* ---- blocks directories ---- */
+
+#include <blockkit/chain.h>
+
+/* No silent empty success (13-wrong-network-or-garbage-dir-silent-success):
+ * after a chain build over d, returns 0 when it found blocks of d's network
+ * connected to a genesis block (or any block when orphans_ok), else prints
+ * what was found and what to do, and returns 66 (no blk files: "this looks
+ * like a datadir, use --datadir"; no genesis: "pruned or partial, see
+ * --orphans") or 65 (the files hold another network's records: its magic and
+ * `--chain` name; or no records at all). */
+int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c, int orphans_ok);
 
 #endif

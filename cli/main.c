@@ -41,14 +41,21 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return BK_EXIT_OK;
+        return bk_cli_output_close("blockkit", stdout, NULL, 1);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("blockkit %s (sha256 backend: %s)\n", BK_VERSION_STRING, bk_sha256_backend());
-        return BK_EXIT_OK;
+        return bk_cli_output_close("blockkit", stdout, NULL, 1);
     }
     for (size_t i = 0; i < n_commands; i++)
-        if (!strcmp(argv[1], commands[i]->name)) return commands[i]->main(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i]->name)) {
+            int rc = commands[i]->main(argc - 1, argv + 1);
+            /* Whatever a command left in stdout's buffer is written and
+             * checked here: a write error is exit 74 naming standard output,
+             * a closed pipe status 0 (cli.h). */
+            int orc = bk_cli_output_close(commands[i]->name, stdout, NULL, 1);
+            return rc ? rc : orc;
+        }
     fprintf(stderr, "blockkit: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return BK_EXIT_USAGE;

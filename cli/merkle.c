@@ -151,8 +151,8 @@ static int merkle_main(int argc, char **argv)
         *p++ = ']';
     }
     p = put_str(p, "}\n");
-    rc = bk_cli_write_all(stdout, json, (size_t)(p - json));
-    if (!rc && fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = BK_EXIT_IO;
+    rc = bk_cli_output_write("merkle", stdout, NULL, json, (size_t)(p - json));
+    if (!rc) rc = bk_cli_output_flush("merkle", stdout, NULL);
     if (!rc && !res.header_match) {
         bk_cli_fail("merkle", BK_EXIT_DATA, "merkle root does not match the header");
         rc = BK_EXIT_DATA;

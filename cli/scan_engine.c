@@ -24,10 +24,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define SCAN_PIPE_CLOSED 1000 /* emit's code for a closed output pipe */
+#define SCAN_PIPE_CLOSED 1000  /* emit's code for a closed output pipe */
+#define SCAN_WRITE_FAILED 1001 /* emit's code for a write error (E.werr) */
 #define ERRMSG_MAX 4608
 
 typedef struct scan_job {
@@ -68,7 +70,10 @@ typedef struct scan_engine {
     bk_scan_stats *st;
     int progress;
     struct timespec t0, last_progress;
-    size_t emitted;
+    size_t emitted;   /* jobs whose lines are complete in the output */
+    int out_fd;       /* the output's descriptor (lines go out with write(2)), or -1: stdio */
+    int out_regular;  /* a regular file: a line cut short by an error is truncated away */
+    int werr;         /* errno of a failed write */
 } scan_engine;
 
 static double now_diff(struct timespec a, struct timespec b)
@@ -87,6 +92,7 @@ void bk_scan_opts_init(bk_scan_opts *o)
     memset(o, 0, sizeof *o);
     o->net = BK_NET_MAIN;
     o->end = -1;
+    o->end_below_tip = -1;
     o->verbosity = 1;
     o->core_version = BK_CORE_NEWEST;
     o->workers = 1;
@@ -143,12 +149,12 @@ static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_
     char path[4200];
     if (*fd < 0 || *cur != num) {
         if (*fd >= 0) close(*fd);
-        path_of(E, kind, num, path, sizeof path);
-        /* O_RDONLY, no locks: safe beside a running bitcoind. */
-        *fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (*fd < 0) {
-            snprintf(msg, ERRMSG_MAX, "%.4200s: %s", path, strerror(errno));
-            return BK_EXIT_IO;
+        /* O_RDONLY, no locks: safe beside a running bitcoind; a FIFO or
+         * another non-regular file is refused before it can block. */
+        bk_error oerr;
+        if (bk_blocksdir_open_fd(&E->dir, kind, num, fd, &oerr) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX, "%s", oerr.msg);
+            return oerr.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_IO;
         }
         *cur = num;
     }
@@ -173,6 +179,16 @@ static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_
     return 0;
 }
 
+/* 09-scan-io-error-no-resume-height: a read error names the block it was
+ * reading (the caller adds the height to resume from). */
+static int io_context(char *msg, const scan_job *job, const char *hex, int rc)
+{
+    char tmp[ERRMSG_MAX];
+    snprintf(tmp, sizeof tmp, "%s", msg);
+    snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %.4400s", (long long)job->height, hex, tmp);
+    return rc;
+}
+
 static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
 {
     scan_engine *E = vctx;
@@ -190,7 +206,7 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
     snprintf(where, sizeof where, "blk%05u.dat offset %llu", e->file, (unsigned long long)e->offset);
 
     int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
-    if (rc) return rc;
+    if (rc) return io_context(msg, job, hex, rc);
     bk_block b;
     if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
         snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
@@ -242,7 +258,7 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
          * hash when it paired it (Core: ReadBlockUndo). */
         rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size, &W->undo, &W->undo_cap,
                         msg);
-        if (rc) return rc;
+        if (rc) return io_context(msg, job, hex, rc);
         /* (bk_json_block checks its shape against the block.) */
         if (bk_block_undo_parse(W->undo, e->undo_size, &undo, &err) != BK_OK) {
             snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s at byte %llu (rev%05u.dat offset %llu)",
@@ -313,13 +329,49 @@ static void print_progress(scan_engine *E, int final)
     fflush(stderr);
 }
 
+/* One whole line to the output. Lines go straight to the descriptor, so
+ * every line counted in E->emitted is in the file (no stdio buffer to lose
+ * on a full disk); a write that fails part way through a line to a regular
+ * file is cut back to the end of the previous line. */
+static int write_line(scan_engine *E, const uint8_t *data, size_t len)
+{
+    if (E->out_fd < 0) {
+        if (bk_cli_write_all(E->o->out, data, len) != 0 || fflush(E->o->out) != 0) {
+            E->werr = bk_cli_write_errno ? bk_cli_write_errno : errno ? errno : EIO;
+            if (bk_cli_output_gone(E->o->out, errno)) bk_cli_pipe_closed = 1;
+            return bk_cli_pipe_closed ? SCAN_PIPE_CLOSED : SCAN_WRITE_FAILED;
+        }
+        return bk_cli_pipe_closed ? SCAN_PIPE_CLOSED : 0;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = write(E->out_fd, data + done, len - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO;
+            if (bk_cli_output_gone(E->o->out, e)) {
+                bk_cli_pipe_closed = 1;
+                return SCAN_PIPE_CLOSED;
+            }
+            E->werr = e;
+            if (done && E->out_regular) {
+                off_t pos = lseek(E->out_fd, 0, SEEK_CUR);
+                if (pos >= (off_t)done && ftruncate(E->out_fd, pos - (off_t)done) == 0)
+                    (void)lseek(E->out_fd, pos - (off_t)done, SEEK_SET);
+            }
+            return SCAN_WRITE_FAILED;
+        }
+        done += (size_t)r;
+    }
+    return 0;
+}
+
 static int scan_emit(void *vctx, size_t jobn, const uint8_t *data, size_t len)
 {
     scan_engine *E = vctx;
     const scan_job *job = &E->jobs[jobn];
-    int rc = bk_cli_write_all(E->o->out, data, len);
+    int rc = write_line(E, data, len);
     if (rc) return rc;
-    if (bk_cli_pipe_closed) return SCAN_PIPE_CLOSED;
     bk_scan_stats *st = E->st;
     if (st->blocks == 0) st->first_height = job->height;
     st->blocks++;
@@ -334,6 +386,13 @@ static int scan_emit(void *vctx, size_t jobn, const uint8_t *data, size_t len)
     E->emitted = jobn + 1;
     if (E->progress) print_progress(E, 0);
     return 0;
+}
+
+/* The exit status after a stop request: 128 + the signal's number. */
+static int stop_code(const bk_scan_opts *o)
+{
+    int sig = o->stop ? (int)*o->stop : 0;
+    return 128 + (sig > 0 && sig < 64 ? sig : 2);
 }
 
 static int cmp_job(const void *a, const void *b)
@@ -417,10 +476,22 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         rc = bk_cli_report(cmd, &err);
         goto out_nodir;
     }
-    if (bk_chain_build(&E.chain, &E.dir, NULL, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
+    bk_chain_opts copts;
+    memset(&copts, 0, sizeof copts);
+    copts.cancel = o->stop;
+    if (bk_chain_build_opts(&E.chain, &E.dir, &copts, NULL, &err) != BK_OK) {
+        if (err.status == BK_ERR_CANCELLED) {
+            st.resume_height = o->start;
+            fprintf(stderr, "blockkit: scan: interrupted while building the chain, before the first block; "
+                            "resume with --start %lld\n", (long long)o->start);
+            rc = stop_code(o);
+        } else {
+            rc = bk_cli_report(cmd, &err);
+        }
         goto out_nochain;
     }
+    rc = bk_cli_check_chain(cmd, &E.dir, &E.chain, o->orphans);
+    if (rc) goto out;
     clock_gettime(CLOCK_MONOTONIC, &tc1);
     st.chain_seconds = now_diff(tc0, tc1);
 
@@ -438,16 +509,38 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     /* Jobs: the best chain from start to end. */
     const bk_chain_entry *tip = bk_chain_tip(&E.chain);
     int64_t tip_h = tip ? tip->height : -1;
+    int64_t start = o->start;
+    if (o->resume_after) {
+        const bk_chain_entry *last = bk_chain_find(&E.chain, o->resume_after);
+        char hex[65];
+        hash_hex(hex, o->resume_after);
+        if (!last || !last->active) {
+            rc = bk_cli_fail(cmd, BK_EXIT_DATA,
+                             "--resume: %s ends with block %s, which is %s; cannot continue it (a reorg? start "
+                             "a new file, or --force to overwrite)", bk_cli_output_name(o->out_path), hex,
+                             last ? "not on the best chain" : "not in these blk files");
+            goto out;
+        }
+        if (o->start_given && o->start != (int64_t)last->height + 1) {
+            rc = bk_cli_fail(cmd, BK_EXIT_USAGE,
+                             "--resume: %s ends at height %lld, so it continues at %lld, not --start %lld",
+                             bk_cli_output_name(o->out_path), (long long)last->height,
+                             (long long)last->height + 1, (long long)o->start);
+            goto out;
+        }
+        start = (int64_t)last->height + 1;
+    }
     int64_t end = o->end < 0 || o->end > tip_h ? tip_h : o->end;
+    if (o->end_below_tip >= 0) end = tip_h - o->end_below_tip; /* --end -N */
     size_t cap = 0;
-    if (tip && o->start <= end) {
-        cap = (size_t)(end - o->start + 1);
+    if (tip && start <= end) {
+        cap = (size_t)(end - start + 1);
         E.jobs = calloc(cap, sizeof *E.jobs);
         if (!E.jobs) {
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
         }
-        for (int64_t h = o->start; h <= end; h++) {
+        for (int64_t h = start; h <= end; h++) {
             const bk_chain_entry *e = bk_chain_at_height(&E.chain, h);
             if (!e) continue; /* below base_height (an implied genesis) */
             E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);
@@ -457,7 +550,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     }
     uint64_t no_height = 0;
     if (o->orphans && E.chain.n_orphans) {
-        rc = add_orphans(&E, &cap, o->start, o->end, &no_height);
+        rc = add_orphans(&E, &cap, start, o->end_below_tip >= 0 ? (tip ? end : -1) : o->end, &no_height);
         if (rc) goto out;
         if (no_height && !o->quiet)
             fprintf(stderr, "blockkit: scan: %llu orphan block(s) without a BIP34 height skipped\n",
@@ -546,29 +639,40 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     oo.stop = o->stop;
     oo.alloc = o->alloc;
     oo.slot_reserve = per_slot / 2;
-    rc = bk_ordered_run(E.njobs, &oo, scan_render, scan_emit, &E, &st.peak_slot_bytes);
-    if (rc == 0 && fflush(o->out) != 0) {
-        if (errno == EPIPE) bk_cli_pipe_closed = 1;
-        else rc = bk_cli_fail(cmd, BK_EXIT_IO, "writing the output: %s", strerror(errno));
+    /* Anything the caller wrote through stdio goes first; then lines go to
+     * the descriptor directly. */
+    E.out_fd = -1;
+    if (fflush(o->out) == 0) {
+        E.out_fd = fileno(o->out);
+        struct stat ost;
+        E.out_regular = E.out_fd >= 0 && fstat(E.out_fd, &ost) == 0 && S_ISREG(ost.st_mode);
     }
+    rc = bk_ordered_run(E.njobs, &oo, scan_render, scan_emit, &E, &st.peak_slot_bytes);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     st.seconds = now_diff(E.t0, t1);
     if (E.progress && st.blocks) print_progress(&E, 1);
+    if (E.emitted < E.njobs) st.resume_height = E.jobs[E.emitted].height;
+    const char *out_name = bk_cli_output_name(o->out_path);
 
     if (rc == SCAN_PIPE_CLOSED) {
         rc = 0;
+    } else if (rc == SCAN_WRITE_FAILED) {
+        /* 01-scan-final-flush-heap-overread: a write error is reported once,
+         * with the height to resume from (every line before it is whole). */
+        rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error: %s; resume with --start %lld", out_name,
+                         strerror(E.werr), (long long)st.resume_height);
     } else if (rc) {
-        /* The failing job is the first one not emitted. */
-        const char *m = E.errs[E.emitted % window];
-        if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
-        else bk_cli_fail(cmd, rc, "writing the output failed: %s", strerror(errno));
-        st.resume_height = E.jobs[E.emitted].height;
+        /* The failing job is the first one not emitted (E.emitted < E.njobs:
+         * a render error stops before its own line). 09-scan-io-error-no-resume-height. */
+        const char *m = E.emitted < E.njobs ? E.errs[E.emitted % window] : "";
+        bk_cli_fail(cmd, rc, "%s; resume with --start %lld", m[0] ? m : "rendering failed",
+                    (long long)st.resume_height);
     } else if (bk_cli_pipe_closed) {
         /* quiet */
     } else if (E.emitted < E.njobs) {
-        /* stopped (SIGINT) */
-        st.resume_height = E.jobs[E.emitted].height;
+        /* stopped by a signal */
+        rc = stop_code(o);
         if (st.blocks)
             fprintf(stderr, "blockkit: scan: interrupted after height %lld; resume with --start %lld\n",
                     (long long)st.last_height, (long long)st.resume_height);

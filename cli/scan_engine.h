@@ -19,7 +19,13 @@ typedef struct bk_scan_opts {
     const char *blocksdir;      /* the blocks directory itself */
     bk_network net;
     int64_t start;              /* first height (default 0) */
+    /* --resume: the output already ends with this block (internal byte
+     * order): the scan continues at its height + 1, after checking that it
+     * is on the best chain and that an explicit start (start_given) agrees. */
+    const uint8_t *resume_after;
+    int start_given;
     int64_t end;                /* last height, -1 = the tip */
+    int64_t end_below_tip;      /* >= 0: the last height is the tip's minus this (--end -N); overrides end */
     int verbosity;              /* 0..3 */
     int core_version;           /* BK_CORE_MIN..BK_CORE_NEWEST */
     int indent;                 /* 0 = NDJSON; 2 = bitcoin-cli's pretty form */
@@ -32,6 +38,10 @@ typedef struct bk_scan_opts {
     int quiet;                  /* no notes on stderr (errors are still printed) */
     bk_scan_progress progress;
     FILE *out;
+    const char *out_path;       /* the output's name in messages (NULL: standard output) */
+    /* Set asynchronously to the number of the signal that asks to stop:
+     * the chain build is cancelled (bk_chain_opts.cancel), the render
+     * finishes the current line; then the exit status is 128 + *stop. */
     volatile sig_atomic_t *stop;
     const bk_allocator *alloc;  /* worker buffers (NULL = default) */
 } bk_scan_opts;
@@ -59,7 +69,10 @@ void bk_scan_opts_init(bk_scan_opts *o);
 
 /* Run the scan. Returns an exit code (cli.h) after printing
  * "blockkit: scan: ..." on stderr for any error: 0 (also for a closed
- * output pipe or *stop), 64 bad options, 65 bad data (a block that does not
+ * output pipe), 128 + *stop when stopped by a signal (the message names the
+ * height to resume from), 64 bad options, 65/66 when the directory holds no
+ * block of the network or none connected to a genesis (the message says
+ * what was found), 65 bad data (a block that does not
  * parse, a merkle mismatch with --verify-merkle, a block without its undo
  * data at verbosity >= 2 without --allow-missing-undo), 74 I/O. The lines
  * written before an error are complete. stats (may be NULL) is filled

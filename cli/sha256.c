@@ -3,6 +3,7 @@
  * standard input. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,10 +86,10 @@ static int sha256_run(int argc, char **argv, const char **files)
         else bk_sha256(d, in.data, in.len);
         bk_cli_input_free(&in);
         r = print_line(d, files[i]);
-        if (r != BK_EXIT_OK) return bk_cli_pipe_closed ? BK_EXIT_OK : bk_cli_fail(CMD, r, "write error");
+        if (r != BK_EXIT_OK) return bk_cli_output_error(CMD, stdout, NULL, errno);
     }
-    if (fflush(stdout) != 0) return bk_cli_fail(CMD, BK_EXIT_IO, "write error");
-    return rc;
+    int orc = bk_cli_output_flush(CMD, stdout, NULL);
+    return orc ? orc : rc;
 }
 
 static int sha256_main(int argc, char **argv)

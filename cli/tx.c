@@ -162,8 +162,8 @@ static int tx_main(int argc, char **argv)
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto done;
     }
-    if (bk_cli_write_all(stdout, w.data, w.len) != 0 || (fflush(stdout) != 0 && !bk_cli_pipe_closed))
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    rc = bk_cli_output_write(cmd, stdout, NULL, w.data, w.len);
+    if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
 
 done:
     free(undo_buf);

@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 int bk_cli_pipe_closed;
+int bk_cli_write_errno;
 
 int bk_cli_fail(const char *cmd, int code, const char *fmt, ...)
 {
@@ -150,7 +152,8 @@ int bk_cli_write_all(FILE *f, const void *p, size_t n)
 {
     if (bk_cli_pipe_closed) return 0;
     if (n && fwrite(p, 1, n, f) != n) {
-        if (errno == EPIPE) {
+        bk_cli_write_errno = errno ? errno : EIO;
+        if (bk_cli_output_gone(f, errno)) {
             bk_cli_pipe_closed = 1;
             return 0;
         }
@@ -164,8 +167,155 @@ int bk_cli_file_sink(void *ctx, const uint8_t *data, size_t len)
     FILE *f = ctx;
     if (bk_cli_pipe_closed) return 1;
     if (len && fwrite(data, 1, len, f) != len) {
-        if (errno == EPIPE) bk_cli_pipe_closed = 1;
+        bk_cli_write_errno = errno ? errno : EIO;
+        if (bk_cli_output_gone(f, errno)) bk_cli_pipe_closed = 1;
         return 1;
     }
+    return 0;
+}
+
+const char *bk_cli_output_name(const char *path)
+{
+    return path && strcmp(path, "-") != 0 ? path : "standard output";
+}
+
+int bk_cli_output_gone(FILE *f, int err)
+{
+    if (err == EPIPE || bk_cli_pipe_closed) return 1;
+    /* The error may have come from an earlier write whose errno is gone (a
+     * printf into a full stdio buffer): ask the descriptor. The write end of
+     * a pipe without readers polls POLLERR; a shut-down socket POLLHUP. */
+    int fd = f ? fileno(f) : -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return 0;
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT, .revents = 0};
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+static FILE *failed_output;
+
+int bk_cli_output_error(const char *cmd, FILE *f, const char *path, int err)
+{
+    if (!err) err = bk_cli_write_errno ? bk_cli_write_errno : EIO;
+    if (bk_cli_output_gone(f, err)) {
+        bk_cli_pipe_closed = 1;
+        return 0;
+    }
+    /* One message per failed output: its later flush and close fail too. */
+    if (f && f == failed_output) return BK_EXIT_IO;
+    failed_output = f;
+    return bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error: %s", bk_cli_output_name(path), strerror(err));
+}
+
+int bk_cli_output_write(const char *cmd, FILE *f, const char *path, const void *p, size_t n)
+{
+    return bk_cli_write_all(f, p, n) ? bk_cli_output_error(cmd, f, path, bk_cli_write_errno) : 0;
+}
+
+int bk_cli_output_flush(const char *cmd, FILE *f, const char *path)
+{
+    if (bk_cli_pipe_closed) {
+        /* Drop what is buffered: nobody reads it. */
+        clearerr(f);
+        return 0;
+    }
+    errno = 0;
+    int bad = fflush(f) != 0;
+    int e = errno;
+    if (!bad && !ferror(f)) return 0;
+    return bk_cli_output_error(cmd, f, path, bad ? e : 0);
+}
+
+int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_stdout)
+{
+    int rc = bk_cli_output_flush(cmd, f, path);
+    if (f == stdout && !close_stdout) return rc;
+    errno = 0;
+    int was_failed = f == failed_output;
+    int bad = fclose(f) != 0;
+    int e = errno;
+    if (was_failed) failed_output = NULL;
+    if (bad && rc == 0 && !was_failed && !bk_cli_pipe_closed) rc = bk_cli_output_error(cmd, NULL, path, e);
+    else if (was_failed && rc == 0) rc = BK_EXIT_IO;
+    return rc;
+}
+
+/* ---- blocks directories ---- */
+
+static int is_dir(const char *base, const char *sub)
+{
+    char p[4352];
+    struct stat st;
+    snprintf(p, sizeof p, "%.4096s/%s", base, sub);
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c, int orphans_ok)
+{
+    const bk_network_params *np = bk_network_get(d->net);
+    if (d->n_blk == 0) {
+        static const char *const sub[] = {"testnet3", "testnet4", "signet", "regtest"};
+        if (is_dir(d->path, "blocks")) {
+            /* DIR may be a test chain's subdirectory of a datadir. */
+            const char *base = strrchr(d->path, '/');
+            base = base ? base + 1 : d->path;
+            for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++)
+                if (!strcmp(base, sub[i]))
+                    return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                                       "no blk*.dat files in %s; this looks like the %s directory of a datadir, "
+                                       "use --datadir %.*s --chain %s (or --blocksdir %s/blocks --chain %s)",
+                                       d->path, sub[i], base > d->path + 1 ? (int)(base - d->path - 1) : 1,
+                                       base > d->path + 1 ? d->path : ".", sub[i], d->path, sub[i]);
+            return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                               "no blk*.dat files in %s; this looks like a datadir, use --datadir %s", d->path,
+                               d->path);
+        }
+        for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+            char s2[32];
+            snprintf(s2, sizeof s2, "%s/blocks", sub[i]);
+            if (is_dir(d->path, s2))
+                return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                                   "no blk*.dat files in %s; this looks like a datadir, use --datadir %s "
+                                   "--chain %s", d->path, d->path, sub[i]);
+        }
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no blk*.dat files in %s (not a blocks directory?)", d->path);
+    }
+    if (c->n_entries == 0) {
+        /* What does the first file that is not empty start with? */
+        for (size_t i = 0; i < c->n_files; i++) {
+            const bk_chain_file *f = &c->files[i];
+            if (f->kind != BK_FILE_BLK || f->end != BK_END_BAD_MAGIC || f->end_offset != 0) continue;
+            bk_blockfile bf;
+            bk_error e;
+            uint8_t m[4];
+            if (bk_blocksdir_open_file(d, BK_FILE_BLK, f->number, &bf, &e) != BK_OK) break;
+            bk_status st = bk_blockfile_copy(&bf, 0, m, 4, &e);
+            bk_blockfile_close(&bf);
+            if (st != BK_OK) break;
+            for (int n = 0; n < BK_NET_COUNT_; n++) {
+                const bk_network_params *other = bk_network_get((bk_network)n);
+                if (other && n != (int)d->net && memcmp(other->magic, m, 4) == 0)
+                    return bk_cli_fail(cmd, BK_EXIT_DATA,
+                                       "blk%05u.dat starts with the record magic of %s (%02x%02x%02x%02x), not "
+                                       "%s's: these are %s files, use --chain %s", f->number, other->name, m[0],
+                                       m[1], m[2], m[3], np->name, other->name, other->name);
+            }
+            return bk_cli_fail(cmd, BK_EXIT_DATA,
+                               "no block records in %zu blk file(s) of %s: blk%05u.dat starts with %02x%02x%02x%02x, "
+                               "the record magic of no network (%s's is %02x%02x%02x%02x)%s; not a blocks "
+                               "directory, or damaged files", d->n_blk, d->path, f->number, m[0], m[1], m[2], m[3],
+                               np->name, np->magic[0], np->magic[1], np->magic[2], np->magic[3],
+                               d->xored ? "" : " (or its xor.dat is missing)");
+        }
+        if (c->n_records)
+            return bk_cli_fail(cmd, BK_EXIT_DATA, "%llu record(s) in the blk files of %s, none a block",
+                               (unsigned long long)c->n_records, d->path);
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block records in %zu blk file(s) of %s (empty or never "
+                           "written: zero tail)", d->n_blk, d->path);
+    }
+    if (c->n_active == 0 && !orphans_ok)
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                           "no genesis: %zu block(s) in %s, none connected to a genesis block (a pruned or partial "
+                           "directory); see --orphans to render them by their BIP34 height", c->n_entries, d->path);
     return 0;
 }

@@ -674,9 +674,11 @@ static void test_cli_regtest_datadir(void)
     /* Main network on the same directory: no blocks found there. */
     snprintf(args, sizeof args, "chain --datadir %s", dir);
     CHECK_EQ_INT(run_cli(args, &out), 74); /* DIR/blocks does not exist */
-    /* --blocksdir with the wrong chain: nothing matches the magic. */
+    /* --blocksdir with the wrong chain: nothing matches the magic, which is
+     * an error naming the network the files belong to
+     * (13-wrong-network-or-garbage-dir-silent-success). */
     snprintf(args, sizeof args, "chain --blocksdir %s --chain main", sub);
-    CHECK_EQ_INT(run_cli(args, &out), 0);
+    CHECK_EQ_INT(run_cli(args, &out), 65);
     CHECK_EQ_INT(count_lines((const char *)out.p), 0);
     /* Bad data: an xor.dat that is not 8 bytes. */
     write_file(sub, "xor.dat", img, 7);

@@ -9,13 +9,14 @@
  * included; Core: src/util/obfuscation.h, blockstorage.cpp
  * InitBlocksdirXorKey). A missing or all-zero xor.dat is the identity.
  *
- * A bk_blockfile is the image of one file: either a file mapped read-only
- * (mmap, with a read() fallback into allocator memory; never locked or
- * written) or caller memory. Records are found with bk_record_iter, which
- * never fails: it stops at the first place the file stops holding records
- * and says why (bk_file_end). Record bytes are fetched with
- * bk_blockfile_bytes: a pointer into the image when the file is plain (zero
- * copy), or the de-obfuscated bytes in a caller buffer when it is XORed. */
+ * A bk_blockfile is one file: either a file opened read-only (never
+ * mapped, locked or written: read with pread, so a file that bitcoind
+ * shrinks while it is read gives a short read, never SIGBUS) or caller
+ * memory. Records are found with bk_record_iter, which never fails: it
+ * stops at the first place the file stops holding records and says why
+ * (bk_file_end). Record bytes are fetched with bk_blockfile_bytes: a
+ * pointer into the image for plain memory images (zero copy), else the
+ * de-obfuscated bytes read into a caller buffer. */
 #ifndef BLOCKKIT_BLOCKFILE_H
 #define BLOCKKIT_BLOCKFILE_H
 
@@ -44,9 +45,8 @@ typedef struct bk_blockfile {
     uint8_t key[BK_XOR_KEY_SIZE];   /* all zero when not obfuscated */
     int xored;                      /* non-zero when key is not all zero */
     /* private */
-    void *map_;
-    size_t map_len_;
-    uint8_t *buf_;
+    int fd_;                        /* the open file (bk_blockfile_open), when has_fd_ */
+    int has_fd_;
     const bk_allocator *alloc_;
 } bk_blockfile;
 
@@ -55,16 +55,18 @@ typedef struct bk_blockfile {
 BK_API void bk_blockfile_init_mem(bk_blockfile *f, const uint8_t *data, size_t len, bk_file_kind kind,
                                   bk_network net, const uint8_t key[BK_XOR_KEY_SIZE]);
 
-/* Map the file at path read-only (O_RDONLY; mmap, or read() into memory
- * from alloc when mmap is unavailable). key may be NULL. BK_ERR_IO naming
- * the path when it cannot be opened or read; BK_ERR_NOMEM; BK_ERR_ARG for an
- * unknown network. Release with bk_blockfile_close. */
+/* Open the file at path read-only (O_RDONLY | O_NONBLOCK, then fstat:
+ * anything but a regular file, such as a FIFO or a directory, is refused
+ * with BK_ERR_IO "not a regular file" before it can block). len is its size
+ * at open; reads use pread. key may be NULL. BK_ERR_IO naming the path when
+ * it cannot be opened; BK_ERR_ARG for an unknown network. Release with
+ * bk_blockfile_close. */
 BK_API bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind, uint32_t number,
                                    bk_network net, const uint8_t key[BK_XOR_KEY_SIZE],
                                    const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 
-/* Access pattern hint for a mapped file (madvise; a no-op for memory
- * images and read() copies). Scanning blk headers touches one page per
+/* Access pattern hint for an opened file (posix_fadvise; a no-op for
+ * memory images). Scanning blk headers touches one page per
  * block: BK_ACCESS_RANDOM keeps the kernel from reading whole files ahead.
  * Hashing every rev byte: BK_ACCESS_SEQUENTIAL. */
 typedef enum bk_access {
@@ -74,18 +76,20 @@ typedef enum bk_access {
 } bk_access;
 BK_API void bk_blockfile_advise(const bk_blockfile *f, bk_access access);
 
-/* Unmap or free what bk_blockfile_open took (no-op for memory images). */
+/* Close what bk_blockfile_open opened (no-op for memory images). */
 BK_API void bk_blockfile_close(bk_blockfile *f);
 
 /* Copy len de-obfuscated bytes from file offset off into out.
- * BK_ERR_TRUNCATED when they are not all inside the file. */
+ * BK_ERR_TRUNCATED when they are not all inside the file (or the file has
+ * shrunk below them since it was opened); BK_ERR_IO for a read error. */
 BK_API bk_status bk_blockfile_copy(const bk_blockfile *f, uint64_t off, void *out, size_t len,
                                    bk_error *err) BK_WARN_UNUSED;
 
 /* The len bytes at file offset off, de-obfuscated: *bytes_out points into
- * the image when the file is not obfuscated (buf is then unused and may be
- * NULL), else into buf after de-obfuscation (BK_ERR_BUFFER when cap < len).
- * BK_ERR_TRUNCATED when the range is not inside the file. */
+ * the image for a memory image that is not obfuscated (buf is then unused
+ * and may be NULL), else into buf, where they are read and de-obfuscated
+ * (BK_ERR_BUFFER when cap < len). BK_ERR_TRUNCATED when the range is not
+ * inside the file (or no longer is); BK_ERR_IO for a read error. */
 BK_API bk_status bk_blockfile_bytes(const bk_blockfile *f, uint64_t off, size_t len, uint8_t *buf,
                                     size_t cap, const uint8_t **bytes_out, bk_error *err) BK_WARN_UNUSED;
 
@@ -153,6 +157,12 @@ BK_API bk_status bk_blocksdir_open(bk_blocksdir *d, const char *path, bk_network
 /* Open d's blkNNNNN.dat or revNNNNN.dat with d's key and network. */
 BK_API bk_status bk_blocksdir_open_file(const bk_blocksdir *d, bk_file_kind kind, uint32_t number,
                                         bk_blockfile *f, bk_error *err) BK_WARN_UNUSED;
+/* Open d's blkNNNNN.dat or revNNNNN.dat as a descriptor for pread (the
+ * caller closes it), with the checks of bk_blockfile_open: O_NONBLOCK and
+ * fstat first, so a FIFO or another non-regular file is BK_ERR_IO "not a
+ * regular file" naming the path instead of blocking. */
+BK_API bk_status bk_blocksdir_open_fd(const bk_blocksdir *d, bk_file_kind kind, uint32_t number, int *fd_out,
+                                      bk_error *err) BK_WARN_UNUSED;
 /* Whether d lists that file. */
 BK_API int bk_blocksdir_has(const bk_blocksdir *d, bk_file_kind kind, uint32_t number);
 BK_API void bk_blocksdir_close(bk_blocksdir *d);

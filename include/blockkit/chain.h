@@ -10,6 +10,16 @@
  * per input, checked by decoding the blocks; spec §9.1). The last record
  * of each blk file is decoded in full: an interrupted write is dropped.
  *
+ * Undo pairing is bounded per rev record, so the build is near-linear in
+ * the size of the files whatever they hold: the predicted block (the
+ * best-chain successor of the last match), then at most 64 checksums over
+ * the same-shape blocks within 1024 file positions of the last match, and
+ * at most 64 children of a parent looked at for siblings; a record none of
+ * them matches is counted unpaired (docs/blockfiles.md "Undo pairing").
+ * This pairing is a fallback that can be wrong for same-shape siblings
+ * (same parent and shape: the first takes the record); Core's block index
+ * is the exact source of undo positions.
+ *
  * Rules and decisions (docs/blockfiles.md):
  *  - A genesis is a block whose hashPrevBlock is all zeros (height 0). A
  *    block whose parent is the network's genesis block, when that genesis is
@@ -28,7 +38,8 @@
  *
  * Memory: one bk_chain_entry per distinct block plus a hash table of
  * 2-4 slots per block, all through the allocator; no per-block
- * allocation. Core's files are opened one at a time. */
+ * allocation. Core's files are opened one at a time and read with pread
+ * (never mapped: bitcoind shrinks the file it finalizes). */
 #ifndef BLOCKKIT_CHAIN_H
 #define BLOCKKIT_CHAIN_H
 
@@ -120,11 +131,21 @@ typedef struct bk_chain_opts {
 BK_API bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_allocator *alloc,
                                 bk_error *err) BK_WARN_UNUSED;
 
-/* The same from file images (memory or mapped): blk[] and rev[] carry
+/* bk_chain_build with options (opts may be NULL): opts->cancel is polled
+ * between files, every 1024 blk records and every 64 rev records, so a
+ * signal handler that sets it stops the build within a fraction of a
+ * second with BK_ERR_CANCELLED (nothing kept). */
+BK_API bk_status bk_chain_build_opts(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts,
+                                     const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+/* The same from file images (memory or opened): blk[] and rev[] carry
  * their file numbers; rev may be NULL. The images must use one network. */
 BK_API bk_status bk_chain_build_files(bk_chain *c, bk_network net, const bk_blockfile *blk, size_t n_blk,
                                       const bk_blockfile *rev, size_t n_rev, const bk_allocator *alloc,
                                       bk_error *err) BK_WARN_UNUSED;
+BK_API bk_status bk_chain_build_files_opts(bk_chain *c, bk_network net, const bk_blockfile *blk, size_t n_blk,
+                                           const bk_blockfile *rev, size_t n_rev, const bk_chain_opts *opts,
+                                           const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 
 BK_API void bk_chain_free(bk_chain *c);
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +35,29 @@ void bk_blockfile_init_mem(bk_blockfile *f, const uint8_t *data, size_t len, bk_
     set_key(f, key);
 }
 
+/* Open a path under a blocks directory read-only without ever blocking:
+ * O_NONBLOCK so that a FIFO (or a device) named like a block file does not
+ * wait for a writer, then anything but a regular file is refused before a
+ * byte is read; O_NONBLOCK is cleared again (it means nothing for regular
+ * files, but keeps reads plain). Returns the descriptor, or -1 with *why set
+ * (errno, or 0 for "not a regular file"). */
+static int open_regular(const char *path, int *why, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        *why = errno;
+        return -1;
+    }
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        *why = S_ISREG(st->st_mode) ? errno : 0;
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind, uint32_t number,
                             bk_network net, const uint8_t key[BK_XOR_KEY_SIZE], const bk_allocator *alloc,
                             bk_error *err)
@@ -44,70 +66,68 @@ bk_status bk_blockfile_open(bk_blockfile *f, const char *path, bk_file_kind kind
     bk_blockfile_init_mem(f, NULL, 0, kind, net, key);
     f->number = number;
     f->alloc_ = alloc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = errno;
-        close(fd);
-        return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", path,
-                            S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
-    }
-    size_t size = (size_t)st.st_size;
-    if (size == 0) {
-        close(fd);
-        return BK_OK;
-    }
-    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m != MAP_FAILED) {
-        close(fd);
-        f->map_ = m;
-        f->map_len_ = size;
-        f->data = m;
-        f->len = size;
-        return BK_OK;
-    }
-    /* read() fallback (e.g. a file system without mmap). */
-    uint8_t *buf = bk_alloc(alloc, size);
-    if (!buf) {
-        close(fd);
-        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory reading %s", path);
-    }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close(fd);
-            bk_free(alloc, buf, size);
-            return bk_error_set(err, BK_ERR_IO, got, "cannot read %s: %s", path, strerror(e));
-        }
-        got += (size_t)n;
-    }
-    close(fd);
-    f->buf_ = buf;
-    f->map_len_ = size;
-    f->data = buf;
-    f->len = size;
+    int why = 0;
+    int fd = open_regular(path, &why, &st);
+    if (fd < 0)
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot %s %s: %s", why ? "open" : "read", path,
+                            why ? strerror(why) : "not a regular file");
+    /* No mmap: bitcoind truncates the pre-allocated tail of the file it
+     * finalizes (FlatFileSeq::Flush -> TruncateFile), and touching a mapped
+     * page past the new end would raise SIGBUS. Reads go through pread,
+     * which returns short instead (03-mmap-sigbus-when-core-truncates). */
+    f->fd_ = fd;
+    f->has_fd_ = 1;
+    f->len = (size_t)st.st_size;
     return BK_OK;
 }
 
 void bk_blockfile_advise(const bk_blockfile *f, bk_access access)
 {
-    if (!f->map_) return;
-    int advice = access == BK_ACCESS_SEQUENTIAL ? MADV_SEQUENTIAL : access == BK_ACCESS_RANDOM ? MADV_RANDOM : MADV_NORMAL;
-    (void)madvise(f->map_, f->map_len_, advice);
+    if (!f->has_fd_) return;
+#ifdef POSIX_FADV_RANDOM
+    int advice = access == BK_ACCESS_SEQUENTIAL ? POSIX_FADV_SEQUENTIAL
+                 : access == BK_ACCESS_RANDOM   ? POSIX_FADV_RANDOM
+                                                : POSIX_FADV_NORMAL;
+    (void)posix_fadvise(f->fd_, 0, 0, advice);
+#else
+    (void)access;
+#endif
 }
 
 void bk_blockfile_close(bk_blockfile *f)
 {
-    if (f->map_) munmap(f->map_, f->map_len_);
-    if (f->buf_) bk_free(f->alloc_, f->buf_, f->map_len_);
-    f->map_ = NULL;
-    f->buf_ = NULL;
+    if (f->has_fd_) close(f->fd_);
+    f->has_fd_ = 0;
+    f->fd_ = -1;
     f->data = NULL;
     f->len = 0;
+}
+
+/* The stored (still obfuscated) bytes [off, off + len): from memory, or
+ * pread from the file. BK_ERR_TRUNCATED when the file has shrunk since it
+ * was opened, BK_ERR_IO for a read error. */
+static bk_status fetch(const bk_blockfile *f, uint64_t off, uint8_t *out, size_t len, bk_error *err)
+{
+    if (!f->has_fd_) {
+        if (len) memcpy(out, f->data + off, len);
+        return BK_OK;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(f->fd_, out + got, len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            return bk_error_set(err, BK_ERR_IO, off + got, "%s%05u.dat: read error at offset %llu: %s",
+                                f->kind == BK_FILE_BLK ? "blk" : "rev", f->number,
+                                (unsigned long long)(off + got), strerror(errno));
+        if (n == 0)
+            return bk_error_set(err, BK_ERR_TRUNCATED, off + got,
+                                "%s%05u.dat: the file shrank to %llu bytes while it was read",
+                                f->kind == BK_FILE_BLK ? "blk" : "rev", f->number, (unsigned long long)(off + got));
+        got += (size_t)n;
+    }
+    return BK_OK;
 }
 
 /* Core: util/obfuscation.h - byte i of the file is XORed with key[i % 8]. */
@@ -140,6 +160,12 @@ bk_status bk_blockfile_copy(const bk_blockfile *f, uint64_t off, void *out, size
     if (!in_file(f, off, len))
         return bk_error_set(err, BK_ERR_TRUNCATED, off, "%zu bytes at offset %llu run past the end of the file (%zu bytes)",
                             len, (unsigned long long)off, f->len);
+    if (f->has_fd_) {
+        bk_status st = fetch(f, off, out, len, err);
+        if (st != BK_OK) return st;
+        if (f->xored) unxor(f, off, out, out, len);
+        return BK_OK;
+    }
     if (f->xored) unxor(f, off, out, f->data + off, len);
     else if (len) memcpy(out, f->data + off, len);
     return BK_OK;
@@ -151,13 +177,19 @@ bk_status bk_blockfile_bytes(const bk_blockfile *f, uint64_t off, size_t len, ui
     if (!in_file(f, off, len))
         return bk_error_set(err, BK_ERR_TRUNCATED, off, "%zu bytes at offset %llu run past the end of the file (%zu bytes)",
                             len, (unsigned long long)off, f->len);
-    if (!f->xored) {
+    if (!f->xored && !f->has_fd_) {
         *bytes_out = f->data + off;
         return BK_OK;
     }
     if (!buf || cap < len)
         return bk_error_set(err, BK_ERR_BUFFER, off, "buffer of %zu bytes for a %zu-byte record", cap, len);
-    unxor(f, off, buf, f->data + off, len);
+    if (f->has_fd_) {
+        bk_status st = fetch(f, off, buf, len, err);
+        if (st != BK_OK) return st;
+        if (f->xored) unxor(f, off, buf, buf, len);
+    } else {
+        unxor(f, off, buf, f->data + off, len);
+    }
     *bytes_out = buf;
     return BK_OK;
 }
@@ -173,16 +205,62 @@ void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f)
     it->count = 0;
 }
 
+/* Whether bytes [pos, pos + n) hold only zero bytes on disk (*raw) or only
+ * zero bytes after de-obfuscation (*plain). */
+static void zero_scan(const bk_blockfile *f, uint64_t pos, const uint8_t *p, size_t n, int *raw, int *plain)
+{
+    size_t i = 0;
+    for (; i < n && ((pos + i) & 7) && (*raw || *plain); i++) {
+        *raw &= p[i] == 0;
+        *plain &= p[i] == f->key[(pos + i) & 7];
+    }
+    /* Eight bytes at a time, at the key's phase 0. */
+    uint64_t k;
+    memcpy(&k, f->key, 8);
+    for (; i + 64 <= n && (*raw || *plain); i += 64) {
+        uint64_t r = 0, x = 0;
+        for (size_t j = 0; j < 64; j += 8) {
+            uint64_t v;
+            memcpy(&v, p + i + j, 8);
+            r |= v;
+            x |= v ^ k;
+        }
+        *raw &= r == 0;
+        *plain &= x == 0;
+    }
+    for (; i < n && (*raw || *plain); i++) {
+        *raw &= p[i] == 0;
+        *plain &= p[i] == f->key[(pos + i) & 7];
+    }
+}
+
 /* The rest of the file from pos is pre-allocated space: zero on disk, or
- * zero after de-obfuscation (Core writes the padding raw: spec §10). */
+ * zero after de-obfuscation (Core writes the padding raw: spec §10). A file
+ * that shrinks while it is read (bitcoind cutting that very tail) ends the
+ * check where it now ends. */
 static int zero_tail(const bk_blockfile *f, uint64_t pos)
 {
     int raw_zero = 1, plain_zero = f->xored;
-    for (uint64_t i = pos; i < f->len && (raw_zero || plain_zero); i++) {
-        uint8_t b = f->data[i];
-        raw_zero &= b == 0;
-        plain_zero &= b == f->key[i & 7];
+    if (!f->has_fd_) {
+        zero_scan(f, pos, f->data + pos, f->len - pos, &raw_zero, &plain_zero);
+        return raw_zero || plain_zero;
     }
+    uint8_t small[512];
+    size_t cap = 1 << 16;
+    uint8_t *buf = bk_alloc(f->alloc_, cap);
+    if (!buf) {
+        buf = small;
+        cap = sizeof small;
+    }
+    while (pos < f->len && (raw_zero || plain_zero)) {
+        size_t n = f->len - pos < cap ? (size_t)(f->len - pos) : cap;
+        ssize_t r = pread(f->fd_, buf, n, (off_t)pos);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break; /* shrunk (0), or unreadable: judged on what was read */
+        zero_scan(f, pos, buf, (size_t)r, &raw_zero, &plain_zero);
+        pos += (uint64_t)r;
+    }
+    if (buf != small) bk_free(f->alloc_, buf, cap);
     return raw_zero || plain_zero;
 }
 
@@ -201,8 +279,7 @@ int bk_record_next(bk_record_iter *it, bk_record *rec)
     uint64_t rem = f->len - it->pos;
     uint8_t hdr[8];
     size_t n = rem < 8 ? (size_t)rem : 8;
-    if (f->xored) unxor(f, it->pos, hdr, f->data + it->pos, n);
-    else memcpy(hdr, f->data + it->pos, n);
+    if (bk_blockfile_copy(f, it->pos, hdr, n, NULL) != BK_OK) return stop(it, BK_END_TRUNCATED); /* shrank */
     if (memcmp(hdr, f->magic, n < 4 ? n : 4) != 0)
         return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_BAD_MAGIC);
     if (n < 8) return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_TRUNCATED);
@@ -296,10 +373,14 @@ static bk_status read_xor_key(bk_blocksdir *d, bk_error *err)
     memcpy(p, d->path, plen);
     memcpy(p + plen, "/xor.dat", 9);
     bk_status st = BK_OK;
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    struct stat xst;
+    int why = 0;
+    int fd = open_regular(p, &why, &xst);
     if (fd < 0) {
         /* No xor.dat (Core before v28): identity. */
-        if (errno != ENOENT) st = bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", p, strerror(errno));
+        if (why != ENOENT)
+            st = bk_error_set(err, BK_ERR_IO, 0, "cannot %s %s: %s", why ? "open" : "read", p,
+                              why ? strerror(why) : "not a regular file");
         bk_free(d->alloc, p, plen + 9);
         return st;
     }
@@ -393,6 +474,27 @@ bk_status bk_blocksdir_open_file(const bk_blocksdir *d, bk_file_kind kind, uint3
     bk_status st = bk_blockfile_open(f, p, kind, number, d->net, d->xored ? d->key : NULL, d->alloc, err);
     bk_free(d->alloc, p, cap);
     return st;
+}
+
+bk_status bk_blocksdir_open_fd(const bk_blocksdir *d, bk_file_kind kind, uint32_t number, int *fd_out,
+                               bk_error *err)
+{
+    *fd_out = -1;
+    size_t plen = strlen(d->path);
+    size_t cap = plen + 24;
+    char *p = bk_alloc(d->alloc, cap);
+    if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    snprintf(p, cap, "%s/%s%05u.dat", d->path, kind == BK_FILE_BLK ? "blk" : "rev", (unsigned)number);
+    struct stat st;
+    int why = 0;
+    int fd = open_regular(p, &why, &st);
+    bk_status s = BK_OK;
+    if (fd < 0)
+        s = bk_error_set(err, BK_ERR_IO, 0, "cannot %s %s: %s", why ? "open" : "read", p,
+                         why ? strerror(why) : "not a regular file");
+    *fd_out = fd;
+    bk_free(d->alloc, p, cap);
+    return s;
 }
 
 int bk_blocksdir_has(const bk_blocksdir *d, bk_file_kind kind, uint32_t number)

@@ -211,7 +211,12 @@ static void hash_flush(bk_chain *c, hash_batch *hb)
     hb->n = 0;
 }
 
-static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
+static int cancelled(const volatile sig_atomic_t *cancel)
+{
+    return cancel && *cancel;
+}
+
+static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig_atomic_t *cancel)
 {
     bk_record_iter it;
     bk_record rec;
@@ -220,6 +225,9 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
     size_t first_entry = c->n_entries;
     bk_record_iter_init(&it, f);
     while (bk_record_next(&it, &rec)) {
+        /* A record costs two small reads: polling every 1024 is well
+         * under a millisecond apart. */
+        if ((c->n_records & 1023) == 0 && cancelled(cancel)) return BK_ERR_CANCELLED;
         c->n_records++;
         uint8_t hdr[BK_HEADER_SIZE + 9];
         size_t n = rec.size < sizeof hdr ? rec.size : sizeof hdr;
@@ -271,23 +279,21 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f)
         bk_block_decoder dec;
         bk_block block;
         bk_status st = BK_OK;
-        if (f->xored) {
-            buf = bk_alloc(c->alloc, e->size);
-            if (!buf) return BK_ERR_NOMEM;
-        }
+        buf = bk_alloc(c->alloc, e->size ? e->size : 1);
+        if (!buf) return BK_ERR_NOMEM;
         bk_block_decoder_init(&dec, c->alloc);
         if (bk_blockfile_bytes(f, e->offset, e->size, buf, e->size, &bytes, NULL) != BK_OK ||
             (st = bk_block_decode(&dec, bytes, e->size, &block, NULL)) != BK_OK) {
             if (st == BK_ERR_NOMEM) {
                 bk_block_decoder_free(&dec);
-                bk_free(c->alloc, buf, e->size);
+                bk_free(c->alloc, buf, e->size ? e->size : 1);
                 return BK_ERR_NOMEM;
             }
             c->n_entries--;
             c->n_bad_records++;
         }
         bk_block_decoder_free(&dec);
-        bk_free(c->alloc, buf, e->size);
+        bk_free(c->alloc, buf, e->size ? e->size : 1);
     }
     return add_file_report(c, f, &it);
 }
@@ -463,6 +469,7 @@ typedef struct pair_ctx {
     uint32_t *first_child; /* per entry: first child (file order), or BK_CHAIN_NONE */
     uint32_t *next_sib;    /* per entry: next child of the same parent */
     size_t n_links;
+    int sorted_files;      /* entries are in ascending blk file order */
 } pair_ctx;
 
 static bk_status grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
@@ -502,27 +509,47 @@ static int shape_matches(pair_ctx *pc, const bk_chain *c, const bk_blockfile *bf
     return bk_block_undo_check(&u, &block, NULL) == BK_OK;
 }
 
+/* Bounds of the pairing work per rev record (docs/blockfiles.md, "Undo
+ * pairing"): near-linear in the size of the files whatever they hold
+ * (02-chain-undo-pairing-quadratic). */
+#define PAIR_SUCCESSOR_STEPS 64 /* best-chain successors of the last match looked through */
+#define PAIR_WINDOW 1024        /* file positions either side of the last match searched */
+#define PAIR_MAX_TRIES 64       /* checksums computed per record */
+#define PAIR_MAX_CHILDREN 64    /* children of one parent looked at for siblings */
+
 /* Entries sharing f's parent: through the child links when the parent is
- * known, else by scanning blk file f's entries [first, end). */
+ * known (at most PAIR_MAX_CHILDREN of them), else by scanning blk file f's
+ * entries within PAIR_WINDOW positions of f. */
 typedef struct sib_iter {
     uint32_t cur;
     size_t k, end;
     int linked;
+    int seen;
+    int overflow; /* more children than PAIR_MAX_CHILDREN */
 } sib_iter;
 
-static void sib_first(sib_iter *si, const pair_ctx *pc, const bk_chain_entry *f, size_t first, size_t end)
+static void sib_first(sib_iter *si, const pair_ctx *pc, const bk_chain *c, const bk_chain_entry *f, size_t first,
+                      size_t end)
 {
+    size_t at = (size_t)(f - c->entries);
     si->linked = f->parent != BK_CHAIN_NONE;
     si->cur = si->linked ? pc->first_child[f->parent] : BK_CHAIN_NONE;
-    si->k = first;
-    si->end = end;
+    si->k = at > first + PAIR_WINDOW ? at - PAIR_WINDOW : first;
+    si->end = end - at > PAIR_WINDOW + 1 ? at + PAIR_WINDOW + 1 : end;
+    si->seen = 0;
+    si->overflow = 0;
 }
 
 static uint32_t sib_next(sib_iter *si, const bk_chain *c, const pair_ctx *pc, const bk_chain_entry *f)
 {
     if (si->linked) {
         uint32_t r = si->cur;
-        if (r != BK_CHAIN_NONE) si->cur = pc->next_sib[r];
+        if (r == BK_CHAIN_NONE) return r;
+        if (++si->seen > PAIR_MAX_CHILDREN) {
+            si->overflow = 1;
+            return BK_CHAIN_NONE;
+        }
+        si->cur = pc->next_sib[r];
         return r;
     }
     while (si->k < si->end) {
@@ -533,10 +560,23 @@ static uint32_t sib_next(sib_iter *si, const bk_chain *c, const pair_ctx *pc, co
     return BK_CHAIN_NONE;
 }
 
+static int try_entry(const bk_chain *c, uint32_t i, const bk_blockfile *rf, uint64_t n_txundo, const uint8_t *undo,
+                     size_t len, const uint8_t ck[32], int *tries)
+{
+    const bk_chain_entry *e = &c->entries[i];
+    if (!candidate(e, rf->number, n_txundo)) return 0;
+    ++*tries;
+    return bk_undo_checksum_verify(undo, len, e->prev_hash, ck, NULL) == BK_OK;
+}
+
 /* Pair one rev record. The checksum commits to the parent hash, so it
  * names the block unless siblings (same parent, same tx count) are in the
  * same blk file: only then is the shape decided by decoding the blocks
- * (bk_block_undo_check); see docs/blockfiles.md. */
+ * (bk_block_undo_check); see docs/blockfiles.md. Candidates are bounded:
+ * the predicted block (records are in connection order: the best-chain
+ * successor of the last match), then the same-shape blocks nearest to the
+ * last match in file order, at most PAIR_MAX_TRIES checksums within
+ * PAIR_WINDOW positions; a record that matches none of them is unpaired. */
 static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile *bf, const bk_record *rec,
                         pair_ctx *pc, size_t first, size_t end)
 {
@@ -552,28 +592,34 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
     bk_reader r;
     bk_reader_init(&r, undo, rec->size);
     uint64_t n_txundo = bk_read_compact_size(&r, 1);
-    if (!bk_reader_ok(&r)) {
+    if (!bk_reader_ok(&r) || first == end) {
         c->n_undo_unpaired++;
         return;
     }
     uint32_t found = BK_CHAIN_NONE;
-    /* Records are in connection order: try the best-chain successors of
-     * the previously paired block first (skipping those stored in other
-     * blk files), then every candidate of this blk file. */
+    int tries = 0;
+    /* The predicted block: the first best-chain successor of the previous
+     * match stored in this blk file. */
     uint32_t i = pc->last == BK_CHAIN_NONE ? BK_CHAIN_NONE : c->entries[pc->last].next;
-    for (int steps = 0; steps < 64 && i != BK_CHAIN_NONE; steps++, i = c->entries[i].next) {
-        const bk_chain_entry *e = &c->entries[i];
-        if (e->file != rf->number) continue;
-        if (candidate(e, rf->number, n_txundo) &&
-            bk_undo_checksum_verify(undo, rec->size, e->prev_hash, ck, NULL) == BK_OK)
-            found = i;
+    for (int steps = 0; steps < PAIR_SUCCESSOR_STEPS && i != BK_CHAIN_NONE; steps++, i = c->entries[i].next) {
+        if (c->entries[i].file != rf->number) continue;
+        if (try_entry(c, i, rf, n_txundo, undo, rec->size, ck, &tries)) found = i;
         break;
     }
-    for (size_t k = first; k < end && found == BK_CHAIN_NONE; k++) {
-        const bk_chain_entry *e = &c->entries[k];
-        if (candidate(e, rf->number, n_txundo) &&
-            bk_undo_checksum_verify(undo, rec->size, e->prev_hash, ck, NULL) == BK_OK)
-            found = (uint32_t)k;
+    /* Then outward from the previous match's position in this file (the
+     * file's start for its first record). */
+    size_t anchor = pc->last != BK_CHAIN_NONE && c->entries[pc->last].file == rf->number ? pc->last : first;
+    for (size_t d = 0; found == BK_CHAIN_NONE && d <= PAIR_WINDOW && tries < PAIR_MAX_TRIES; d++) {
+        int any = 0;
+        if (anchor + d < end) {
+            any = 1;
+            if (try_entry(c, (uint32_t)(anchor + d), rf, n_txundo, undo, rec->size, ck, &tries)) found = (uint32_t)(anchor + d);
+        }
+        if (found == BK_CHAIN_NONE && d && anchor >= first + d && tries < PAIR_MAX_TRIES) {
+            any = 1;
+            if (try_entry(c, (uint32_t)(anchor - d), rf, n_txundo, undo, rec->size, ck, &tries)) found = (uint32_t)(anchor - d);
+        }
+        if (!any) break;
     }
     if (found == BK_CHAIN_NONE) {
         c->n_undo_unpaired++;
@@ -584,12 +630,18 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
     int siblings = 0;
     sib_iter si;
     uint32_t k;
-    for (sib_first(&si, pc, f, first, end); (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
+    for (sib_first(&si, pc, c, f, first, end); (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
         if (k != found && candidate(&c->entries[k], rf->number, n_txundo)) siblings++;
+    if (si.overflow) {
+        /* A parent with more children than any real chain has: no
+         * guess (counted unpaired). */
+        c->n_undo_unpaired++;
+        return;
+    }
     if (siblings) {
         uint32_t pick = BK_CHAIN_NONE;
         if (shape_matches(pc, c, bf, f, undo, rec->size)) pick = found;
-        for (sib_first(&si, pc, f, first, end); pick == BK_CHAIN_NONE && (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
+        for (sib_first(&si, pc, c, f, first, end); pick == BK_CHAIN_NONE && (k = sib_next(&si, c, pc, f)) != BK_CHAIN_NONE;)
             if (k != found && candidate(&c->entries[k], rf->number, n_txundo) &&
                 shape_matches(pc, c, bf, &c->entries[k], undo, rec->size))
                 pick = k;
@@ -610,17 +662,31 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
 
 /* Pair every record of rev file rf (blk file bf with the same number, or
  * NULL when absent: then nothing pairs). */
-static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfile *bf, pair_ctx *pc)
+static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfile *bf, pair_ctx *pc,
+                          const volatile sig_atomic_t *cancel)
 {
-    /* Entries of blk file N are contiguous (scanned file by file). */
+    /* Entries of blk file N are contiguous (scanned file by file); when the
+     * files were scanned in ascending order, found by bisection. */
     size_t first = 0, end = 0;
-    while (first < c->n_entries && c->entries[first].file != rf->number) first++;
+    if (pc->sorted_files) {
+        size_t lo = 0, hi = c->n_entries;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (c->entries[mid].file < rf->number) lo = mid + 1;
+            else hi = mid;
+        }
+        first = lo;
+    } else {
+        while (first < c->n_entries && c->entries[first].file != rf->number) first++;
+    }
     end = first;
     while (end < c->n_entries && c->entries[end].file == rf->number) end++;
     bk_record_iter it;
     bk_record rec;
     bk_record_iter_init(&it, rf);
     while (bk_record_next(&it, &rec)) {
+        /* At most PAIR_MAX_TRIES hashes of a record between polls. */
+        if ((c->n_undo_records & 63) == 0 && cancelled(cancel)) return BK_ERR_CANCELLED;
         if (bf) pair_record(c, rf, bf, &rec, pc, first, end);
         else {
             c->n_undo_records++;
@@ -648,6 +714,9 @@ static bk_status pair_init(pair_ctx *pc, const bk_chain *c, const bk_allocator *
     pc->first_child = bk_alloc(alloc, c->n_entries * sizeof *pc->first_child);
     pc->next_sib = bk_alloc(alloc, c->n_entries * sizeof *pc->next_sib);
     if (!pc->first_child || !pc->next_sib) return BK_ERR_NOMEM;
+    pc->sorted_files = 1;
+    for (size_t k = 1; k < c->n_entries; k++)
+        if (c->entries[k].file < c->entries[k - 1].file) pc->sorted_files = 0;
     memset(pc->first_child, 0xff, c->n_entries * sizeof *pc->first_child);
     memset(pc->next_sib, 0xff, c->n_entries * sizeof *pc->next_sib);
     for (size_t k = c->n_entries; k-- > 0;) {
@@ -683,6 +752,7 @@ static bk_status finish_headers(bk_chain *c)
 static bk_status fail(bk_chain *c, bk_status st, bk_error *err)
 {
     if (st == BK_ERR_NOMEM) bk_error_set(err, st, 0, "out of memory building the chain");
+    if (st == BK_ERR_CANCELLED) bk_error_set(err, st, 0, "building the chain was cancelled");
     bk_chain_free(c);
     return st;
 }
@@ -690,11 +760,20 @@ static bk_status fail(bk_chain *c, bk_status st, bk_error *err)
 bk_status bk_chain_build_files(bk_chain *c, bk_network net, const bk_blockfile *blk, size_t n_blk,
                                const bk_blockfile *rev, size_t n_rev, const bk_allocator *alloc, bk_error *err)
 {
+    return bk_chain_build_files_opts(c, net, blk, n_blk, rev, n_rev, NULL, alloc, err);
+}
+
+bk_status bk_chain_build_files_opts(bk_chain *c, bk_network net, const bk_blockfile *blk, size_t n_blk,
+                                    const bk_blockfile *rev, size_t n_rev, const bk_chain_opts *opts,
+                                    const bk_allocator *alloc, bk_error *err)
+{
+    const volatile sig_atomic_t *cancel = opts ? opts->cancel : NULL;
     if (!bk_network_get(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
     chain_init(c, net, alloc);
     bk_status st = BK_OK;
-    for (size_t i = 0; i < n_blk && st == BK_OK; i++) st = scan_blk(c, &blk[i]);
-    if (st == BK_OK) st = finish_headers(c);
+    for (size_t i = 0; i < n_blk && st == BK_OK; i++)
+        st = cancelled(cancel) ? BK_ERR_CANCELLED : scan_blk(c, &blk[i], cancel);
+    if (st == BK_OK) st = cancelled(cancel) ? BK_ERR_CANCELLED : finish_headers(c);
     if (st != BK_OK) return fail(c, st, err);
     pair_ctx pc;
     st = pair_init(&pc, c, alloc);
@@ -702,7 +781,7 @@ bk_status bk_chain_build_files(bk_chain *c, bk_network net, const bk_blockfile *
         const bk_blockfile *bf = NULL;
         for (size_t j = 0; j < n_blk; j++)
             if (blk[j].number == rev[i].number) bf = &blk[j];
-        st = scan_rev(c, &rev[i], bf, &pc);
+        st = cancelled(cancel) ? BK_ERR_CANCELLED : scan_rev(c, &rev[i], bf, &pc, cancel);
     }
     pair_free(&pc, alloc);
     return st == BK_OK ? BK_OK : fail(c, st, err);
@@ -710,21 +789,36 @@ bk_status bk_chain_build_files(bk_chain *c, bk_network net, const bk_blockfile *
 
 bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_allocator *alloc, bk_error *err)
 {
+    return bk_chain_build_opts(c, d, NULL, alloc, err);
+}
+
+bk_status bk_chain_build_opts(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts,
+                              const bk_allocator *alloc, bk_error *err)
+{
+    const volatile sig_atomic_t *cancel = opts ? opts->cancel : NULL;
     chain_init(c, d->net, alloc);
     bk_status st = BK_OK;
     for (size_t i = 0; i < d->n_blk && st == BK_OK; i++) {
+        if (cancelled(cancel)) {
+            st = BK_ERR_CANCELLED;
+            break;
+        }
         bk_blockfile f;
         st = bk_blocksdir_open_file(d, BK_FILE_BLK, d->blk[i], &f, err);
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM); /* headers only */
-        st = scan_blk(c, &f);
+        st = scan_blk(c, &f, cancel);
         bk_blockfile_close(&f);
     }
-    if (st == BK_OK) st = finish_headers(c);
+    if (st == BK_OK) st = cancelled(cancel) ? BK_ERR_CANCELLED : finish_headers(c);
     if (st != BK_OK) return fail(c, st, err);
     pair_ctx pc;
     st = pair_init(&pc, c, alloc);
     for (size_t i = 0; i < d->n_rev && st == BK_OK; i++) {
+        if (cancelled(cancel)) {
+            st = BK_ERR_CANCELLED;
+            break;
+        }
         bk_blockfile rf, bf;
         int have_blk = bk_blocksdir_has(d, BK_FILE_BLK, d->rev[i]);
         st = bk_blocksdir_open_file(d, BK_FILE_REV, d->rev[i], &rf, err);
@@ -738,7 +832,7 @@ bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_allocator 
         }
         bk_blockfile_advise(&rf, BK_ACCESS_SEQUENTIAL); /* every byte is hashed */
         if (have_blk) bk_blockfile_advise(&bf, BK_ACCESS_RANDOM); /* siblings only */
-        st = scan_rev(c, &rf, have_blk ? &bf : NULL, &pc);
+        st = scan_rev(c, &rf, have_blk ? &bf : NULL, &pc, cancel);
         if (have_blk) bk_blockfile_close(&bf);
         bk_blockfile_close(&rf);
     }
