@@ -83,8 +83,14 @@ bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, si
 {
     bk_sjson *root;
     bk_status st = bk_sjson_parse(&reg->arena, json, len, &root, err);
-    if (st != BK_OK) return st == BK_ERR_NOMEM ? st : bk_error_set(err, BK_ERR_TYPE, err ? err->offset : 0,
-                                                                    "schema: %s", err ? err->msg : "bad JSON");
+    if (st != BK_OK) {
+        if (st == BK_ERR_NOMEM) return st;
+        if (!err) return BK_ERR_TYPE;
+        /* Copy first: formatting err->msg into itself overlaps (finding 07). */
+        char msg[BK_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return bk_error_set(err, BK_ERR_TYPE, err->offset, "schema: %s", msg);
+    }
     if (root->kind != BK_SJSON_OBJECT) return bk_error_set(err, BK_ERR_TYPE, root->off, "schema: not an object");
     /* Check everything first so a bad schema adds nothing. */
     for (const bk_sjson *c = root->child; c; c = c->next) {
