@@ -70,23 +70,6 @@ static int unhex_arg(const char *s, uint8_t **out, size_t *n)
 }
 
 #define MAX_PATHS 64
-#define MAX_PATH_ELEMS 64
-
-/* Split "a.b.3.__len__" in place into elements. */
-static size_t split_path(char *s, const char **elems)
-{
-    size_t n = 0;
-    if (!*s) return 0;
-    for (char *p = s;;) {
-        char *dot = strchr(p, '.');
-        if (n < MAX_PATH_ELEMS) elems[n++] = p;
-        if (!dot) break;
-        *dot = 0;
-        p = dot + 1;
-    }
-    return n;
-}
-
 static int ssz_main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr);
@@ -101,6 +84,8 @@ static int ssz_main(int argc, char **argv)
     uint64_t gidx[MAX_PATHS];
     size_t ng = 0;
     int raw = 0;
+    bk_error err;
+    bk_error_clear(&err);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
@@ -116,13 +101,12 @@ static int ssz_main(int argc, char **argv)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
             paths[npaths++] = argv[++i];
         } else if (!strcmp(a, "--gindex")) {
-            char *end;
             const char *v = argv[++i];
-            unsigned long long g = strtoull(v, &end, 10);
-            if (!*v || *end || g == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex %s", v);
+            if (bk_ssz_gindex_parse(v, strlen(v), &gidx[ng], &err) != BK_OK)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex \"%s\": %s", v, err.msg);
             if (npaths + ng == MAX_PATHS)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
-            gidx[ng++] = g;
+            ng++;
         } else if (a[0] == '-' && a[1]) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s", a);
         else if (!type_str) type_str = a;
         else if (!file) file = a;
@@ -140,8 +124,6 @@ static int ssz_main(int argc, char **argv)
     if (root_hex && mode != 4) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--root is for verify");
 
     int rc = BK_EXIT_OK;
-    bk_error err;
-    bk_error_clear(&err);
     bk_ssz_registry *reg = NULL;
     bk_ssz_hasher *h = NULL;
     bk_cli_input in = {0};
@@ -172,10 +154,9 @@ static int ssz_main(int argc, char **argv)
     }
     /* Generalized indices of the paths. */
     for (size_t i = 0; i < npaths; i++) {
-        const char *elems[MAX_PATH_ELEMS];
-        size_t ne = split_path(paths[i], elems);
-        if (bk_ssz_gindex(t, elems, ne, &gidx[ng], &err) != BK_OK) {
-            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--path: %s", err.msg);
+        if (bk_ssz_path_gindex(t, paths[i], strlen(paths[i]), &gidx[ng], &err) != BK_OK) {
+            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--path %s: %s (at character %llu)", paths[i], err.msg,
+                             (unsigned long long)err.offset);
             goto out;
         }
         ng++;

@@ -7,6 +7,9 @@ target_compile_definitions(robust_cli_findings PRIVATE BK_TEST_DATA="${CMAKE_SOU
 target_link_libraries(robust_cli_findings PRIVATE blockkit_static)
 add_dependencies(robust_cli_findings blockkit)
 foreach(f
+    07-ssz-schema-error-message-overlap
+    10-ssz-gindex-argument-wraps
+    14-ssz-path-over-64-elements-truncated
     15-ssz-proof-gindex-array-stack-overflow)
   add_test(NAME robustness/${f} COMMAND robust_cli_findings ${f}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)

@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -142,11 +143,108 @@ static void f15_ssz_proof_gindex_array_stack_overflow(void)
     free(argv[0]);
 }
 
+/* Run blockkit with up to 12 arguments (NULL-terminated list). */
+static void run_bk(run_result *r, const char *in_path, const char *out_path, ...)
+{
+    char *argv[64];
+    int k = 0;
+    argv[k++] = xstrdup(BK_CLI_PATH);
+    va_list ap;
+    va_start(ap, out_path);
+    for (const char *a; (a = va_arg(ap, const char *)) != NULL && k < 63;) argv[k++] = (char *)a;
+    va_end(ap);
+    argv[k] = NULL;
+    run_argv(argv, in_path, out_path, r);
+    free(argv[0]);
+}
+
+/* 07: the schema error was formatted from err->msg into err->msg (garbled,
+ * overlapping vsnprintf). The JSON parser's own message must come through. */
+static void f07_ssz_schema_error_message_overlap(void)
+{
+    static const struct {
+        const char *file, *msg;
+    } want[] = {
+        {"robustness/07-ssz-schema-error-message-overlap/bad_schema_1.json", "schema: JSON: expected member name at byte 1"},
+        {"robustness/07-ssz-schema-error-message-overlap/bad_schema_2.json", "schema: JSON: unexpected end of text at byte 8"},
+        {"robustness/07-ssz-schema-error-message-overlap/deep_schema.json", "schema: JSON: nesting too deep at byte 261"},
+    };
+    run_result *r = calloc(1, sizeof *r);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        run_bk(r, NULL, NULL, "ssz", "root", "Container:A", "--schema", want[i].file, "--hex", "0x", (char *)NULL);
+        CHECK_EQ_INT(r->status, 64);
+        CHECK(strstr(r->err, want[i].msg) != NULL);
+        CHECK(strstr(r->err, "schema: schema:") == NULL);
+        if (!strstr(r->err, want[i].msg)) fprintf(stderr, "  stderr: %s", r->err);
+    }
+    free(r);
+}
+
+/* 10: --gindex went through strtoull: overflow saturated, '-' negated,
+ * white space and '+' skipped. Only 1..2^64-1 in plain decimal is taken. */
+static void f10_ssz_gindex_argument_wraps(void)
+{
+    static const char *bad[] = {"18446744073709551616", "99999999999999999999999", "-1", "-18446744073709551615",
+                                " 3", "+3", "3 ", "0", "", "0x3", "3.0"};
+    run_result *r = calloc(1, sizeof *r);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run_bk(r, NULL, NULL, "ssz", "proof", "Container:Checkpoint", "--gindex", bad[i], "--hex", zeros40, (char *)NULL);
+        CHECK_EQ_INT(r->status, 64);
+        CHECK(strstr(r->err, "bad --gindex") != NULL);
+        CHECK(r->out[0] == 0);
+    }
+    /* The largest index is taken (and is below a packed chunk: 65). */
+    run_bk(r, NULL, NULL, "ssz", "proof", "Container:Checkpoint", "--gindex", "18446744073709551615", "--hex", zeros40,
+           (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    run_bk(r, NULL, NULL, "ssz", "proof", "Container:Checkpoint", "--gindex", "3", "--hex", zeros40, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK(strncmp(r->out, "{\"gindex\":\"3\"", 13) == 0);
+    free(r);
+}
+
+/* 14: path elements after the 64th were dropped silently. */
+static void f14_ssz_path_over_64_elements_truncated(void)
+{
+    char type[64 * 10 + 64], p64[256], p65[256];
+    type[0] = p64[0] = 0;
+    for (int i = 0; i < 63; i++) strcat(type, "Vector[");
+    strcat(type, "Container:Checkpoint");
+    for (int i = 0; i < 63; i++) strcat(type, ",1]");
+    for (int i = 0; i < 63; i++) strcat(p64, "0.");
+    strcat(p64, "root");
+    snprintf(p65, sizeof p65, "%s.bogus", p64);
+    run_result *r = calloc(1, sizeof *r);
+    run_bk(r, NULL, NULL, "ssz", "proof", type, "--path", p64, "--hex", zeros40, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK(strncmp(r->out, "{\"gindex\":\"3\"", 13) == 0);
+    run_bk(r, NULL, NULL, "ssz", "proof", type, "--path", p65, "--hex", zeros40, (char *)NULL);
+    CHECK_EQ_INT(r->status, 64);
+    CHECK(strstr(r->err, "\"bogus\" is not an index") != NULL);
+    CHECK(r->out[0] == 0);
+    /* 200 elements reach the library in full: the error names the 200th. */
+    char *type2 = malloc(200 * 12 + 64), *p200 = malloc(200 * 3 + 16);
+    type2[0] = p200[0] = 0;
+    for (int i = 0; i < 60; i++) strcat(type2, "Vector[");
+    strcat(type2, "uint8");
+    for (int i = 0; i < 60; i++) strcat(type2, ",1]");
+    for (int i = 0; i < 200; i++) strcat(p200, i ? ".0" : "0");
+    run_bk(r, NULL, NULL, "ssz", "proof", type2, "--path", p200, "--hex", "0x00", (char *)NULL);
+    CHECK_EQ_INT(r->status, 64);
+    CHECK(strstr(r->err, "goes below a basic type") != NULL);
+    free(type2);
+    free(p200);
+    free(r);
+}
+
 typedef void (*case_fn)(void);
 static const struct {
     const char *name;
     case_fn fn;
 } cases[] = {
+    {"07-ssz-schema-error-message-overlap", f07_ssz_schema_error_message_overlap},
+    {"10-ssz-gindex-argument-wraps", f10_ssz_gindex_argument_wraps},
+    {"14-ssz-path-over-64-elements-truncated", f14_ssz_path_over_64_elements_truncated},
     {"15-ssz-proof-gindex-array-stack-overflow", f15_ssz_proof_gindex_array_stack_overflow},
 };
 
