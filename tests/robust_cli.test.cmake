@@ -9,6 +9,7 @@ add_dependencies(robust_cli_findings blockkit)
 foreach(f
     07-ssz-schema-error-message-overlap
     10-ssz-gindex-argument-wraps
+    12-block-fees-signed-overflow
     14-ssz-path-over-64-elements-truncated
     15-ssz-proof-gindex-array-stack-overflow)
   add_test(NAME robustness/${f} COMMAND robust_cli_findings ${f}

@@ -203,6 +203,36 @@ static void f10_ssz_gindex_argument_wraps(void)
     free(r);
 }
 
+/* 12: bk_block_fees added int64 amounts without range checks (signed
+ * overflow, UB; Release printed "fees 50.00000002 BTC", exit 0). */
+static void f12_block_fees_signed_overflow(void)
+{
+    const char *D = BK_TEST_DATA "/robustness/12-block-fees-signed-overflow";
+    char blk[512], undo[512];
+    snprintf(blk, sizeof blk, "%s/fee_overflow_block.raw", D);
+    snprintf(undo, sizeof undo, "%s/fee_overflow_undo.raw", D);
+    run_result *r = calloc(1, sizeof *r);
+    run_bk(r, NULL, NULL, "block", blk, "--undo", undo, "--summary", (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "fee out of range") != NULL);
+    CHECK(strstr(r->err, "fees 50.00000002") == NULL);
+    CHECK(r->out[0] == 0);
+    run_bk(r, NULL, NULL, "block", blk, "--undo", undo, "--verbosity", "2", (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "fee out of range") != NULL);
+    /* The same block in a blocks directory: scan --summary --verbosity 2. */
+    char dir[] = "/tmp/bk_rcli_feesXXXXXX", cmd[1024];
+    if (!mkdtemp(dir)) exit(2);
+    snprintf(cmd, sizeof cmd, "python3 %s/gen_scan_dir.py %s", D, dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    run_bk(r, NULL, NULL, "scan", "--blocksdir", dir, "--verbosity", "2", "--summary", (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "fee out of range") != NULL);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    free(r);
+}
+
 /* 14: path elements after the 64th were dropped silently. */
 static void f14_ssz_path_over_64_elements_truncated(void)
 {
@@ -244,6 +274,7 @@ static const struct {
 } cases[] = {
     {"07-ssz-schema-error-message-overlap", f07_ssz_schema_error_message_overlap},
     {"10-ssz-gindex-argument-wraps", f10_ssz_gindex_argument_wraps},
+    {"12-block-fees-signed-overflow", f12_block_fees_signed_overflow},
     {"14-ssz-path-over-64-elements-truncated", f14_ssz_path_over_64_elements_truncated},
     {"15-ssz-proof-gindex-array-stack-overflow", f15_ssz_proof_gindex_array_stack_overflow},
 };
