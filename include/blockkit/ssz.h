@@ -78,6 +78,8 @@ struct bk_ssz_type {
     const char *name;            /* container name, or the canonical type string */
     const void *plan;            /* internal: precompiled, level-batched hashing
                                     schedule of a small fixed-size type */
+    const uint32_t *field_order; /* internal: container field indices sorted
+                                    by name (NULL: lookups scan the fields) */
 };
 
 typedef struct bk_ssz_registry bk_ssz_registry;
