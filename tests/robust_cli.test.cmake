@@ -8,7 +8,9 @@ target_link_libraries(robust_cli_findings PRIVATE blockkit_static)
 add_dependencies(robust_cli_findings blockkit)
 foreach(f
     07-ssz-schema-error-message-overlap
+    08-ssz-schema-fields-quadratic
     10-ssz-gindex-argument-wraps
+    11-ssz-json-memory-40x-input
     12-block-fees-signed-overflow
     14-ssz-path-over-64-elements-truncated
     15-ssz-proof-gindex-array-stack-overflow)

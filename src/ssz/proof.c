@@ -541,7 +541,10 @@ bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t le
     bk_arena_init(&a, alloc);
     bk_sjson *doc;
     bk_ssz_hasher *own = NULL;
-    bk_status st = bk_sjson_parse(&a, json, len, &doc, err);
+    /* Syntax first, without allocating: a document rejected at its last
+     * byte costs no parse tree. */
+    bk_status st = bk_sjson_check(json, len, err);
+    if (st == BK_OK) st = bk_sjson_parse(&a, json, len, &doc, err);
     if (st != BK_OK) goto out;
     if ((st = with_hasher(&h, &own, err)) != BK_OK) goto out;
     size_t mark = h->used;

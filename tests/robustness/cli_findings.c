@@ -18,7 +18,7 @@ typedef struct run_result {
     int status;          /* exit status, or 128 + signal */
     double cpu_s;        /* user + system CPU seconds of the child */
     long maxrss_kb;      /* peak resident set of the child */
-    char out[65536];     /* stdout (truncated) */
+    char out[262144];    /* stdout (truncated) */
     char err[8192];      /* stderr (truncated) */
 } run_result;
 
@@ -203,6 +203,136 @@ static void f10_ssz_gindex_argument_wraps(void)
     free(r);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define BK_RCLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BK_RCLI_ASAN 1
+#endif
+#endif
+#ifndef BK_RCLI_ASAN
+#define BK_RCLI_ASAN 0
+#endif
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0) {
+        perror(path);
+        exit(2);
+    }
+}
+
+/* A schema with one container A of n uint8 fields f0..f(n-1) (gen.py). */
+static size_t wide_schema(char *buf, size_t n)
+{
+    size_t k = (size_t)sprintf(buf, "{\"A\":[");
+    for (size_t i = 0; i < n; i++) k += (size_t)sprintf(buf + k, "%s[\"f%zu\",\"uint8\"]", i ? "," : "", i);
+    k += (size_t)sprintf(buf + k, "]}");
+    return k;
+}
+
+/* 08: the duplicate-field check of a schema (and the field lookup of the
+ * value encoder) compared every pair: 40k fields took 3.2 s of CPU. */
+static void f08_ssz_schema_fields_quadratic(void)
+{
+    const size_t n = 40000;
+    char *buf = malloc(n * 32 + 64), sp[] = "/tmp/bk_rcli_schemaXXXXXX", vp[] = "/tmp/bk_rcli_valueXXXXXX";
+    int fd1 = mkstemp(sp), fd2 = mkstemp(vp);
+    if (fd1 < 0 || fd2 < 0 || !buf) exit(2);
+    close(fd1);
+    close(fd2);
+    write_file(sp, buf, wide_schema(buf, n));
+    /* The value, fields in reverse order. */
+    size_t k = 0;
+    buf[k++] = '{';
+    for (size_t i = n; i-- > 0;) k += (size_t)sprintf(buf + k, "\"f%zu\":\"%zu\"%s", i, i % 256, i ? "," : "");
+    buf[k++] = '}';
+    write_file(vp, buf, k);
+    char *hex = malloc(2 * n + 3);
+    hex[0] = '0';
+    hex[1] = 'x';
+    for (size_t i = 0; i < 2 * n; i++) hex[2 + i] = '0';
+    hex[2 + 2 * n] = 0;
+    double bound = BK_RCLI_ASAN ? 6.0 : 1.0;
+    run_result *r = calloc(1, sizeof *r);
+    run_bk(r, NULL, NULL, "ssz", "root", "Container:A", "--schema", sp, "--hex", hex, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK(r->cpu_s < bound);
+    fprintf(stderr, "  root of a 40000-field container: %.3f s CPU (bound %.1f s)\n", r->cpu_s, bound);
+    run_bk(r, vp, NULL, "ssz", "encode", "Container:A", "--schema", sp, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK(r->cpu_s < bound);
+    /* The encoding puts field i's value i % 256 at byte i. */
+    CHECK(strlen(r->out) == 2 * n + 3 && !strncmp(r->out, "0x000102", 8) && !strncmp(r->out + 2 + 2 * 255, "ff00", 4));
+    fprintf(stderr, "  encode of a 40000-field value: %.3f s CPU\n", r->cpu_s);
+    /* A duplicate at the end is still found (and named). */
+    k = wide_schema(buf, n);
+    k -= 2;
+    k += (size_t)sprintf(buf + k, ",[\"f7\",\"uint8\"]]}");
+    write_file(sp, buf, k);
+    run_bk(r, NULL, NULL, "ssz", "root", "Container:A", "--schema", sp, "--hex", hex, (char *)NULL);
+    CHECK_EQ_INT(r->status, 64);
+    CHECK(strstr(r->err, "duplicate field f7") != NULL);
+    CHECK(r->cpu_s < bound);
+    unlink(sp);
+    unlink(vp);
+    free(hex);
+    free(buf);
+    free(r);
+}
+
+/* 11: value JSON became a parse tree of 80-byte nodes (a 20 MB list of
+ * zeros peaked at 820 MB, also when rejected at its last byte). Peak RSS
+ * over a small baseline must stay within a few times the input. */
+static void f11_ssz_json_memory_40x_input(void)
+{
+    const size_t n = 2000000;   /* "[0,0,...]": 4 MB */
+    char *buf = malloc(2 * n + 8), vp[] = "/tmp/bk_rcli_zerosXXXXXX", sp[] = "/tmp/bk_rcli_smallXXXXXX";
+    int fd1 = mkstemp(vp), fd2 = mkstemp(sp);
+    if (fd1 < 0 || fd2 < 0 || !buf) exit(2);
+    close(fd1);
+    close(fd2);
+    write_file(sp, "[0]", 3);
+    size_t k = 0;
+    buf[k++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf[k++] = ',';
+        buf[k++] = '0';
+    }
+    buf[k++] = ']';
+    write_file(vp, buf, k);
+    const char *type = "List[uint8,72057594037927936]";
+    run_result *r = calloc(1, sizeof *r);
+    run_bk(r, sp, "/dev/null", "ssz", "encode", type, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    long base = r->maxrss_kb;
+    run_bk(r, vp, "/dev/null", "ssz", "encode", type, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    long grew = r->maxrss_kb - base, input_kb = (long)(k / 1024);
+    /* Input (read into memory from stdin: up to 2x while growing), 1 byte
+     * of SSZ and 2 of hex per element: about 5x. The tree took 40x. */
+    long bound = (BK_RCLI_ASAN ? 16 : 8) * input_kb;
+    fprintf(stderr, "  encode of %zu zeros (%ld KB): peak RSS %ld KB over the baseline (bound %ld KB)\n", n,
+            input_kb, grew, bound);
+    CHECK(grew < bound);
+    /* Rejected at the last byte: nothing but the input. */
+    buf[k - 1] = ',';
+    buf[k++] = 'x';
+    buf[k++] = ']';
+    write_file(vp, buf, k);
+    run_bk(r, vp, "/dev/null", "ssz", "encode", type, (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "JSON: unexpected character") != NULL);
+    grew = r->maxrss_kb - base;
+    fprintf(stderr, "  rejected at the last byte: peak RSS %ld KB over the baseline\n", grew);
+    CHECK(grew < bound / 2);
+    unlink(vp);
+    unlink(sp);
+    free(buf);
+    free(r);
+}
+
 /* 12: bk_block_fees added int64 amounts without range checks (signed
  * overflow, UB; Release printed "fees 50.00000002 BTC", exit 0). */
 static void f12_block_fees_signed_overflow(void)
@@ -273,7 +403,9 @@ static const struct {
     case_fn fn;
 } cases[] = {
     {"07-ssz-schema-error-message-overlap", f07_ssz_schema_error_message_overlap},
+    {"08-ssz-schema-fields-quadratic", f08_ssz_schema_fields_quadratic},
     {"10-ssz-gindex-argument-wraps", f10_ssz_gindex_argument_wraps},
+    {"11-ssz-json-memory-40x-input", f11_ssz_json_memory_40x_input},
     {"12-block-fees-signed-overflow", f12_block_fees_signed_overflow},
     {"14-ssz-path-over-64-elements-truncated", f14_ssz_path_over_64_elements_truncated},
     {"15-ssz-proof-gindex-array-stack-overflow", f15_ssz_proof_gindex_array_stack_overflow},
