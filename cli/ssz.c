@@ -3,10 +3,29 @@
 #include "cli.h"
 
 #include <blockkit/ssz.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *CMD = "ssz";
+
+/* Write the whole answer to standard output and flush it: 0, or exit 74
+ * naming the error (a full disk, a closed descriptor). A reader that went
+ * away (EPIPE: `| head`) is not an error: 0, and nothing more is written. */
+static int emit(const void *p, size_t n)
+{
+    static int pipe_closed;
+    if (pipe_closed) return BK_EXIT_OK;
+    errno = 0;
+    if ((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout) != 0) {
+        if (errno == EPIPE) {
+            pipe_closed = 1;
+            return BK_EXIT_OK;
+        }
+        return bk_cli_fail(CMD, BK_EXIT_IO, "standard output: %s", errno ? strerror(errno) : "write error");
+    }
+    return BK_EXIT_OK;
+}
 
 static int usage(FILE *f)
 {
@@ -25,7 +44,8 @@ static int usage(FILE *f)
             "proof holds against --root (default: the proof's own root), 1 when it does not.\n"
             "Path elements: field names, list/vector indices, __len__.\n"
             "Exit: 0 ok, 1 proof rejected, 64 usage, 65 invalid data (with byte offset and path), 74 I/O.\n");
-    return f == stdout ? BK_EXIT_OK : BK_EXIT_USAGE;
+    if (f != stdout) return BK_EXIT_USAGE;
+    return emit("", 0);
 }
 
 static int put_hex_line(const uint8_t *p, size_t n)
@@ -40,7 +60,7 @@ static int put_hex_line(const uint8_t *p, size_t n)
         s[3 + 2 * i] = hx[p[i] & 15];
     }
     s[2 + 2 * n] = '\n';
-    int rc = bk_cli_write_all(stdout, s, 2 * n + 3);
+    int rc = emit(s, 2 * n + 3);
     free(s);
     return rc;
 }
@@ -185,7 +205,7 @@ static int ssz_main(int argc, char **argv)
         st = bk_ssz_to_json(t, data, nbytes, &w, &err);
         if (st == BK_OK) {
             bk_writer_putc(&w, '\n');
-            rc = bk_cli_write_all(stdout, w.data, w.len);
+            rc = emit(w.data, w.len);
         }
         break;
     case 2:
@@ -196,7 +216,7 @@ static int ssz_main(int argc, char **argv)
         st = bk_ssz_proof_to_json(h, t, data, nbytes, gidx, ng, &w, &err);
         if (st == BK_OK) {
             bk_writer_putc(&w, '\n');
-            rc = bk_cli_write_all(stdout, w.data, w.len);
+            rc = emit(w.data, w.len);
         }
         break;
     case 4: {
@@ -213,7 +233,7 @@ static int ssz_main(int argc, char **argv)
         }
         st = bk_ssz_proof_verify_json(h, (const char *)data, nbytes, root_hex ? root : NULL, ng ? gidx[0] : 0, NULL,
                                       &err);
-        if (st == BK_OK) printf("ok\n");
+        if (st == BK_OK) rc = emit("ok\n", 3);
         else if (st == BK_ERR_MISMATCH) {
             fprintf(stderr, "blockkit: ssz: proof rejected: %s\n", err.msg);
             rc = BK_EXIT_FAIL;

@@ -13,7 +13,8 @@ foreach(f
     11-ssz-json-memory-40x-input
     12-block-fees-signed-overflow
     14-ssz-path-over-64-elements-truncated
-    15-ssz-proof-gindex-array-stack-overflow)
+    15-ssz-proof-gindex-array-stack-overflow
+    ssz-output-write-errors)
   add_test(NAME robustness/${f} COMMAND robust_cli_findings ${f}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
 endforeach()

@@ -397,6 +397,60 @@ static void f14_ssz_path_over_64_elements_truncated(void)
     free(r);
 }
 
+/* ssz output on a full disk (/dev/full: exit 74) and into a closed pipe
+ * (exit 0): the ssz part of findings 05 and 06 (every write, flush and close
+ * checked; a reader that went away is not an error). */
+static void ssz_output_write_errors(void)
+{
+    static const char *const sub[][4] = {
+        {"root", "Container:Checkpoint", "--hex", NULL},
+        {"decode", "Container:Checkpoint", "--hex", NULL},
+        {"proof", "Container:Checkpoint", "--path", "epoch"},
+        {"--help", NULL, NULL, NULL},
+    };
+    run_result *r = calloc(1, sizeof *r);
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        const char *a[8] = {"ssz", sub[i][0], sub[i][1], sub[i][2], sub[i][3], NULL, NULL, NULL};
+        size_t k = 1;
+        while (a[k]) k++;
+        if (sub[i][1]) {
+            if (!strcmp(a[k - 1], "epoch")) a[k++] = "--hex";
+            a[k++] = zeros40;
+        }
+        run_bk(r, NULL, "/dev/full", a[0], a[1], a[2], a[3], a[4], a[5], a[6], (char *)NULL);
+        CHECK_EQ_INT(r->status, 74);
+        CHECK(strstr(r->err, "standard output") != NULL);
+        /* A pipe whose reader is gone. */
+        int fds[2];
+        if (pipe(fds) != 0) exit(2);
+        close(fds[0]);
+        char path[64];
+        snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+        run_bk(r, NULL, path, a[0], a[1], a[2], a[3], a[4], a[5], a[6], (char *)NULL);
+        close(fds[1]);
+        CHECK_EQ_INT(r->status, 0);
+        CHECK(r->err[0] == 0);
+    }
+    /* encode and verify: value JSON and a proof in, answer out. */
+    char vp[] = "/tmp/bk_rcli_cpXXXXXX";
+    int fd = mkstemp(vp);
+    if (fd < 0) exit(2);
+    close(fd);
+    const char *cp = "{\"epoch\":\"1\",\"root\":\"0x0000000000000000000000000000000000000000000000000000000000000000\"}";
+    write_file(vp, cp, strlen(cp));
+    run_bk(r, vp, "/dev/full", "ssz", "encode", "Container:Checkpoint", (char *)NULL);
+    CHECK_EQ_INT(r->status, 74);
+    run_bk(r, vp, NULL, "ssz", "encode", "Container:Checkpoint", (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    run_bk(r, NULL, NULL, "ssz", "proof", "Container:Checkpoint", "--path", "root", "--hex", zeros40, (char *)NULL);
+    CHECK_EQ_INT(r->status, 0);
+    write_file(vp, r->out, strlen(r->out));
+    run_bk(r, vp, "/dev/full", "ssz", "verify", "Container:Checkpoint", (char *)NULL);
+    CHECK_EQ_INT(r->status, 74);
+    unlink(vp);
+    free(r);
+}
+
 typedef void (*case_fn)(void);
 static const struct {
     const char *name;
@@ -409,6 +463,7 @@ static const struct {
     {"12-block-fees-signed-overflow", f12_block_fees_signed_overflow},
     {"14-ssz-path-over-64-elements-truncated", f14_ssz_path_over_64_elements_truncated},
     {"15-ssz-proof-gindex-array-stack-overflow", f15_ssz_proof_gindex_array_stack_overflow},
+    {"ssz-output-write-errors", ssz_output_write_errors},
 };
 
 int main(int argc, char **argv)
