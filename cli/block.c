@@ -337,6 +337,15 @@ static int block_main(int argc, char **argv)
             goto done;
         }
     }
+    /* --summary sums the fees: amounts out of MoneyRange are bad data, as
+     * in the JSON at verbosity 2 and 3 (finding 12). */
+    if (summary && undop) {
+        int64_t fee;
+        if (bk_block_fees_checked(&b, undop, &fee, &err) != BK_OK) {
+            rc = bk_cli_report(cmd, &err);
+            goto done;
+        }
+    }
     bk_writer_putc(&w, '\n');
     if (bk_writer_status(&w) != BK_OK) {
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");

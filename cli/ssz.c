@@ -3,10 +3,29 @@
 #include "cli.h"
 
 #include <blockkit/ssz.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *CMD = "ssz";
+
+/* Write the whole answer to standard output and flush it: 0, or exit 74
+ * naming the error (a full disk, a closed descriptor). A reader that went
+ * away (EPIPE: `| head`) is not an error: 0, and nothing more is written. */
+static int emit(const void *p, size_t n)
+{
+    static int pipe_closed;
+    if (pipe_closed) return BK_EXIT_OK;
+    errno = 0;
+    if ((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout) != 0) {
+        if (errno == EPIPE) {
+            pipe_closed = 1;
+            return BK_EXIT_OK;
+        }
+        return bk_cli_fail(CMD, BK_EXIT_IO, "standard output: %s", errno ? strerror(errno) : "write error");
+    }
+    return BK_EXIT_OK;
+}
 
 static int usage(FILE *f)
 {
@@ -25,7 +44,8 @@ static int usage(FILE *f)
             "proof holds against --root (default: the proof's own root), 1 when it does not.\n"
             "Path elements: field names, list/vector indices, __len__.\n"
             "Exit: 0 ok, 1 proof rejected, 64 usage, 65 invalid data (with byte offset and path), 74 I/O.\n");
-    return f == stdout ? BK_EXIT_OK : BK_EXIT_USAGE;
+    if (f != stdout) return BK_EXIT_USAGE;
+    return emit("", 0);
 }
 
 static int put_hex_line(const uint8_t *p, size_t n)
@@ -40,7 +60,7 @@ static int put_hex_line(const uint8_t *p, size_t n)
         s[3 + 2 * i] = hx[p[i] & 15];
     }
     s[2 + 2 * n] = '\n';
-    int rc = bk_cli_write_all(stdout, s, 2 * n + 3);
+    int rc = emit(s, 2 * n + 3);
     free(s);
     return rc;
 }
@@ -70,23 +90,6 @@ static int unhex_arg(const char *s, uint8_t **out, size_t *n)
 }
 
 #define MAX_PATHS 64
-#define MAX_PATH_ELEMS 64
-
-/* Split "a.b.3.__len__" in place into elements. */
-static size_t split_path(char *s, const char **elems)
-{
-    size_t n = 0;
-    if (!*s) return 0;
-    for (char *p = s;;) {
-        char *dot = strchr(p, '.');
-        if (n < MAX_PATH_ELEMS) elems[n++] = p;
-        if (!dot) break;
-        *dot = 0;
-        p = dot + 1;
-    }
-    return n;
-}
-
 static int ssz_main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr);
@@ -101,6 +104,8 @@ static int ssz_main(int argc, char **argv)
     uint64_t gidx[MAX_PATHS];
     size_t ng = 0;
     int raw = 0;
+    bk_error err;
+    bk_error_clear(&err);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
@@ -112,20 +117,25 @@ static int ssz_main(int argc, char **argv)
         else if (!strcmp(a, "--root")) root_hex = argv[++i];
         else if (!strcmp(a, "--raw")) raw = 1;
         else if (!strcmp(a, "--path")) {
-            if (npaths == MAX_PATHS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path");
+            if (npaths + ng == MAX_PATHS)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
             paths[npaths++] = argv[++i];
         } else if (!strcmp(a, "--gindex")) {
-            char *end;
             const char *v = argv[++i];
-            unsigned long long g = strtoull(v, &end, 10);
-            if (!*v || *end || g == 0 || ng == MAX_PATHS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex %s", v);
-            gidx[ng++] = g;
+            if (bk_ssz_gindex_parse(v, strlen(v), &gidx[ng], &err) != BK_OK)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex \"%s\": %s", v, err.msg);
+            if (npaths + ng == MAX_PATHS)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
+            ng++;
         } else if (a[0] == '-' && a[1]) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s", a);
         else if (!type_str) type_str = a;
         else if (!file) file = a;
         else return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many arguments");
     }
     if (!type_str) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing TYPE");
+    /* --gindex values and the gindices of the paths share gidx[]. */
+    if (npaths + ng > MAX_PATHS)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
     if (hex && file) return bk_cli_fail(CMD, BK_EXIT_USAGE, "give FILE or --hex, not both");
     if (hex && (mode == 2 || mode == 4)) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--hex is for root, decode and proof");
     if (mode == 3 && npaths + ng == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "proof needs --path or --gindex");
@@ -134,8 +144,6 @@ static int ssz_main(int argc, char **argv)
     if (root_hex && mode != 4) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--root is for verify");
 
     int rc = BK_EXIT_OK;
-    bk_error err;
-    bk_error_clear(&err);
     bk_ssz_registry *reg = NULL;
     bk_ssz_hasher *h = NULL;
     bk_cli_input in = {0};
@@ -166,10 +174,9 @@ static int ssz_main(int argc, char **argv)
     }
     /* Generalized indices of the paths. */
     for (size_t i = 0; i < npaths; i++) {
-        const char *elems[MAX_PATH_ELEMS];
-        size_t ne = split_path(paths[i], elems);
-        if (bk_ssz_gindex(t, elems, ne, &gidx[ng], &err) != BK_OK) {
-            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--path: %s", err.msg);
+        if (bk_ssz_path_gindex(t, paths[i], strlen(paths[i]), &gidx[ng], &err) != BK_OK) {
+            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--path %s: %s (at character %llu)", paths[i], err.msg,
+                             (unsigned long long)err.offset);
             goto out;
         }
         ng++;
@@ -198,7 +205,7 @@ static int ssz_main(int argc, char **argv)
         st = bk_ssz_to_json(t, data, nbytes, &w, &err);
         if (st == BK_OK) {
             bk_writer_putc(&w, '\n');
-            rc = bk_cli_write_all(stdout, w.data, w.len);
+            rc = emit(w.data, w.len);
         }
         break;
     case 2:
@@ -209,7 +216,7 @@ static int ssz_main(int argc, char **argv)
         st = bk_ssz_proof_to_json(h, t, data, nbytes, gidx, ng, &w, &err);
         if (st == BK_OK) {
             bk_writer_putc(&w, '\n');
-            rc = bk_cli_write_all(stdout, w.data, w.len);
+            rc = emit(w.data, w.len);
         }
         break;
     case 4: {
@@ -226,7 +233,7 @@ static int ssz_main(int argc, char **argv)
         }
         st = bk_ssz_proof_verify_json(h, (const char *)data, nbytes, root_hex ? root : NULL, ng ? gidx[0] : 0, NULL,
                                       &err);
-        if (st == BK_OK) printf("ok\n");
+        if (st == BK_OK) rc = emit("ok\n", 3);
         else if (st == BK_ERR_MISMATCH) {
             fprintf(stderr, "blockkit: ssz: proof rejected: %s\n", err.msg);
             rc = BK_EXIT_FAIL;

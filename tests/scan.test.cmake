@@ -6,11 +6,17 @@ add_test(NAME run_main_scan
   COMMAND sh -c "${CMAKE_SOURCE_DIR}/scripts/run-main.sh $<TARGET_FILE:blockkit> > /dev/null")
 set_tests_properties(run_main_scan PROPERTIES
   PASS_REGULAR_EXPRESSION "scan: 3 blocks \\(heights 277647-866342\\), 5497 txs, fees 0\\.23765468 BTC")
-# The pretty first block is `blockkit block --pretty` of block 277647 with
-# its rev record (confirmations 1: the context of a lone block).
+# The excerpt of the first block is `blockkit block --pretty` of block 277647
+# with its rev record (confirmations 1: the context of a lone block) cut
+# after its first transaction, then "... 212 more transactions" and the
+# array's end; the whole of `make run` stays short (under 80 lines).
 add_test(NAME run_main_first_block
-  COMMAND sh -c "${CMAKE_SOURCE_DIR}/scripts/run-main.sh $<TARGET_FILE:blockkit> 2>/dev/null | cmp - ${CMAKE_BINARY_DIR}/run_main_expected.json"
-  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
+  COMMAND sh -c "set -e; ${CMAKE_SOURCE_DIR}/scripts/run-main.sh $<TARGET_FILE:blockkit> > run_main_out.txt 2> run_main_err.txt; \
+    sed -n '2,/^    },$/p' run_main_out.txt > run_main_head.txt; \
+    sed -n '1,/^    },$/p' ${CMAKE_BINARY_DIR}/run_main_expected.json | cmp - run_main_head.txt; \
+    tail -n 3 run_main_out.txt | cmp - ${CMAKE_SOURCE_DIR}/tests/data/run_main_tail.txt; \
+    test $(cat run_main_out.txt run_main_err.txt | wc -l) -lt 80"
+  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 add_test(NAME run_main_first_block_expected
   COMMAND $<TARGET_FILE:blockkit> block blocks/block277647.raw --undo undo/rev_record_block277647.dat
           --verbosity 3 --pretty -o ${CMAKE_BINARY_DIR}/run_main_expected.json

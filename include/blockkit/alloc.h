@@ -33,8 +33,10 @@ BK_API void bk_free(const bk_allocator *a, void *ptr, size_t size);
 /* A counting allocator: wraps another allocator and counts every call.
  * allocs counts alloc and realloc calls (a growth is an allocation, as
  * nanobench counts it); bytes sums the sizes requested; live and peak track
- * the bytes currently held and their maximum. Not thread-safe: give each
- * thread its own. */
+ * the bytes currently held and their maximum. Thread-safe: the counters are
+ * updated atomically (relaxed), so the threads of one job may share one;
+ * read them once the threads are done. init and reset must not race with
+ * allocations. */
 typedef struct bk_counting_allocator {
     bk_allocator base;      /* pass &c.base to the library */
     const bk_allocator *inner;

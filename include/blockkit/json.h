@@ -205,6 +205,26 @@ BK_API bk_status bk_json_block(bk_json *j, const bk_block *b, const bk_block_und
 BK_API void bk_chain_context_standalone(bk_chain_context *ctx, const bk_block *b, bk_network net,
                                         int64_t height);
 
+/* ---- scripts (Core: src/rpc/rawtransaction.cpp decodescript) ---- */
+
+/* Core's decodescript result for script s[0..n) on network net, as one
+ * object: "asm", "desc", "address" (when Core prints one), "type", then
+ * "p2sh" (only for scripts Core's can_wrap allows: multisig, nonstandard,
+ * pubkey, pubkeyhash and v0 witness programs whose ops all parse, with no
+ * op above OP_NOP10, no push over 520 bytes, no OP_RETURN start, at most
+ * 10,000 bytes, no OP_CHECKSIGADD or OP_SUCCESSx) and "segwit" (only for
+ * can_wrap_P2WSH: compressed pubkey/multisig, pubkeyhash -> P2WPKH,
+ * nonstandard -> P2WSH) with "asm", "desc", "hex", "address", "type",
+ * "p2sh-segwit". The segwit "desc" of a multisig is wsh(multi(...)) (Core
+ * infers it with the script in its provider); of anything else addr().
+ * Limitation: a nonstandard script that is sane miniscript gets
+ * wsh(<miniscript>) from Core; blockkit prints addr(). BK_ERR_ARG for an
+ * unknown network (nothing written). */
+BK_API bk_status bk_json_decodescript(bk_json *j, const uint8_t *s, size_t n, bk_network net) BK_WARN_UNUSED;
+
+/* HASH160: RIPEMD-160 of SHA-256 (Core: Hash160). */
+BK_API void bk_hash160(uint8_t out[20], const uint8_t *p, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,8 @@ struct bk_ssz_type {
     const char *name;            /* container name, or the canonical type string */
     const void *plan;            /* internal: precompiled, level-batched hashing
                                     schedule of a small fixed-size type */
+    const uint32_t *field_order; /* internal: container field indices sorted
+                                    by name (NULL: lookups scan the fields) */
 };
 
 typedef struct bk_ssz_registry bk_ssz_registry;
@@ -191,6 +193,20 @@ BK_API bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t
  * BK_ERR_OVERFLOW when the index needs more than 64 bits. */
 BK_API bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath,
                                uint64_t *gindex_out, bk_error *err) BK_WARN_UNUSED;
+
+/* Parse a generalized index given as text s[0..len): decimal digits only
+ * (no sign, no white space), 1..2^64-1. BK_ERR_ARG otherwise, with the
+ * character offset of the fault. */
+BK_API bk_status bk_ssz_gindex_parse(const char *s, size_t len, uint64_t *gindex_out, bk_error *err)
+    BK_WARN_UNUSED;
+
+/* Generalized index of a dotted path text path[0..len) such as
+ * "data.target.epoch" or "validators.3.__len__" (elements as for
+ * bk_ssz_gindex, any number of them; "" is the root, gindex 1). Errors as
+ * bk_ssz_gindex with err->offset the character offset of the element at
+ * fault; an empty element ("a..b", a trailing dot) is BK_ERR_ARG. */
+BK_API bk_status bk_ssz_path_gindex(const bk_ssz_type *t, const char *path, size_t len, uint64_t *gindex_out,
+                                    bk_error *err) BK_WARN_UNUSED;
 
 /* In this section a NULL hasher means a temporary one (default allocator,
  * created and freed inside the call). */

@@ -81,7 +81,16 @@ typedef struct bk_undo_iter {
 /* The block's total fee: the sum of all spent coins minus the sum of the
  * outputs of its non-coinbase transactions (satoshis). Call after
  * bk_block_undo_check() has accepted the pair; the result is the coinbase's
- * reward minus its subsidy for a valid block. */
+ * reward minus its subsidy for a valid block. Every spent coin and every
+ * output value must be in Core's MoneyRange (0..21e14 satoshis) and so must
+ * the fee; otherwise bk_block_fees_checked returns BK_ERR_INVALID ("fee out
+ * of range (inputs I, outputs O)", offset 0) and *fee_out is 0. Amounts come
+ * straight from untrusted bytes: no overflow is possible. */
+BK_API bk_status bk_block_fees_checked(const bk_block *block, const bk_block_undo *undo, int64_t *fee_out,
+                                       bk_error *err) BK_WARN_UNUSED;
+/* The same, returning the fee, or BK_FEES_INVALID (INT64_MIN) when
+ * bk_block_fees_checked would fail. */
+#define BK_FEES_INVALID INT64_MIN
 BK_API int64_t bk_block_fees(const bk_block *block, const bk_block_undo *undo);
 
 BK_API void bk_undo_iter_init(bk_undo_iter *it, const bk_block_undo *undo);

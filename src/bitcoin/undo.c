@@ -307,21 +307,45 @@ bk_status bk_block_undo_check(const bk_block_undo *undo, const bk_block *block, 
     return BK_OK;
 }
 
-int64_t bk_block_fees(const bk_block *block, const bk_block_undo *undo)
+/* Core: MAX_MONEY and MoneyRange (src/consensus/amount.h). */
+#define FEE_MAX_MONEY (21000000LL * 100000000LL)
+
+bk_status bk_block_fees_checked(const bk_block *block, const bk_block_undo *undo, int64_t *fee_out, bk_error *err)
 {
-    int64_t in = 0, out = 0;
+    /* Each value is checked against MoneyRange before it is added, and the
+     * sums are checked too: nothing can overflow (finding 12). */
+    int64_t in = 0, out = 0, bad = 0;
+    int ok = 1;
+    *fee_out = 0;
     bk_undo_iter it;
     bk_undo_iter_init(&it, undo);
     uint32_t ncoins;
-    while (bk_undo_next_tx(&it, &ncoins)) {
+    while (ok && bk_undo_next_tx(&it, &ncoins)) {
         bk_coin c;
-        while (bk_undo_next_coin(&it, &c)) in += c.value;
+        while (ok && bk_undo_next_coin(&it, &c))
+            if (!(ok = c.value >= 0 && c.value <= FEE_MAX_MONEY && !__builtin_add_overflow(in, c.value, &in)))
+                bad = c.value;
     }
-    for (uint32_t i = 1; i < block->n_tx; i++) {
+    for (uint32_t i = 1; ok && i < block->n_tx; i++) {
         bk_txout_iter oi;
         bk_txout o;
         bk_txout_iter_init(&oi, &block->txs[i]);
-        while (bk_txout_next(&oi, &o)) out += o.value;
+        while (ok && bk_txout_next(&oi, &o))
+            if (!(ok = o.value >= 0 && o.value <= FEE_MAX_MONEY && !__builtin_add_overflow(out, o.value, &out)))
+                bad = o.value;
     }
-    return in - out;
+    if (!ok)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "fee out of range (an amount of %lld satoshis is outside MoneyRange)",
+                            (long long)bad);
+    if (in - out < 0 || in - out > FEE_MAX_MONEY)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "fee out of range (inputs %lld, outputs %lld)", (long long)in,
+                            (long long)out);
+    *fee_out = in - out;
+    return BK_OK;
+}
+
+int64_t bk_block_fees(const bk_block *block, const bk_block_undo *undo)
+{
+    int64_t fee;
+    return bk_block_fees_checked(block, undo, &fee, NULL) == BK_OK ? fee : BK_FEES_INVALID;
 }

@@ -65,34 +65,37 @@ static bk_status parse_string(parser *p, const char **out, size_t *out_len)
         end++;
     }
     if (end >= p->len) return fail(p, start - 1, "unterminated string");
-    char *d = bk_arena_alloc(p->a, end - start + 1);
-    if (!d) {
+    /* Without an arena (syntax check only) nothing is copied: d stays NULL
+     * and PUT only counts. */
+    char *d = p->a ? bk_arena_alloc(p->a, end - start + 1) : NULL;
+    if (p->a && !d) {
         p->st = BK_ERR_NOMEM;
         return bk_error_set(p->err, BK_ERR_NOMEM, start, "out of memory");
     }
     size_t n = 0;
+#define PUT(c) do { if (d) d[n] = (c); n++; } while (0)
     if (plain) {
-        memcpy(d, p->s + start, end - start);
+        if (d) memcpy(d, p->s + start, end - start);
         n = end - start;
     } else {
         for (size_t i = start; i < end;) {
             char c = p->s[i];
             if (c != '\\') {
-                d[n++] = c;
+                PUT(c);
                 i++;
                 continue;
             }
             char e = p->s[i + 1];
             i += 2;
             switch (e) {
-            case '"': d[n++] = '"'; break;
-            case '\\': d[n++] = '\\'; break;
-            case '/': d[n++] = '/'; break;
-            case 'b': d[n++] = '\b'; break;
-            case 'f': d[n++] = '\f'; break;
-            case 'n': d[n++] = '\n'; break;
-            case 'r': d[n++] = '\r'; break;
-            case 't': d[n++] = '\t'; break;
+            case '"': PUT('"'); break;
+            case '\\': PUT('\\'); break;
+            case '/': PUT('/'); break;
+            case 'b': PUT('\b'); break;
+            case 'f': PUT('\f'); break;
+            case 'n': PUT('\n'); break;
+            case 'r': PUT('\r'); break;
+            case 't': PUT('\t'); break;
             case 'u': {
                 unsigned cp, lo;
                 if (end - i < 4 || !hex4(p->s + i, &cp)) return fail(p, i - 2, "bad \\u escape");
@@ -107,19 +110,19 @@ static bk_status parse_string(parser *p, const char **out, size_t *out_len)
                     return fail(p, i - 6, "unpaired surrogate");
                 }
                 /* UTF-8 of a code point is never longer than its escape. */
-                if (cp < 0x80) d[n++] = (char)cp;
+                if (cp < 0x80) PUT((char)cp);
                 else if (cp < 0x800) {
-                    d[n++] = (char)(0xc0 | (cp >> 6));
-                    d[n++] = (char)(0x80 | (cp & 0x3f));
+                    PUT((char)(0xc0 | (cp >> 6)));
+                    PUT((char)(0x80 | (cp & 0x3f)));
                 } else if (cp < 0x10000) {
-                    d[n++] = (char)(0xe0 | (cp >> 12));
-                    d[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                    d[n++] = (char)(0x80 | (cp & 0x3f));
+                    PUT((char)(0xe0 | (cp >> 12)));
+                    PUT((char)(0x80 | ((cp >> 6) & 0x3f)));
+                    PUT((char)(0x80 | (cp & 0x3f)));
                 } else {
-                    d[n++] = (char)(0xf0 | (cp >> 18));
-                    d[n++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-                    d[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                    d[n++] = (char)(0x80 | (cp & 0x3f));
+                    PUT((char)(0xf0 | (cp >> 18)));
+                    PUT((char)(0x80 | ((cp >> 12) & 0x3f)));
+                    PUT((char)(0x80 | ((cp >> 6) & 0x3f)));
+                    PUT((char)(0x80 | (cp & 0x3f)));
                 }
                 break;
             }
@@ -127,9 +130,10 @@ static bk_status parse_string(parser *p, const char **out, size_t *out_len)
             }
         }
     }
-    d[n] = 0;
+#undef PUT
+    if (d) d[n] = 0;
     p->pos = end + 1;
-    *out = d;
+    *out = d ? d : p->s + start;
     *out_len = n;
     return BK_OK;
 }
@@ -170,7 +174,9 @@ static bk_status parse_value(parser *p, bk_sjson **out, int depth)
     skip_ws(p);
     if (p->pos >= p->len) return fail(p, p->pos, "unexpected end of text");
     if (depth > MAX_DEPTH) return fail(p, p->pos, "nesting too deep");
-    bk_sjson *v = bk_arena_alloc(p->a, sizeof *v);
+    bk_sjson scratch;
+    bk_sjson *v = p->a ? bk_arena_alloc(p->a, sizeof *v) : &scratch;
+    if (!p->a) memset(v, 0, sizeof *v);
     if (!v) {
         p->st = BK_ERR_NOMEM;
         return bk_error_set(p->err, BK_ERR_NOMEM, p->pos, "out of memory");
@@ -201,10 +207,12 @@ static bk_status parse_value(parser *p, bk_sjson **out, int depth)
             }
             bk_sjson *child;
             if (parse_value(p, &child, depth + 1) != BK_OK) return p->st;
-            child->key = key;
-            child->keylen = keylen;
-            *tail = child;
-            tail = &child->next;
+            if (p->a) {
+                child->key = key;
+                child->keylen = keylen;
+                *tail = child;
+                tail = &child->next;
+            }
             v->n++;
             skip_ws(p);
             if (p->pos >= p->len) return fail(p, p->pos, "unexpected end of text");
@@ -245,6 +253,16 @@ bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **r
     skip_ws(&p);
     if (p.pos != len) return fail(&p, p.pos, "text after the value");
     *root_out = root;
+    return BK_OK;
+}
+
+bk_status bk_sjson_check(const char *text, size_t len, bk_error *err)
+{
+    parser p = {NULL, text, len, 0, err, BK_OK};
+    bk_sjson *root = NULL;
+    if (parse_value(&p, &root, 0) != BK_OK) return p.st;
+    skip_ws(&p);
+    if (p.pos != len) return fail(&p, p.pos, "text after the value");
     return BK_OK;
 }
 

@@ -22,17 +22,91 @@ static uint64_t pow2_ceil(uint64_t n)
     return p;
 }
 
-static int parse_index(const char *s, uint64_t *out)
+static int parse_index(const char *s, size_t n, uint64_t *out)
 {
-    if (!*s || (s[0] == '0' && s[1])) return 0;
+    if (!n || (s[0] == '0' && n > 1)) return 0;
     uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
         if (v > (UINT64_MAX - 9) / 10) return 0;
-        v = v * 10 + (uint64_t)(*s - '0');
+        v = v * 10 + (uint64_t)(s[i] - '0');
     }
     *out = v;
     return 1;
+}
+
+bk_status bk_ssz_gindex_parse(const char *s, size_t len, uint64_t *g_out, bk_error *err)
+{
+    *g_out = 0;
+    if (len == 0) return bk_error_set(err, BK_ERR_ARG, 0, "empty generalized index");
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return bk_error_set(err, BK_ERR_ARG, i, "a generalized index is a decimal number 1..2^64-1");
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return bk_error_set(err, BK_ERR_ARG, i, "generalized index over 2^64-1");
+        v = v * 10 + d;
+    }
+    if (v == 0) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0 (the root is 1)");
+    *g_out = v;
+    return BK_OK;
+}
+
+/* One path step from type *tp at gindex *root; element p[0..n), reported at
+ * offset `at` (the element's number or its character offset). *tp becomes
+ * NULL when nothing may follow (__len__, a bitfield chunk). */
+static bk_status gindex_step(const bk_ssz_type **tp, uint64_t *rootp, const char *p, size_t n, uint64_t at,
+                             bk_error *err)
+{
+    const bk_ssz_type *t = *tp;
+    uint64_t root = *rootp;
+    int len_elem = n == 7 && memcmp(p, "__len__", 7) == 0;
+    if (bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE)
+        return bk_error_set(err, BK_ERR_ARG, at, "path element \"%.*s\" goes below a basic type", (int)n, p);
+    if (len_elem) {
+        if (t->kind != BK_SSZ_LIST && t->kind != BK_SSZ_BITLIST)
+            return bk_error_set(err, BK_ERR_ARG, at, "__len__ of a type that is not a list");
+        if (root > (UINT64_MAX - 1) / 2) return bk_error_set(err, BK_ERR_OVERFLOW, at, "generalized index over 64 bits");
+        *rootp = root * 2 + 1;
+        *tp = NULL;
+        return BK_OK;
+    }
+    uint64_t pos;
+    const bk_ssz_type *next;
+    if (t->kind == BK_SSZ_CONTAINER) {
+        size_t i = 0;
+        while (i < t->nfields && !(strlen(t->fields[i].name) == n && memcmp(t->fields[i].name, p, n) == 0)) i++;
+        if (i == t->nfields)
+            return bk_error_set(err, BK_ERR_NOT_FOUND, at, "Container:%s has no field \"%.*s\"", t->name, (int)n, p);
+        pos = i;
+        next = t->fields[i].type;
+    } else if (t->kind == BK_SSZ_UNION) {
+        return bk_error_set(err, BK_ERR_ARG, at, "paths through a Union are not defined by the spec");
+    } else {
+        uint64_t idx;
+        if (!parse_index(p, n, &idx)) return bk_error_set(err, BK_ERR_ARG, at, "\"%.*s\" is not an index", (int)n, p);
+        if (idx >= t->length) return bk_error_set(err, BK_ERR_NOT_FOUND, at, "index %llu past the length %llu",
+                                                  (unsigned long long)idx, (unsigned long long)t->length);
+        if (t->kind == BK_SSZ_BITVECTOR || t->kind == BK_SSZ_BITLIST) {
+            pos = idx / 256;
+            next = NULL;
+        } else if (bk_ssz_is_basic(t->elem)) {
+            pos = idx * t->elem->size / 32;
+            next = t->elem;
+        } else {
+            pos = idx;
+            next = t->elem;
+        }
+    }
+    uint64_t base = (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST) ? 2 : 1;
+    uint64_t width = pow2_ceil(t->chunk_count), r;
+    if (__builtin_mul_overflow(root, base, &r) || __builtin_mul_overflow(r, width, &r) ||
+        __builtin_add_overflow(r, pos, &r))
+        return bk_error_set(err, BK_ERR_OVERFLOW, at, "generalized index over 64 bits");
+    *rootp = r;
+    *tp = next;
+    return BK_OK;
 }
 
 bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath, uint64_t *gindex_out,
@@ -41,53 +115,31 @@ bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t np
     uint64_t root = 1;
     *gindex_out = 0;
     for (size_t k = 0; k < npath; k++) {
-        const char *p = path[k];
-        if (bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE)
-            return bk_error_set(err, BK_ERR_ARG, k, "path element \"%s\" goes below a basic type", p);
-        if (strcmp(p, "__len__") == 0) {
-            if (t->kind != BK_SSZ_LIST && t->kind != BK_SSZ_BITLIST)
-                return bk_error_set(err, BK_ERR_ARG, k, "__len__ of a type that is not a list");
-            if (root > (UINT64_MAX - 1) / 2) return bk_error_set(err, BK_ERR_OVERFLOW, k, "generalized index over 64 bits");
-            root = root * 2 + 1;
-            t = NULL;
-            /* The length is a uint64 leaf: nothing may follow. */
-            if (k + 1 < npath) return bk_error_set(err, BK_ERR_ARG, k + 1, "path continues after __len__");
-            break;
-        }
-        uint64_t pos;
-        const bk_ssz_type *next;
-        if (t->kind == BK_SSZ_CONTAINER) {
-            size_t i = 0;
-            while (i < t->nfields && strcmp(t->fields[i].name, p) != 0) i++;
-            if (i == t->nfields) return bk_error_set(err, BK_ERR_NOT_FOUND, k, "Container:%s has no field \"%s\"", t->name, p);
-            pos = i;
-            next = t->fields[i].type;
-        } else if (t->kind == BK_SSZ_UNION) {
-            return bk_error_set(err, BK_ERR_ARG, k, "paths through a Union are not defined by the spec");
-        } else {
-            uint64_t idx;
-            if (!parse_index(p, &idx)) return bk_error_set(err, BK_ERR_ARG, k, "\"%s\" is not an index", p);
-            if (idx >= t->length) return bk_error_set(err, BK_ERR_NOT_FOUND, k, "index %llu past the length %llu",
-                                                      (unsigned long long)idx, (unsigned long long)t->length);
-            if (t->kind == BK_SSZ_BITVECTOR || t->kind == BK_SSZ_BITLIST) {
-                pos = idx / 256;
-                next = NULL;
-            } else if (bk_ssz_is_basic(t->elem)) {
-                pos = idx * t->elem->size / 32;
-                next = t->elem;
-            } else {
-                pos = idx;
-                next = t->elem;
-            }
-        }
-        uint64_t base = (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST) ? 2 : 1;
-        uint64_t width = pow2_ceil(t->chunk_count), r;
-        if (__builtin_mul_overflow(root, base, &r) || __builtin_mul_overflow(r, width, &r) ||
-            __builtin_add_overflow(r, pos, &r))
-            return bk_error_set(err, BK_ERR_OVERFLOW, k, "generalized index over 64 bits");
-        root = r;
-        t = next;
-        if (!t && k + 1 < npath) return bk_error_set(err, BK_ERR_ARG, k + 1, "path continues below a bitfield chunk");
+        int was_len = strcmp(path[k], "__len__") == 0;
+        bk_status st = gindex_step(&t, &root, path[k], strlen(path[k]), k, err);
+        if (st != BK_OK) return st;
+        if (!t && k + 1 < npath)
+            return bk_error_set(err, BK_ERR_ARG, k + 1,
+                                was_len ? "path continues after __len__" : "path continues below a bitfield chunk");
+    }
+    *gindex_out = root;
+    return BK_OK;
+}
+
+bk_status bk_ssz_path_gindex(const bk_ssz_type *t, const char *path, size_t len, uint64_t *gindex_out,
+                             bk_error *err)
+{
+    uint64_t root = 1;
+    *gindex_out = 0;
+    size_t a = 0;
+    while (len && a <= len) {
+        size_t b = a;
+        while (b < len && path[b] != '.') b++;
+        if (!t) return bk_error_set(err, BK_ERR_ARG, a, "path continues after __len__ or below a bitfield chunk");
+        if (b == a) return bk_error_set(err, BK_ERR_ARG, a, "empty path element");
+        bk_status st = gindex_step(&t, &root, path + a, b - a, a, err);
+        if (st != BK_OK) return st;
+        a = b + 1;
     }
     *gindex_out = root;
     return BK_OK;
@@ -466,7 +518,7 @@ static int json_u64(const bk_sjson *v, uint64_t *out)
     if (v->len == 0 || v->len >= sizeof buf) return 0;
     memcpy(buf, v->str, v->len);
     buf[v->len] = 0;
-    return parse_index(buf, out);
+    return parse_index(buf, strlen(buf), out);
 }
 
 /* Read an array of 32-byte hex nodes into scratch. */
@@ -489,7 +541,10 @@ bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t le
     bk_arena_init(&a, alloc);
     bk_sjson *doc;
     bk_ssz_hasher *own = NULL;
-    bk_status st = bk_sjson_parse(&a, json, len, &doc, err);
+    /* Syntax first, without allocating: a document rejected at its last
+     * byte costs no parse tree. */
+    bk_status st = bk_sjson_check(json, len, err);
+    if (st == BK_OK) st = bk_sjson_parse(&a, json, len, &doc, err);
     if (st != BK_OK) goto out;
     if ((st = with_hasher(&h, &own, err)) != BK_OK) goto out;
     size_t mark = h->used;
@@ -555,7 +610,12 @@ bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t le
             goto done;
         }
         st = bk_ssz_multi_root(h, (const uint8_t(*)[32])leaves, g, gs->n, (const uint8_t(*)[32])proof, pv->n, got, err);
-        if (st == BK_ERR_ARG) st = bk_error_set(err, BK_ERR_MISMATCH, pv->off, "%s", err ? err->msg : "bad proof size");
+        if (st == BK_ERR_ARG) {
+            /* Copy first: formatting err->msg into itself overlaps. */
+            char msg[BK_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err ? err->msg : "bad proof size");
+            st = bk_error_set(err, BK_ERR_MISMATCH, pv->off, "%s", msg);
+        }
         if (st == BK_OK && memcmp(got, root, 32) != 0)
             st = bk_error_set(err, BK_ERR_MISMATCH, doc->off, "the multiproof does not reach the root");
     }

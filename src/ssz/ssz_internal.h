@@ -42,6 +42,9 @@ struct bk_sjson {
 /* Parse one JSON value (surrounding white space allowed, nothing else) with
  * nodes in arena a. BK_ERR_INVALID with the offset on bad JSON. */
 bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **root_out, bk_error *err);
+/* The same syntax check without building anything (no allocation): BK_OK
+ * when bk_sjson_parse would succeed, else its error. */
+bk_status bk_sjson_check(const char *text, size_t len, bk_error *err);
 /* Object member by name, NULL when absent. */
 const bk_sjson *bk_sjson_get(const bk_sjson *obj, const char *key);
 
@@ -52,6 +55,9 @@ static inline int bk_ssz_is_basic(const bk_ssz_type *t)
 }
 /* Bytes a basic type packs into (uint width, 1 for bool). */
 static inline uint32_t bk_ssz_basic_size(const bk_ssz_type *t) { return t->size; }
+
+/* Name-sorted field indices of a container (NULL when not built). */
+static inline const uint32_t *bk_ssz_field_index(const bk_ssz_type *t) { return t->field_order; }
 
 /* Prepend a path component to err->path (".name" or "[i]"). */
 void bk_ssz_path_field(bk_error *err, const char *name);

@@ -79,12 +79,66 @@ static int is_name_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* Order of field nodes by name, ties by position in the text. */
+static int node_less(const bk_sjson *a, const bk_sjson *b)
+{
+    int c = strcmp(a->child->str, b->child->str);
+    return c < 0 || (c == 0 && a->off < b->off);
+}
+
+static void node_sift(const bk_sjson **v, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && node_less(v[c], v[c + 1])) c++;
+        if (!node_less(v[root], v[c])) return;
+        const bk_sjson *t = v[root];
+        v[root] = v[c];
+        v[c] = t;
+        root = c;
+    }
+}
+
+/* Among the first n fields of the list starting at f, the earliest one whose
+ * name an earlier field already has (*dup_out NULL when none): a heap sort
+ * of the names, n log n. */
+static bk_status first_duplicate(const bk_allocator *alloc, const bk_sjson *f, size_t n, const bk_sjson **dup_out)
+{
+    *dup_out = NULL;
+    if (n < 2) return BK_OK;
+    const bk_sjson **v = bk_alloc(alloc, n * sizeof *v);
+    if (!v) return BK_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++, f = f->next) v[i] = f;
+    for (size_t i = n / 2; i-- > 0;) node_sift(v, i, n);
+    for (size_t i = n; i-- > 1;) {
+        const bk_sjson *t = v[0];
+        v[0] = v[i];
+        v[i] = t;
+        node_sift(v, 0, i);
+    }
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(v[i - 1]->child->str, v[i]->child->str) == 0 && (i < 2 || strcmp(v[i - 2]->child->str, v[i]->child->str) != 0) &&
+            (!*dup_out || v[i]->off < (*dup_out)->off))
+            *dup_out = v[i];
+    bk_free(alloc, v, n * sizeof *v);
+    return BK_OK;
+}
+
 bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, size_t len, bk_error *err)
 {
     bk_sjson *root;
-    bk_status st = bk_sjson_parse(&reg->arena, json, len, &root, err);
-    if (st != BK_OK) return st == BK_ERR_NOMEM ? st : bk_error_set(err, BK_ERR_TYPE, err ? err->offset : 0,
-                                                                    "schema: %s", err ? err->msg : "bad JSON");
+    /* Syntax first, without allocating (nothing is kept from a bad text). */
+    bk_status st = bk_sjson_check(json, len, err);
+    if (st == BK_OK) st = bk_sjson_parse(&reg->arena, json, len, &root, err);
+    if (st != BK_OK) {
+        if (st == BK_ERR_NOMEM) return st;
+        if (!err) return BK_ERR_TYPE;
+        /* Copy first: formatting err->msg into itself overlaps (finding 07). */
+        char msg[BK_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return bk_error_set(err, BK_ERR_TYPE, err->offset, "schema: %s", msg);
+    }
     if (root->kind != BK_SJSON_OBJECT) return bk_error_set(err, BK_ERR_TYPE, root->off, "schema: not an object");
     /* Check everything first so a bad schema adds nothing. */
     for (const bk_sjson *c = root->child; c; c = c->next) {
@@ -96,15 +150,21 @@ bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, si
             return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: %s: fields must be an array", c->key);
         /* simple-serialize.md: containers with no fields are illegal. */
         if (c->n == 0) return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: %s: container without fields", c->key);
-        for (const bk_sjson *f = c->child; f; f = f->next) {
+        /* The first malformed field, and before it the first field that
+         * repeats an earlier name (sorted, not pairwise: finding 08). */
+        const bk_sjson *bad = NULL;
+        size_t nok = 0;
+        for (const bk_sjson *f = c->child; f && !bad; f = f->next, nok++)
             if (f->kind != BK_SJSON_ARRAY || f->n != 2 || f->child->kind != BK_SJSON_STRING ||
                 f->child->next->kind != BK_SJSON_STRING || f->child->len == 0)
-                return bk_error_set(err, BK_ERR_TYPE, f->off, "schema: %s: a field is [\"name\",\"type\"]", c->key);
-            for (const bk_sjson *g = c->child; g != f; g = g->next)
-                if (strcmp(g->child->str, f->child->str) == 0)
-                    return bk_error_set(err, BK_ERR_TYPE, f->off, "schema: %s: duplicate field %s", c->key,
-                                        f->child->str);
-        }
+                bad = f;
+        if (bad) nok--;
+        const bk_sjson *dup = NULL;
+        st = first_duplicate(reg->arena.alloc, c->child, nok, &dup);
+        if (st != BK_OK) return bk_error_set(err, st, c->off, "out of memory");
+        if (dup)
+            return bk_error_set(err, BK_ERR_TYPE, dup->off, "schema: %s: duplicate field %s", c->key, dup->child->str);
+        if (bad) return bk_error_set(err, BK_ERR_TYPE, bad->off, "schema: %s: a field is [\"name\",\"type\"]", c->key);
     }
     for (const bk_sjson *c = root->child; c; c = c->next) {
         schema *s = bk_arena_alloc(&reg->arena, sizeof *s);
@@ -223,6 +283,38 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
     return BK_OK;
 }
 
+/* Sort idx[0..n) by fields[idx].name (heap sort: no recursion, no
+ * allocation, n log n). */
+static int field_less(const bk_ssz_field *f, uint32_t a, uint32_t b)
+{
+    return strcmp(f[a].name, f[b].name) < 0;
+}
+
+static void sift(uint32_t *idx, const bk_ssz_field *f, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && field_less(f, idx[c], idx[c + 1])) c++;
+        if (!field_less(f, idx[root], idx[c])) return;
+        uint32_t t = idx[root];
+        idx[root] = idx[c];
+        idx[c] = t;
+        root = c;
+    }
+}
+
+static void sort_fields(uint32_t *idx, const bk_ssz_field *f, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;) sift(idx, f, i, n);
+    for (size_t i = n; i-- > 1;) {
+        uint32_t t = idx[0];
+        idx[0] = idx[i];
+        idx[i] = t;
+        sift(idx, f, 0, i);
+    }
+}
+
 static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out, int depth)
 {
     if (s->built) {
@@ -272,6 +364,14 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
         if (!fields[j].type->fixed_any) t->fixed_any = 0;
     t->fields = fields;
     t->nfields = s->fields->n;
+    {
+        uint32_t *order = s->fields->n <= UINT32_MAX ? bk_arena_alloc(&p->reg->arena, s->fields->n * sizeof *order) : NULL;
+        if (order) {
+            for (size_t j = 0; j < s->fields->n; j++) order[j] = (uint32_t)j;
+            sort_fields(order, fields, s->fields->n);
+            t->field_order = order;
+        }
+    }
     t->fixed_size = fixed;
     t->chunk_count = t->nfields;
     t->depth = ceil_log2(t->nfields);

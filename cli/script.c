@@ -1,0 +1,137 @@
+/* blockkit script: a script (hex) as Bitcoin Core's decodescript RPC prints
+ * it: asm, desc, address, type, and the p2sh / segwit wrappers Core offers. */
+#include "cli.h"
+
+#include <blockkit/json.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *CMD = "script";
+
+static const char script_help[] =
+    "usage: blockkit script HEX [--chain NAME] [--pretty | --indent N]\n"
+    "       blockkit script - [--chain NAME] [--pretty | --indent N]\n"
+    "\n"
+    "Core's decodescript result for the script HEX (\"\" is the empty script; - reads\n"
+    "the hex from standard input): \"asm\", \"desc\", \"address\", \"type\", and, where\n"
+    "Core's can_wrap rules allow, \"p2sh\" and the \"segwit\" object (asm, desc, hex,\n"
+    "address, type, p2sh-segwit).\n"
+    "\n"
+    "  --chain NAME       main (default), test/testnet3, testnet4, signet, regtest\n"
+    "  --pretty           bitcoin-cli form (indent 2)\n"
+    "  --indent N         pretty form with indent N\n"
+    "\n"
+    "Exit status: 0 ok, 64 usage, 65 not hex, 74 output error.\n";
+
+/* Write and flush stdout: 0, exit 74 on an error, 0 for a closed pipe. */
+static int emit(const void *p, size_t n)
+{
+    errno = 0;
+    if ((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout) != 0) {
+        if (errno == EPIPE) return BK_EXIT_OK;
+        return bk_cli_fail(CMD, BK_EXIT_IO, "standard output: %s", errno ? strerror(errno) : "write error");
+    }
+    return BK_EXIT_OK;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Core's ParseHexV: an even number of hex digits, nothing else. */
+static int unhex(const char *s, size_t len, uint8_t *out)
+{
+    if (len % 2) return 0;
+    for (size_t i = 0; i < len / 2; i++) {
+        int a = hexval((unsigned char)s[2 * i]), b = hexval((unsigned char)s[2 * i + 1]);
+        if (a < 0 || b < 0) return 0;
+        out[i] = (uint8_t)(a << 4 | b);
+    }
+    return 1;
+}
+
+static int script_main(int argc, char **argv)
+{
+    const char *hex = NULL;
+    int have_hex = 0;
+    long indent = 0;
+    bk_network net = BK_NET_MAIN;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(script_help, stdout);
+            return emit("", 0);
+        }
+        if (!strcmp(a, "--pretty")) indent = 2;
+        else if (!strcmp(a, "--chain") || !strcmp(a, "--indent")) {
+            if (!v) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
+            i++;
+            if (!strcmp(a, "--chain")) {
+                if (bk_network_parse(v, &net) != BK_OK) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown chain '%s'", v);
+            } else {
+                char *end;
+                errno = 0;
+                long x = strtol(v, &end, 10);
+                if (errno || end == v || *end || x < 0 || x > 64 || v[0] == ' ' || v[0] == '+')
+                    return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --indent '%s'", v);
+                indent = x;
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+        } else {
+            if (have_hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "more than one script given");
+            hex = a;
+            have_hex = 1;
+        }
+    }
+    if (!have_hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing HEX (see --help)");
+
+    bk_cli_input in = {0};
+    size_t len;
+    int rc;
+    if (!strcmp(hex, "-")) {
+        if ((rc = bk_cli_read_input(CMD, "-", &in)) != 0) return rc;
+        size_t a = 0, b = in.len;
+        while (a < b && (in.data[a] == ' ' || in.data[a] == '\t' || in.data[a] == '\n' || in.data[a] == '\r')) a++;
+        while (b > a && (in.data[b - 1] == ' ' || in.data[b - 1] == '\t' || in.data[b - 1] == '\n' ||
+                         in.data[b - 1] == '\r'))
+            b--;
+        hex = (const char *)in.data + a;
+        len = b - a;
+    } else {
+        len = strlen(hex);
+    }
+    uint8_t *s = malloc(len / 2 + 1);
+    if (!s) {
+        bk_cli_input_free(&in);
+        return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
+    }
+    if (!unhex(hex, len, s)) {
+        free(s);
+        bk_cli_input_free(&in);
+        return bk_cli_fail(CMD, BK_EXIT_DATA, "the script must be hex: an even number of 0-9a-f digits");
+    }
+    bk_cli_input_free(&in);
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    bk_json j;
+    bk_json_init(&j, &w, (unsigned)indent);
+    bk_status st = bk_json_decodescript(&j, s, len / 2, net);
+    bk_writer_putc(&w, '\n');
+    if (st == BK_OK) st = bk_writer_status(&w);
+    if (st != BK_OK) rc = bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "%s", bk_status_str(st));
+    else rc = emit(w.data, w.len);
+    bk_writer_free(&w);
+    free(s);
+    return rc;
+}
+
+BK_CLI_COMMAND(script_command, "script", "HEX [--chain NAME] [--pretty]",
+               "print a script as Bitcoin Core's decodescript", script_main)
