@@ -1,6 +1,7 @@
 /* blockkit chain: the best chain of a Bitcoin Core blocks directory as
  * NDJSON, one line per block (then stale blocks, then orphans). */
 #include "cli.h"
+#include "source.h"
 
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
@@ -18,10 +19,13 @@ static const char *const chain_usage =
     "   \"nTx\":..,\"file\":N,\"offset\":..,\"has_undo\":true|false}\n"
     "then blocks on other branches with \"stale\":true, then blocks whose parent\n"
     "is missing with \"orphan\":true (no height/mediantime/chainwork).\n"
+    "From Core's block index, a block without data (pruned) has \"data\":false\n"
+    "(file and offset 0) and has_undo is Core's record of the undo data.\n"
     "\n"
     "  --blocksdir DIR  the blocks directory itself\n"
     "  --datadir DIR    DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --chain NAME     main (default), test|testnet3, testnet4, signet, regtest\n"
+    BK_CLI_SOURCE_HELP
     "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
     "SIGINT, SIGTERM and SIGHUP stop the build (or the listing after the current\n"
@@ -56,8 +60,11 @@ static void on_stop_signal(int sig)
     chain_stop = sig;
 }
 
-static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag)
+static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag0)
 {
+    char tagbuf[64];
+    snprintf(tagbuf, sizeof tagbuf, "%s%s", e->no_data ? ",\"data\":false" : "", tag0);
+    const char *tag = tagbuf;
     char hash[65], prev[65], work[65];
     hex_rev(hash, e->hash);
     hex_rev(prev, e->prev_hash);
@@ -85,6 +92,8 @@ static int chain_main(int argc, char **argv)
     const char *cmd = "chain";
     const char *blocksdir = NULL, *datadir = NULL, *chain_name = "main";
     int verbose = 0;
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -95,6 +104,9 @@ static int chain_main(int argc, char **argv)
             verbose = 1;
             continue;
         }
+        int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
+        if (src_rc > 0) return src_rc;
+        if (src_rc == 0) continue;
         const char **slot = !strcmp(a, "--blocksdir") ? &blocksdir
                             : !strcmp(a, "--datadir") ? &datadir
                             : !strcmp(a, "--chain")   ? &chain_name
@@ -107,27 +119,11 @@ static int chain_main(int argc, char **argv)
     if (bk_network_parse(chain_name, &net) != BK_OK)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", chain_name);
     if (!blocksdir && !datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--blocksdir or --datadir is required");
-    char *path = NULL;
-    if (!blocksdir) {
-        /* Core: chainparamsbase.cpp - the data directory of a test chain is
-         * a subdirectory named after it; blocks live in <that>/blocks. */
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[net]);
-        blocksdir = path;
-    }
-    bk_blocksdir d;
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int rc = bk_cli_source_blocksdir(cmd, &src, net);
+    if (rc) return rc;
     bk_chain c;
-    bk_error err;
-    bk_error_clear(&err);
-    if (bk_blocksdir_open(&d, blocksdir, net, NULL, &err) != BK_OK) {
-        free(path);
-        return bk_cli_report(cmd, &err);
-    }
     /* SIGINT, SIGTERM, SIGHUP stop the build (bk_chain_opts.cancel) or the
      * listing after the current line: exit 128 + the signal. */
     static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -138,21 +134,9 @@ static int chain_main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     chain_stop = 0;
     for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
-    bk_chain_opts copts;
-    memset(&copts, 0, sizeof copts);
-    copts.cancel = &chain_stop;
-    bk_status st = bk_chain_build_opts(&c, &d, &copts, NULL, &err);
-    int rc = BK_EXIT_OK;
-    if (st == BK_ERR_CANCELLED) {
-        rc = bk_cli_fail(cmd, 128 + (int)chain_stop, "interrupted while building the chain; nothing written");
-    } else if (st != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
-    } else {
-        rc = bk_cli_check_chain(cmd, &d, &c, 1);
-        if (rc) bk_chain_free(&c);
-    }
-    bk_blocksdir_close(&d);
-    free(path);
+    src.orphans_ok = 1;
+    rc = bk_cli_source_build(cmd, &src, net, &chain_stop, 0, &c);
+    bk_cli_source_free(&src);
     if (rc) {
         for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
         return rc;
@@ -175,6 +159,11 @@ static int chain_main(int argc, char **argv)
                     f->number, (unsigned long long)f->records, bk_file_end_str(f->end),
                     (unsigned long long)f->end_offset);
         }
+        if (c.from_index)
+            fprintf(stderr, "block index: %llu blocks without data, prune height %d, last file %d, %s, "
+                            "%llu appended past its last flush\n",
+                    (unsigned long long)c.n_no_data, (int)c.prune_height, (int)c.last_file,
+                    c.tip_from_chainstate ? "tip from the chainstate" : "tip by most work", (unsigned long long)c.n_appended);
         fprintf(stderr,
                 "blocks: %zu (best chain %zu, stale %llu, orphans %llu, duplicates %llu, bad records %llu); "
                 "undo records: %llu (paired %llu, unpaired %llu)\n",
@@ -187,5 +176,5 @@ static int chain_main(int argc, char **argv)
     return rc;
 }
 
-BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME]",
+BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME] [--source index|files]",
                "best chain of a blocks directory as NDJSON (heights, chainwork, undo)", chain_main)

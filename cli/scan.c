@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "scan_engine.h"
+#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@ static const char scan_help[] =
     "  --blocksdir DIR       the blocks directory itself\n"
     "  --datadir DIR         DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
+    BK_CLI_SOURCE_HELP
     "  --start H, --end H    heights to print (default: 0 to the tip; --end past the tip\n"
     "                        stops at the tip; --end -N stops N blocks below the tip)\n"
     "  --verbosity N         0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n"
@@ -178,6 +180,9 @@ static int scan_main(int argc, char **argv)
     int summary = 0, resume = 0, force = 0;
     bk_scan_opts o;
     bk_scan_opts_init(&o);
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
+    int src_rc;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o.workers = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
     o.progress = BK_SCAN_PROGRESS_AUTO;
@@ -201,7 +206,9 @@ static int scan_main(int argc, char **argv)
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
             o.workers = (int)n;
         }
-        else if (a[0] == '-' && a[1]) {
+        else if (a[0] == '-' && a[1] && (src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i)) >= 0) {
+            if (src_rc) return src_rc;
+        } else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
             const char *v = argv[++i];
             int64_t n = 0;
@@ -253,20 +260,14 @@ static int scan_main(int argc, char **argv)
     if (o.end >= 0 && o.end < o.start)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)o.end,
                            (long long)o.start);
-    char *path = NULL;
-    if (datadir) {
-        /* Core: chainparamsbase.cpp - a test chain's data lives in a
-         * subdirectory named after it, blocks in <that>/blocks. */
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[o.net]);
-        blocksdir = path;
-    }
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int src_err = bk_cli_source_blocksdir(cmd, &src, o.net);
+    if (src_err) return src_err;
+    blocksdir = src.blocksdir;
     o.blocksdir = blocksdir;
+    src.orphans_ok = o.orphans;
+    o.src = &src;
 
     int to_file = out_file && strcmp(out_file, "-") != 0;
     uint8_t resume_hash[32];
@@ -278,7 +279,7 @@ static int scan_main(int argc, char **argv)
         else if (force) rrc = bk_cli_fail(cmd, BK_EXIT_USAGE, "give --resume or --force, not both");
         else rrc = resume_prepare(cmd, out_file, resume_hash, &have);
         if (rrc) {
-            free(path);
+            bk_cli_source_free(&src);
             return rrc;
         }
         if (have) o.resume_after = resume_hash;
@@ -286,7 +287,7 @@ static int scan_main(int argc, char **argv)
         /* Never clobber a finished (or interrupted) scan by accident. */
         struct stat ost;
         if (stat(out_file, &ost) == 0 && S_ISREG(ost.st_mode) && ost.st_size > 0) {
-            free(path);
+            bk_cli_source_free(&src);
             return bk_cli_fail(cmd, BK_EXIT_USAGE,
                                "%s exists and is not empty: --resume continues it, --force overwrites it", out_file);
         }
@@ -297,7 +298,7 @@ static int scan_main(int argc, char **argv)
         out = fopen(out_file, resume ? "ab" : "wb");
         if (!out) {
             int e = errno;
-            free(path);
+            bk_cli_source_free(&src);
             return bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(e));
         }
     }
@@ -341,7 +342,7 @@ static int scan_main(int argc, char **argv)
                 (double)st.bytes_in / 1e6, (double)st.bytes_out / 1e6, st.seconds, st.chain_seconds, mbs,
                 st.workers);
     }
-    free(path);
+    bk_cli_source_free(&src);
     return rc;
 }
 

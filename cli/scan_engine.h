@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <blockkit/blockkit.h>
 
+#include "source.h"
+
 typedef enum bk_scan_progress {
     BK_SCAN_PROGRESS_NEVER = 0,
     BK_SCAN_PROGRESS_ALWAYS,
@@ -17,13 +19,15 @@ typedef enum bk_scan_progress {
 
 typedef struct bk_scan_opts {
     const char *blocksdir;      /* the blocks directory itself */
+    const bk_cli_source *src;   /* where the chain comes from (cli/source.h); NULL = header scan of blocksdir */
     bk_network net;
     int64_t start;              /* first height (default 0) */
     /* --resume: the output already ends with this block (internal byte
      * order): the scan continues at its height + 1, after checking that it
      * is on the best chain and that an explicit start (start_given) agrees. */
     const uint8_t *resume_after;
-    int start_given;
+    int start_given;            /* --start was given (with --resume it must agree; below a
+                                   pruned range it is an error) */
     int64_t end;                /* last height, -1 = the tip */
     int64_t end_below_tip;      /* >= 0: the last height is the tip's minus this (--end -N); overrides end */
     int verbosity;              /* 0..3 */
