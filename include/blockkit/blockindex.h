@@ -169,8 +169,8 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
 
 /* Build *c (the same bk_chain the header scan fills; release it with
  * bk_chain_free) from Core's block index:
- *  - one entry per 'b' record, in height order (then file, then data
- *    position); heights, nTx, status, file, data and undo positions
+ *  - one entry per 'b' record, in height order (then key order), then
+ *    the appended blocks (below) in file order; heights, nTx, status, file, data and undo positions
  *    exactly as Core recorded them. Block and undo sizes are read from the
  *    8-byte record headers in the blk/rev files (their magic is checked):
  *    a position past the end of its file, or a record header that is not
@@ -181,11 +181,14 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *    naming the key.
  *  - the tip: the chainstate's best block (bk_chainstate_best_block) when
  *    dirs->chainstatedir is given and has one (then c->tip_from_chainstate
- *    is 1); else the block with the most work that is not failed, has
- *    validity >= BK_BLOCK_VALID_TRANSACTIONS and whose ancestors all had
- *    their data (nTx > 0: Core's HaveNumChainTxs, which pruning keeps);
- *    equal work goes to the lower (file, data position). The best chain
- *    is that tip's ancestry: next, active and confirmations follow.
+ *    is 1); else the block with the most work that has data, is not
+ *    failed and was connected once (validity BK_BLOCK_VALID_SCRIPTS; the
+ *    genesis, which Core leaves at BK_BLOCK_VALID_TRANSACTIONS, counts):
+ *    blocks downloaded but never connected (valid-headers) are not taken;
+ *    equal work goes to the lower (file, data position), where Core would
+ *    use its in-memory arrival order (a preciousblock tie can only be read
+ *    from the chainstate). The best chain is that tip's ancestry: next,
+ *    active and confirmations follow.
  *  - pruned nodes: every block keeps its height, work, mediantime and
  *    next; entries without data have no_data = 1 (offset and size 0) and
  *    c->prune_height is the lowest height from which every best-chain
@@ -195,10 +198,15 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *  - blocks written to blk files after the index's last flush: each blk
  *    file's records past the last position the index covers in it (the
  *    whole file when the index has no block in it) are read; a block whose
- *    parent is known joins the chain with no undo (c->n_appended counts
- *    them; it becomes the tip only when it has more work than the
- *    chainstate's best block and descends from it). Blocks the index
- *    already knows are counted in n_duplicates.
+ *    parent is known joins the chain (c->n_appended counts them; the tip
+ *    moves to the most-work such block that descends from it). A block
+ *    the index knows only by its header gets its data position; one it
+ *    knows with data is counted in n_duplicates. Undo records past the
+ *    last position the index covers in each rev file are given to the
+ *    block of the same file number, without undo yet, whose parent hash
+ *    the record's checksum commits to (the best chain first). The last
+ *    record of a blk file is decoded in full: an interrupted write is
+ *    dropped. These blocks have status 0 (Core has not recorded one).
  * opts may be NULL; its cancel flag is polled (BK_ERR_CANCELLED) and its
  * tmpdir used for the snapshots. Nothing is written to the node's
  * directories. Errors: those of bk_ldb_open (BK_ERR_NOT_FOUND when there
