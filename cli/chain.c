@@ -1,6 +1,7 @@
 /* blockkit chain: the best chain of a Bitcoin Core blocks directory as
  * NDJSON, one line per block (then stale blocks, then orphans). */
 #include "cli.h"
+#include "lookup.h"
 
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
@@ -23,7 +24,10 @@ static const char *const chain_usage =
     "  --chain NAME     main (default), test|testnet3, testnet4, signet, regtest\n"
     "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
-    "Exit codes: 0 ok, 64 usage, 65 bad data, 74 I/O.\n";
+    "Exit codes: 0 ok, 64 usage, 65 bad data, 74 I/O.\n"
+    "\n"
+    "blockkit chain --tips --datadir DIR: getchaintips from the node's block index\n"
+    "(see blockkit chain --tips --help).\n";
 
 static void hex_rev(char *out, const uint8_t h[32])
 {
@@ -72,6 +76,8 @@ static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag)
 static int chain_main(int argc, char **argv)
 {
     const char *cmd = "chain";
+    /* --tips: getchaintips from the node's block index (cli/lookup.c). */
+    if (bk_cli_has_opt(argc, argv, "--tips")) return bk_lookup_tips_main(argc, argv);
     const char *blocksdir = NULL, *datadir = NULL, *chain_name = "main";
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
