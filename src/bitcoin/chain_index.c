@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -882,6 +883,33 @@ bk_status bk_chainstate_best_block(const char *chainstate_dir, const char *tmpdi
     return st;
 }
 
+/* Bytes a snapshot of LevelDB directory dir under tmpdir would copy: its
+ * tables when tmpdir is on another filesystem (hard links are refused
+ * there), else 0. */
+static uint64_t snapshot_copy_bytes(const char *dir, const char *tmpdir)
+{
+    const char *t = tmpdir ? tmpdir : getenv("TMPDIR");
+    if (!t || !*t) t = "/tmp";
+    struct stat sd, st;
+    if (stat(dir, &sd) != 0 || stat(t, &st) != 0 || sd.st_dev == st.st_dev) return 0;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    uint64_t sum = 0;
+    struct dirent *de;
+    size_t dl = strlen(dir);
+    while ((de = readdir(d)) != NULL) {
+        size_t n = strlen(de->d_name);
+        if (n < 4 || (strcmp(de->d_name + n - 4, ".ldb") != 0 && strcmp(de->d_name + n - 4, ".sst") != 0)) continue;
+        char path[4096];
+        if (dl + n + 2 > sizeof path) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        struct stat sf;
+        if (stat(path, &sf) == 0 && S_ISREG(sf.st_mode)) sum += (uint64_t)sf.st_size;
+    }
+    closedir(d);
+    return sum;
+}
+
 /* ---- entry points ---- */
 
 static void chain_reset(bk_chain *c, bk_network net, const bk_allocator *alloc)
@@ -932,7 +960,10 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
     /* The tip Core has. */
-    if (st == BK_OK && dirs->chainstatedir) {
+    if (st == BK_OK && dirs->chainstatedir &&
+        snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
+        c->chainstate_skipped = 1;
+    } else if (st == BK_OK && dirs->chainstatedir) {
         uint8_t best[32];
         bk_error e2;
         bk_error_clear(&e2);
