@@ -1,6 +1,7 @@
 /* blockkit block: a block (and optionally its undo data) as Bitcoin Core's
  * getblock prints it, byte for byte. */
 #include "cli.h"
+#include "lookup.h"
 
 #include <time.h>
 
@@ -43,7 +44,10 @@ static const char block_help[] =
     "                       (with --undo), JSON size, time to decode and render\n"
     "\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data (the message gives\n"
-    "the byte offset), 66 missing file, 74 I/O error.\n";
+    "the byte offset), 66 missing file, 74 I/O error.\n"
+    "\n"
+    "blockkit block --datadir DIR HASH|HEIGHT: the block from a node's files with\n"
+    "its real chain context and undo data (see blockkit block --datadir . --help).\n";
 
 static int parse_i64(const char *s, int64_t *out)
 {
@@ -148,6 +152,8 @@ static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk
 static int block_main(int argc, char **argv)
 {
     const char *cmd = "block";
+    /* With --datadir: getblock from a node's files (cli/lookup.c). */
+    if (bk_cli_has_opt(argc, argv, "--datadir")) return bk_lookup_block_main(argc, argv);
     const char *file = NULL, *undo_file = NULL, *out_file = NULL;
     const char *chainwork = NULL, *next = NULL, *tip_bits = NULL;
     int64_t height = -1, confirmations = 1, mediantime = -1, verbosity = 1, core = BK_CORE_NEWEST, indent = 0;

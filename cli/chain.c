@@ -1,6 +1,7 @@
 /* blockkit chain: the best chain of a Bitcoin Core blocks directory as
  * NDJSON, one line per block (then stale blocks, then orphans). */
 #include "cli.h"
+#include "lookup.h"
 #include "source.h"
 
 #include <blockkit/blockfile.h>
@@ -31,7 +32,10 @@ static const char *const chain_usage =
     "SIGINT, SIGTERM and SIGHUP stop the build (or the listing after the current\n"
     "line) with status 128 + the signal number.\n"
     "Exit codes: 0 ok, 64 usage, 65 bad data (another network's files: the message\n"
-    "names its --chain), 66 no blk files (a datadir given as --blocksdir), 74 I/O.\n";
+    "names its --chain), 66 no blk files (a datadir given as --blocksdir), 74 I/O.\n"
+    "\n"
+    "blockkit chain --tips --datadir DIR: getchaintips from the node's block index\n"
+    "(see blockkit chain --tips --help).\n";
 
 static void hex_rev(char *out, const uint8_t h[32])
 {
@@ -90,6 +94,8 @@ static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag0)
 static int chain_main(int argc, char **argv)
 {
     const char *cmd = "chain";
+    /* --tips: getchaintips from the node's block index (cli/lookup.c). */
+    if (bk_cli_has_opt(argc, argv, "--tips")) return bk_lookup_tips_main(argc, argv);
     const char *blocksdir = NULL, *datadir = NULL, *chain_name = "main";
     int verbose = 0;
     bk_cli_source src;

@@ -1,6 +1,7 @@
 /* blockkit tx: a raw transaction as Bitcoin Core's decoderawtransaction
  * prints it, or with its spent coins as getrawtransaction verbosity 2. */
 #include "cli.h"
+#include "lookup.h"
 
 #include <blockkit/json.h>
 
@@ -26,7 +27,10 @@ static const char tx_help[] =
     "  --include-hex      add \"hex\" also without coins (TxToUniv include_hex)\n"
     "  --signed-version   print nVersion as int32 (Core before v28)\n"
     "\n"
-    "Exit status: 0 ok, 64 usage, 65 bad transaction or coins, 66 missing file.\n";
+    "Exit status: 0 ok, 64 usage, 65 bad transaction or coins, 66 missing file.\n"
+    "\n"
+    "blockkit tx --datadir DIR TXID: getrawtransaction through a node's txindex\n"
+    "(see blockkit tx --datadir . --help).\n";
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
@@ -41,6 +45,8 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 static int tx_main(int argc, char **argv)
 {
     const char *cmd = "tx";
+    /* With --datadir: getrawtransaction through the node's txindex (cli/lookup.c). */
+    if (bk_cli_has_opt(argc, argv, "--datadir")) return bk_lookup_tx_main(argc, argv);
     const char *hex = NULL, *file = NULL, *coins_file = NULL;
     long indent = 0;
     int include_hex = 0, signed_version = 0;

@@ -19,6 +19,8 @@
 #include <blockkit/chain.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/leveldb.h>
+#include <blockkit/txindex.h>
+#include <blockkit/lookup.h>
 #include <blockkit/merkle.h>
 #include <blockkit/script.h>
 #include <blockkit/json.h>

@@ -186,6 +186,14 @@ BK_API void bk_block_json_opts_init(bk_block_json_opts *o);
 BK_API bk_status bk_json_block_header(bk_json *j, const bk_block *b, const bk_chain_context *ctx,
                                       const bk_block_json_opts *o, bk_error *err) BK_WARN_UNUSED;
 
+/* The same from a header alone, as getblockheader answers for any block
+ * in Core's block index (pruned, or known by its header only): the 80
+ * header bytes and the index's nTx (0 for a headers-only block). Errors
+ * as bk_json_block_header, without the zero-transaction one. */
+BK_API bk_status bk_json_block_header_raw(bk_json *j, const uint8_t header[BK_HEADER_SIZE], uint32_t n_tx,
+                                          const bk_chain_context *ctx, const bk_block_json_opts *o,
+                                          bk_error *err) BK_WARN_UNUSED;
+
 /* Write getblock's result for block b: verbosity 0 = a JSON string with the
  * block's hex (the RPC result; bitcoin-cli would print it bare); 1..3 =
  * blockToJSON. undo is the block's CBlockUndo or NULL (no fee, no prevout,

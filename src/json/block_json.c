@@ -147,6 +147,33 @@ bk_status bk_json_block_header(bk_json *j, const bk_block *b, const bk_chain_con
     return finish(j, err);
 }
 
+bk_status bk_json_block_header_raw(bk_json *j, const uint8_t header[BK_HEADER_SIZE], uint32_t n_tx,
+                                   const bk_chain_context *ctx, const bk_block_json_opts *o, bk_error *err)
+{
+    bk_block_json_opts defaults;
+    if (!o) {
+        bk_block_json_opts_init(&defaults);
+        o = &defaults;
+    }
+    if (!header) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    /* A block view of the header alone: header_fields reads only the
+     * header, its bytes (for the hash) and n_tx. */
+    bk_block b;
+    memset(&b, 0, sizeof b);
+    b.data = header;
+    b.size = b.stripped_size = BK_HEADER_SIZE;
+    b.n_tx = 1;
+    bk_status st = check_args(j, &b, ctx, o, err);
+    if (st == BK_OK) st = bk_header_parse(header, BK_HEADER_SIZE, &b.header, err);
+    if (st != BK_OK) return st;
+    b.n_tx = n_tx;
+    bk_json_begin_object(j);
+    st = header_fields(j, &b, ctx, o, err);
+    if (st != BK_OK) return st;
+    bk_json_end_object(j);
+    return finish(j, err);
+}
+
 /* Core coinbaseTxToJSON (master, PR #34512): version, locktime, sequence,
  * coinbase, and witness when the coinbase input's stack is non-empty
  * (Core CHECK-fails on more than one item). */

@@ -1,0 +1,119 @@
+/* ChainFromIndex/900k and ChainFromFiles/900k: the chain of a synthetic
+ * regtest datadir of 900,000 blocks (scripts/gen-synth-datadir.c: linked
+ * headers with 1-2 tx bodies, undo records, XORed blk/rev files, a LevelDB
+ * block index written the way Core lays it out, the chainstate's best
+ * block), built from Core's block index (bk_chain_build_index) and by the
+ * header scan of the blk/rev files (bk_chain_build). One op = one whole
+ * build, unit "chain"; peak bytes = what the build holds through the
+ * allocator (the chain itself; LevelDB's own buffers are not counted, so
+ * setup also reports the peak RSS of one build in a fresh process).
+ *
+ * The directory is BLOCKKIT_BENCH_SYNTH_DIR, else $TMPDIR (or /tmp)
+ * /blockkit-synth-900k; it is generated once, by hand (about 15 s, 560 MB):
+ *     build/gen-synth-datadir /tmp/blockkit-synth-900k
+ * and the rows are skipped with a message while it is missing. Run them
+ * with few epochs: blockkit bench --filter 'ChainFrom' --epochs 3. */
+#include "bench.h"
+
+#include <blockkit/blockindex.h>
+#include <blockkit/chain.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SYNTH_BLOCKS 900000u
+
+typedef struct synth {
+    char dir[4096];
+    char blocks[4200];
+    int files; /* 1: header scan, 0: block index */
+} synth;
+
+static int build_once(const synth *s, const bk_allocator *alloc, size_t *n_active)
+{
+    bk_chain c;
+    bk_error err;
+    bk_status st;
+    if (s->files) {
+        bk_blocksdir d;
+        st = bk_blocksdir_open(&d, s->blocks, BK_NET_REGTEST, alloc, &err);
+        if (st != BK_OK) {
+            fprintf(stderr, "bench ChainFromFiles: %s\n", err.msg);
+            return -1;
+        }
+        st = bk_chain_build(&c, &d, alloc, &err);
+        bk_blocksdir_close(&d);
+    } else {
+        st = bk_chain_build_index(&c, s->dir, BK_NET_REGTEST, NULL, alloc, &err);
+    }
+    if (st != BK_OK) {
+        fprintf(stderr, "bench ChainFrom%s: %s\n", s->files ? "Files" : "Index", err.msg);
+        return -1;
+    }
+    *n_active = c.n_active;
+    bk_chain_free(&c);
+    return 0;
+}
+
+static int synth_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    synth *s = bk_alloc(alloc, sizeof *s);
+    if (!s) return 1;
+    memset(s, 0, sizeof *s);
+    s->files = (int)(intptr_t)arg;
+    const char *name = s->files ? "ChainFromFiles/900k" : "ChainFromIndex/900k";
+    const char *env = getenv("BLOCKKIT_BENCH_SYNTH_DIR"), *t = getenv("TMPDIR");
+    if (env && *env) snprintf(s->dir, sizeof s->dir, "%s", env);
+    else snprintf(s->dir, sizeof s->dir, "%s/blockkit-synth-900k", t && *t ? t : "/tmp");
+    snprintf(s->blocks, sizeof s->blocks, "%s/regtest/blocks", s->dir);
+    char probe[4400];
+    snprintf(probe, sizeof probe, "%s/index/CURRENT", s->blocks);
+    if (access(probe, R_OK) != 0) {
+        fprintf(stderr,
+                "# %s: skipped: no synthetic datadir at %s (make it once with `build/gen-synth-datadir %s`, "
+                "or point BLOCKKIT_BENCH_SYNTH_DIR at one)\n",
+                name, s->dir, s->dir);
+        bk_free(alloc, s, sizeof *s);
+        return 1;
+    }
+    /* One build in a fresh process: its peak RSS, LevelDB included. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        size_t n = 0;
+        _exit(build_once(s, NULL, &n) == 0 && n == SYNTH_BLOCKS ? 0 : 1);
+    }
+    int status = 0;
+    struct rusage ru;
+    if (pid > 0 && wait4(pid, &status, 0, &ru) == pid) {
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "# %s: skipped: the build failed or did not give %u active blocks\n", name, SYNTH_BLOCKS);
+            bk_free(alloc, s, sizeof *s);
+            return 1;
+        }
+        fprintf(stderr, "# %s: one build in a fresh process: peak RSS %.1f MB\n", name, (double)ru.ru_maxrss / 1024.0);
+    }
+    *ctx = s;
+    return 0;
+}
+
+static void synth_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    synth *s = ctx;
+    for (uint64_t i = 0; i < iters; i++) {
+        size_t n = 0;
+        if (build_once(s, alloc, &n) != 0) break;
+        bk_bench_keep(&n);
+    }
+}
+
+static void synth_teardown(void *ctx, const bk_allocator *alloc) { bk_free(alloc, ctx, sizeof(synth)); }
+
+BK_BENCH(bench_chain_from_index, "ChainFromIndex/900k", "chain", 1, 0, (const void *)(intptr_t)0, synth_setup,
+         synth_run, synth_teardown)
+BK_BENCH(bench_chain_from_files, "ChainFromFiles/900k", "chain", 1, 0, (const void *)(intptr_t)1, synth_setup,
+         synth_run, synth_teardown)

@@ -1,0 +1,540 @@
+/* Lookups in a node's datadir answered as bitcoin-cli would (blockkit/lookup.h):
+ * getblockheader, getblock, getrawtransaction (txindex), getchaintips. */
+#include <blockkit/blockindex.h>
+#include <blockkit/leveldb.h>
+#include <blockkit/lookup.h>
+#include <blockkit/sha256.h>
+#include <blockkit/txindex.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct bk_lookup {
+    const bk_allocator *alloc;
+    bk_network net;
+    bk_chain chain;
+    bk_blocksdir blocks;
+    int have_blocks;
+    char *netdir;          /* <datadir>/<subdir> */
+    char *tmpdir;
+    bk_txindex *txi;
+    int txi_tried;
+    bk_status txi_status;
+    char txi_msg[BK_ERROR_MSG_MAX];
+    bk_ldb *index;         /* opened on demand: headers of blocks without data */
+    bk_block_decoder dec;
+    uint8_t *buf;          /* block bytes */
+    size_t cap;
+    uint8_t *ubuf;         /* undo bytes + checksum */
+    size_t ucap;
+    int rpc_code;
+    char warning[BK_ERROR_MSG_MAX];
+    int has_warning;
+};
+
+static bk_status rpc_error(bk_lookup *l, bk_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bk_status rpc_error(bk_lookup *l, bk_error *err, int code, const char *fmt, ...)
+{
+    char msg[BK_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    l->rpc_code = code;
+    return bk_error_set(err, code == BK_RPC_INVALID_PARAMETER ? BK_ERR_ARG : BK_ERR_NOT_FOUND, 0, "%s", msg);
+}
+
+static void warn(bk_lookup *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(bk_lookup *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->warning, sizeof l->warning, fmt, ap);
+    va_end(ap);
+    l->has_warning = 1;
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s%s%s", a, b, c);
+    return p;
+}
+
+bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opts *opts, const bk_allocator *alloc,
+                         bk_lookup **l_out, bk_error *err)
+{
+    if (!datadir || !l_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    *l_out = NULL;
+    const char *sub = bk_network_datadir_subdir(net);
+    if (!sub) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    bk_lookup *l = calloc(1, sizeof *l);
+    if (!l) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    l->alloc = alloc ? alloc : bk_default_allocator();
+    l->net = net;
+    bk_block_decoder_init(&l->dec, l->alloc);
+    l->netdir = join(datadir, "/", sub);
+    l->tmpdir = opts && opts->tmpdir ? join(opts->tmpdir, "", "") : NULL;
+    char *blocks = l->netdir ? join(l->netdir, "blocks", "") : NULL;
+    bk_status st = BK_OK;
+    if (!l->netdir || !blocks || (opts && opts->tmpdir && !l->tmpdir)) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        goto fail;
+    }
+    st = bk_chain_build_index(&l->chain, datadir, net, opts, l->alloc, err);
+    if (st != BK_OK) goto fail;
+    st = bk_blocksdir_open(&l->blocks, blocks, net, l->alloc, err);
+    if (st != BK_OK) goto fail;
+    l->have_blocks = 1;
+    free(blocks);
+    *l_out = l;
+    return BK_OK;
+fail:
+    free(blocks);
+    bk_lookup_close(l);
+    return st;
+}
+
+void bk_lookup_close(bk_lookup *l)
+{
+    if (!l) return;
+    bk_chain_free(&l->chain);
+    if (l->have_blocks) bk_blocksdir_close(&l->blocks);
+    bk_txindex_close(l->txi);
+    bk_ldb_close(l->index);
+    bk_block_decoder_free(&l->dec);
+    if (l->buf) bk_free(l->alloc, l->buf, l->cap);
+    if (l->ubuf) bk_free(l->alloc, l->ubuf, l->ucap);
+    free(l->netdir);
+    free(l->tmpdir);
+    free(l);
+}
+
+const bk_chain *bk_lookup_chain(const bk_lookup *l) { return &l->chain; }
+int bk_lookup_rpc_code(const bk_lookup *l) { return l->rpc_code; }
+const char *bk_lookup_warning(const bk_lookup *l) { return l->has_warning ? l->warning : NULL; }
+
+static void start(bk_lookup *l)
+{
+    l->rpc_code = 0;
+    l->has_warning = 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Core ParseHashV: 64 hex digits, the reversed display order. */
+static bk_status parse_hash(bk_lookup *l, const char *s, const char *name, uint8_t out[32], bk_error *err)
+{
+    size_t n = strlen(s);
+    int ok = n == 64;
+    for (size_t i = 0; i < n && ok; i++) ok = hexval(s[i]) >= 0;
+    if (!ok) {
+        /* Core checks hex first (IsHex), then the length. */
+        int hex = n % 2 == 0 && n > 0;
+        for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
+        if (!hex) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
+        return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
+    }
+    for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
+    return BK_OK;
+}
+
+bk_status bk_lookup_resolve(bk_lookup *l, const char *arg, const char *param_name, const bk_chain_entry **e_out,
+                            bk_error *err)
+{
+    if (!l || !arg || !e_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    *e_out = NULL;
+    size_t n = strlen(arg);
+    int digits = n > 0 && n < 64;
+    for (size_t i = 0; i < n && digits; i++) digits = arg[i] >= '0' && arg[i] <= '9';
+    if (digits || (arg[0] == '-' && n > 1 && n < 20)) {
+        char *end;
+        long long h = strtoll(arg, &end, 10);
+        if (*end == 0) {
+            /* getblockhash: "Block height out of range" below 0 or past the tip. */
+            const bk_chain_entry *e = bk_chain_at_height(&l->chain, h);
+            if (!e) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "Block height out of range");
+            *e_out = e;
+            return BK_OK;
+        }
+    }
+    uint8_t hash[32];
+    bk_status st = parse_hash(l, arg, param_name ? param_name : "blockhash", hash, err);
+    if (st != BK_OK) return st;
+    const bk_chain_entry *e = bk_chain_find(&l->chain, hash);
+    if (!e) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    *e_out = e;
+    return BK_OK;
+}
+
+/* ---- reading the files ---- */
+
+static bk_status grow(bk_lookup *l, uint8_t **p, size_t *cap, size_t need, bk_error *err)
+{
+    if (*cap >= need) return BK_OK;
+    size_t ncap = need < 4096 ? 4096 : need;
+    uint8_t *q = bk_realloc(l->alloc, *p, *cap, ncap);
+    if (!q) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    *p = q;
+    *cap = ncap;
+    return BK_OK;
+}
+
+/* Copy len bytes at off of blk/rev file `number` into *p. BK_ERR_NOT_FOUND
+ * when the file is not there. */
+static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, uint64_t off, size_t len, uint8_t **p,
+                            size_t *cap, bk_error *err)
+{
+    const char *what = kind == BK_FILE_BLK ? "blk" : "rev";
+    if (!bk_blocksdir_has(&l->blocks, kind, number))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, off, "%s%05u.dat is not in %s", what, number, l->blocks.path);
+    bk_status st = grow(l, p, cap, len ? len : 1, err);
+    if (st != BK_OK) return st;
+    bk_blockfile f;
+    st = bk_blocksdir_open_file(&l->blocks, kind, number, &f, err);
+    if (st != BK_OK) return st;
+    bk_error e;
+    st = bk_blockfile_copy(&f, off, *p, len, &e);
+    bk_blockfile_close(&f);
+    if (st != BK_OK)
+        return bk_error_set(err, st, off, "%s%05u.dat: %zu bytes at offset %llu are past the end of the file", what,
+                            number, len, (unsigned long long)off);
+    return BK_OK;
+}
+
+/* Core BlockManager::IsBlockPruned. */
+static int is_pruned(const bk_lookup *l, const bk_chain_entry *e)
+{
+    return l->chain.pruned && !(e->status & BK_BLOCK_HAVE_DATA) && e->n_tx > 0;
+}
+
+static int has_data(const bk_lookup *l, const bk_chain_entry *e)
+{
+    return l->chain.from_index ? (e->status & BK_BLOCK_HAVE_DATA) && !e->no_data : 1;
+}
+
+/* The block's bytes, decoded into l->dec. Core's ReadBlockFromDisk also
+ * checks that the bytes hash to the index's hash. */
+static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, bk_error *err)
+{
+    bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, e->size, &l->buf, &l->cap, err);
+    if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, e->size, b, err);
+    if (st == BK_OK) {
+        uint8_t h[32];
+        bk_block_hash(b, h);
+        if (memcmp(h, e->hash, 32) != 0)
+            st = bk_error_set(err, BK_ERR_MISMATCH, e->offset,
+                              "blk%05u.dat: the block at offset %llu is not the one the index names", e->file,
+                              (unsigned long long)e->offset);
+    }
+    return st;
+}
+
+/* The block's undo data as Core's UndoReadFromDisk reads it: at the
+ * index's position, checksum against the parent hash. 0 with *u filled, or
+ * -1 when there is none or it does not read (Core then renders the block
+ * without undo; a warning says why). */
+static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
+{
+    if (!e->has_undo) return -1;
+    bk_error er;
+    size_t n = (size_t)e->undo_size;
+    if (read_range(l, BK_FILE_REV, e->undo_file, e->undo_offset, n + BK_UNDO_CHECKSUM_SIZE, &l->ubuf, &l->ucap,
+                   &er) != BK_OK) {
+        warn(l, "undo data not read: %s", er.msg);
+        return -1;
+    }
+    if (bk_undo_checksum_verify(l->ubuf, n, e->prev_hash, l->ubuf + n, &er) != BK_OK) {
+        warn(l, "rev%05u.dat: the undo record at offset %llu fails its checksum; rendered without undo data as Core does",
+             e->undo_file, (unsigned long long)e->undo_offset);
+        return -1;
+    }
+    if (bk_block_undo_parse(l->ubuf, n, u, &er) != BK_OK || bk_block_undo_check(u, b, &er) != BK_OK) {
+        warn(l, "rev%05u.dat: the undo record at offset %llu does not decode for this block (%s)", e->undo_file,
+             (unsigned long long)e->undo_offset, er.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The 80 header bytes: from the blk file when the block has data, else
+ * from the index record (pruned and headers-only blocks). */
+static bk_status load_header(bk_lookup *l, const bk_chain_entry *e, uint8_t hdr[BK_HEADER_SIZE], bk_error *err)
+{
+    if (has_data(l, e) && bk_blocksdir_has(&l->blocks, BK_FILE_BLK, e->file)) {
+        bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, BK_HEADER_SIZE, &l->buf, &l->cap, err);
+        if (st != BK_OK) return st;
+        uint8_t h[32];
+        bk_header_hash(l->buf, h);
+        if (memcmp(h, e->hash, 32) == 0) {
+            memcpy(hdr, l->buf, BK_HEADER_SIZE);
+            return BK_OK;
+        }
+    }
+    if (!l->index) {
+        char *dir = join(l->netdir, "blocks/index", "");
+        if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        bk_status st = bk_ldb_open(dir, l->tmpdir, &l->index, err);
+        free(dir);
+        if (st != BK_OK) return st;
+    }
+    uint8_t key[33];
+    key[0] = 'b';
+    memcpy(key + 1, e->hash, 32);
+    uint8_t *v = NULL;
+    size_t vl = 0;
+    bk_status st = bk_ldb_get(l->index, key, sizeof key, &v, &vl, err);
+    if (st != BK_OK) return st;
+    bk_disk_block_index r;
+    st = bk_disk_block_index_decode(key, sizeof key, v, vl, 1, &r, err);
+    bk_ldb_free(v);
+    if (st != BK_OK) return st;
+    bk_store_le32(hdr, (uint32_t)r.header.version);
+    memcpy(hdr + 4, r.header.prev_hash, 32);
+    memcpy(hdr + 36, r.header.merkle_root, 32);
+    bk_store_le32(hdr + 68, r.header.time);
+    bk_store_le32(hdr + 72, r.header.bits);
+    bk_store_le32(hdr + 76, r.header.nonce);
+    return BK_OK;
+}
+
+/* ---- the RPCs ---- */
+
+bk_status bk_lookup_block_header(bk_lookup *l, const bk_chain_entry *e, int verbose, const bk_block_json_opts *o,
+                                 bk_json *j, bk_error *err)
+{
+    if (!l || !e || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    uint8_t hdr[BK_HEADER_SIZE];
+    bk_status st = load_header(l, e, hdr, err);
+    if (st != BK_OK) return st;
+    if (!verbose) {
+        bk_json_hex(j, hdr, BK_HEADER_SIZE);
+        st = bk_json_status(j);
+        return st == BK_OK ? BK_OK : bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+    }
+    bk_chain_context ctx;
+    st = bk_chain_context_fill(&l->chain, e, &ctx, err);
+    if (st != BK_OK) return st;
+    bk_block_json_opts oo;
+    if (o) oo = *o;
+    else bk_block_json_opts_init(&oo);
+    oo.hash = e->hash;
+    return bk_json_block_header_raw(j, hdr, e->n_tx, &ctx, &oo, err);
+}
+
+/* Core GetBlockChecked: the refusals for a block without data. */
+static bk_status check_block_data(bk_lookup *l, const bk_chain_entry *e, bk_error *err)
+{
+    if (is_pruned(l, e)) return rpc_error(l, err, BK_RPC_MISC_ERROR, "Block not available (pruned data)");
+    if (!has_data(l, e) || !bk_blocksdir_has(&l->blocks, BK_FILE_BLK, e->file))
+        return rpc_error(l, err, BK_RPC_MISC_ERROR, "Block not found on disk");
+    return BK_OK;
+}
+
+bk_status bk_lookup_block(bk_lookup *l, const bk_chain_entry *e, const bk_block_json_opts *o, bk_json *j,
+                          bk_error *err)
+{
+    if (!l || !e || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    bk_block_json_opts oo;
+    if (o) oo = *o;
+    else bk_block_json_opts_init(&oo);
+    if (oo.verbosity < 0 || oo.verbosity > 3)
+        return bk_error_set(err, BK_ERR_ARG, 0, "verbosity %d not in 0..3", oo.verbosity);
+    bk_status st = check_block_data(l, e, err);
+    if (st != BK_OK) return st;
+    bk_block b;
+    st = load_block(l, e, &b, err);
+    if (st != BK_OK) return st;
+    if (oo.verbosity == 0) {
+        bk_json_hex(j, b.data, b.size);
+        st = bk_json_status(j);
+        return st == BK_OK ? BK_OK : bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+    }
+    bk_chain_context ctx;
+    st = bk_chain_context_fill(&l->chain, e, &ctx, err);
+    if (st != BK_OK) return st;
+    bk_block_undo u, *up = NULL;
+    if (oo.verbosity >= 2 && !is_pruned(l, e) && load_undo(l, e, &b, &u) == 0) up = &u;
+    oo.hash = e->hash;
+    return bk_json_block(j, &b, up, &ctx, &oo, err);
+}
+
+bk_status bk_lookup_chain_tips(bk_lookup *l, bk_json *j, bk_error *err)
+{
+    if (!l || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    bk_chaintip *tips;
+    size_t n;
+    bk_status st = bk_chain_tips(&l->chain, l->alloc, &tips, &n, err);
+    if (st != BK_OK) return st;
+    st = bk_json_chain_tips(j, &l->chain, tips, n, err);
+    bk_free(l->alloc, tips, (n ? n : 1) * sizeof *tips);
+    return st;
+}
+
+/* The genesis coinbase txids (Core refuses to look them up): main,
+ * testnet3, signet and regtest share one genesis coinbase; testnet4 has
+ * its own. Internal byte order. */
+static int is_genesis_coinbase(bk_network net, const uint8_t txid[32])
+{
+    static const uint8_t common[32] = {0x3b, 0xa3, 0xed, 0xfd, 0x7a, 0x7b, 0x12, 0xb2, 0x7a, 0xc7, 0x2c,
+                                       0x3e, 0x67, 0x76, 0x8f, 0x61, 0x7f, 0xc8, 0x1b, 0xc3, 0x88, 0x8a,
+                                       0x51, 0x32, 0x3a, 0x9f, 0xb8, 0xaa, 0x4b, 0x1e, 0x5e, 0x4a};
+    static const uint8_t testnet4[32] = {0x4e, 0x7b, 0x2b, 0x91, 0x28, 0xfe, 0x02, 0x91, 0xdb, 0x06, 0x93,
+                                         0xaf, 0x2a, 0xe4, 0x18, 0xb7, 0x67, 0xe6, 0x57, 0xcd, 0x40, 0x7e,
+                                         0x80, 0xcb, 0x14, 0x34, 0x22, 0x1e, 0xae, 0xa7, 0xa0, 0x7a};
+    return memcmp(txid, net == BK_NET_TESTNET4 ? testnet4 : common, 32) == 0;
+}
+
+/* Reopen the top-level object j just closed so members can follow
+ * (bk_json_tx writes a whole object; getrawtransaction adds to it). The
+ * closing brace is still in the writer: "}" compact, "\n}" pretty. */
+static int reopen_object(bk_json *j)
+{
+    size_t tail = j->indent ? 2 : 1;
+    bk_writer *w = j->w;
+    if (j->status != BK_OK || j->depth != 0 || w->len < tail || w->data[w->len - 1] != '}') return -1;
+    w->len -= tail;
+    j->is_object[0] = 1;
+    j->has_items[0] = 1;
+    j->depth = 1;
+    return 0;
+}
+
+static const char NO_TXINDEX[] = "No such mempool transaction. Use -txindex or provide a block hash to enable "
+                                 "blockchain transaction queries. Use gettransaction for wallet transactions.";
+static const char NO_SUCH_TX[] = "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.";
+
+bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity, const bk_tx_json_opts *o,
+                                bk_json *j, bk_error *err)
+{
+    if (!l || !txid || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    if (verbosity < 0 || verbosity > 2) return bk_error_set(err, BK_ERR_ARG, 0, "verbosity %d not in 0..2", verbosity);
+    if (is_genesis_coinbase(l->net, txid))
+        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY,
+                         "The genesis block coinbase is not considered an ordinary transaction and cannot be retrieved");
+    /* Core refuses -txindex together with -prune: a pruned node's
+     * indexes/txindex is a leftover it does not read. */
+    if (l->chain.pruned) {
+        warn(l, "the node is pruned; Core does not run -txindex with -prune");
+        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+    }
+    if (!l->txi_tried) {
+        l->txi_tried = 1;
+        char *dir = join(l->netdir, "indexes/txindex", "");
+        if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        bk_error e;
+        l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
+        snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
+        free(dir);
+    }
+    if (l->txi_status == BK_ERR_NOT_FOUND) {
+        warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
+        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+    }
+    if (l->txi_status != BK_OK) return bk_error_set(err, l->txi_status, 0, "%s", l->txi_msg);
+
+    bk_tx_pos pos;
+    bk_error e;
+    bk_status st = bk_txindex_find(l->txi, txid, &pos, &e);
+    if (st == BK_ERR_NOT_FOUND) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+    if (st != BK_OK) {
+        if (err) *err = e;
+        return st;
+    }
+    uint8_t *txb = NULL, block_hash[32];
+    size_t txlen = 0;
+    st = bk_txindex_read_tx(&l->blocks, &pos, txid, l->alloc, &txb, &txlen, block_hash, &e);
+    if (st != BK_OK) {
+        /* Core's FindTx fails the lookup the same way (and logs why). */
+        warn(l, "%s", e.msg);
+        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+    }
+    if (verbosity == 0) {
+        bk_json_hex(j, txb, txlen);
+        bk_free(l->alloc, txb, txlen);
+        st = bk_json_status(j);
+        return st == BK_OK ? BK_OK : bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+    }
+    bk_tx tx;
+    st = bk_tx_parse(txb, txlen, &tx, NULL, err);
+    if (st != BK_OK) goto done;
+    bk_tx_json_opts to;
+    if (o) to = *o;
+    else bk_tx_json_opts_init(&to);
+    to.network = l->net;
+    to.include_hex = 1;
+    to.verbosity = BK_TXV_DETAILS;
+    to.txid = txid;
+    to.wtxid = NULL;
+    const bk_chain_entry *be = bk_chain_find(&l->chain, block_hash);
+
+    /* Verbosity 2: the tx's CTxUndo from its block's undo data, when the
+     * block has data or undo (Core: BLOCK_HAVE_MASK) and it is no coinbase. */
+    bk_block_undo u;
+    bk_undo_iter it, *itp = NULL;
+    if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) &&
+        (!l->chain.from_index || (be->status & BK_BLOCK_HAVE_MASK)) && has_data(l, be)) {
+        bk_block b;
+        bk_error be_err;
+        if (load_block(l, be, &b, &be_err) == BK_OK && load_undo(l, be, &b, &u) == 0) {
+            /* The tx by its position in the block (the txindex names it). */
+            size_t want = BK_HEADER_SIZE + pos.tx_offset;
+            uint32_t k = 0;
+            while (k < b.n_tx && (size_t)(b.txs[k].data - b.data) != want) k++;
+            if (k > 0 && k < b.n_tx) {
+                bk_undo_iter_init(&it, &u);
+                uint32_t coins = 0;
+                for (uint32_t t = 0; t < k; t++) bk_undo_next_tx(&it, &coins);
+                itp = &it;
+                to.verbosity = BK_TXV_DETAILS_AND_PREVOUT;
+            }
+        }
+    }
+    st = bk_json_tx(j, &tx, &to, itp, err);
+    if (st != BK_OK) goto done;
+    if (reopen_object(j) != 0) {
+        st = bk_error_set(err, BK_ERR_ARG, 0, "the transaction object cannot be extended (JSON writer state)");
+        goto done;
+    }
+    /* Core TxToJSON: blockhash, then with the block in the index
+     * confirmations (0 off the active chain), time and blocktime. */
+    BK_JSON_KEY(j, "blockhash");
+    bk_json_hex_rev(j, block_hash, 32);
+    if (be && be->height >= 0) {
+        const bk_chain_entry *tip = bk_chain_tip(&l->chain);
+        if (be->active && tip) {
+            BK_JSON_KEY(j, "confirmations");
+            bk_json_int(j, (int64_t)tip->height - be->height + 1);
+            BK_JSON_KEY(j, "time");
+            bk_json_int(j, be->time);
+            BK_JSON_KEY(j, "blocktime");
+            bk_json_int(j, be->time);
+        } else {
+            BK_JSON_KEY(j, "confirmations");
+            bk_json_int(j, 0);
+        }
+    }
+    bk_json_end_object(j);
+    st = bk_json_status(j);
+    if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+done:
+    bk_free(l->alloc, txb, txlen);
+    return st;
+}
