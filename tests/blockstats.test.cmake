@@ -1,0 +1,3 @@
+# getblockstats: Core's functional-test data, the mainnet vectors and the
+# regtest datadir (full and pruned copies, unpacked by the regtest fixture).
+set_tests_properties(test_blockstats PROPERTIES FIXTURES_REQUIRED regtest)
