@@ -130,12 +130,13 @@ typedef struct bk_block_stats_opts {
 BK_API void bk_block_stats_opts_init(bk_block_stats_opts *o);
 
 /* Reusable per-thread scratch: the fee, size and feerate tables, grown to
- * the largest block seen (then nothing is allocated). */
+ * the largest block seen (then nothing is allocated). Sorting is an LSD
+ * radix sort in these buffers: no allocation, linear time. */
 typedef struct bk_block_stats_scratch {
     const bk_allocator *alloc;
-    int64_t *fees;
-    int64_t *sizes;
-    int64_t *rates;           /* (feerate, weight) pairs */
+    int64_t *fees;            /* one allocation: fees, sizes, feerates, weights, */
+    int64_t *sizes;           /* two sort buffers (cap words each), then the */
+    int64_t *rates;           /* radix histograms */
     size_t cap;               /* transactions each table holds */
 } bk_block_stats_scratch;
 

@@ -119,17 +119,27 @@ bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mas
 
 /* ---- scratch ---- */
 
+/* Radix digits: 11 bits, six passes cover 64-bit keys. */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES 6
+
 void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *alloc)
 {
     memset(s, 0, sizeof *s);
     s->alloc = alloc;
 }
 
+/* One block of 6 x n words (fees, sizes, feerates, weights, and two sort
+ * buffers) plus the radix histograms. */
+static size_t scratch_words(size_t cap)
+{
+    return 6 * cap + (size_t)RADIX_PASSES * RADIX_SIZE / 2;
+}
+
 void bk_block_stats_scratch_free(bk_block_stats_scratch *s)
 {
-    bk_free(s->alloc, s->fees, s->cap * sizeof(int64_t));
-    bk_free(s->alloc, s->sizes, s->cap * sizeof(int64_t));
-    bk_free(s->alloc, s->rates, s->cap * 2 * sizeof(int64_t));
+    if (s->fees) bk_free(s->alloc, s->fees, scratch_words(s->cap) * sizeof(uint64_t));
     s->fees = s->sizes = s->rates = NULL;
     s->cap = 0;
 }
@@ -138,112 +148,67 @@ static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
 {
     if (n <= s->cap) return BK_OK;
     size_t cap = (n + 255) & ~(size_t)255;
-    int64_t *f = bk_alloc(s->alloc, cap * sizeof(int64_t));
-    int64_t *z = bk_alloc(s->alloc, cap * sizeof(int64_t));
-    int64_t *r = bk_alloc(s->alloc, cap * 2 * sizeof(int64_t));
-    if (!f || !z || !r) {
-        bk_free(s->alloc, f, f ? cap * sizeof(int64_t) : 0);
-        bk_free(s->alloc, z, z ? cap * sizeof(int64_t) : 0);
-        bk_free(s->alloc, r, r ? cap * 2 * sizeof(int64_t) : 0);
-        return BK_ERR_NOMEM;
-    }
+    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
+    uint64_t *p = bk_alloc(s->alloc, scratch_words(cap) * sizeof(uint64_t));
+    if (!p) return BK_ERR_NOMEM;
     bk_block_stats_scratch_free(s);
-    s->fees = f;
-    s->sizes = z;
-    s->rates = r;
+    s->fees = (int64_t *)p;
+    s->sizes = (int64_t *)p + cap;
+    s->rates = (int64_t *)p + 2 * cap; /* feerates, then weights at + cap */
     s->cap = cap;
     return BK_OK;
 }
 
-/* ---- in-place sorts (introsort: no allocation, n log n worst case) ---- */
+/* ---- sorting: LSD radix over the keys' offsets from the smallest key
+ * (so signed order is unsigned order), 11 bits a pass, as many passes as
+ * the range of the keys needs; stable, so a payload (the weights) keeps its
+ * key's place. n words of tmp (and tmp_pay with a payload). ---- */
 
-/* Element i of a table of k-word keys compared lexicographically. */
-static inline int key_less(const int64_t *a, const int64_t *b, int k)
+static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64_t *tmp_pay, uint32_t *hist)
 {
-    if (a[0] != b[0]) return a[0] < b[0];
-    return k == 2 && a[1] < b[1];
-}
-
-static inline void key_swap(int64_t *a, int64_t *b, int k)
-{
-    for (int i = 0; i < k; i++) {
-        int64_t t = a[i];
-        a[i] = b[i];
-        b[i] = t;
+    if (n < 2) return;
+    int64_t lo = key[0], hi = key[0];
+    for (size_t i = 1; i < n; i++) {
+        if (key[i] < lo) lo = key[i];
+        if (key[i] > hi) hi = key[i];
     }
-}
-
-static void sift_down(int64_t *v, size_t root, size_t n, int k)
-{
-    for (;;) {
-        size_t c = 2 * root + 1;
-        if (c >= n) return;
-        if (c + 1 < n && key_less(v + c * k, v + (c + 1) * k, k)) c++;
-        if (!key_less(v + root * k, v + c * k, k)) return;
-        key_swap(v + root * k, v + c * k, k);
-        root = c;
+    /* keys as unsigned offsets from the smallest: only the digits the
+     * range needs are sorted (fees and sizes take two or three passes) */
+    uint64_t range = (uint64_t)hi - (uint64_t)lo;
+    int passes = 0;
+    while (passes < RADIX_PASSES && (range >> (passes * RADIX_BITS))) passes++;
+    if (passes == 0) return;
+    memset(hist, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)key[i] - (uint64_t)lo;
+        for (int d = 0; d < passes; d++) hist[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
     }
-}
-
-static void heap_sort(int64_t *v, size_t n, int k)
-{
-    for (size_t i = n / 2; i-- > 0;) sift_down(v, i, n, k);
-    for (size_t end = n; end > 1; end--) {
-        key_swap(v, v + (end - 1) * k, k);
-        sift_down(v, 0, end - 1, k);
+    int64_t *src = key, *dst = tmp, *psrc = pay, *pdst = tmp_pay;
+    for (int d = 0; d < passes; d++) {
+        uint32_t *h = hist + d * RADIX_SIZE;
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < RADIX_SIZE; b++) {
+            uint32_t c = h[b];
+            h[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = (uint64_t)src[i] - (uint64_t)lo;
+            uint32_t at = h[(k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+            dst[at] = src[i];
+            if (pay) pdst[at] = psrc[i];
+        }
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+        t = psrc;
+        psrc = pdst;
+        pdst = t;
     }
-}
-
-static void insertion_sort(int64_t *v, size_t n, int k)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && key_less(v + j * k, v + (j - 1) * k, k); j--) key_swap(v + j * k, v + (j - 1) * k, k);
-}
-
-static void intro_sort(int64_t *v, size_t n, int k, int depth)
-{
-    while (n > 16) {
-        if (depth-- == 0) {
-            heap_sort(v, n, k);
-            return;
-        }
-        /* median of three to the front, then Hoare partition around it */
-        size_t m = n / 2;
-        int64_t *a = v, *b = v + m * k, *c = v + (n - 1) * k;
-        if (key_less(b, a, k)) key_swap(a, b, k);
-        if (key_less(c, b, k)) {
-            key_swap(b, c, k);
-            if (key_less(b, a, k)) key_swap(a, b, k);
-        }
-        key_swap(v, b, k);
-        size_t i = 0, j = n;
-        for (;;) {
-            do i++;
-            while (i < n && key_less(v + i * k, v, k));
-            do j--;
-            while (key_less(v, v + j * k, k));
-            if (i >= j) break;
-            key_swap(v + i * k, v + j * k, k);
-        }
-        key_swap(v, v + j * k, k);
-        /* recurse into the smaller side, loop on the larger */
-        if (j < n - j - 1) {
-            intro_sort(v, j, k, depth);
-            v += (j + 1) * k;
-            n -= j + 1;
-        } else {
-            intro_sort(v + (j + 1) * k, n - j - 1, k, depth);
-            n = j;
-        }
+    if (src != key) {
+        memcpy(key, src, n * sizeof *key);
+        if (pay) memcpy(pay, psrc, n * sizeof *pay);
     }
-    insertion_sort(v, n, k);
-}
-
-static void sort_keys(int64_t *v, size_t n, int k)
-{
-    int depth = 0;
-    for (size_t m = n; m > 1; m >>= 1) depth += 2;
-    intro_sort(v, n, k, depth);
 }
 
 /* Money sums wrap instead of overflowing (undefined in C): only invalid
@@ -253,31 +218,37 @@ static inline int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a 
 static inline int64_t wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t wmul4(int64_t a) { return (int64_t)((uint64_t)a * WITNESS_SCALE_FACTOR); }
 
-/* Core: CalculateTruncatedMedian. */
-static int64_t truncated_median(int64_t *v, size_t n)
+/* Core: CalculateTruncatedMedian over v (sorted here). */
+static int64_t truncated_median(bk_block_stats_scratch *s, int64_t *v, size_t n)
 {
     if (n == 0) return 0;
-    sort_keys(v, n, 1);
+    radix_sort(v, NULL, n, s->fees + 4 * s->cap, NULL, (uint32_t *)(s->fees + 6 * s->cap));
     if (n % 2 == 0) return wadd(v[n / 2 - 1], v[n / 2]) / 2;
     return v[n / 2];
 }
 
-/* Core: CalculatePercentilesByWeight over (feerate, weight) pairs. */
-static void percentiles_by_weight(int64_t out[BK_STATS_PERCENTILES], int64_t *pairs, size_t n, int64_t total_weight)
+/* Core: CalculatePercentilesByWeight over (feerate, weight) pairs. Core
+ * sorts the pairs by feerate, then weight; sorting by feerate alone (stable)
+ * gives the same answer: a threshold is crossed inside a run of equal
+ * feerates whatever the order of their weights, and the run's feerate is
+ * the value either way. */
+static void percentiles_by_weight(bk_block_stats_scratch *s, int64_t out[BK_STATS_PERCENTILES], size_t n,
+                                  int64_t total_weight)
 {
     for (int i = 0; i < BK_STATS_PERCENTILES; i++) out[i] = 0;
     if (n == 0) return;
-    sort_keys(pairs, n, 2);
+    int64_t *rate = s->rates, *weight = s->rates + s->cap;
+    radix_sort(rate, weight, n, s->fees + 4 * s->cap, s->fees + 5 * s->cap, (uint32_t *)(s->fees + 6 * s->cap));
     const double tw = (double)total_weight;
     const double thresholds[BK_STATS_PERCENTILES] = {tw / 10.0, tw / 4.0, tw / 2.0, (tw * 3.0) / 4.0,
                                                      (tw * 9.0) / 10.0};
     int next = 0;
     int64_t cumulative = 0;
     for (size_t i = 0; i < n; i++) {
-        cumulative += pairs[2 * i + 1];
-        while (next < BK_STATS_PERCENTILES && (double)cumulative >= thresholds[next]) out[next++] = pairs[2 * i];
+        cumulative += weight[i];
+        while (next < BK_STATS_PERCENTILES && (double)cumulative >= thresholds[next]) out[next++] = rate[i];
     }
-    for (int i = next; i < BK_STATS_PERCENTILES; i++) out[i] = pairs[2 * (n - 1)];
+    for (int i = next; i < BK_STATS_PERCENTILES; i++) out[i] = rate[n - 1];
 }
 
 /* ---- chain rules ---- */
@@ -375,11 +346,13 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     else bk_block_hash(b, out->blockhash);
     char hex[65];
 
-    bk_error e2;
-    if (bk_block_undo_check(undo, b, &e2) != BK_OK) {
+    /* The undo's shape (bk_block_undo_check: n_tx - 1 CTxUndo, one coin
+     * per input) is checked as the coins are walked below. */
+    if (undo->n_txundo != b->n_tx - 1) {
         hash_hex(hex, out->blockhash);
-        return bk_error_set(err, e2.status, e2.offset, "block %s at height %lld: %s", hex, (long long)ctx->height,
-                            e2.msg);
+        return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                            "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
+                            hex, (long long)ctx->height, undo->n_txundo, b->n_tx);
     }
     if (!bk_tx_is_coinbase(&b->txs[0])) {
         hash_hex(hex, out->blockhash);
@@ -424,7 +397,15 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (i == 0) continue;
         /* Core reads vtxundo.at(i - 1) for every later transaction; the
          * undo entries are walked in step even past a coinbase-shaped one. */
+        size_t undo_pos = ur.pos;
         uint32_t n_coins = (uint32_t)bk_read_compact_size(&ur, 1);
+        if (n_coins != tx->n_in) {
+            hash_hex(hex, out->blockhash);
+            return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
+                                "block %s at height %lld: undo data does not match block: tx %u has %u inputs, "
+                                "CTxUndo has %u coins",
+                                hex, (long long)ctx->height, i, tx->n_in, n_coins);
+        }
         if (coinbase) {
             for (uint32_t c = 0; c < n_coins; c++) {
                 int64_t v;
@@ -475,8 +456,8 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (fee < minfee) minfee = fee;
         totalfee = wadd(totalfee, fee);
         int64_t feerate = weight ? wmul4(fee) / weight : 0;
-        s->rates[2 * n_fees] = feerate;
-        s->rates[2 * n_fees + 1] = weight;
+        s->rates[n_fees] = feerate;
+        s->rates[s->cap + n_fees] = weight;
         n_fees++;
         if (feerate > maxfeerate) maxfeerate = feerate;
         if (feerate < minfeerate) minfeerate = feerate;
@@ -490,7 +471,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
             if (!bk_tx_is_coinbase(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
     }
 
-    percentiles_by_weight(out->feerate_percentiles, s->rates, n_fees, total_weight);
+    percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight);
 
     const uint64_t n_tx = b->n_tx;
     out->avgfee = n_tx > 1 ? (int64_t)((uint64_t)totalfee / (n_tx - 1)) : 0;
@@ -501,9 +482,9 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     out->maxfee = maxfee;
     out->maxfeerate = maxfeerate;
     out->maxtxsize = maxtxsize;
-    out->medianfee = truncated_median(s->fees, n_fees);
+    out->medianfee = truncated_median(s, s->fees, n_fees);
     out->mediantime = ctx->mediantime;
-    out->mediantxsize = truncated_median(s->sizes, n_fees);
+    out->mediantxsize = truncated_median(s, s->sizes, n_fees);
     out->minfee = minfee == MAX_MONEY ? 0 : minfee;
     out->minfeerate = minfeerate == MAX_MONEY ? 0 : minfeerate;
     out->mintxsize = mintxsize == MAX_BLOCK_SERIALIZED_SIZE ? 0 : mintxsize;
