@@ -1,6 +1,7 @@
 /* blockkit chain: the best chain of a Bitcoin Core blocks directory as
  * NDJSON, one line per block (then stale blocks, then orphans). */
 #include "cli.h"
+#include "source.h"
 
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
@@ -17,10 +18,13 @@ static const char *const chain_usage =
     "   \"nTx\":..,\"file\":N,\"offset\":..,\"has_undo\":true|false}\n"
     "then blocks on other branches with \"stale\":true, then blocks whose parent\n"
     "is missing with \"orphan\":true (no height/mediantime/chainwork).\n"
+    "From Core's block index, a block without data (pruned) has \"data\":false\n"
+    "(file and offset 0) and has_undo is Core's record of the undo data.\n"
     "\n"
     "  --blocksdir DIR  the blocks directory itself\n"
     "  --datadir DIR    DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --chain NAME     main (default), test|testnet3, testnet4, signet, regtest\n"
+    BK_CLI_SOURCE_HELP
     "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
     "Exit codes: 0 ok, 64 usage, 65 bad data, 74 I/O.\n";
@@ -45,8 +49,11 @@ static void hex_be(char *out, const uint8_t h[32])
     out[64] = 0;
 }
 
-static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag)
+static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag0)
 {
+    char tagbuf[64];
+    snprintf(tagbuf, sizeof tagbuf, "%s%s", e->no_data ? ",\"data\":false" : "", tag0);
+    const char *tag = tagbuf;
     char hash[65], prev[65], work[65];
     hex_rev(hash, e->hash);
     hex_rev(prev, e->prev_hash);
@@ -74,6 +81,8 @@ static int chain_main(int argc, char **argv)
     const char *cmd = "chain";
     const char *blocksdir = NULL, *datadir = NULL, *chain_name = "main";
     int verbose = 0;
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -84,6 +93,9 @@ static int chain_main(int argc, char **argv)
             verbose = 1;
             continue;
         }
+        int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
+        if (src_rc > 0) return src_rc;
+        if (src_rc == 0) continue;
         const char **slot = !strcmp(a, "--blocksdir") ? &blocksdir
                             : !strcmp(a, "--datadir") ? &datadir
                             : !strcmp(a, "--chain")   ? &chain_name
@@ -96,32 +108,14 @@ static int chain_main(int argc, char **argv)
     if (bk_network_parse(chain_name, &net) != BK_OK)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", chain_name);
     if (!blocksdir && !datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--blocksdir or --datadir is required");
-    char *path = NULL;
-    if (!blocksdir) {
-        /* Core: chainparamsbase.cpp - the data directory of a test chain is
-         * a subdirectory named after it; blocks live in <that>/blocks. */
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[net]);
-        blocksdir = path;
-    }
-    bk_blocksdir d;
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int rc = bk_cli_source_blocksdir(cmd, &src, net);
+    if (rc) return rc;
     bk_chain c;
-    bk_error err;
-    bk_error_clear(&err);
-    if (bk_blocksdir_open(&d, blocksdir, net, NULL, &err) != BK_OK) {
-        free(path);
-        return bk_cli_report(cmd, &err);
-    }
-    bk_status st = bk_chain_build(&c, &d, NULL, &err);
-    bk_blocksdir_close(&d);
-    free(path);
-    if (st != BK_OK) return bk_cli_report(cmd, &err);
-    int rc = BK_EXIT_OK;
+    rc = bk_cli_source_build(cmd, &src, net, NULL, 0, &c);
+    bk_cli_source_free(&src);
+    if (rc) return rc;
     for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK; h++) rc = print_entry(stdout, &c.entries[c.active[h]], "");
     for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK; k++)
         if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(stdout, &c.entries[k], ",\"stale\":true");
@@ -136,6 +130,11 @@ static int chain_main(int argc, char **argv)
                     f->number, (unsigned long long)f->records, bk_file_end_str(f->end),
                     (unsigned long long)f->end_offset);
         }
+        if (c.from_index)
+            fprintf(stderr, "block index: %llu blocks without data, prune height %d, last file %d, %s, "
+                            "%llu appended past its last flush\n",
+                    (unsigned long long)c.n_no_data, (int)c.prune_height, (int)c.last_file,
+                    c.tip_from_chainstate ? "tip from the chainstate" : "tip by most work", (unsigned long long)c.n_appended);
         fprintf(stderr,
                 "blocks: %zu (best chain %zu, stale %llu, orphans %llu, duplicates %llu, bad records %llu); "
                 "undo records: %llu (paired %llu, unpaired %llu)\n",
@@ -148,5 +147,5 @@ static int chain_main(int argc, char **argv)
     return rc;
 }
 
-BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME]",
+BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME] [--source index|files]",
                "best chain of a blocks directory as NDJSON (heights, chainwork, undo)", chain_main)

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "scan_engine.h"
+#include "source.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -24,6 +25,7 @@ static const char scan_help[] =
     "  --blocksdir DIR       the blocks directory itself\n"
     "  --datadir DIR         DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
+    BK_CLI_SOURCE_HELP
     "  --start H, --end H    heights to print (default: 0 to the tip; --end past the tip\n"
     "                        stops at the tip)\n"
     "  --verbosity N         0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n"
@@ -75,6 +77,9 @@ static int scan_main(int argc, char **argv)
     int summary = 0;
     bk_scan_opts o;
     bk_scan_opts_init(&o);
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
+    int src_rc;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o.workers = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
     o.progress = BK_SCAN_PROGRESS_AUTO;
@@ -96,7 +101,9 @@ static int scan_main(int argc, char **argv)
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
             o.workers = (int)n;
         }
-        else if (a[0] == '-' && a[1]) {
+        else if (a[0] == '-' && a[1] && (src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i)) >= 0) {
+            if (src_rc) return src_rc;
+        } else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
             const char *v = argv[++i];
             int64_t n = 0;
@@ -104,7 +111,7 @@ static int scan_main(int argc, char **argv)
             if (!strcmp(a, "--blocksdir")) blocksdir = v;
             else if (!strcmp(a, "--datadir")) datadir = v;
             else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &o.net) == BK_OK;
-            else if (!strcmp(a, "--start")) ok = parse_i64(v, &o.start) && o.start >= 0;
+            else if (!strcmp(a, "--start")) ok = parse_i64(v, &o.start) && o.start >= 0 && (o.start_set = 1);
             else if (!strcmp(a, "--end")) ok = parse_i64(v, &o.end) && o.end >= 0;
             else if (!strcmp(a, "--verbosity")) {
                 ok = parse_i64(v, &n) && n >= 0 && n <= 3;
@@ -134,27 +141,20 @@ static int scan_main(int argc, char **argv)
     if (o.end >= 0 && o.end < o.start)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)o.end,
                            (long long)o.start);
-    char *path = NULL;
-    if (datadir) {
-        /* Core: chainparamsbase.cpp - a test chain's data lives in a
-         * subdirectory named after it, blocks in <that>/blocks. */
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[o.net]);
-        blocksdir = path;
-    }
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int src_err = bk_cli_source_blocksdir(cmd, &src, o.net);
+    if (src_err) return src_err;
+    blocksdir = src.blocksdir;
     o.blocksdir = blocksdir;
+    o.src = &src;
 
     FILE *out = stdout;
     if (out_file && strcmp(out_file, "-") != 0) {
         out = fopen(out_file, "wb");
         if (!out) {
             int e = errno;
-            free(path);
+            bk_cli_source_free(&src);
             return bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(e));
         }
     }
@@ -192,7 +192,7 @@ static int scan_main(int argc, char **argv)
                 (double)st.bytes_in / 1e6, (double)st.bytes_out / 1e6, st.seconds, st.chain_seconds, mbs,
                 st.workers);
     }
-    free(path);
+    bk_cli_source_free(&src);
     return rc;
 }
 

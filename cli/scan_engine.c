@@ -240,9 +240,17 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
     if (o->verbosity >= 2 && e->has_undo) {
         /* The chain verified this record's checksum against the parent
          * hash when it paired it (Core: ReadBlockUndo). */
-        rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size, &W->undo, &W->undo_cap,
+        /* From Core's block index the record is found by position: check
+         * its checksum as Core's ReadBlockUndo does. */
+        size_t ck = E->chain.from_index ? BK_UNDO_CHECKSUM_SIZE : 0;
+        rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size + ck, &W->undo, &W->undo_cap,
                         msg);
         if (rc) return rc;
+        if (ck && bk_undo_checksum_verify(W->undo, e->undo_size, e->prev_hash, W->undo + e->undo_size, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s (rev%05u.dat offset %llu)",
+                     (long long)job->height, hex, err.msg, e->undo_file, (unsigned long long)e->undo_offset);
+            return BK_EXIT_DATA;
+        }
         /* (bk_json_block checks its shape against the block.) */
         if (bk_block_undo_parse(W->undo, e->undo_size, &undo, &err) != BK_OK) {
             snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s at byte %llu (rev%05u.dat offset %llu)",
@@ -417,7 +425,11 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         rc = bk_cli_report(cmd, &err);
         goto out_nodir;
     }
-    if (bk_chain_build(&E.chain, &E.dir, NULL, &err) != BK_OK) {
+    if (o->src) {
+        /* Core's block index or the header scan (cli/source.c). */
+        rc = bk_cli_source_build(cmd, o->src, o->net, o->stop, o->quiet, &E.chain);
+        if (rc) goto out_nochain;
+    } else if (bk_chain_build(&E.chain, &E.dir, NULL, &err) != BK_OK) {
         rc = bk_cli_report(cmd, &err);
         goto out_nochain;
     }
@@ -447,9 +459,27 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
         }
-        for (int64_t h = o->start; h <= end; h++) {
-            const bk_chain_entry *e = bk_chain_at_height(&E.chain, h);
-            if (!e) continue; /* below base_height (an implied genesis) */
+        const bk_chain_entry *first = bk_chain_at_height(&E.chain, o->start);
+        if (o->start_set && first && first->no_data) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                             "height %lld has no block data on this node (pruned); the lowest available height is %d",
+                             (long long)o->start, (int)E.chain.prune_height);
+            goto out;
+        }
+        /* Blocks the index knows without data (pruned): skipped, one line
+         * per range. */
+        int64_t skip_from = -1;
+        for (int64_t h = o->start; h <= end + 1; h++) {
+            const bk_chain_entry *e = h <= end ? bk_chain_at_height(&E.chain, h) : NULL;
+            if (e && e->no_data) {
+                if (skip_from < 0) skip_from = h;
+                continue;
+            }
+            if (skip_from >= 0 && !o->quiet)
+                fprintf(stderr, "blockkit: scan: heights %lld-%lld skipped: no block data on this node (pruned)\n",
+                        (long long)skip_from, (long long)h - 1);
+            skip_from = -1;
+            if (!e) continue; /* below base_height (an implied genesis), or past the end */
             E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);
             E.jobs[E.njobs].height = h;
             E.njobs++;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <blockkit/blockkit.h>
 
+#include "source.h"
+
 typedef enum bk_scan_progress {
     BK_SCAN_PROGRESS_NEVER = 0,
     BK_SCAN_PROGRESS_ALWAYS,
@@ -17,6 +19,8 @@ typedef enum bk_scan_progress {
 
 typedef struct bk_scan_opts {
     const char *blocksdir;      /* the blocks directory itself */
+    const bk_cli_source *src;   /* where the chain comes from (cli/source.h); NULL = header scan of blocksdir */
+    int start_set;              /* --start was given (below a pruned range it is an error) */
     bk_network net;
     int64_t start;              /* first height (default 0) */
     int64_t end;                /* last height, -1 = the tip */

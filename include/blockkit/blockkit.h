@@ -17,6 +17,7 @@
 #include <blockkit/undo.h>
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
+#include <blockkit/blockindex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/merkle.h>
 #include <blockkit/script.h>

@@ -64,6 +64,11 @@ typedef struct bk_chain_entry {
     uint64_t undo_offset;      /* of the CBlockUndo in the rev file */
     uint8_t active;            /* on the best chain */
     uint8_t has_undo;          /* a rev record verified for this block */
+    /* Set by bk_chain_build_index (blockkit/blockindex.h); zero from the
+     * header scan. */
+    uint8_t no_data;           /* the index holds no data for it (pruned, or only its header is known): file/offset/size unused */
+    uint8_t failed;            /* status & BK_BLOCK_FAILED_MASK: Core found it (or an ancestor) invalid */
+    uint32_t status;           /* Core's nStatus (BK_BLOCK_*) */
 } bk_chain_entry;
 
 /* How one scanned file ended (bk_record_iter). */
@@ -98,6 +103,16 @@ typedef struct bk_chain {
     uint64_t n_undo_records;
     uint64_t n_undo_paired;
     uint64_t n_undo_unpaired;  /* checksum or shape matched no block */
+    /* Set by bk_chain_build_index (blockkit/blockindex.h); zero from the
+     * header scan. */
+    uint8_t from_index;        /* built from Core's block index */
+    uint8_t tip_from_chainstate; /* the tip is the chainstate's best block */
+    uint8_t pruned;            /* the index's prunedblockfiles flag */
+    uint8_t reindexing;        /* the index's reindex flag ('R') */
+    int32_t prune_height;      /* lowest height from which every best-chain block has data (0: none missing) */
+    int32_t last_file;         /* the index's last blk file ('l'), -1 when absent */
+    uint64_t n_no_data;        /* entries without block data */
+    uint64_t n_appended;       /* blocks found in blk files past the index's last flush */
 } bk_chain;
 
 /* Options shared by every way of building a chain (header scan of the

@@ -1,0 +1,1009 @@
+/* The chain from Bitcoin Core's block index (blockkit/blockindex.h):
+ * 'b' records through a private LevelDB snapshot, heights and positions as
+ * Core recorded them, work and median time past from the stored headers,
+ * the tip from the chainstate, record sizes from the blk/rev record
+ * headers, and blocks appended to blk files after the index's last flush.
+ * Core: node/blockstorage.cpp (LoadBlockIndexGuts, LoadBlockIndex),
+ * validation.cpp (LoadChainTip, CBlockIndexWorkComparator), chain.h
+ * (GetMedianTimePast), rpc/blockchain.cpp (GetPruneHeight). */
+#include <blockkit/blockindex.h>
+#include <blockkit/hex.h>
+#include <blockkit/leveldb.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- helpers ---- */
+
+/* Must agree with chain.c's slot function: bk_chain_find probes this
+ * table (test_blockindex checks every entry is found). */
+static size_t slot_of(const uint8_t hash[32], size_t mask)
+{
+    uint64_t a = bk_load_le64(hash), b = bk_load_le64(hash + 8);
+    return (size_t)((a ^ (b * 0x9e3779b97f4a7c15ULL)) & mask);
+}
+
+static uint32_t table_find(const bk_chain *c, const uint8_t hash[32])
+{
+    if (!c->table_cap) return BK_CHAIN_NONE;
+    size_t mask = c->table_cap - 1;
+    for (size_t s = slot_of(hash, mask);; s = (s + 1) & mask) {
+        uint32_t idx = c->table[s];
+        if (idx == BK_CHAIN_NONE) return BK_CHAIN_NONE;
+        if (memcmp(c->entries[idx].hash, hash, 32) == 0) return idx;
+    }
+}
+
+static void table_insert(bk_chain *c, uint32_t idx)
+{
+    size_t mask = c->table_cap - 1;
+    size_t s = slot_of(c->entries[idx].hash, mask);
+    while (c->table[s] != BK_CHAIN_NONE) s = (s + 1) & mask;
+    c->table[s] = idx;
+}
+
+/* Rebuild the table for n_entries (capacity >= 2n, a power of two). */
+static bk_status table_build(bk_chain *c)
+{
+    size_t cap = 16;
+    while (cap < 2 * c->n_entries) cap *= 2;
+    if (cap != c->table_cap) {
+        uint32_t *t = bk_alloc(c->alloc, cap * sizeof *t);
+        if (!t) return BK_ERR_NOMEM;
+        bk_free(c->alloc, c->table, c->table_cap * sizeof *c->table);
+        c->table = t;
+        c->table_cap = cap;
+    }
+    memset(c->table, 0xff, cap * sizeof *c->table);
+    for (size_t k = 0; k < c->n_entries; k++) table_insert(c, (uint32_t)k);
+    return BK_OK;
+}
+
+static int cancelled(const bk_chain_opts *o)
+{
+    return o && o->cancel && *o->cancel;
+}
+
+static void hash_hex(char out[65], const uint8_t h[32])
+{
+    bk_hex_encode_rev(out, h, 32);
+    out[64] = 0;
+}
+
+/* Big-endian 256-bit a += b. */
+static void be256_add(uint8_t a[32], const uint8_t b[32])
+{
+    unsigned carry = 0;
+    for (int i = 31; i >= 0; i--) {
+        unsigned s = (unsigned)a[i] + b[i] + carry;
+        a[i] = (uint8_t)s;
+        carry = s >> 8;
+    }
+}
+
+static int is_zero32(const uint8_t *p)
+{
+    for (int i = 0; i < 32; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+static bk_status grow_entries(bk_chain *c)
+{
+    if (c->n_entries < c->cap_entries) return BK_OK;
+    size_t nc = c->cap_entries ? c->cap_entries * 2 : 1024;
+    if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
+    if (nc <= c->n_entries) return BK_ERR_NOMEM;
+    bk_chain_entry *ne = bk_realloc(c->alloc, c->entries, c->cap_entries * sizeof *ne, nc * sizeof *ne);
+    if (!ne) return BK_ERR_NOMEM;
+    c->entries = ne;
+    c->cap_entries = nc;
+    return BK_OK;
+}
+
+static bk_status add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number, uint64_t records, bk_file_end end,
+                                 uint64_t end_offset)
+{
+    if (c->n_files == c->cap_files) {
+        size_t nc = c->cap_files ? c->cap_files * 2 : 16;
+        bk_chain_file *nf = bk_realloc(c->alloc, c->files, c->cap_files * sizeof *nf, nc * sizeof *nf);
+        if (!nf) return BK_ERR_NOMEM;
+        c->files = nf;
+        c->cap_files = nc;
+    }
+    bk_chain_file *r = &c->files[c->n_files++];
+    r->kind = kind;
+    r->number = number;
+    r->records = records;
+    r->end = end;
+    r->end_offset = end_offset;
+    return BK_OK;
+}
+
+/* ---- reading the index ---- */
+
+#define HASH_BATCH 32
+
+typedef struct hash_check {
+    uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
+    uint32_t idx[HASH_BATCH];
+    bk_sha256_seg seg[HASH_BATCH];
+    bk_sha256_msg msg[HASH_BATCH];
+    uint8_t out[HASH_BATCH * 32];
+    size_t n;
+} hash_check;
+
+static bk_status hash_flush(bk_chain *c, hash_check *hc, bk_error *err)
+{
+    for (size_t i = 0; i < hc->n; i++) {
+        hc->seg[i].data = hc->hdr[i];
+        hc->seg[i].len = BK_HEADER_SIZE;
+        hc->msg[i].segs = &hc->seg[i];
+        hc->msg[i].nsegs = 1;
+    }
+    if (hc->n) bk_sha256d_msgs(hc->out, hc->msg, hc->n);
+    for (size_t i = 0; i < hc->n; i++) {
+        const bk_chain_entry *e = &c->entries[hc->idx[i]];
+        if (memcmp(hc->out + 32 * i, e->hash, 32) != 0) {
+            char hex[65];
+            uint8_t key[33];
+            key[0] = 'b';
+            memcpy(key + 1, e->hash, 32);
+            char kh[67];
+            bk_hex_encode(kh, key, 33);
+            kh[66] = 0;
+            hash_hex(hex, hc->out + 32 * i);
+            hc->n = 0;
+            return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                                "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
+        }
+    }
+    hc->n = 0;
+    return BK_OK;
+}
+
+static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
+{
+    memset(e, 0, sizeof *e);
+    memcpy(e->hash, r->hash, 32);
+    memcpy(e->prev_hash, r->header.prev_hash, 32);
+    e->height = r->height;
+    e->version = r->header.version;
+    e->time = r->header.time;
+    e->bits = r->header.bits;
+    e->nonce = r->header.nonce;
+    e->n_tx = r->n_tx;
+    e->parent = e->next = BK_CHAIN_NONE;
+    e->status = r->status;
+    e->failed = (r->status & BK_BLOCK_FAILED_MASK) != 0;
+    e->no_data = !(r->status & BK_BLOCK_HAVE_DATA);
+    if (r->status & BK_BLOCK_HAVE_DATA) {
+        e->file = (uint32_t)r->file;
+        e->offset = r->data_pos;
+    }
+    if (r->status & BK_BLOCK_HAVE_UNDO) {
+        /* Core: a block's undo goes to the rev file with its blk number. */
+        e->has_undo = 1;
+        e->undo_file = (uint32_t)r->file;
+        e->undo_offset = r->undo_pos;
+    }
+}
+
+static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_opts *opts, bk_error *err)
+{
+    bk_ldb *db = NULL;
+    bk_ldb_iter *it = NULL;
+    bk_status st = bk_ldb_open(indexdir, opts ? opts->tmpdir : NULL, &db, err);
+    if (st != BK_OK) return st;
+    st = bk_ldb_iter_new(db, NULL, 0, &it, err);
+    if (st != BK_OK) {
+        bk_ldb_close(db);
+        return st;
+    }
+    hash_check *hc = bk_alloc(c->alloc, sizeof *hc);
+    if (!hc) {
+        bk_ldb_iter_free(it);
+        bk_ldb_close(db);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    hc->n = 0;
+    const uint8_t *k, *v;
+    size_t kl, vl;
+    uint64_t n = 0;
+    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+        if ((++n & 4095) == 0 && cancelled(opts)) {
+            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+            break;
+        }
+        switch (bk_index_key_kind_of(k, kl)) {
+        case BK_INDEX_KEY_BLOCK: {
+            bk_disk_block_index r;
+            st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
+            if (st != BK_OK) break;
+            if ((st = grow_entries(c)) != BK_OK) {
+                bk_error_set(err, st, 0, "out of memory");
+                break;
+            }
+            uint32_t idx = (uint32_t)c->n_entries++;
+            entry_from_record(&c->entries[idx], &r);
+            memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
+            hc->idx[hc->n++] = idx;
+            if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
+            break;
+        }
+        case BK_INDEX_KEY_FILE: {
+            bk_block_file_info fi;
+            st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
+            break;
+        }
+        case BK_INDEX_KEY_LAST_FILE:
+            if (kl == 1) st = bk_index_last_file_decode(v, vl, &c->last_file, err);
+            break;
+        case BK_INDEX_KEY_REINDEX:
+            if (kl == 1) c->reindexing = 1;
+            break;
+        case BK_INDEX_KEY_FLAG: {
+            const uint8_t *name;
+            size_t nl;
+            int val;
+            st = bk_index_flag_decode(k, kl, v, vl, &name, &nl, &val, err);
+            if (st == BK_OK && nl == 16 && memcmp(name, "prunedblockfiles", 16) == 0) c->pruned = (uint8_t)val;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (st == BK_OK) st = hash_flush(c, hc, err);
+    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
+    bk_free(c->alloc, hc, sizeof *hc);
+    bk_ldb_iter_free(it);
+    bk_ldb_close(db);
+    return st;
+}
+
+/* ---- ordering, links, work, median time past ---- */
+
+/* Entries into height order (stable: key order within a height), in place:
+ * a counting sort gives each entry its place, then cycles are followed. */
+static bk_status sort_by_height(bk_chain *c, bk_error *err)
+{
+    size_t n = c->n_entries;
+    if (n < 2) return BK_OK;
+    int32_t max_h = 0;
+    for (size_t k = 0; k < n; k++) {
+        const bk_chain_entry *e = &c->entries[k];
+        /* Every height needs that many ancestors in the index. */
+        if ((uint64_t)e->height >= n) {
+            char hex[65];
+            hash_hex(hex, e->hash);
+            return bk_error_set(err, BK_ERR_INVALID, 0,
+                                "blocks/index: block %s has height %d but the index holds only %zu blocks", hex,
+                                (int)e->height, n);
+        }
+        if (e->height > max_h) max_h = e->height;
+    }
+    size_t nc = (size_t)max_h + 2;
+    uint32_t *count = bk_alloc(c->alloc, nc * sizeof *count);
+    uint32_t *dest = bk_alloc(c->alloc, n * sizeof *dest);
+    if (!count || !dest) {
+        bk_free(c->alloc, count, nc * sizeof *count);
+        bk_free(c->alloc, dest, n * sizeof *dest);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(count, 0, nc * sizeof *count);
+    for (size_t k = 0; k < n; k++) count[c->entries[k].height + 1]++;
+    for (size_t h = 1; h < nc; h++) count[h] += count[h - 1];
+    for (size_t k = 0; k < n; k++) dest[k] = count[c->entries[k].height]++;
+    for (size_t k = 0; k < n; k++) {
+        while (dest[k] != k) {
+            uint32_t j = dest[k];
+            bk_chain_entry t = c->entries[k];
+            c->entries[k] = c->entries[j];
+            c->entries[j] = t;
+            dest[k] = dest[j];
+            dest[j] = j;
+        }
+    }
+    bk_free(c->alloc, count, nc * sizeof *count);
+    bk_free(c->alloc, dest, n * sizeof *dest);
+    return BK_OK;
+}
+
+/* Core: chain.h GetMedianTimePast (the block and up to 10 ancestors). */
+static int64_t median_time_past(const bk_chain *c, uint32_t idx)
+{
+    int64_t t[11];
+    int n = 0;
+    for (uint32_t i = idx; n < 11 && i != BK_CHAIN_NONE; i = c->entries[i].parent) t[n++] = c->entries[i].time;
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
+            int64_t x = t[b];
+            t[b] = t[b - 1];
+            t[b - 1] = x;
+        }
+    return t[n / 2];
+}
+
+typedef struct work_cache {
+    uint32_t bits;
+    uint8_t work[32];
+    int valid;
+} work_cache;
+
+static void connect_entry(bk_chain *c, uint32_t k, work_cache *wc)
+{
+    bk_chain_entry *e = &c->entries[k];
+    if (!wc->valid || wc->bits != e->bits) {
+        wc->bits = e->bits;
+        bk_block_proof(e->bits, wc->work);
+        wc->valid = 1;
+    }
+    if (e->parent != BK_CHAIN_NONE) memcpy(e->chainwork, c->entries[e->parent].chainwork, 32);
+    else memset(e->chainwork, 0, 32);
+    be256_add(e->chainwork, wc->work);
+    e->mediantime = median_time_past(c, k);
+}
+
+static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
+{
+    work_cache wc = {0, {0}, 0};
+    for (size_t k = 0; k < c->n_entries; k++) {
+        if ((k & 16383) == 0 && cancelled(opts)) return bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+        bk_chain_entry *e = &c->entries[k];
+        char hex[65], phex[65];
+        if (is_zero32(e->prev_hash)) {
+            if (e->height != 0) {
+                hash_hex(hex, e->hash);
+                return bk_error_set(err, BK_ERR_INVALID, 0,
+                                    "blocks/index: block %s has no parent but height %d", hex, (int)e->height);
+            }
+        } else {
+            uint32_t p = table_find(c, e->prev_hash);
+            if (p == BK_CHAIN_NONE) {
+                hash_hex(hex, e->hash);
+                hash_hex(phex, e->prev_hash);
+                return bk_error_set(err, BK_ERR_INVALID, 0,
+                                    "blocks/index: the parent %s of block %s is not in the index", phex, hex);
+            }
+            if (c->entries[p].height + 1 != e->height) {
+                hash_hex(hex, e->hash);
+                return bk_error_set(err, BK_ERR_INVALID, 0,
+                                    "blocks/index: block %s has height %d, its parent %d", hex, (int)e->height,
+                                    (int)c->entries[p].height);
+            }
+            e->parent = p;
+        }
+        /* Heights ascend, so the parent is done. */
+        connect_entry(c, (uint32_t)k, &wc);
+        if (e->no_data) c->n_no_data++;
+    }
+    return BK_OK;
+}
+
+/* ---- record sizes from the blk / rev files ---- */
+
+typedef struct pos_ref {
+    uint32_t file;
+    uint32_t idx;
+    uint64_t pos;
+} pos_ref;
+
+static int cmp_pos(const void *a, const void *b)
+{
+    const pos_ref *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bk_status pos_fail(bk_error *err, bk_status st, const bk_chain_entry *e, bk_file_kind kind, uint64_t pos,
+                          const char *what)
+{
+    uint8_t key[33];
+    char kh[67];
+    key[0] = 'b';
+    memcpy(key + 1, e->hash, 32);
+    bk_hex_encode(kh, key, 33);
+    kh[66] = 0;
+    return bk_error_set(err, st, pos, "blocks/index key %s: %s position %llu in %s%05u.dat: %s", kh,
+                        kind == BK_FILE_BLK ? "block data" : "undo", (unsigned long long)pos,
+                        kind == BK_FILE_BLK ? "blk" : "rev", kind == BK_FILE_BLK ? e->file : e->undo_file, what);
+}
+
+/* Per file of `kind`: the covered end (the byte after the last record the
+ * index points into), for the appended-block scan. */
+typedef struct covered {
+    uint32_t file;
+    uint64_t end;
+} covered;
+
+typedef struct covered_list {
+    covered *v;
+    size_t n, cap;
+} covered_list;
+
+static bk_status covered_add(const bk_allocator *a, covered_list *l, uint32_t file, uint64_t end)
+{
+    if (l->n && l->v[l->n - 1].file == file) {
+        if (end > l->v[l->n - 1].end) l->v[l->n - 1].end = end;
+        return BK_OK;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        covered *nv = bk_realloc(a, l->v, l->cap * sizeof *nv, nc * sizeof *nv);
+        if (!nv) return BK_ERR_NOMEM;
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->n].file = file;
+    l->v[l->n].end = end;
+    l->n++;
+    return BK_OK;
+}
+
+static uint64_t covered_end(const covered_list *l, uint32_t file)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (l->v[mid].file < file) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < l->n && l->v[lo].file == file ? l->v[lo].end : 0;
+}
+
+/* Read the 8-byte record header before each position: magic, then the size
+ * (and for undo the 32-byte checksum after the record) inside the file. */
+static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
+                            covered_list *cov, bk_error *err)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->n_entries; k++) {
+        const bk_chain_entry *e = &c->entries[k];
+        n += kind == BK_FILE_BLK ? !e->no_data : e->has_undo;
+    }
+    if (!n) return BK_OK;
+    pos_ref *refs = bk_alloc(c->alloc, n * sizeof *refs);
+    if (!refs) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    size_t m = 0;
+    for (size_t k = 0; k < c->n_entries; k++) {
+        const bk_chain_entry *e = &c->entries[k];
+        if (kind == BK_FILE_BLK ? e->no_data : !e->has_undo) continue;
+        refs[m].file = kind == BK_FILE_BLK ? e->file : e->undo_file;
+        refs[m].pos = kind == BK_FILE_BLK ? e->offset : e->undo_offset;
+        refs[m].idx = (uint32_t)k;
+        m++;
+    }
+    qsort(refs, n, sizeof *refs, cmp_pos);
+    const uint8_t *magic = bk_network_get(c->net)->magic;
+    uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
+    bk_status st = BK_OK;
+    for (size_t i = 0; i < n && st == BK_OK;) {
+        uint32_t file = refs[i].file;
+        bk_chain_entry *first = &c->entries[refs[i].idx];
+        if (cancelled(opts)) {
+            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+            break;
+        }
+        if (!bk_blocksdir_has(d, kind, file)) {
+            st = pos_fail(err, BK_ERR_NOT_FOUND, first, kind, refs[i].pos, "the file is missing");
+            break;
+        }
+        bk_blockfile f;
+        st = bk_blocksdir_open_file(d, kind, file, &f, err);
+        if (st != BK_OK) break;
+        bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
+        for (; i < n && refs[i].file == file; i++) {
+            bk_chain_entry *e = &c->entries[refs[i].idx];
+            uint64_t pos = refs[i].pos;
+            uint8_t hdr[8];
+            char what[96];
+            if (pos < 8 || pos > f.len) {
+                snprintf(what, sizeof what, "past the end of the file (%zu bytes)", f.len);
+                st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
+                break;
+            }
+            if (bk_blockfile_copy(&f, pos - 8, hdr, 8, NULL) != BK_OK || memcmp(hdr, magic, 4) != 0) {
+                st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
+                break;
+            }
+            uint32_t size = bk_load_le32(hdr + 4);
+            if ((kind == BK_FILE_BLK && size < BK_HEADER_SIZE + 1) || pos + size + tail > f.len) {
+                snprintf(what, sizeof what, "its record of %u bytes%s runs past the end of the file (%zu bytes)",
+                         size, tail ? " and checksum" : "", f.len);
+                st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
+                break;
+            }
+            if (kind == BK_FILE_BLK) e->size = size;
+            else e->undo_size = size;
+            if ((st = covered_add(c->alloc, cov, file, pos + size + tail)) != BK_OK) {
+                bk_error_set(err, st, 0, "out of memory");
+                break;
+            }
+        }
+        bk_blockfile_close(&f);
+    }
+    bk_free(c->alloc, refs, n * sizeof *refs);
+    return st;
+}
+
+/* ---- blocks past the index's last flush ---- */
+
+static int is_ancestor(const bk_chain *c, uint32_t anc, uint32_t idx)
+{
+    const bk_chain_entry *a = &c->entries[anc];
+    while (idx != BK_CHAIN_NONE && c->entries[idx].height > a->height) idx = c->entries[idx].parent;
+    return idx == anc;
+}
+
+/* The records of blk files past what the index covers. A record whose hash
+ * the index knows with data is a duplicate; one the index knows only by
+ * its header gets its data position; others become entries (linked below).
+ * The last record of a file is decoded in full: an interrupted write is
+ * dropped, as in the header scan. */
+static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered_list *cov, const bk_chain_opts *opts,
+                               size_t *first_new, bk_error *err)
+{
+    *first_new = c->n_entries;
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, c->alloc);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    bk_status st = BK_OK;
+    for (size_t fi = 0; fi < d->n_blk && st == BK_OK; fi++) {
+        if (cancelled(opts)) {
+            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+            break;
+        }
+        uint32_t num = d->blk[fi];
+        uint64_t from = covered_end(cov, num);
+        bk_blockfile f;
+        st = bk_blocksdir_open_file(d, BK_FILE_BLK, num, &f, err);
+        if (st != BK_OK) break;
+        if (from > f.len) from = f.len; /* the file shrank: nothing past */
+        bk_record_iter it;
+        bk_record rec;
+        bk_record_iter_init(&it, &f);
+        it.pos = from;
+        uint32_t last_new = BK_CHAIN_NONE;
+        int last_created = 0;
+        uint64_t found = 0;
+        while (st == BK_OK && bk_record_next(&it, &rec)) {
+            uint8_t hdr[BK_HEADER_SIZE + 9];
+            size_t hn = rec.size < sizeof hdr ? rec.size : sizeof hdr;
+            if (rec.size <= BK_HEADER_SIZE || bk_blockfile_copy(&f, rec.offset, hdr, hn, NULL) != BK_OK) {
+                c->n_bad_records++;
+                continue;
+            }
+            bk_reader r;
+            bk_reader_init(&r, hdr + BK_HEADER_SIZE, hn - BK_HEADER_SIZE);
+            uint64_t n_tx = bk_read_compact_size(&r, 1);
+            if (!bk_reader_ok(&r) || n_tx == 0) {
+                c->n_bad_records++;
+                continue;
+            }
+            c->n_records++;
+            found++;
+            uint8_t hash[32];
+            bk_header_hash(hdr, hash);
+            uint32_t known = table_find(c, hash);
+            bk_chain_entry *e;
+            if (known != BK_CHAIN_NONE && !c->entries[known].no_data) {
+                c->n_duplicates++;
+                last_new = BK_CHAIN_NONE;
+                continue;
+            }
+            if (known != BK_CHAIN_NONE) {
+                e = &c->entries[known];
+                e->no_data = 0;
+                c->n_no_data--;
+                last_new = known;
+                last_created = 0;
+            } else {
+                if ((st = grow_entries(c)) != BK_OK) {
+                    bk_error_set(err, st, 0, "out of memory");
+                    break;
+                }
+                last_new = (uint32_t)c->n_entries++;
+                last_created = 1;
+                e = &c->entries[last_new];
+                memset(e, 0, sizeof *e);
+                memcpy(e->hash, hash, 32);
+                e->version = (int32_t)bk_load_le32(hdr);
+                memcpy(e->prev_hash, hdr + 4, 32);
+                e->time = bk_load_le32(hdr + 68);
+                e->bits = bk_load_le32(hdr + 72);
+                e->nonce = bk_load_le32(hdr + 76);
+                e->n_tx = (uint32_t)n_tx;
+                e->height = -1;
+                e->parent = e->next = BK_CHAIN_NONE;
+                /* Insert now so a second copy in the tail is a duplicate. */
+                if (2 * c->n_entries > c->table_cap) st = table_build(c);
+                else table_insert(c, last_new);
+                if (st != BK_OK) {
+                    bk_error_set(err, st, 0, "out of memory");
+                    break;
+                }
+            }
+            e->file = num;
+            e->offset = rec.offset;
+            e->size = rec.size;
+            c->n_appended++;
+        }
+        if (st == BK_OK && last_new != BK_CHAIN_NONE) {
+            bk_chain_entry *e = &c->entries[last_new];
+            const uint8_t *bytes;
+            bk_block block;
+            bk_status dst = BK_OK;
+            if (f.xored && e->size > cap) {
+                uint8_t *nb = bk_realloc(c->alloc, buf, cap, e->size);
+                if (!nb) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                else {
+                    buf = nb;
+                    cap = e->size;
+                }
+            }
+            if (st == BK_OK &&
+                (bk_blockfile_bytes(&f, e->offset, e->size, buf, cap, &bytes, NULL) != BK_OK ||
+                 (dst = bk_block_decode(&dec, bytes, e->size, &block, NULL)) != BK_OK)) {
+                if (dst == BK_ERR_NOMEM) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                else {
+                    /* Interrupted write: forget it again. */
+                    c->n_bad_records++;
+                    c->n_appended--;
+                    if (last_created) {
+                        c->n_entries--;
+                        if ((st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
+                    } else {
+                        e->no_data = 1;
+                        e->offset = 0;
+                        e->size = 0;
+                        c->n_no_data++;
+                    }
+                }
+            }
+        }
+        if (st == BK_OK)
+            st = add_file_report(c, BK_FILE_BLK, num, found, it.end, it.end_offset);
+        bk_blockfile_close(&f);
+    }
+    bk_free(c->alloc, buf, cap);
+    bk_block_decoder_free(&dec);
+    return st;
+}
+
+/* Connect the appended entries [first, n): their parents may be appended
+ * too and come later in the files, so repeat until nothing changes. */
+static void link_appended(bk_chain *c, size_t first)
+{
+    work_cache wc = {0, {0}, 0};
+    int progress = 1;
+    while (progress) {
+        progress = 0;
+        for (size_t k = first; k < c->n_entries; k++) {
+            bk_chain_entry *e = &c->entries[k];
+            if (e->height >= 0) continue;
+            uint32_t p = table_find(c, e->prev_hash);
+            if (p == BK_CHAIN_NONE || c->entries[p].height < 0) continue;
+            e->parent = p;
+            e->height = c->entries[p].height + 1;
+            connect_entry(c, (uint32_t)k, &wc);
+            progress = 1;
+        }
+    }
+    for (size_t k = first; k < c->n_entries; k++)
+        if (c->entries[k].height < 0) c->n_orphans++;
+}
+
+/* Undo records past what the index covers in rev files: they belong to
+ * blocks connected after the last flush. The checksum (parent hash ||
+ * CBlockUndo) and the tx count name the block among those of the blk file
+ * with the same number that have no undo yet; the best chain is preferred. */
+static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const covered_list *cov, bk_error *err)
+{
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    bk_status st = BK_OK;
+    for (size_t fi = 0; fi < d->n_rev && st == BK_OK; fi++) {
+        uint32_t num = d->rev[fi];
+        uint64_t from = covered_end(cov, num);
+        bk_blockfile f;
+        st = bk_blocksdir_open_file(d, BK_FILE_REV, num, &f, err);
+        if (st != BK_OK) break;
+        if (from > f.len) from = f.len;
+        bk_record_iter it;
+        bk_record rec;
+        bk_record_iter_init(&it, &f);
+        it.pos = from;
+        while (st == BK_OK && bk_record_next(&it, &rec)) {
+            const uint8_t *undo;
+            uint8_t ck[32];
+            if (rec.size > cap) {
+                uint8_t *nb = bk_realloc(c->alloc, buf, cap, rec.size);
+                if (!nb) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                buf = nb;
+                cap = rec.size;
+            }
+            c->n_undo_records++;
+            if (bk_blockfile_bytes(&f, rec.offset, rec.size, buf, cap, &undo, NULL) != BK_OK ||
+                bk_blockfile_copy(&f, rec.offset + rec.size, ck, 32, NULL) != BK_OK) {
+                c->n_undo_unpaired++;
+                continue;
+            }
+            bk_reader r;
+            bk_reader_init(&r, undo, rec.size);
+            uint64_t n_txundo = bk_read_compact_size(&r, 1);
+            uint32_t pick = BK_CHAIN_NONE;
+            for (size_t k = 0; bk_reader_ok(&r) && k < c->n_entries; k++) {
+                const bk_chain_entry *e = &c->entries[k];
+                if (e->no_data || e->has_undo || e->file != num || e->height <= 0 ||
+                    (uint64_t)e->n_tx - 1 != n_txundo)
+                    continue;
+                if (pick != BK_CHAIN_NONE && (c->entries[pick].active || !e->active)) continue;
+                if (bk_undo_checksum_verify(undo, rec.size, e->prev_hash, ck, NULL) == BK_OK) pick = (uint32_t)k;
+            }
+            if (pick == BK_CHAIN_NONE) {
+                c->n_undo_unpaired++;
+                continue;
+            }
+            bk_chain_entry *e = &c->entries[pick];
+            e->has_undo = 1;
+            e->undo_file = num;
+            e->undo_offset = rec.offset;
+            e->undo_size = rec.size;
+            c->n_undo_paired++;
+        }
+        bk_blockfile_close(&f);
+    }
+    bk_free(c->alloc, buf, cap);
+    return st;
+}
+
+/* ---- the tip ---- */
+
+/* Core: validation.cpp CBlockIndexWorkComparator, with (file, position)
+ * standing in for the sequence id. */
+static int better(const bk_chain_entry *a, const bk_chain_entry *b)
+{
+    int w = memcmp(a->chainwork, b->chainwork, 32);
+    if (w) return w > 0;
+    if (a->file != b->file) return a->file < b->file;
+    return a->offset < b->offset;
+}
+
+static uint32_t most_work_tip(const bk_chain *c)
+{
+    uint32_t best = BK_CHAIN_NONE;
+    for (size_t k = 0; k < c->n_entries; k++) {
+        const bk_chain_entry *e = &c->entries[k];
+        if (e->height < 0 || e->no_data || e->failed || e->status == 0) continue;
+        /* Connected once (scripts checked); the genesis stays at
+         * BLOCK_VALID_TRANSACTIONS. */
+        if (!bk_block_status_valid(e->status, e->height == 0 ? BK_BLOCK_VALID_TRANSACTIONS : BK_BLOCK_VALID_SCRIPTS))
+            continue;
+        if (best == BK_CHAIN_NONE || better(e, &c->entries[best])) best = (uint32_t)k;
+    }
+    return best;
+}
+
+static bk_status set_active(bk_chain *c, bk_error *err)
+{
+    for (size_t k = 0; k < c->n_entries; k++) {
+        c->entries[k].active = 0;
+        c->entries[k].next = BK_CHAIN_NONE;
+    }
+    bk_free(c->alloc, c->active, c->n_active * sizeof *c->active);
+    c->active = NULL;
+    c->n_active = 0;
+    c->n_stale = 0;
+    c->base_height = 0;
+    if (c->tip == BK_CHAIN_NONE) return BK_OK;
+    const bk_chain_entry *tip = &c->entries[c->tip];
+    uint32_t root = c->tip;
+    while (c->entries[root].parent != BK_CHAIN_NONE) root = c->entries[root].parent;
+    c->base_height = c->entries[root].height;
+    c->n_active = (size_t)(tip->height - c->base_height) + 1;
+    c->active = bk_alloc(c->alloc, c->n_active * sizeof *c->active);
+    if (!c->active) {
+        c->n_active = 0;
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    uint32_t next = BK_CHAIN_NONE;
+    for (uint32_t i = c->tip; i != BK_CHAIN_NONE; i = c->entries[i].parent) {
+        bk_chain_entry *e = &c->entries[i];
+        e->active = 1;
+        e->next = next;
+        next = i;
+        c->active[e->height - c->base_height] = i;
+    }
+    for (size_t k = 0; k < c->n_entries; k++)
+        if (c->entries[k].height >= 0 && !c->entries[k].active) c->n_stale++;
+    /* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
+    c->prune_height = 0;
+    for (size_t h = c->n_active; h-- > 0;)
+        if (c->entries[c->active[h]].no_data) {
+            c->prune_height = (int32_t)(h + 1) + c->base_height;
+            break;
+        }
+    return BK_OK;
+}
+
+bk_status bk_chainstate_best_block(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32], bk_error *err)
+{
+    bk_ldb *db = NULL;
+    bk_status st = bk_ldb_open(chainstate_dir, tmpdir, &db, err);
+    if (st != BK_OK) return st;
+    uint8_t *v = NULL;
+    size_t vl = 0;
+    uint8_t key[BK_OBFUSCATE_KEY_MAX];
+    size_t key_len = 0;
+    st = bk_ldb_get(db, (const uint8_t *)BK_OBFUSCATE_KEY_KEY, BK_OBFUSCATE_KEY_KEY_LEN, &v, &vl, err);
+    if (st == BK_OK) {
+        st = bk_obfuscate_key_decode(v, vl, key, &key_len, err);
+        bk_ldb_free(v);
+    } else if (st == BK_ERR_NOT_FOUND) {
+        st = BK_OK; /* written before obfuscation existed */
+    }
+    if (st != BK_OK) {
+        bk_ldb_close(db);
+        return st;
+    }
+    static const uint8_t best_key = 'B', heads_key = 'H';
+    st = bk_ldb_get(db, &best_key, 1, &v, &vl, err);
+    if (st == BK_OK) {
+        bk_deobfuscate(v, vl, key, key_len);
+        if (vl != 32) st = bk_error_set(err, BK_ERR_LENGTH, 0, "chainstate key 42: best block of %zu bytes, not 32", vl);
+        else memcpy(hash_out, v, 32);
+        bk_ldb_free(v);
+    } else if (st == BK_ERR_NOT_FOUND) {
+        /* Core: txdb.cpp GetHeadBlocks - during a flush 'B' is erased and
+         * 'H' holds {new head, old head}. */
+        st = bk_ldb_get(db, &heads_key, 1, &v, &vl, err);
+        if (st == BK_OK) {
+            bk_deobfuscate(v, vl, key, key_len);
+            bk_reader r;
+            bk_reader_init(&r, v, vl);
+            uint64_t n = bk_read_compact_size(&r, 1);
+            if (!bk_reader_ok(&r) || n < 1 || bk_reader_remaining(&r) != 32 * n)
+                st = bk_error_set(err, BK_ERR_INVALID, 0, "chainstate key 48: head blocks record of %zu bytes", vl);
+            else memcpy(hash_out, v + r.pos, 32);
+            bk_ldb_free(v);
+        } else if (st == BK_ERR_NOT_FOUND) {
+            bk_error_set(err, BK_ERR_NOT_FOUND, 0, "chainstate %s has no best block", chainstate_dir);
+        }
+    }
+    bk_ldb_close(db);
+    return st;
+}
+
+/* ---- entry points ---- */
+
+static void chain_reset(bk_chain *c, bk_network net, const bk_allocator *alloc)
+{
+    memset(c, 0, sizeof *c);
+    c->alloc = alloc;
+    c->net = net;
+    c->tip = BK_CHAIN_NONE;
+    c->last_file = -1;
+    c->from_index = 1;
+}
+
+static char *path_join(const bk_allocator *a, const char *dir, const char *name, size_t *cap_out)
+{
+    size_t cap = strlen(dir) + strlen(name) + 2;
+    char *p = bk_alloc(a, cap);
+    if (p) snprintf(p, cap, "%s/%s", dir, name);
+    *cap_out = cap;
+    return p;
+}
+
+bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_network net, const bk_chain_opts *opts,
+                                    const bk_allocator *alloc, bk_error *err)
+{
+    chain_reset(c, net, alloc);
+    if (!bk_network_get(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    if (!dirs || !dirs->blocksdir) return bk_error_set(err, BK_ERR_ARG, 0, "no blocks directory");
+    size_t icap = 0;
+    char *ipath = NULL;
+    const char *indexdir = dirs->indexdir;
+    if (!indexdir) {
+        ipath = path_join(alloc, dirs->blocksdir, "index", &icap);
+        if (!ipath) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        indexdir = ipath;
+    }
+    bk_blocksdir d;
+    covered_list cov_blk = {NULL, 0, 0}, cov_rev = {NULL, 0, 0};
+    size_t first_new = 0;
+    bk_status st = bk_blocksdir_open(&d, dirs->blocksdir, net, alloc, err);
+    if (st != BK_OK) {
+        bk_free(alloc, ipath, icap);
+        return st;
+    }
+    st = read_index(c, indexdir, opts, err);
+    if (st == BK_OK) st = sort_by_height(c, err);
+    if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
+    if (st == BK_OK) st = link_all(c, opts, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
+    /* The tip Core has. */
+    if (st == BK_OK && dirs->chainstatedir) {
+        uint8_t best[32];
+        bk_error e2;
+        bk_error_clear(&e2);
+        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
+        if (cst == BK_OK) {
+            c->tip = table_find(c, best);
+            if (c->tip == BK_CHAIN_NONE) {
+                char hex[65];
+                hash_hex(hex, best);
+                st = bk_error_set(err, BK_ERR_INVALID, 0,
+                                  "the chainstate's best block %s is not in the block index", hex);
+            } else {
+                c->tip_from_chainstate = 1;
+            }
+        } else if (cst != BK_ERR_NOT_FOUND) {
+            st = cst;
+            if (err) *err = e2;
+        }
+    }
+    if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
+    if (st == BK_OK) st = set_active(c, err);
+    /* Blocks and undo written after the index's last flush. */
+    if (st == BK_OK) st = scan_appended(c, &d, &cov_blk, opts, &first_new, err);
+    if (st == BK_OK && c->n_appended) {
+        link_appended(c, first_new);
+        /* Appended blocks extend the tip when they descend from it. */
+        uint32_t best = c->tip;
+        for (size_t k = 0; k < c->n_entries; k++) {
+            const bk_chain_entry *e = &c->entries[k];
+            /* Data the index did not know about: appended past its flush. */
+            if (e->height < 0 || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
+            if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0)
+                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) best = (uint32_t)k;
+        }
+        if (best != c->tip) {
+            c->tip = best;
+            st = set_active(c, err);
+        }
+    }
+    if (st == BK_OK && c->n_entries) st = scan_appended_undo(c, &d, &cov_rev, err);
+    bk_free(alloc, cov_blk.v, cov_blk.cap * sizeof *cov_blk.v);
+    bk_free(alloc, cov_rev.v, cov_rev.cap * sizeof *cov_rev.v);
+    bk_blocksdir_close(&d);
+    bk_free(alloc, ipath, icap);
+    if (st != BK_OK) {
+        bk_chain_free(c);
+        chain_reset(c, net, alloc);
+    }
+    return st;
+}
+
+bk_status bk_chain_build_index(bk_chain *c, const char *datadir, bk_network net, const bk_chain_opts *opts,
+                               const bk_allocator *alloc, bk_error *err)
+{
+    chain_reset(c, net, alloc);
+    const char *sub = bk_network_datadir_subdir(net);
+    if (!sub) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    if (!datadir) return bk_error_set(err, BK_ERR_ARG, 0, "no data directory");
+    size_t cap = strlen(datadir) + strlen(sub) + 32;
+    char *blocks = bk_alloc(alloc, cap), *cs = bk_alloc(alloc, cap);
+    if (!blocks || !cs) {
+        bk_free(alloc, blocks, cap);
+        bk_free(alloc, cs, cap);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    snprintf(blocks, cap, "%s/%sblocks", datadir, sub);
+    snprintf(cs, cap, "%s/%schainstate", datadir, sub);
+    struct stat sb;
+    bk_index_dirs dirs = {blocks, NULL, stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
+    bk_status st = bk_chain_build_index_dirs(c, &dirs, net, opts, alloc, err);
+    bk_free(alloc, blocks, cap);
+    bk_free(alloc, cs, cap);
+    return st;
+}
