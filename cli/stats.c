@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "ordered.h"
+#include "source.h"
 
 #include <blockkit/blockstats.h>
 #include <blockkit/chain.h>
@@ -30,10 +31,13 @@ static const char stats_help[] =
     "                       except at height 0 (Core: Undo data not available)\n"
     "  --height H           default: the BIP34 height in the coinbase\n"
     "  --mediantime T       median time past, default: the block's own time\n"
-    "A node's blocks directory (the chain from every blk/rev header):\n"
+    "A node's blocks directory (the chain from Core's block index, else from\n"
+    "every blk/rev header):\n"
     "  --datadir DIR        DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --blocksdir DIR      the blocks directory itself\n"
-    "  --start H, --end H   heights of the best chain (default: 0 to the tip)\n"
+    BK_CLI_SOURCE_HELP
+    "  --start H, --end H   heights of the best chain (default: 0, or the lowest\n"
+    "                       height with data on a pruned node, to the tip)\n"
     "  --height H           that height only; --hash HASH: that block, on the best\n"
     "                       chain or not (Core's hash_or_height)\n"
     "  -j N                 N worker threads (default 1); output stays in height order\n"
@@ -46,6 +50,8 @@ static const char stats_help[] =
     "\n"
     "A block without undo data (never connected) stops the run with Core's error\n"
     "\"Undo data not available\"; a pruned one with \"Block not available (pruned data)\".\n"
+    "The undo record of a block found through Core's block index has its checksum\n"
+    "verified (Core's ReadBlockUndo; \"Can't read undo data from disk\" otherwise).\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
     "data not available, 74 I/O error.\n";
 
@@ -297,6 +303,14 @@ static int stats_render(void *vctx, size_t job, int worker, bk_writer *w)
     char hex[65];
     hash_hex(hex, e->hash);
     msg[0] = 0;
+    if (e->no_data) {
+        /* Core: CheckBlockDataAvailability - IsBlockPruned is "no data,
+         * nTx known, the node has pruned" */
+        snprintf(msg, ERRMSG_MAX, "block %s at height %d: %s", hex, (int)e->height,
+                 R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
+                                                : "Block not available (not fully downloaded)");
+        return BK_EXIT_NOINPUT;
+    }
     if (e->height > 0 && !e->has_undo) {
         /* Core: CheckBlockDataAvailability(check_for_undo) */
         snprintf(msg, ERRMSG_MAX, "block %s at height %d: Undo data not available", hex, (int)e->height);
@@ -313,9 +327,19 @@ static int stats_render(void *vctx, size_t job, int worker, bk_writer *w)
     }
     bk_block_undo undo, *undop = NULL;
     if (e->has_undo && e->height != 0) {
-        /* the chain verified the record's checksum when it paired it */
-        rc = read_range(R, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size, &W->und, &W->und_cap, msg);
+        /* The header scan verified the record's checksum when it paired it;
+         * found by position in Core's block index it is checked here, as
+         * Core's ReadBlockUndo does. */
+        size_t ck = R->chain.from_index ? BK_UNDO_CHECKSUM_SIZE : 0;
+        rc = read_range(R, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size + ck, &W->und, &W->und_cap,
+                        msg);
         if (rc) return rc;
+        if (ck && bk_undo_checksum_verify(W->und, e->undo_size, e->prev_hash, W->und + e->undo_size, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX,
+                     "block %s at height %d: Can't read undo data from disk (%s, rev%05u.dat offset %llu)", hex,
+                     (int)e->height, err.msg, e->undo_file, (unsigned long long)e->undo_offset);
+            return BK_EXIT_DATA;
+        }
         if (bk_block_undo_parse(W->und, e->undo_size, &undo, &err) != BK_OK) {
             snprintf(msg, ERRMSG_MAX, "undo data of block %s at height %d: %s at byte %llu (rev%05u.dat offset %llu)",
                      hex, (int)e->height, err.msg, (unsigned long long)err.offset, e->undo_file,
@@ -346,37 +370,22 @@ static int stats_emit(void *vctx, size_t job, const uint8_t *data, size_t len)
     return 0;
 }
 
-static int dir_main(const char *cmd, const char *datadir, const char *blocksdir, int64_t start, int64_t end,
-                    int have_start, int have_end, const char *hash_arg, int jobs, const stats_cfg *cfg)
+static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int have_start, int have_end,
+                    const char *hash_arg, int jobs, const stats_cfg *cfg)
 {
-    char *path = NULL;
-    if (!blocksdir) {
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[cfg->net]);
-        blocksdir = path;
-    }
     stats_run R;
     memset(&R, 0, sizeof R);
     R.cfg = cfg;
     bk_error err;
     bk_error_clear(&err);
-    if (bk_blocksdir_open(&R.dir, blocksdir, cfg->net, NULL, &err) != BK_OK) {
-        free(path);
-        return bk_cli_report(cmd, &err);
-    }
-    free(path);
-    int rc = BK_EXIT_OK;
+    int rc = bk_cli_source_blocksdir(cmd, src, cfg->net);
+    if (rc) return rc;
+    if (bk_blocksdir_open(&R.dir, src->blocksdir, cfg->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
     uint32_t *list = NULL;
     size_t njobs = 0;
-    if (bk_chain_build(&R.chain, &R.dir, NULL, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
-        goto out_dir;
-    }
+    /* Core's block index when there is one, else the header scan */
+    rc = bk_cli_source_build(cmd, src, cfg->net, NULL, 0, &R.chain);
+    if (rc) goto out_dir;
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
     int64_t tip_h = tip ? tip->height : -1;
     if (hash_arg) {
@@ -403,7 +412,8 @@ static int dir_main(const char *cmd, const char *datadir, const char *blocksdir,
         list[0] = (uint32_t)(e - R.chain.entries);
         njobs = 1;
     } else {
-        if (!have_start) start = R.chain.base_height;
+        /* a pruned node: from the lowest height whose data is kept */
+        if (!have_start) start = R.chain.prune_height > R.chain.base_height ? R.chain.prune_height : R.chain.base_height;
         if (!have_end) end = tip_h;
         /* Core: ParseHashOrHeight's messages */
         if (have_end && end > tip_h) {
@@ -491,8 +501,17 @@ static int stats_main(int argc, char **argv)
     stats_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.net = BK_NET_MAIN;
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
+    int src_opts = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int sr = bk_cli_source_option(cmd, &src, argc, argv, &i);
+        if (sr == 0) {
+            src_opts = 1;
+            continue;
+        }
+        if (sr > 0) return sr;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(stats_help, stdout);
@@ -538,8 +557,9 @@ static int stats_main(int argc, char **argv)
     if (dir_mode && file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "a block FILE and a blocks directory exclude each other");
     if (!dir_mode && !file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file or blocks directory (see --help)");
     if (!dir_mode) {
-        if (have_start || have_end || hash_arg || jobs != 1)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--start, --end, --hash and -j need --datadir or --blocksdir");
+        if (have_start || have_end || hash_arg || jobs != 1 || src_opts)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                               "--start, --end, --hash, -j and the chain source options need --datadir or --blocksdir");
         return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, &cfg);
     }
     if (undo_file || have_mediantime)
@@ -557,7 +577,11 @@ static int stats_main(int argc, char **argv)
     int multi = hash_arg == NULL && !(have_start && have_end && start == end);
     if (indent && multi)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
-    return dir_main(cmd, datadir, blocksdir, start, end, have_start, have_end, hash_arg, (int)jobs, &cfg);
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int rc = dir_main(cmd, &src, start, end, have_start, have_end, hash_arg, (int)jobs, &cfg);
+    bk_cli_source_free(&src);
+    return rc;
 }
 
 BK_CLI_COMMAND(stats_command, "stats",
