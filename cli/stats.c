@@ -1,0 +1,589 @@
+/* blockkit stats: Bitcoin Core's getblockstats, byte for byte, for one
+ * block file with its undo data, or for every block of a node's blocks
+ * directory in height order (docs/stats.md). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "ordered.h"
+#include "source.h"
+
+#include <blockkit/blockstats.h>
+#include <blockkit/chain.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char stats_help[] =
+    "usage: blockkit stats FILE --undo UNDO [--height H] [options]\n"
+    "       blockkit stats (--datadir DIR | --blocksdir DIR) [--start H] [--end H] [-j N] [options]\n"
+    "       blockkit stats (--datadir DIR | --blocksdir DIR) --height H | --hash HASH [options]\n"
+    "\n"
+    "Print Bitcoin Core's getblockstats RPC result: compact JSON, one object per\n"
+    "line (with --pretty, what bitcoin-cli prints, for a single block).\n"
+    "\n"
+    "One block:\n"
+    "  FILE                 raw block bytes, the same as hex text, or - for stdin\n"
+    "  --undo FILE          its undo data: a bare CBlockUndo or a rev*.dat record\n"
+    "                       (magic, size, CBlockUndo, checksum; the checksum is\n"
+    "                       verified against the block's parent hash). Required\n"
+    "                       except at height 0 (Core: Undo data not available)\n"
+    "  --height H           default: the BIP34 height in the coinbase\n"
+    "  --mediantime T       median time past, default: the block's own time\n"
+    "A node's blocks directory (the chain from Core's block index, else from\n"
+    "every blk/rev header):\n"
+    "  --datadir DIR        DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
+    "  --blocksdir DIR      the blocks directory itself\n"
+    BK_CLI_SOURCE_HELP
+    "  --start H, --end H   heights of the best chain (default: 0, or the lowest\n"
+    "                       height with data on a pruned node, to the tip)\n"
+    "  --height H           that height only; --hash HASH: that block, on the best\n"
+    "                       chain or not (Core's hash_or_height)\n"
+    "  -j N                 N worker threads (default 1); output stays in height order\n"
+    "Both:\n"
+    "  --stats a,b,c        only these statistics, in Core's sorted key order; an\n"
+    "                       unknown name is Core's \"Invalid selected statistic 'x'\"\n"
+    "  --chain NAME         main (default), test/testnet3, testnet4, signet, regtest\n"
+    "  --core-compat V      Core release: 28, 29, 30, 31 (default 31; the same 31 stats)\n"
+    "  --pretty             bitcoin-cli form (indent 2); --indent N for indent N\n"
+    "\n"
+    "A block without undo data (never connected) stops the run with Core's error\n"
+    "\"Undo data not available\"; a pruned one with \"Block not available (pruned data)\".\n"
+    "The undo record of a block found through Core's block index has its checksum\n"
+    "verified (Core's ReadBlockUndo; \"Can't read undo data from disk\" otherwise).\n"
+    "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
+    "data not available, 74 I/O error.\n";
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) return 0;
+    *out = v;
+    return 1;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* A block hash as printed (reversed hex) into internal byte order. */
+static int parse_hash(const char *s, uint8_t out[32])
+{
+    if (strlen(s) != 64) return 0;
+    for (int i = 0; i < 32; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) return 0;
+        out[31 - i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 1;
+}
+
+static void hash_hex(char out[65], const uint8_t h[32])
+{
+    bk_hex_encode_rev(out, h, 32);
+    out[64] = 0;
+}
+
+/* The undo input: a rev*.dat record whose checksum is verified against
+ * the block's parent (Core: ReadBlockUndo), or a bare CBlockUndo. */
+static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
+                             const uint8_t **undo_out, size_t *undo_len_out, bk_error *err)
+{
+    const bk_network_params *np = bk_network_get(net);
+    if (len >= 40 && memcmp(data, np->magic, 4) == 0 && bk_load_le32(data + 4) == len - 40) {
+        size_t n = len - 40;
+        if (bk_undo_checksum_verify(data + 8, n, b->header.prev_hash, data + 8 + n, err) != BK_OK)
+            return bk_error_set(err, BK_ERR_CHECKSUM, 8 + n,
+                                "undo record checksum does not match this block's parent hash");
+        *undo_out = data + 8;
+        *undo_len_out = n;
+        return BK_OK;
+    }
+    *undo_out = data;
+    *undo_len_out = len;
+    return BK_OK;
+}
+
+typedef struct stats_cfg {
+    uint32_t select;
+    int core;
+    unsigned indent;
+    bk_network net;
+} stats_cfg;
+
+/* Render one block's result (plus newline) into w. */
+static bk_status render_stats(bk_block_stats_scratch *sc, const bk_block *b, const bk_block_undo *undo,
+                              const bk_chain_context *ctx, const uint8_t *hash, const stats_cfg *cfg,
+                              bk_writer *w, bk_error *err)
+{
+    bk_block_stats_opts o;
+    bk_block_stats_opts_init(&o);
+    o.select = cfg->select;
+    o.core_version = cfg->core;
+    o.hash = hash;
+    bk_block_stats st;
+    bk_status s = bk_block_stats_compute(sc, b, undo, ctx, &o, &st, err);
+    if (s != BK_OK) return s;
+    bk_json j;
+    bk_json_init(&j, w, cfg->indent);
+    s = bk_json_block_stats(&j, &st, cfg->select, err);
+    if (s != BK_OK) return s;
+    bk_writer_putc(w, '\n');
+    if (bk_writer_status(w) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    return BK_OK;
+}
+
+static int write_out(const char *cmd, const bk_writer *w)
+{
+    if (bk_cli_write_all(stdout, w->data, w->len) != 0) return bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    if (fflush(stdout) != 0 && !bk_cli_pipe_closed) return bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    return BK_EXIT_OK;
+}
+
+static int single_main(const char *cmd, const char *file, const char *undo_file, int have_height, int64_t height,
+                       int have_mediantime, int64_t mediantime, const stats_cfg *cfg)
+{
+    bk_cli_input in, undo_in;
+    memset(&undo_in, 0, sizeof undo_in);
+    int rc = bk_cli_read_input(cmd, file, &in);
+    if (rc) return rc;
+    bk_cli_maybe_unhex(&in);
+    bk_error err;
+    bk_error_clear(&err);
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, NULL);
+    bk_block_stats_scratch sc;
+    bk_block_stats_scratch_init(&sc, NULL);
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    bk_block b;
+    bk_block_undo undo, *undop = NULL;
+    bk_chain_context ctx;
+    if (bk_block_decode(&dec, in.data, in.len, &b, &err) != BK_OK) {
+        rc = bk_cli_report(cmd, &err);
+        goto done;
+    }
+    if (!have_height) {
+        uint32_t h;
+        if (bk_block_bip34_height(&b, &h) != BK_OK) {
+            rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "the block has no BIP34 height in its coinbase; give --height");
+            goto done;
+        }
+        height = h;
+    }
+    bk_chain_context_standalone(&ctx, &b, cfg->net, height);
+    if (have_mediantime) ctx.mediantime = mediantime;
+    if (undo_file) {
+        rc = bk_cli_read_input(cmd, undo_file, &undo_in);
+        if (rc) goto done;
+        bk_cli_maybe_unhex(&undo_in);
+        const uint8_t *ud = NULL;
+        size_t ul = 0;
+        if (locate_undo(undo_in.data, undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
+            bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK) {
+            char hex[65];
+            uint8_t h[32];
+            bk_block_hash(&b, h);
+            hash_hex(hex, h);
+            rc = bk_cli_fail(cmd, bk_cli_exit_code(err.status), "undo data of block %s at height %lld: %s at byte %llu",
+                             hex, (long long)height, err.msg, (unsigned long long)err.offset);
+            goto done;
+        }
+        undop = &undo;
+    } else if (height != 0) {
+        rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Undo data not available (give --undo FILE)");
+        goto done;
+    }
+    if (render_stats(&sc, &b, undop, &ctx, NULL, cfg, &w, &err) != BK_OK) {
+        rc = bk_cli_fail(cmd, bk_cli_exit_code(err.status), "%s", err.msg);
+        goto done;
+    }
+    rc = write_out(cmd, &w);
+done:
+    bk_writer_free(&w);
+    bk_block_stats_scratch_free(&sc);
+    bk_block_decoder_free(&dec);
+    if (undo_in.data) bk_cli_input_free(&undo_in);
+    bk_cli_input_free(&in);
+    return rc;
+}
+
+/* ---- a blocks directory ---- */
+
+#define ERRMSG_MAX 512
+
+typedef struct stats_worker {
+    bk_block_decoder dec;
+    bk_block_stats_scratch sc;
+    uint8_t *blk, *und;
+    size_t blk_cap, und_cap;
+    int blk_fd, rev_fd;
+    uint32_t blk_num, rev_num;
+} stats_worker;
+
+typedef struct stats_run {
+    const stats_cfg *cfg;
+    bk_blocksdir dir;
+    bk_chain chain;
+    const uint32_t *entries; /* job -> entry index */
+    stats_worker *workers;
+    size_t window;
+    char (*errs)[ERRMSG_MAX];
+    int *err_rc;
+    size_t emitted;
+} stats_run;
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t n = need + need / 4;
+    uint8_t *p = realloc(*buf, n);
+    if (!p) return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
+static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
+{
+    for (size_t i = 0; i < len; i++) p[i] ^= key[(off + i) & 7];
+}
+
+/* pread len bytes at off of blk/rev file num (kept open per worker). */
+static int read_range(stats_run *R, stats_worker *W, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
+                      uint8_t **buf, size_t *cap, char *msg)
+{
+    int *fd = kind == BK_FILE_BLK ? &W->blk_fd : &W->rev_fd;
+    uint32_t *cur = kind == BK_FILE_BLK ? &W->blk_num : &W->rev_num;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s%05u.dat", R->dir.path, kind == BK_FILE_BLK ? "blk" : "rev", num);
+    if (*fd < 0 || *cur != num) {
+        if (*fd >= 0) close(*fd);
+        *fd = open(path, O_RDONLY | O_CLOEXEC); /* read-only, no locks */
+        if (*fd < 0) {
+            snprintf(msg, ERRMSG_MAX, "%.400s: %s", path, strerror(errno));
+            return BK_EXIT_IO;
+        }
+        *cur = num;
+    }
+    if (grow(buf, cap, len ? len : 1)) {
+        snprintf(msg, ERRMSG_MAX, "out of memory (%zu bytes)", len);
+        return BK_EXIT_SOFTWARE;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(*fd, *buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            snprintf(msg, ERRMSG_MAX, "%.400s: %s at offset %llu", path,
+                     r < 0 ? strerror(errno) : "file shorter than when the chain was built",
+                     (unsigned long long)(off + got));
+            return BK_EXIT_IO;
+        }
+        got += (size_t)r;
+    }
+    if (R->dir.xored) unxor(*buf, len, off, R->dir.key);
+    return 0;
+}
+
+static int stats_render(void *vctx, size_t job, int worker, bk_writer *w)
+{
+    stats_run *R = vctx;
+    stats_worker *W = &R->workers[worker];
+    const bk_chain_entry *e = &R->chain.entries[R->entries[job]];
+    char *msg = R->errs[job % R->window];
+    char hex[65];
+    hash_hex(hex, e->hash);
+    msg[0] = 0;
+    if (e->no_data) {
+        /* Core: CheckBlockDataAvailability - IsBlockPruned is "no data,
+         * nTx known, the node has pruned" */
+        snprintf(msg, ERRMSG_MAX, "block %s at height %d: %s", hex, (int)e->height,
+                 R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
+                                                : "Block not available (not fully downloaded)");
+        return BK_EXIT_NOINPUT;
+    }
+    if (e->height > 0 && !e->has_undo) {
+        /* Core: CheckBlockDataAvailability(check_for_undo) */
+        snprintf(msg, ERRMSG_MAX, "block %s at height %d: Undo data not available", hex, (int)e->height);
+        return BK_EXIT_NOINPUT;
+    }
+    int rc = read_range(R, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
+    if (rc) return rc;
+    bk_error err;
+    bk_block b;
+    if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "block %s at height %d: %s at byte %llu (blk%05u.dat offset %llu)", hex,
+                 (int)e->height, err.msg, (unsigned long long)err.offset, e->file, (unsigned long long)e->offset);
+        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+    }
+    bk_block_undo undo, *undop = NULL;
+    if (e->has_undo && e->height != 0) {
+        /* The header scan verified the record's checksum when it paired it;
+         * found by position in Core's block index it is checked here, as
+         * Core's ReadBlockUndo does. */
+        size_t ck = R->chain.from_index ? BK_UNDO_CHECKSUM_SIZE : 0;
+        rc = read_range(R, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size + ck, &W->und, &W->und_cap,
+                        msg);
+        if (rc) return rc;
+        if (ck && bk_undo_checksum_verify(W->und, e->undo_size, e->prev_hash, W->und + e->undo_size, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX,
+                     "block %s at height %d: Can't read undo data from disk (%s, rev%05u.dat offset %llu)", hex,
+                     (int)e->height, err.msg, e->undo_file, (unsigned long long)e->undo_offset);
+            return BK_EXIT_DATA;
+        }
+        if (bk_block_undo_parse(W->und, e->undo_size, &undo, &err) != BK_OK) {
+            snprintf(msg, ERRMSG_MAX, "undo data of block %s at height %d: %s at byte %llu (rev%05u.dat offset %llu)",
+                     hex, (int)e->height, err.msg, (unsigned long long)err.offset, e->undo_file,
+                     (unsigned long long)e->undo_offset);
+            return BK_EXIT_DATA;
+        }
+        undop = &undo;
+    }
+    bk_chain_context ctx;
+    if (bk_chain_context_fill(&R->chain, e, &ctx, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "block %s: %s", hex, err.msg);
+        return BK_EXIT_SOFTWARE;
+    }
+    if (render_stats(&W->sc, &b, undop, &ctx, e->hash, R->cfg, w, &err) != BK_OK) {
+        snprintf(msg, ERRMSG_MAX, "%s", err.msg);
+        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+    }
+    return 0;
+}
+
+static int stats_emit(void *vctx, size_t job, const uint8_t *data, size_t len)
+{
+    stats_run *R = vctx;
+    int rc = bk_cli_write_all(stdout, data, len);
+    if (rc) return rc;
+    R->emitted = job + 1;
+    if (bk_cli_pipe_closed) return -1;
+    return 0;
+}
+
+static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int have_start, int have_end,
+                    const char *hash_arg, int jobs, const stats_cfg *cfg)
+{
+    stats_run R;
+    memset(&R, 0, sizeof R);
+    R.cfg = cfg;
+    bk_error err;
+    bk_error_clear(&err);
+    int rc = bk_cli_source_blocksdir(cmd, src, cfg->net);
+    if (rc) return rc;
+    if (bk_blocksdir_open(&R.dir, src->blocksdir, cfg->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
+    uint32_t *list = NULL;
+    size_t njobs = 0;
+    /* Core's block index when there is one, else the header scan */
+    rc = bk_cli_source_build(cmd, src, cfg->net, NULL, 0, &R.chain);
+    if (rc) goto out_dir;
+    const bk_chain_entry *tip = bk_chain_tip(&R.chain);
+    int64_t tip_h = tip ? tip->height : -1;
+    if (hash_arg) {
+        uint8_t h[32];
+        if (!parse_hash(hash_arg, h)) {
+            rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --hash '%s' (64 hex digits)", hash_arg);
+            goto out;
+        }
+        const bk_chain_entry *e = bk_chain_find(&R.chain, h);
+        if (!e) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Block not found");
+            goto out;
+        }
+        if (e->height < 0) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "block %s is not connected to a genesis block (its parent is "
+                             "not in the files): no height", hash_arg);
+            goto out;
+        }
+        list = malloc(sizeof *list);
+        if (!list) {
+            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+            goto out;
+        }
+        list[0] = (uint32_t)(e - R.chain.entries);
+        njobs = 1;
+    } else {
+        /* a pruned node: from the lowest height whose data is kept */
+        if (!have_start) start = R.chain.prune_height > R.chain.base_height ? R.chain.prune_height : R.chain.base_height;
+        if (!have_end) end = tip_h;
+        /* Core: ParseHashOrHeight's messages */
+        if (have_end && end > tip_h) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)end,
+                             (long long)tip_h);
+            goto out;
+        }
+        if (have_start && start > tip_h) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld",
+                             (long long)start, (long long)tip_h);
+            goto out;
+        }
+        if (start < R.chain.base_height && tip_h >= 0) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "height %lld is not in the files (the chain starts at %d)",
+                             (long long)start, (int)R.chain.base_height);
+            goto out;
+        }
+        if (end >= start) {
+            njobs = (size_t)(end - start + 1);
+            list = malloc(njobs * sizeof *list);
+            if (!list) {
+                rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+                goto out;
+            }
+            for (size_t i = 0; i < njobs; i++) list[i] = R.chain.active[(size_t)(start - R.chain.base_height) + i];
+        }
+    }
+    if (njobs == 0) goto out;
+    R.entries = list;
+    if (jobs > (int)njobs) jobs = (int)njobs;
+    R.window = 2 * (size_t)jobs + 1;
+    R.workers = calloc((size_t)jobs, sizeof *R.workers);
+    R.errs = calloc(R.window, sizeof *R.errs);
+    if (!R.workers || !R.errs) {
+        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < jobs; i++) {
+        bk_block_decoder_init(&R.workers[i].dec, NULL);
+        bk_block_stats_scratch_init(&R.workers[i].sc, NULL);
+        R.workers[i].blk_fd = R.workers[i].rev_fd = -1;
+    }
+    bk_ordered_opts oo;
+    memset(&oo, 0, sizeof oo);
+    oo.workers = jobs;
+    oo.window = R.window;
+    rc = bk_ordered_run(njobs, &oo, stats_render, stats_emit, &R, NULL);
+    if (rc == -1) {
+        rc = 0; /* closed pipe */
+    } else if (rc) {
+        const char *m = R.errs[R.emitted % R.window];
+        if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
+        else bk_cli_fail(cmd, rc, "write error");
+    } else if (fflush(stdout) != 0 && !bk_cli_pipe_closed) {
+        rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    }
+out:
+    if (R.workers) {
+        for (int i = 0; i < jobs; i++) {
+            stats_worker *W = &R.workers[i];
+            bk_block_decoder_free(&W->dec);
+            bk_block_stats_scratch_free(&W->sc);
+            free(W->blk);
+            free(W->und);
+            if (W->blk_fd >= 0) close(W->blk_fd);
+            if (W->rev_fd >= 0) close(W->rev_fd);
+        }
+        free(R.workers);
+    }
+    free(R.errs);
+    free(list);
+    bk_chain_free(&R.chain);
+out_dir:
+    bk_blocksdir_close(&R.dir);
+    return rc;
+}
+
+static int stats_main(int argc, char **argv)
+{
+    const char *cmd = "stats";
+    const char *file = NULL, *undo_file = NULL, *datadir = NULL, *blocksdir = NULL, *hash_arg = NULL;
+    const char *stats_list = NULL;
+    int64_t height = -1, mediantime = 0, start = 0, end = -1, core = BK_CORE_NEWEST, indent = 0, jobs = 1;
+    int have_height = 0, have_mediantime = 0, have_start = 0, have_end = 0;
+    stats_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.net = BK_NET_MAIN;
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
+    int src_opts = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int sr = bk_cli_source_option(cmd, &src, argc, argv, &i);
+        if (sr == 0) {
+            src_opts = 1;
+            continue;
+        }
+        if (sr > 0) return sr;
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(stats_help, stdout);
+            return BK_EXIT_OK;
+        }
+        if (!strcmp(a, "--pretty")) {
+            indent = 2;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != 0) {
+            if (!v) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+            i++;
+            int ok = 1;
+            if (!strcmp(a, "--undo")) undo_file = v;
+            else if (!strcmp(a, "--datadir")) datadir = v;
+            else if (!strcmp(a, "--blocksdir")) blocksdir = v;
+            else if (!strcmp(a, "--hash")) hash_arg = v;
+            else if (!strcmp(a, "--stats")) stats_list = v;
+            else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &cfg.net) == BK_OK;
+            else if (!strcmp(a, "--height")) ok = (have_height = parse_i64(v, &height)) && height >= 0;
+            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = parse_i64(v, &mediantime);
+            else if (!strcmp(a, "--start")) ok = (have_start = parse_i64(v, &start)) && start >= 0;
+            else if (!strcmp(a, "--end")) ok = (have_end = parse_i64(v, &end)) && end >= 0;
+            else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) ok = parse_i64(v, &jobs) && jobs >= 1 && jobs <= 256;
+            else if (!strcmp(a, "--core-compat")) ok = parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
+            else if (!strcmp(a, "--indent")) ok = parse_i64(v, &indent) && indent >= 0 && indent <= 64;
+            else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+            if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
+            continue;
+        }
+        if (file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one block file given");
+        file = a;
+    }
+    cfg.core = (int)core;
+    cfg.indent = (unsigned)indent;
+    if (stats_list) {
+        bk_error err;
+        if (bk_block_stats_select_list(stats_list, strlen(stats_list), &cfg.select, &err) != BK_OK)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", err.msg);
+    }
+    int dir_mode = datadir || blocksdir;
+    if (datadir && blocksdir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "give --datadir or --blocksdir, not both");
+    if (dir_mode && file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "a block FILE and a blocks directory exclude each other");
+    if (!dir_mode && !file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file or blocks directory (see --help)");
+    if (!dir_mode) {
+        if (have_start || have_end || hash_arg || jobs != 1 || src_opts)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                               "--start, --end, --hash, -j and the chain source options need --datadir or --blocksdir");
+        return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, &cfg);
+    }
+    if (undo_file || have_mediantime)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--undo and --mediantime are for a block FILE");
+    if (have_height && (have_start || have_end || hash_arg))
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height excludes --start, --end and --hash");
+    if (hash_arg && (have_start || have_end))
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--hash excludes --start and --end");
+    if (have_height) {
+        start = end = height;
+        have_start = have_end = 1;
+    }
+    if (have_start && have_end && end < start)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)end, (long long)start);
+    int multi = hash_arg == NULL && !(have_start && have_end && start == end);
+    if (indent && multi)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    int rc = dir_main(cmd, &src, start, end, have_start, have_end, hash_arg, (int)jobs, &cfg);
+    bk_cli_source_free(&src);
+    return rc;
+}
+
+BK_CLI_COMMAND(stats_command, "stats",
+               "FILE --undo UNDO [--height H] | --datadir DIR|--blocksdir DIR [--start H] [--end H] [-j N] [--stats a,b]",
+               "Bitcoin Core's getblockstats, byte for byte, for a block or every block of a node", stats_main)

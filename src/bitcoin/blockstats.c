@@ -1,0 +1,507 @@
+/* getblockstats (see blockkit/blockstats.h and docs/stats.md).
+ *
+ * One pass over the transactions: outputs (count, sum, UTXO sizes and the
+ * unspendable rule), sizes and weights, and for each non-coinbase
+ * transaction its spent coins from the undo data (value and script length
+ * straight from the compressed form: the coins were validated when the
+ * CBlockUndo was parsed, so nothing is decompressed here). Fees, sizes and
+ * (feerate, weight) pairs go into the scratch tables, which are then
+ * sorted in place (no allocation) for the medians and percentiles. */
+#include <blockkit/blockstats.h>
+
+#include <string.h>
+
+/* Core: consensus/amount.h MAX_MONEY, consensus/consensus.h
+ * MAX_BLOCK_SERIALIZED_SIZE, WITNESS_SCALE_FACTOR, script/script.h
+ * MAX_SCRIPT_SIZE. */
+#define MAX_MONEY (21000000LL * 100000000LL)
+#define MAX_BLOCK_SERIALIZED_SIZE 4000000LL
+#define WITNESS_SCALE_FACTOR 4
+#define MAX_SCRIPT_SIZE 10000u
+/* sizeof(COutPoint) + sizeof(uint32_t) + sizeof(bool) */
+#define PER_UTXO_OVERHEAD 41
+#define SPECIAL_SCRIPTS 6u
+
+static const char *const stat_names[BK_STAT_COUNT] = {
+    "avgfee",       "avgfeerate",    "avgtxsize",     "blockhash",      "feerate_percentiles",
+    "height",       "ins",           "maxfee",        "maxfeerate",     "maxtxsize",
+    "medianfee",    "mediantime",    "mediantxsize",  "minfee",         "minfeerate",
+    "mintxsize",    "outs",          "subsidy",       "swtotal_size",   "swtotal_weight",
+    "swtxs",        "time",          "total_out",     "total_size",     "total_weight",
+    "totalfee",     "txs",           "utxo_increase", "utxo_size_inc",  "utxo_increase_actual",
+    "utxo_size_inc_actual",
+};
+
+const char *bk_stat_name(bk_stat s)
+{
+    return (unsigned)s < BK_STAT_COUNT ? stat_names[s] : NULL;
+}
+
+void bk_block_stats_opts_init(bk_block_stats_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->core_version = BK_CORE_NEWEST;
+}
+
+/* ---- selection ---- */
+
+/* std::string operator< : bytewise, then shorter first. */
+static int name_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c) return c;
+    return al < bl ? -1 : al > bl;
+}
+
+static int stat_lookup(const char *s, size_t len)
+{
+    for (int i = 0; i < BK_STAT_COUNT; i++)
+        if (strlen(stat_names[i]) == len && memcmp(stat_names[i], s, len) == 0) return i;
+    return -1;
+}
+
+bk_status bk_block_stats_select(const char *const *names, const size_t *lens, size_t n, uint32_t *mask_out,
+                                bk_error *err)
+{
+    if (!mask_out || (n && (!names || !lens))) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    uint32_t mask = 0;
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        int k = stat_lookup(names[i], lens[i]);
+        if (k >= 0) {
+            mask |= 1u << k;
+        } else if (!bad || name_cmp(names[i], lens[i], bad, bad_len) < 0) {
+            bad = names[i];
+            bad_len = lens[i];
+        }
+    }
+    if (bad) {
+        int shown = bad_len > 120 ? 120 : (int)bad_len;
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "Invalid selected statistic '%.*s'", shown, bad);
+    }
+    *mask_out = mask;
+    return BK_OK;
+}
+
+bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mask_out, bk_error *err)
+{
+    if (!mask_out || (len && !list)) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    if (len == 0) {
+        *mask_out = BK_STATS_ALL;
+        return BK_OK;
+    }
+    uint32_t mask = 0;
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && list[i] != ',') continue;
+        const char *nm = list + start;
+        size_t nl = i - start;
+        int k = stat_lookup(nm, nl);
+        if (k >= 0) {
+            mask |= 1u << k;
+        } else if (!bad || name_cmp(nm, nl, bad, bad_len) < 0) {
+            bad = nm;
+            bad_len = nl;
+        }
+        start = i + 1;
+    }
+    if (bad) {
+        int shown = bad_len > 120 ? 120 : (int)bad_len;
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "Invalid selected statistic '%.*s'", shown, bad);
+    }
+    *mask_out = mask;
+    return BK_OK;
+}
+
+/* ---- scratch ---- */
+
+/* Radix digits: 11 bits, six passes cover 64-bit keys. */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES 6
+
+void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *alloc)
+{
+    memset(s, 0, sizeof *s);
+    s->alloc = alloc;
+}
+
+/* One block of 6 x n words (fees, sizes, feerates, weights, and two sort
+ * buffers) plus the radix histograms. */
+static size_t scratch_words(size_t cap)
+{
+    return 6 * cap + (size_t)RADIX_PASSES * RADIX_SIZE / 2;
+}
+
+void bk_block_stats_scratch_free(bk_block_stats_scratch *s)
+{
+    if (s->fees) bk_free(s->alloc, s->fees, scratch_words(s->cap) * sizeof(uint64_t));
+    s->fees = s->sizes = s->rates = NULL;
+    s->cap = 0;
+}
+
+static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
+{
+    if (n <= s->cap) return BK_OK;
+    size_t cap = (n + 255) & ~(size_t)255;
+    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
+    uint64_t *p = bk_alloc(s->alloc, scratch_words(cap) * sizeof(uint64_t));
+    if (!p) return BK_ERR_NOMEM;
+    bk_block_stats_scratch_free(s);
+    s->fees = (int64_t *)p;
+    s->sizes = (int64_t *)p + cap;
+    s->rates = (int64_t *)p + 2 * cap; /* feerates, then weights at + cap */
+    s->cap = cap;
+    return BK_OK;
+}
+
+/* ---- sorting: LSD radix over the keys' offsets from the smallest key
+ * (so signed order is unsigned order), 11 bits a pass, as many passes as
+ * the range of the keys needs; stable, so a payload (the weights) keeps its
+ * key's place. n words of tmp (and tmp_pay with a payload). ---- */
+
+static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64_t *tmp_pay, uint32_t *hist)
+{
+    if (n < 2) return;
+    int64_t lo = key[0], hi = key[0];
+    for (size_t i = 1; i < n; i++) {
+        if (key[i] < lo) lo = key[i];
+        if (key[i] > hi) hi = key[i];
+    }
+    /* keys as unsigned offsets from the smallest: only the digits the
+     * range needs are sorted (fees and sizes take two or three passes) */
+    uint64_t range = (uint64_t)hi - (uint64_t)lo;
+    int passes = 0;
+    while (passes < RADIX_PASSES && (range >> (passes * RADIX_BITS))) passes++;
+    if (passes == 0) return;
+    memset(hist, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)key[i] - (uint64_t)lo;
+        for (int d = 0; d < passes; d++) hist[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+    }
+    int64_t *src = key, *dst = tmp, *psrc = pay, *pdst = tmp_pay;
+    for (int d = 0; d < passes; d++) {
+        uint32_t *h = hist + d * RADIX_SIZE;
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < RADIX_SIZE; b++) {
+            uint32_t c = h[b];
+            h[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = (uint64_t)src[i] - (uint64_t)lo;
+            uint32_t at = h[(k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+            dst[at] = src[i];
+            if (pay) pdst[at] = psrc[i];
+        }
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+        t = psrc;
+        psrc = pdst;
+        pdst = t;
+    }
+    if (src != key) {
+        memcpy(key, src, n * sizeof *key);
+        if (pay) memcpy(pay, psrc, n * sizeof *pay);
+    }
+}
+
+/* Money sums wrap instead of overflowing (undefined in C): only invalid
+ * data (negative or huge values, which Core's validation keeps out of any
+ * block with undo data) can get there, and fee sums are range-checked. */
+static inline int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t wmul4(int64_t a) { return (int64_t)((uint64_t)a * WITNESS_SCALE_FACTOR); }
+
+/* Core: CalculateTruncatedMedian over v (sorted here). */
+static int64_t truncated_median(bk_block_stats_scratch *s, int64_t *v, size_t n)
+{
+    if (n == 0) return 0;
+    radix_sort(v, NULL, n, s->fees + 4 * s->cap, NULL, (uint32_t *)(s->fees + 6 * s->cap));
+    if (n % 2 == 0) return wadd(v[n / 2 - 1], v[n / 2]) / 2;
+    return v[n / 2];
+}
+
+/* Core: CalculatePercentilesByWeight over (feerate, weight) pairs. Core
+ * sorts the pairs by feerate, then weight; sorting by feerate alone (stable)
+ * gives the same answer: a threshold is crossed inside a run of equal
+ * feerates whatever the order of their weights, and the run's feerate is
+ * the value either way. */
+static void percentiles_by_weight(bk_block_stats_scratch *s, int64_t out[BK_STATS_PERCENTILES], size_t n,
+                                  int64_t total_weight)
+{
+    for (int i = 0; i < BK_STATS_PERCENTILES; i++) out[i] = 0;
+    if (n == 0) return;
+    int64_t *rate = s->rates, *weight = s->rates + s->cap;
+    radix_sort(rate, weight, n, s->fees + 4 * s->cap, s->fees + 5 * s->cap, (uint32_t *)(s->fees + 6 * s->cap));
+    const double tw = (double)total_weight;
+    const double thresholds[BK_STATS_PERCENTILES] = {tw / 10.0, tw / 4.0, tw / 2.0, (tw * 3.0) / 4.0,
+                                                     (tw * 9.0) / 10.0};
+    int next = 0;
+    int64_t cumulative = 0;
+    for (size_t i = 0; i < n; i++) {
+        cumulative += weight[i];
+        while (next < BK_STATS_PERCENTILES && (double)cumulative >= thresholds[next]) out[next++] = rate[i];
+    }
+    for (int i = next; i < BK_STATS_PERCENTILES; i++) out[i] = rate[n - 1];
+}
+
+/* ---- chain rules ---- */
+
+int64_t bk_block_subsidy(bk_network net, int64_t height)
+{
+    /* Core: kernel/chainparams.cpp nSubsidyHalvingInterval. */
+    int64_t interval = net == BK_NET_REGTEST ? 150 : 210000;
+    if (height < 0) return 0;
+    int64_t halvings = height / interval;
+    if (halvings >= 64) return 0;
+    return (int64_t)(50 * 100000000ULL >> halvings);
+}
+
+/* Core: validation.cpp IsBIP30Repeat - the two mainnet blocks whose
+ * coinbase repeated an earlier one's txid (hashes in internal order). */
+static int is_bip30_repeat(const bk_chain_context *ctx, const uint8_t hash[32])
+{
+    if (ctx->network != BK_NET_MAIN || (ctx->height != 91842 && ctx->height != 91880)) return 0;
+    char hex[65];
+    bk_hex_encode_rev(hex, hash, 32);
+    hex[64] = 0;
+    return strcmp(hex, ctx->height == 91842 ? "00000000000a4d0a398161ffc163c503763b1f4360639393e0e4c8e300e0caec"
+                                            : "00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721") == 0;
+}
+
+/* Core: CScript::IsUnspendable. */
+static inline int unspendable(const uint8_t *script, size_t len)
+{
+    return (len > 0 && script[0] == 0x6a) || len > MAX_SCRIPT_SIZE;
+}
+
+/* One coin of a validated CBlockUndo: its value and the length of its
+ * decompressed scriptPubKey (Core: compressor.cpp; an over-long raw script
+ * reads back as the single byte OP_RETURN). */
+static void coin_value_len(bk_reader *r, int64_t *value, uint64_t *script_len)
+{
+    uint64_t code = bk_read_varint(r);
+    if (code >> 1) (void)bk_read_varint(r); /* nVersion dummy */
+    *value = (int64_t)bk_amount_decompress(bk_read_varint(r));
+    uint64_t n_size = bk_read_varint(r);
+    if (n_size < SPECIAL_SCRIPTS) {
+        static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
+        *script_len = lens[n_size];
+        (void)bk_read_span(r, n_size < 2 ? 20 : 32);
+    } else {
+        uint64_t raw = n_size - SPECIAL_SCRIPTS;
+        *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
+        (void)bk_read_span(r, (size_t)raw);
+    }
+}
+
+static void hash_hex(char out[65], const uint8_t h[32])
+{
+    bk_hex_encode_rev(out, h, 32);
+    out[64] = 0;
+}
+
+/* Which of Core's loops a selection runs (getblockstats loop_inputs etc.):
+ * only the fee range check depends on it here. */
+static int selection_loops_inputs(uint32_t sel)
+{
+    if (sel == BK_STATS_ALL) return 1;
+    const uint32_t need = (1u << BK_STAT_MEDIANFEE) | (1u << BK_STAT_FEERATE_PERCENTILES) |
+                          (1u << BK_STAT_UTXO_INCREASE) | (1u << BK_STAT_UTXO_INCREASE_ACTUAL) |
+                          (1u << BK_STAT_UTXO_SIZE_INC) | (1u << BK_STAT_UTXO_SIZE_INC_ACTUAL) |
+                          (1u << BK_STAT_TOTALFEE) | (1u << BK_STAT_AVGFEE) | (1u << BK_STAT_AVGFEERATE) |
+                          (1u << BK_STAT_MINFEE) | (1u << BK_STAT_MAXFEE) | (1u << BK_STAT_MINFEERATE) |
+                          (1u << BK_STAT_MAXFEERATE);
+    return (sel & need) != 0;
+}
+
+bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
+                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
+                                 bk_error *err)
+{
+    if (!s || !b || !ctx || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    /* Core: GetUndoChecked - "The Genesis block does not have undo data":
+     * height 0 always gets an empty CBlockUndo. */
+    static const uint8_t empty_undo_bytes[1] = {0};
+    bk_block_undo empty_undo = {empty_undo_bytes, 1, 0};
+    if (ctx->height == 0) undo = &empty_undo;
+    if (!undo) return bk_error_set(err, BK_ERR_ARG, 0, "no undo data (Core: Undo data not available)");
+    bk_block_stats_opts defaults;
+    if (!o) {
+        bk_block_stats_opts_init(&defaults);
+        o = &defaults;
+    }
+    int core = o->core_version ? o->core_version : BK_CORE_NEWEST;
+    if (core < BK_CORE_MIN || core > BK_CORE_NEWEST)
+        return bk_error_set(err, BK_ERR_ARG, 0, "core version %d outside %d..%d", core, BK_CORE_MIN, BK_CORE_NEWEST);
+
+    memset(out, 0, sizeof *out);
+    if (o->hash) memcpy(out->blockhash, o->hash, 32);
+    else bk_block_hash(b, out->blockhash);
+    char hex[65];
+
+    /* The undo's shape (bk_block_undo_check: n_tx - 1 CTxUndo, one coin
+     * per input) is checked as the coins are walked below. */
+    if (undo->n_txundo != b->n_tx - 1) {
+        hash_hex(hex, out->blockhash);
+        return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                            "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
+                            hex, (long long)ctx->height, undo->n_txundo, b->n_tx);
+    }
+    if (!bk_tx_is_coinbase(&b->txs[0])) {
+        hash_hex(hex, out->blockhash);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "block %s at height %lld: first transaction is not a coinbase",
+                            hex, (long long)ctx->height);
+    }
+    if (scratch_reserve(s, b->n_tx) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+
+    const int check_fees = selection_loops_inputs(o->select);
+    const int skip_coinbase_utxos = ctx->height == 0 || is_bip30_repeat(ctx, out->blockhash);
+
+    int64_t maxfee = 0, maxfeerate = 0, minfee = MAX_MONEY, minfeerate = MAX_MONEY;
+    int64_t total_out = 0, totalfee = 0, inputs = 0, outputs = 0;
+    int64_t maxtxsize = 0, mintxsize = MAX_BLOCK_SERIALIZED_SIZE;
+    int64_t swtotal_size = 0, swtotal_weight = 0, swtxs = 0, total_size = 0, total_weight = 0;
+    int64_t utxos = 0, utxo_size_inc = 0, utxo_size_inc_actual = 0;
+    size_t n_fees = 0;
+
+    bk_reader ur;
+    bk_reader_init(&ur, undo->data, undo->size);
+    (void)bk_read_compact_size(&ur, 1);
+
+    for (uint32_t i = 0; i < b->n_tx; i++) {
+        const bk_tx *tx = &b->txs[i];
+        outputs += tx->n_out;
+        const int coinbase = bk_tx_is_coinbase(tx);
+
+        int64_t tx_out = 0;
+        bk_txout_iter oi;
+        bk_txout txo;
+        bk_txout_iter_init(&oi, tx);
+        while (bk_txout_next(&oi, &txo)) {
+            tx_out = wadd(tx_out, txo.value);
+            int64_t sz = 8 + (int64_t)bk_compact_size_len(txo.script_len) + txo.script_len + PER_UTXO_OVERHEAD;
+            utxo_size_inc += sz;
+            if (skip_coinbase_utxos && (ctx->height == 0 || coinbase)) continue;
+            if (unspendable(txo.script, txo.script_len)) continue;
+            utxos++;
+            utxo_size_inc_actual += sz;
+        }
+
+        if (i == 0) continue;
+        /* Core reads vtxundo.at(i - 1) for every later transaction; the
+         * undo entries are walked in step even past a coinbase-shaped one. */
+        size_t undo_pos = ur.pos;
+        uint32_t n_coins = (uint32_t)bk_read_compact_size(&ur, 1);
+        if (n_coins != tx->n_in) {
+            hash_hex(hex, out->blockhash);
+            return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
+                                "block %s at height %lld: undo data does not match block: tx %u has %u inputs, "
+                                "CTxUndo has %u coins",
+                                hex, (long long)ctx->height, i, tx->n_in, n_coins);
+        }
+        if (coinbase) {
+            for (uint32_t c = 0; c < n_coins; c++) {
+                int64_t v;
+                uint64_t l;
+                coin_value_len(&ur, &v, &l);
+            }
+            continue;
+        }
+
+        inputs += tx->n_in;
+        total_out = wadd(total_out, tx_out);
+
+        int64_t tx_size = tx->size;
+        s->sizes[i - 1] = tx_size;
+        if (tx_size > maxtxsize) maxtxsize = tx_size;
+        if (tx_size < mintxsize) mintxsize = tx_size;
+        total_size += tx_size;
+
+        int64_t weight = 3 * (int64_t)tx->stripped_size + (int64_t)tx->size;
+        total_weight += weight;
+
+        if (tx->has_witness) {
+            swtxs++;
+            swtotal_size += tx_size;
+            swtotal_weight += weight;
+        }
+
+        int64_t tx_in = 0;
+        for (uint32_t c = 0; c < n_coins; c++) {
+            int64_t v;
+            uint64_t l;
+            coin_value_len(&ur, &v, &l);
+            tx_in = wadd(tx_in, v);
+            int64_t psz = 8 + (int64_t)bk_compact_size_len(l) + (int64_t)l + PER_UTXO_OVERHEAD;
+            utxo_size_inc -= psz;
+            utxo_size_inc_actual -= psz;
+        }
+        int64_t fee = wsub(tx_in, tx_out);
+        if (check_fees && (fee < 0 || fee > MAX_MONEY)) {
+            hash_hex(hex, out->blockhash);
+            return bk_error_set(err, BK_ERR_INVALID, 0,
+                                "block %s at height %lld: fee of transaction %u out of range (%lld sat; "
+                                "Core: MoneyRange(txfee))",
+                                hex, (long long)ctx->height, i, (long long)fee);
+        }
+        s->fees[n_fees] = fee;
+        if (fee > maxfee) maxfee = fee;
+        if (fee < minfee) minfee = fee;
+        totalfee = wadd(totalfee, fee);
+        int64_t feerate = weight ? wmul4(fee) / weight : 0;
+        s->rates[n_fees] = feerate;
+        s->rates[s->cap + n_fees] = weight;
+        n_fees++;
+        if (feerate > maxfeerate) maxfeerate = feerate;
+        if (feerate < minfeerate) minfeerate = feerate;
+    }
+    /* The sizes table holds an entry per non-coinbase tx in block order;
+     * compact it to the n_fees counted ones (coinbase-shaped later txs are
+     * skipped by Core). */
+    if (n_fees != (size_t)b->n_tx - 1) {
+        size_t k = 0;
+        for (uint32_t i = 1; i < b->n_tx; i++)
+            if (!bk_tx_is_coinbase(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
+    }
+
+    percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight);
+
+    const uint64_t n_tx = b->n_tx;
+    out->avgfee = n_tx > 1 ? (int64_t)((uint64_t)totalfee / (n_tx - 1)) : 0;
+    out->avgfeerate = total_weight ? wmul4(totalfee) / total_weight : 0;
+    out->avgtxsize = n_tx > 1 ? (int64_t)((uint64_t)total_size / (n_tx - 1)) : 0;
+    out->height = ctx->height;
+    out->ins = inputs;
+    out->maxfee = maxfee;
+    out->maxfeerate = maxfeerate;
+    out->maxtxsize = maxtxsize;
+    out->medianfee = truncated_median(s, s->fees, n_fees);
+    out->mediantime = ctx->mediantime;
+    out->mediantxsize = truncated_median(s, s->sizes, n_fees);
+    out->minfee = minfee == MAX_MONEY ? 0 : minfee;
+    out->minfeerate = minfeerate == MAX_MONEY ? 0 : minfeerate;
+    out->mintxsize = mintxsize == MAX_BLOCK_SERIALIZED_SIZE ? 0 : mintxsize;
+    out->outs = outputs;
+    out->subsidy = bk_block_subsidy(ctx->network, ctx->height);
+    out->swtotal_size = swtotal_size;
+    out->swtotal_weight = swtotal_weight;
+    out->swtxs = swtxs;
+    out->time = b->header.time;
+    out->total_out = total_out;
+    out->total_size = total_size;
+    out->total_weight = total_weight;
+    out->totalfee = totalfee;
+    out->txs = (int64_t)n_tx;
+    out->utxo_increase = outputs - inputs;
+    out->utxo_size_inc = utxo_size_inc;
+    out->utxo_increase_actual = utxos - inputs;
+    out->utxo_size_inc_actual = utxo_size_inc_actual;
+    return BK_OK;
+}
