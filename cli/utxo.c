@@ -31,7 +31,8 @@ static const char *const utxo_usage =
     "  --utxo-snapshot FILE  a dumptxoutset file (format version 2); '-' = standard input.\n"
     "                        The snapshot holds no height: give --datadir (the block index of a\n"
     "                        node that knows the base block) or --height N\n"
-    "  --height N            the snapshot's base block height\n"
+    "  --height N            the height of the snapshot's base block (or of the chainstate's\n"
+    "                        best block: then the block index is not read)\n"
     "  --hash-type T         stats: hash_serialized_3 (default), muhash, none\n"
     "  --format F            dump: csv (default, with a header line) or ndjson\n"
     "  -o FILE               dump: write to FILE instead of standard output\n"
@@ -90,6 +91,17 @@ static int height_from_index(const char *cmd, const utxo_opts *o, bk_network net
     return 0;
 }
 
+static int parse_height(const char *cmd, const char *text, int32_t *h)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == 0 || *end || errno || v < 0 || v > INT32_MAX)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height needs a block height, not '%s'", text);
+    *h = (int32_t)v;
+    return 0;
+}
+
 static void source_close(coin_source *s)
 {
     bk_chainstate_iter_free(s->it);
@@ -131,14 +143,11 @@ static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
         s->net = m->net;
         memcpy(s->best, m->base_hash, 32);
         if (o->height) {
-            char *end;
-            errno = 0;
-            long v = strtol(o->height, &end, 10);
-            if (*o->height == 0 || *end || errno || v < 0 || v > INT32_MAX) {
+            int rc = parse_height(cmd, o->height, &s->height);
+            if (rc) {
                 source_close(s);
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height needs a block height, not '%s'", o->height);
+                return rc;
             }
-            s->height = (int32_t)v;
         } else if (o->datadir) {
             int rc = height_from_index(cmd, o, s->net, s->best, &s->height);
             if (rc) {
@@ -161,7 +170,7 @@ static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
     free(dir);
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);
-    int rc = height_from_index(cmd, o, net, s->best, &s->height);
+    int rc = o->height ? parse_height(cmd, o->height, &s->height) : height_from_index(cmd, o, net, s->best, &s->height);
     if (rc) {
         source_close(s);
         return rc;
