@@ -111,6 +111,8 @@ static int decompress_p2pk_uncompressed(uint8_t prefix, const uint8_t x[32], uin
     return 1;
 }
 
+static bk_status coin_read_script(bk_reader *r, bk_coin *coin);
+
 bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
 {
     /* Core: undo.h TxInUndoFormatter::Unser. */
@@ -119,6 +121,21 @@ bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
     coin->coinbase = (uint8_t)(code & 1);
     if (coin->height > 0) (void)read_varint32(r); /* legacy nVersion dummy */
     coin->value = (int64_t)bk_amount_decompress(read_varint(r));
+    return coin_read_script(r, coin);
+}
+
+bk_status bk_coin_read_txout(bk_reader *r, bk_coin *coin)
+{
+    /* Core: coins.h Coin::Unserialize (VARINT code, then TxOutCompression). */
+    uint32_t code = read_varint32(r);
+    coin->height = code >> 1;
+    coin->coinbase = (uint8_t)(code & 1);
+    coin->value = (int64_t)bk_amount_decompress(read_varint(r));
+    return coin_read_script(r, coin);
+}
+
+static bk_status coin_read_script(bk_reader *r, bk_coin *coin)
+{
     coin->raw_script = NULL;
     coin->script_len = 0;
 

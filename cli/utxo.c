@@ -1,0 +1,428 @@
+/* blockkit utxo: the UTXO set of a Bitcoin Core node without the node -
+ * its chainstate (--datadir) or a dumptxoutset snapshot (--utxo-snapshot).
+ *   utxo stats: gettxoutsetinfo's result, byte for byte;
+ *   utxo dump:  one row per coin (CSV or NDJSON) in key order. */
+#include "cli.h"
+
+#include <blockkit/hex.h>
+#include <blockkit/script.h>
+#include <blockkit/utxo.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const utxo_usage =
+    "usage: blockkit utxo stats (--datadir DIR | --utxo-snapshot FILE) [options]\n"
+    "       blockkit utxo dump  (--datadir DIR | --utxo-snapshot FILE) [--format csv|ndjson] [-o FILE]\n"
+    "\n"
+    "stats: print Bitcoin Core's gettxoutsetinfo result (compact JSON, one line):\n"
+    "  height, bestblock, txouts, bogosize, hash_serialized_3 | muhash, total_amount,\n"
+    "  transactions, disk_size.\n"
+    "dump: one row per unspent output in key order (txid bytes, then vout):\n"
+    "  txid, vout, value (satoshis), height, is_coinbase, script_hex, type, address, desc\n"
+    "  (type, address and desc as Core prints them in scriptPubKey).\n"
+    "\n"
+    "  --datadir DIR         the node's data directory: reads DIR[/<chain>]/chainstate through a\n"
+    "                        private LevelDB snapshot (never writes or locks the node's files;\n"
+    "                        works while bitcoind runs); the height comes from its block index\n"
+    "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
+    "                        (with --utxo-snapshot: the snapshot's own network)\n"
+    "  --utxo-snapshot FILE  a dumptxoutset file (format version 2); '-' = standard input.\n"
+    "                        The snapshot holds no height: give --datadir (the block index of a\n"
+    "                        node that knows the base block) or --height N\n"
+    "  --height N            the height of the snapshot's base block (or of the chainstate's\n"
+    "                        best block: then the block index is not read)\n"
+    "  --hash-type T         stats: hash_serialized_3 (default), muhash, none\n"
+    "  --format F            dump: csv (default, with a header line) or ndjson\n"
+    "  -o FILE               dump: write to FILE instead of standard output\n"
+    "  --tmpdir DIR          where the private LevelDB snapshots are made (default $TMPDIR, /tmp)\n"
+    "\n"
+    "disk_size: with --datadir, LevelDB's approximate size of the coin key range, as Core\n"
+    "computes it (it changes as the node compacts); with --utxo-snapshot, the number of bytes\n"
+    "of the snapshot file.\n"
+    "Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 74 I/O.\n";
+
+typedef struct utxo_opts {
+    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height;
+} utxo_opts;
+
+/* A stream of coins from either source. */
+typedef struct coin_source {
+    bk_utxo_snapshot *snap;
+    FILE *snap_file;
+    bk_chainstate *cs;
+    bk_chainstate_iter *it;
+    bk_network net;
+    uint8_t best[32];
+    int32_t height;
+    uint64_t disk_size;
+} coin_source;
+
+static const char *const chain_subdir[BK_NET_COUNT_] = {
+    [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
+    [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
+
+static char *join(const char *datadir, bk_network net, const char *leaf)
+{
+    size_t cap = strlen(datadir) + strlen(leaf) + 32;
+    char *p = malloc(cap);
+    if (p) snprintf(p, cap, "%s/%s%s", datadir, chain_subdir[net], leaf);
+    return p;
+}
+
+static int height_from_index(const char *cmd, const utxo_opts *o, bk_network net, const uint8_t hash[32],
+                             int32_t *h)
+{
+    char *idx = join(o->datadir, net, "blocks/index");
+    if (!idx) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    bk_error err;
+    bk_error_clear(&err);
+    bk_status st = bk_block_index_height(idx, o->tmpdir, hash, h, &err);
+    if (st == BK_ERR_NOT_FOUND) {
+        char hex[65];
+        bk_hex_encode_rev(hex, hash, 32);
+        int rc = bk_cli_fail(cmd, BK_EXIT_DATA, "block %s is not in the block index %s", hex, idx);
+        free(idx);
+        return rc;
+    }
+    free(idx);
+    if (st != BK_OK) return bk_cli_report(cmd, &err);
+    return 0;
+}
+
+static int parse_height(const char *cmd, const char *text, int32_t *h)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == 0 || *end || errno || v < 0 || v > INT32_MAX)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height needs a block height, not '%s'", text);
+    *h = (int32_t)v;
+    return 0;
+}
+
+static void source_close(coin_source *s)
+{
+    bk_chainstate_iter_free(s->it);
+    bk_chainstate_close(s->cs);
+    bk_utxo_snapshot_close(s->snap);
+    if (s->snap_file && s->snap_file != stdin) fclose(s->snap_file);
+    memset(s, 0, sizeof *s);
+}
+
+static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
+{
+    memset(s, 0, sizeof *s);
+    bk_error err;
+    bk_error_clear(&err);
+    bk_network net = BK_NET_MAIN;
+    if (o->chain && bk_network_parse(o->chain, &net) != BK_OK)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", o->chain);
+    if (o->snapshot) {
+        if (!strcmp(o->snapshot, "-")) {
+            s->snap_file = stdin;
+        } else {
+            s->snap_file = fopen(o->snapshot, "rb");
+            if (!s->snap_file)
+                return bk_cli_fail(cmd, errno == ENOENT ? BK_EXIT_NOINPUT : BK_EXIT_IO, "cannot open %s: %s",
+                                   o->snapshot, strerror(errno));
+        }
+        if (bk_utxo_snapshot_open_file(&s->snap, s->snap_file, NULL, &err) != BK_OK) {
+            source_close(s);
+            return bk_cli_report(cmd, &err);
+        }
+        const bk_utxo_snapshot_meta *m = bk_utxo_snapshot_meta_get(s->snap);
+        if (o->chain && net != m->net) {
+            const bk_network_params *a = bk_network_get(m->net), *b = bk_network_get(net);
+            source_close(s);
+            return bk_cli_fail(cmd, BK_EXIT_DATA,
+                               "%s: the snapshot is for network %s (magic at byte 7), not %s", o->snapshot,
+                               a->name, b->name);
+        }
+        s->net = m->net;
+        memcpy(s->best, m->base_hash, 32);
+        if (o->height) {
+            int rc = parse_height(cmd, o->height, &s->height);
+            if (rc) {
+                source_close(s);
+                return rc;
+            }
+        } else if (o->datadir) {
+            int rc = height_from_index(cmd, o, s->net, s->best, &s->height);
+            if (rc) {
+                source_close(s);
+                return rc;
+            }
+        } else {
+            source_close(s);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                               "a snapshot does not record its height: give --height N or --datadir DIR");
+        }
+        bk_utxo_snapshot_set_base_height(s->snap, (uint32_t)s->height);
+        return 0;
+    }
+    if (!o->datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir or --utxo-snapshot is required");
+    s->net = net;
+    char *dir = join(o->datadir, net, "chainstate");
+    if (!dir) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    bk_status st = bk_chainstate_open(dir, o->tmpdir, &s->cs, &err);
+    free(dir);
+    if (st != BK_OK) return bk_cli_report(cmd, &err);
+    bk_chainstate_best_block(s->cs, s->best);
+    int rc = o->height ? parse_height(cmd, o->height, &s->height) : height_from_index(cmd, o, net, s->best, &s->height);
+    if (rc) {
+        source_close(s);
+        return rc;
+    }
+    s->disk_size = bk_chainstate_disk_size(s->cs);
+    if (bk_chainstate_iter_new(s->cs, &s->it, &err) != BK_OK) {
+        source_close(s);
+        return bk_cli_report(cmd, &err);
+    }
+    return 0;
+}
+
+static int source_next(coin_source *s, bk_utxo *u)
+{
+    return s->snap ? bk_utxo_snapshot_next(s->snap, u) : bk_chainstate_iter_next(s->it, u);
+}
+
+static bk_status source_status(coin_source *s, bk_error *err)
+{
+    if (s->snap) {
+        bk_status st = bk_utxo_snapshot_status(s->snap, err);
+        if (st == BK_OK) s->disk_size = bk_utxo_snapshot_offset(s->snap);
+        return st;
+    }
+    return bk_chainstate_iter_status(s->it, err);
+}
+
+static int parse_args(const char *cmd, int argc, char **argv, utxo_opts *o, int *help)
+{
+    memset(o, 0, sizeof *o);
+    *help = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *help = 1;
+            return 0;
+        }
+        const char **slot = !strcmp(a, "--datadir")         ? &o->datadir
+                            : !strcmp(a, "--utxo-snapshot") ? &o->snapshot
+                            : !strcmp(a, "--chain")         ? &o->chain
+                            : !strcmp(a, "--hash-type")     ? &o->hash_type
+                            : !strcmp(a, "--format")        ? &o->format
+                            : !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out_file
+                            : !strcmp(a, "--tmpdir")        ? &o->tmpdir
+                            : !strcmp(a, "--height")        ? &o->height
+                                                            : NULL;
+        if (!slot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown argument '%s' (see --help)", a);
+        if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+        *slot = argv[++i];
+    }
+    return 0;
+}
+
+static int utxo_stats(int argc, char **argv)
+{
+    const char *cmd = "utxo stats";
+    utxo_opts o;
+    int help;
+    int rc = parse_args(cmd, argc, argv, &o, &help);
+    if (rc) return rc;
+    if (help) {
+        fputs(utxo_usage, stdout);
+        return BK_EXIT_OK;
+    }
+    if (o.format || o.out_file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--format and -o are for utxo dump");
+    bk_utxo_hash_type ht = BK_UTXO_HASH_SERIALIZED_3;
+    if (o.hash_type && bk_utxo_hash_type_parse(o.hash_type, &ht) != BK_OK)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                           "unknown hash type '%s' (hash_serialized_3, muhash, none)", o.hash_type);
+    coin_source src;
+    rc = source_open(cmd, &o, &src);
+    if (rc) return rc;
+    bk_error err;
+    bk_error_clear(&err);
+    bk_utxo_stats st;
+    if (bk_utxo_stats_begin(&st, ht, NULL, &err) != BK_OK) {
+        source_close(&src);
+        return bk_cli_report(cmd, &err);
+    }
+    bk_utxo u;
+    while (source_next(&src, &u)) {
+        if (bk_utxo_stats_add(&st, &u, &err) != BK_OK) {
+            rc = bk_cli_report(cmd, &err);
+            break;
+        }
+    }
+    if (!rc && source_status(&src, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    if (!rc && bk_utxo_stats_end(&st, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    if (!rc) {
+        bk_writer w;
+        bk_writer_init(&w, NULL);
+        bk_json j;
+        bk_json_init(&j, &w, 0);
+        bk_utxo_stats_json(&j, &st, src.height, src.best, src.disk_size);
+        bk_writer_putc(&w, '\n');
+        if (bk_writer_status(&w) != BK_OK) rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        else rc = bk_cli_write_all(stdout, w.data, w.len);
+        if (!rc && fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
+        else if (rc) rc = bk_cli_fail(cmd, rc, "cannot write output");
+        bk_writer_free(&w);
+    }
+    bk_utxo_stats_free(&st);
+    source_close(&src);
+    return rc;
+}
+
+/* CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_field(bk_writer *w, const char *s, size_t n)
+{
+    int q = 0;
+    for (size_t i = 0; i < n && !q; i++) q = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!q) {
+        bk_writer_put(w, s, n);
+        return;
+    }
+    bk_writer_putc(w, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') bk_writer_putc(w, '"');
+        bk_writer_putc(w, s[i]);
+    }
+    bk_writer_putc(w, '"');
+}
+
+static void put_u64(bk_writer *w, uint64_t v)
+{
+    char b[24];
+    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    bk_writer_put(w, b, (size_t)n);
+}
+
+static int utxo_dump(int argc, char **argv)
+{
+    const char *cmd = "utxo dump";
+    utxo_opts o;
+    int help;
+    int rc = parse_args(cmd, argc, argv, &o, &help);
+    if (rc) return rc;
+    if (help) {
+        fputs(utxo_usage, stdout);
+        return BK_EXIT_OK;
+    }
+    if (o.hash_type) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--hash-type is for utxo stats");
+    int ndjson = 0;
+    if (o.format && !strcmp(o.format, "ndjson")) ndjson = 1;
+    else if (o.format && strcmp(o.format, "csv"))
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown format '%s' (csv, ndjson)", o.format);
+    coin_source src;
+    /* A snapshot's height only bounds its coins here: not needed. */
+    utxo_opts so = o;
+    if (so.snapshot && !so.height && !so.datadir) so.height = "2147483647";
+    rc = source_open(cmd, &so, &src);
+    if (rc) return rc;
+    FILE *out = stdout;
+    if (o.out_file && strcmp(o.out_file, "-")) {
+        out = fopen(o.out_file, "wb");
+        if (!out) {
+            source_close(&src);
+            return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(errno));
+        }
+    }
+    bk_writer w;
+    bk_writer_init_sink(&w, NULL, bk_cli_file_sink, out, 1 << 16);
+    bk_writer desc;
+    bk_writer_init(&desc, NULL);
+    if (!ndjson) bk_writer_puts(&w, "txid,vout,value,height,is_coinbase,script_hex,type,address,desc\n");
+    bk_error err;
+    bk_error_clear(&err);
+    bk_utxo u;
+    char txid[65];
+    while (source_next(&src, &u)) {
+        const uint8_t *s = bk_coin_script(&u.coin);
+        size_t n = u.coin.script_len;
+        bk_script_info info;
+        if (bk_script_info_get(s, n, src.net, &info) != BK_OK) {
+            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "script classification failed");
+            break;
+        }
+        bk_writer_reset(&desc);
+        bk_script_info_descriptor(&desc, s, n, &info);
+        bk_hex_encode_rev(txid, u.txid, 32);
+        const char *type = bk_script_type_name(info.sol.type);
+        if (ndjson) {
+            bk_writer_puts(&w, "{\"txid\":\"");
+            bk_writer_put(&w, txid, 64);
+            bk_writer_puts(&w, "\",\"vout\":");
+            put_u64(&w, u.vout);
+            bk_writer_puts(&w, ",\"value\":");
+            put_u64(&w, (uint64_t)u.coin.value);
+            bk_writer_puts(&w, ",\"height\":");
+            put_u64(&w, u.coin.height);
+            bk_writer_puts(&w, u.coin.coinbase ? ",\"is_coinbase\":true" : ",\"is_coinbase\":false");
+            bk_writer_puts(&w, ",\"script_hex\":\"");
+            bk_writer_put_hex(&w, s, n);
+            bk_writer_puts(&w, "\",\"type\":\"");
+            bk_writer_puts(&w, type);
+            if (info.address_len) {
+                bk_writer_puts(&w, "\",\"address\":\"");
+                bk_writer_put(&w, info.address, info.address_len);
+                bk_writer_puts(&w, "\",\"desc\":\"");
+            } else {
+                bk_writer_puts(&w, "\",\"address\":null,\"desc\":\"");
+            }
+            bk_writer_put(&w, desc.data, desc.len);
+            bk_writer_puts(&w, "\"}\n");
+        } else {
+            bk_writer_put(&w, txid, 64);
+            bk_writer_putc(&w, ',');
+            put_u64(&w, u.vout);
+            bk_writer_putc(&w, ',');
+            put_u64(&w, (uint64_t)u.coin.value);
+            bk_writer_putc(&w, ',');
+            put_u64(&w, u.coin.height);
+            bk_writer_puts(&w, u.coin.coinbase ? ",true," : ",false,");
+            bk_writer_put_hex(&w, s, n);
+            bk_writer_putc(&w, ',');
+            bk_writer_puts(&w, type);
+            bk_writer_putc(&w, ',');
+            bk_writer_put(&w, info.address, info.address_len);
+            bk_writer_putc(&w, ',');
+            csv_field(&w, (const char *)desc.data, desc.len);
+            bk_writer_putc(&w, '\n');
+        }
+        if (bk_writer_status(&w) != BK_OK || bk_writer_status(&desc) != BK_OK) break;
+    }
+    if (!rc && bk_writer_status(&w) == BK_OK && bk_writer_status(&desc) == BK_OK &&
+        source_status(&src, &err) != BK_OK)
+        rc = bk_cli_report(cmd, &err);
+    if (!rc) {
+        (void)bk_writer_flush(&w);
+        if (bk_cli_pipe_closed) rc = 0;
+        else if (bk_writer_status(&w) == BK_ERR_NOMEM || bk_writer_status(&desc) != BK_OK)
+            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        else if (bk_writer_status(&w) != BK_OK || fflush(out) != 0)
+            rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
+    }
+    if (out != stdout && fclose(out) != 0 && !rc) rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write %s", o.out_file);
+    bk_writer_free(&w);
+    bk_writer_free(&desc);
+    source_close(&src);
+    return rc;
+}
+
+static int utxo_main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(utxo_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? BK_EXIT_USAGE : BK_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "stats")) return utxo_stats(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "dump")) return utxo_dump(argc - 1, argv + 1);
+    return bk_cli_fail("utxo", BK_EXIT_USAGE, "unknown subcommand '%s' (stats, dump; see --help)", argv[1]);
+}
+
+BK_CLI_COMMAND(utxo_command, "utxo", "stats|dump (--datadir DIR | --utxo-snapshot FILE)",
+               "the UTXO set: gettxoutsetinfo's result, or one row per coin (CSV/NDJSON)", utxo_main)
