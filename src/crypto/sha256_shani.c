@@ -196,6 +196,19 @@ BK_INLINE void rounds2_pad(st *x, st *y)
 #undef P2_
 }
 
+BK_INLINE void rounds3_pad(st *x, st *y, st *z)
+{
+#define P3_(g) step_pad(x, g); step_pad(y, g); step_pad(z, g);
+    begin(x);
+    begin(y);
+    begin(z);
+    G16(P3_)
+    end(x);
+    end(y);
+    end(z);
+#undef P3_
+}
+
 BK_INLINE void rounds4_pad(st *x, st *y, st *z, st *u)
 {
 #define P4_(g) step_pad(x, g); step_pad(y, g); step_pad(z, g); step_pad(u, g);
@@ -223,15 +236,17 @@ void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nbloc
     state_store(&x, s);
 }
 
-/* Four messages at a time (sha256rnds2 reaches its throughput only with
- * several independent chains: on AMD Zen5 29.2 / 18.7 / 16.2 / 14.8 ns per
- * compression with 1 / 2 / 3 / 4), then two, then one.
+/* `streams` (2, 3 or 4) messages at a time, then two, then one.
+ * sha256rnds2 reaches its throughput only with several independent chains
+ * (AMD Zen5: 29.2 / 18.7 / 16.2 / 14.8 ns per compression with 1 / 2 / 3 / 4;
+ * Intel Emerald Rapids: 45 / 33 / 33 / 33, where the four-stream kernel's
+ * register spills make it slower than two): the dispatcher measures which.
  * In place (out == in) is safe: each step loads its messages before it
  * stores, and digest i (at 32*i) lies below every message not yet read. */
-static void hash_64(uint8_t *out, const uint8_t *in, size_t n)
+BK_INLINE void hash_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams)
 {
     st x, y, z, u;
-    for (; n >= 4; n -= 4, in += 256, out += 128) {
+    for (; streams == 4 && n >= 4; n -= 4, in += 256, out += 128) {
         state_iv(&x);
         state_iv(&y);
         state_iv(&z);
@@ -246,6 +261,19 @@ static void hash_64(uint8_t *out, const uint8_t *in, size_t n)
         state_digest(&y, out + 32);
         state_digest(&z, out + 64);
         state_digest(&u, out + 96);
+    }
+    for (; streams == 3 && n >= 3; n -= 3, in += 192, out += 96) {
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        rounds3(&x, &y, &z);
+        rounds3_pad(&x, &y, &z);
+        state_digest(&x, out);
+        state_digest(&y, out + 32);
+        state_digest(&z, out + 64);
     }
     for (; n >= 2; n -= 2, in += 128, out += 64) {
         state_iv(&x);
@@ -266,10 +294,10 @@ static void hash_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
-static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
+BK_INLINE void hashd_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams)
 {
     st x, y, z, u;
-    for (; n >= 4; n -= 4, in += 256, out += 128) {
+    for (; streams == 4 && n >= 4; n -= 4, in += 256, out += 128) {
         st a, b, c, e;
         state_iv(&x);
         state_iv(&y);
@@ -294,6 +322,27 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
         state_digest(&b, out + 32);
         state_digest(&c, out + 64);
         state_digest(&e, out + 96);
+    }
+    for (; streams == 3 && n >= 3; n -= 3, in += 192, out += 96) {
+        st a, b, c;
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        rounds3(&x, &y, &z);
+        rounds3_pad(&x, &y, &z);
+        state_iv(&a);
+        state_iv(&b);
+        state_iv(&c);
+        msg_digest32(&a, &x);
+        msg_digest32(&b, &y);
+        msg_digest32(&c, &z);
+        rounds3(&a, &b, &c);
+        state_digest(&a, out);
+        state_digest(&b, out + 32);
+        state_digest(&c, out + 64);
     }
     for (; n >= 2; n -= 2, in += 128, out += 64) {
         st a, b;
@@ -324,6 +373,13 @@ static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
+static void hash_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 4); }
+static void hash_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 3); }
+static void hash_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 2); }
+static void hashd_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 4); }
+static void hashd_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 3); }
+static void hashd_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 2); }
+
 /* Up to four streams over segmented messages (sha256_lane.h). Slot i
  * (0 <= i < k) runs lane ln[i] with state x[i] and next block p[i]. A lane
  * whose message is done takes the next message (from msgs) or, once those
@@ -342,6 +398,7 @@ typedef struct slots {
     uint32_t (*pend_st)[8];
     const uint8_t *const *pend_blk;
     size_t npend, taken;
+    unsigned max;             /* streams: 2, 3 or 4 */
 } slots;
 
 /* Fill slot i with new work; 0 when there is none. */
@@ -393,7 +450,7 @@ static void slot_next(slots *S, unsigned i)
 static void slots_run(slots *S, bk_lane *own)
 {
     S->k = 0;
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < S->max; i++)
         if (slot_fill(S, S->k, own ? &own[i] : NULL)) S->k++;
     while (S->k) {
         for (unsigned i = 0; i < S->k; i++) msg_load(&S->x[i], S->p[i]);
@@ -408,7 +465,7 @@ static void slots_run(slots *S, bk_lane *own)
     }
 }
 
-static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+static void hashd_msgs_n(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned streams)
 {
     bk_lane L[4];
     slots S;
@@ -420,8 +477,13 @@ static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
     S.pend = NULL;
     S.pend_st = NULL;
     S.pend_blk = NULL;
+    S.max = streams;
     slots_run(&S, L);
 }
+
+static void hashd_msgs_x4(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 4); }
+static void hashd_msgs_x3(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 3); }
+static void hashd_msgs_x2(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 2); }
 
 void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k)
@@ -435,11 +497,20 @@ void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
     S.pend_blk = blocks;
     S.npend = k;
     S.taken = 0;
+    S.max = 4;
     slots_run(&S, NULL);
 }
 
+/* Four streams; the dispatcher also measures the three- and two-stream
+ * variants and uses the fastest per call shape. */
 const bk_sha256_impl bk_sha256_backend_shani = {
-    "shani", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs,
+    "shani", bk_sha256_compress_shani, hash_64_x4, hashd_64_x4, hashd_msgs_x4,
+};
+const bk_sha256_impl bk_sha256_backend_shani_x3 = {
+    "shani/x3", bk_sha256_compress_shani, hash_64_x3, hashd_64_x3, hashd_msgs_x3,
+};
+const bk_sha256_impl bk_sha256_backend_shani_x2 = {
+    "shani/x2", bk_sha256_compress_shani, hash_64_x2, hashd_64_x2, hashd_msgs_x2,
 };
 
 #else
