@@ -80,6 +80,31 @@ typedef __m512i v16;
     ROT2_(c, d, e, f, g, h, a, b, WX(i + 6), WY(i + 6));       \
     ROT2_(b, c, d, e, f, g, h, a, WX(i + 7), WY(i + 7))
 
+/* Rounds i+1 .. i+7 of an eight-round block (round i done by the caller). */
+#define ROUNDS7_2(WX, WY, i)                                   \
+    ROT2_(h, a, b, c, d, e, f, g, WX(i + 1), WY(i + 1));       \
+    ROT2_(g, h, a, b, c, d, e, f, WX(i + 2), WY(i + 2));       \
+    ROT2_(f, g, h, a, b, c, d, e, WX(i + 3), WY(i + 3));       \
+    ROT2_(e, f, g, h, a, b, c, d, WX(i + 4), WY(i + 4));       \
+    ROT2_(d, e, f, g, h, a, b, c, WX(i + 5), WY(i + 5));       \
+    ROT2_(c, d, e, f, g, h, a, b, WX(i + 6), WY(i + 6));       \
+    ROT2_(b, c, d, e, f, g, h, a, WX(i + 7), WY(i + 7))
+
+/* Round 0 from the IV is constant but for W[0]: d and h become W[0] plus
+ * a constant (15 of its 17 instructions folded away). */
+#define CBS0(x) (CROR(x, 2) ^ CROR(x, 13) ^ CROR(x, 22))
+#define CBS1(x) (CROR(x, 6) ^ CROR(x, 11) ^ CROR(x, 25))
+#define CCH(e, f, g) (((e) & (f)) ^ (~(e) & (g)))
+#define CMAJ(a, b, c) (((a) & (b)) ^ ((a) & (c)) ^ ((b) & (c)))
+#define IV_T1 ((uint32_t)(0x5be0cd19u + CBS1(0x510e527fu) + CCH(0x510e527fu, 0x9b05688cu, 0x1f83d9abu) + 0x428a2f98u))
+#define IV_T2 ((uint32_t)(CBS0(0x6a09e667u) + CMAJ(0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u)))
+#define IV_D1 ((uint32_t)(0xa54ff53au + IV_T1))
+#define IV_H1 ((uint32_t)(IV_T1 + IV_T2))
+#define ROUND0_IV2(wx0, wy0) do {                                              \
+        xd = ADD(wx0, SET1(IV_D1)); xh = ADD(wx0, SET1(IV_H1));                \
+        yd = ADD(wy0, SET1(IV_D1)); yh = ADD(wy0, SET1(IV_H1));                \
+    } while (0)
+
 #define ROUNDS8(W, i)                              \
     ROUND(a, b, c, d, e, f, g, h, W(i));           \
     ROUND(h, a, b, c, d, e, f, g, W(i + 1));       \
@@ -239,6 +264,23 @@ BK_INLINE void rounds2_w(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64
     FEED2(sx, sy);
 }
 
+/* The same from the IV (sx, sy hold it): round 0 folded. */
+BK_INLINE void rounds2_w_iv(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
+{
+    DECL2(sx, sy);
+#define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
+#define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
+    ROUND0_IV2(wx[0], wy[0]);
+    ROUNDS7_2(WX_, WY_, 0);
+    BK_ROUND_LOOP
+    for (int i = 8; i < 64; i += 8) {
+        ROUNDS8_2(WX_, WY_, i);
+    }
+#undef WX_
+#undef WY_
+    FEED2(sx, sy);
+}
+
 /* 64 rounds in two groups over one constant W + K table (the padding block
  * of a 64-byte message). */
 BK_INLINE void rounds2_c(v16 sx[8], v16 sy[8], const uint32_t *wk)
@@ -259,13 +301,15 @@ static const uint32_t dpad_wk[8] = {
     0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 256u + 0xc19bf174u,
 };
 
+/* From the IV (sx, sy hold it). */
 BK_INLINE void rounds2_d(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
 #define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
 #define D_(i) SET1(dpad_wk[(i) - 8])
-    ROUNDS8_2(WX_, WY_, 0);
+    ROUND0_IV2(wx[0], wy[0]);
+    ROUNDS7_2(WX_, WY_, 0);
     ROUNDS8_2(D_, D_, 8);
     BK_ROUND_LOOP
     for (int i = 16; i < 64; i += 8) {
@@ -315,7 +359,7 @@ static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, in
     schedule(wy);
     state_iv(sx);
     state_iv(sy);
-    rounds2_w(sx, wx, sy, wy);
+    rounds2_w_iv(sx, wx, sy, wy);
     rounds2_c(sx, sy, bk_sha256_pad64_wk);
     if (dbl) {
         digest_block(wx, sx);
