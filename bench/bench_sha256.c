@@ -1,6 +1,8 @@
-/* SHA-256 benches, one row per runnable backend (the backend is forced with
- * bk_sha256_use in setup and the previous one restored in teardown), plus
- * OpenSSL's EVP SHA-256 as the peer row when built with OpenSSL.
+/* SHA-256 benches, one row for the automatic per-shape choice ("auto") and
+ * one per runnable backend (the backend is forced with bk_sha256_use in
+ * setup and the previous one restored in teardown), plus OpenSSL's EVP
+ * SHA-256 as the peer row when built with OpenSSL. The floor rows of this
+ * CPU are in bench_sha256_probe.c.
  *
  *   SHA256/64B/<b>      bk_sha256_64, 1024 messages per op, unit message
  *   SHA256D64/<b>       bk_sha256d_64, 1024 merkle nodes per op, unit node
@@ -116,7 +118,7 @@ static void sha_run(void *p, uint64_t iters, const bk_allocator *alloc)
 }
 
 /* Rows generated at start-up, one per runnable backend. */
-#define MAX_BACKENDS 4
+#define MAX_BACKENDS 7
 static sha_arg args[4 * MAX_BACKENDS];
 static bk_bench rows[4 * MAX_BACKENDS];
 
@@ -129,7 +131,8 @@ __attribute__((constructor)) static void sha_register(void)
         {K_1MIB, "SHA256/1MiB/%s", "compression", MIB / 64 + 1, MIB},
     };
     const char *names[MAX_BACKENDS];
-    size_t n = bk_sha256_backends(names, MAX_BACKENDS);
+    names[0] = "auto";
+    size_t n = 1 + bk_sha256_backends(names + 1, MAX_BACKENDS - 1);
     if (n > MAX_BACKENDS) n = MAX_BACKENDS;
     size_t r = 0;
     for (int k = 0; k < 4; k++) {

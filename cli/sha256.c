@@ -13,13 +13,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: blockkit sha256 [--double] [--backend NAME] [FILE|-]...\n"
+            "       blockkit sha256 [--backend NAME] --backends\n"
             "\n"
             "Prints the SHA-256 of each FILE (standard input when none or \"-\") as\n"
             "sha256sum does: 64 hex digits, two spaces, the name.\n"
             "\n"
             "  --double        SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the digest\n"
             "                  bytes in hashing order, not reversed)\n"
-            "  --backend NAME  force a backend: portable, shani, avx512, avx2, armv8\n");
+            "  --backend NAME  force a backend for every call shape: auto (the measured\n"
+            "                  per-shape choice, the default), portable, shani, shani/x3,\n"
+            "                  shani/x2, avx512, avx2, armv8 (BLOCKKIT_SHA256=NAME does the\n"
+            "                  same from the environment)\n"
+            "  --backends      print each backend's measured time per call shape (the\n"
+            "                  calibration behind auto), the per-shape choice, and what\n"
+            "                  is in use; hashes nothing\n");
 }
 
 /* coreutils: a name with a backslash or newline is escaped and the line
@@ -44,9 +51,34 @@ static int print_line(const uint8_t d[32], const char *name)
     return putchar('\n') == EOF ? BK_EXIT_IO : BK_EXIT_OK;
 }
 
+/* --backends: the calibration table, the choice, what is in use. */
+static int print_backends(void)
+{
+    static const char *const shape_name[BK_SHA256_NSHAPES] = {"64B", "D64", "msgs", "stream"};
+    bk_sha256_calib c;
+    bk_sha256_calibration(&c);
+    if (printf("# SHA-256 calibration: best of %u samples per kernel, %.2f ms CPU (%.2f ms wall); "
+               "ns per unit\n", c.rounds, c.cpu_ms, c.elapsed_ms) < 0 ||
+        printf("%-10s %12s %12s %16s %16s\n", "backend", "64B/message", "D64/node", "msgs/compression",
+               "stream/compr.") < 0)
+        return BK_EXIT_IO;
+    for (size_t i = 0; i < c.n; i++)
+        if (printf("%-10s %12.2f %12.2f %16.2f %16.2f\n", c.name[i], c.ns[i][0], c.ns[i][1], c.ns[i][2],
+                   c.ns[i][3]) < 0)
+            return BK_EXIT_IO;
+    if (fputs("chosen    ", stdout) == EOF) return BK_EXIT_IO;
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++)
+        if (printf(" %s=%s", shape_name[s], c.chosen[s]) < 0) return BK_EXIT_IO;
+    if (printf("\nin use     %s:", bk_sha256_backend()) < 0) return BK_EXIT_IO;
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++)
+        if (printf(" %s=%s", shape_name[s], bk_sha256_shape_backend((bk_sha256_shape)s)) < 0) return BK_EXIT_IO;
+    if (putchar('\n') == EOF) return BK_EXIT_IO;
+    return BK_EXIT_OK;
+}
+
 static int sha256_run(int argc, char **argv, const char **files)
 {
-    int dbl = 0, rc = BK_EXIT_OK, nfiles = 0, opts_done = 0;
+    int dbl = 0, rc = BK_EXIT_OK, nfiles = 0, opts_done = 0, list = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!opts_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
@@ -54,12 +86,14 @@ static int sha256_run(int argc, char **argv, const char **files)
             return BK_EXIT_OK;
         } else if (!opts_done && !strcmp(a, "--double")) {
             dbl = 1;
+        } else if (!opts_done && !strcmp(a, "--backends")) {
+            list = 1;
         } else if (!opts_done && !strcmp(a, "--backend")) {
             if (i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--backend needs a name");
             const char *name = argv[++i];
             bk_status st = bk_sha256_use(name);
             if (st == BK_ERR_ARG)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (portable, shani, avx512, avx2, armv8)", name);
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (auto, portable, shani, shani/x3, shani/x2, avx512, avx2, armv8)", name);
             if (st == BK_ERR_UNSUPPORTED)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", name);
             if (st != BK_OK)
@@ -72,6 +106,13 @@ static int sha256_run(int argc, char **argv, const char **files)
         } else {
             files[nfiles++] = a;
         }
+    }
+    if (list) {
+        if (nfiles) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--backends takes no files");
+        int r = print_backends();
+        if (r == BK_EXIT_OK && fflush(stdout) != 0) r = BK_EXIT_IO;
+        if (r != BK_EXIT_OK) return bk_cli_pipe_closed ? BK_EXIT_OK : bk_cli_fail(CMD, r, "write error");
+        return BK_EXIT_OK;
     }
     if (nfiles == 0) files[nfiles++] = "-";
     for (int i = 0; i < nfiles; i++) {
@@ -101,5 +142,5 @@ static int sha256_main(int argc, char **argv)
     return rc;
 }
 
-BK_CLI_COMMAND(cli_sha256, "sha256", "[--double] [--backend NAME] [FILE|-]...",
+BK_CLI_COMMAND(cli_sha256, "sha256", "[--double] [--backend NAME] [--backends] [FILE|-]...",
                "SHA-256 / SHA256d of files, printed like sha256sum", sha256_main)

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Turn `blockkit bench --format json` output into the README's figure table:
-each row with its ratio to the SHA256/1MiB/openssl row of the same run and
-the target the project set for it.
+each row with its ratio to the SHA256/1MiB/openssl row of the same run, its
+ratio to this CPU's SHA-256 floor (from the SHA256/Probe/* rows of the same
+run, see bench/bench_sha256_probe.c) where the row is SHA-256 bound, and the
+target the project set for it.
 
 usage: blockkit bench --min-time 300 --format json > bench.json
-       python3 scripts/bench-table.py bench.json
+       python3 scripts/bench-table.py [--min] bench.json [more.json ...]
+
+With several files (repeated runs on a shared machine) each row takes its
+fastest run; --min uses each run's fastest epoch instead of its median.
 """
 import json
 import sys
@@ -13,13 +18,16 @@ import sys
 # kind "ratio": ns_per_unit / openssl_ns <= value; "ns": ns_per_unit <= value;
 # "ms": ns_per_unit / 1e6 <= value; "gbs": bytes/ns >= value.
 TARGETS = {
+    "SHA256/64B/auto": ("ratio", 0.75, "2 compressions per message; Intel AVX-512 target"),
+    "SHA256D64/auto": ("ratio", 1.10, "3 compressions per node; Intel AVX-512 target"),
+    "SHA256/1MiB/auto": ("ratio", 1.02, "one stream"),
     "SHA256/64B/avx512": ("ratio", 1.10, "2 compressions per message"),
     "SHA256/64B/shani": ("ratio", 1.10, "SHA-NI latency-bound on this CPU"),
     "SHA256D64/avx512": ("ratio", 1.65, "Core's SHA256D64 kernel: 1.77"),
     "SHA256D64/shani": ("ratio", 1.65, "Core's SHA256D64 kernel: 1.77"),
     "SHA256/1MiB/shani": ("ratio", 1.02, ""),
     "SHA256/1MiB/avx512": ("ratio", 1.02, "single stream runs on SHA-NI"),
-    "MerkleRoot": ("ratio", 1.63, "floor 1.48; Core ComputeMerkleRoot 1.89"),
+    "MerkleRoot": ("ratio", 1.15, "Intel AVX-512 target; Core ComputeMerkleRoot 1.89"),
     "Merkleize/1M": ("ratio", 1.15, "floor 0.99; hashtree 1.2"),
     "HashTreeRoot/DepositData": ("ns", 450, "floor 360 on SHA-NI x2 (AMD); C on hashtree 558; @chainsafe/ssz 5,916"),
     "BlockTxids": ("ms", 0.6, "18,013 compressions; Core 1.01 ms"),
@@ -36,6 +44,52 @@ CORE_MS = {"BlockToJsonVerbosity1": 3.8, "BlockToJsonVerbosity2": 275, "BlockToJ
            "BlockToJsonVerbosity2/413567": 127}
 
 
+# Floors (ns per unit) from the probe rows. A 16-lane AVX-512 group costs
+# 2,656 kernel instructions per 16 SSZ pairs, 4,272 per 16 merkle nodes and
+# 1,624 per 16 ordinary compressions; SHA-NI costs 32 sha256rnds2 per
+# compression (the best of two or four chains; one chain for a single stream).
+def floors(by):
+    ns = lambda n: by[n]["ns_per_unit"] if n in by else None
+    rn = [v for v in (ns("SHA256/Probe/rnds2x2"), ns("SHA256/Probe/rnds2x4")) if v]
+    rn = min(rn) if rn else None
+    rn1 = ns("SHA256/Probe/rnds2x1")
+    zm = ns("SHA256/Probe/zmm-mix")
+    def best(*vals):
+        vals = [v for v in vals if v]
+        return min(vals) if vals else None
+    f = {
+        "pair": best(rn and 2 * rn, zm and 2656 / 16 * zm),
+        "node": best(rn and 3 * rn, zm and 4272 / 16 * zm),
+        "compression": best(rn, zm and 1624 / 16 * zm),
+        "stream": rn1,
+    }
+    return f, {"rnds2 best": rn, "rnds2 one chain": rn1, "zmm mix": zm}
+
+
+# row -> (floor kind, units of that kind per row unit)
+FLOOR_OF = {
+    "SHA256/64B/": ("pair", 1),
+    "SHA256D64/": ("node", 1),
+    "SHA256/1MiB/": ("stream", 1),
+    "MerkleRoot": ("node", 9009 / 9001),       # 9001 leaves -> 9009 nodes
+    "MerkleRoot/2000": ("node", 2004 / 2000),
+    "MerkleRoot/1M": ("node", 1000004 / 1e6),
+    "Merkleize/1M": ("pair", 1),
+    "BlockTxids": ("compression", 18013),
+    "BlockTxidsOneCall": ("compression", 18013),
+}
+
+
+def floor_for(name, fl):
+    for key, (kind, mult) in FLOOR_OF.items():
+        if name == key or (key.endswith("/") and name.startswith(key)):
+            if name.startswith("SHA256/Probe"):
+                return None
+            v = fl.get(kind)
+            return v * mult if v else None
+    return None
+
+
 def fmt_ns(v):
     if v >= 1e6:
         return "%.2f ms" % (v / 1e6)
@@ -45,14 +99,30 @@ def fmt_ns(v):
 
 
 def main():
-    rows = json.load(open(sys.argv[1]))
-    by = {r["name"]: r for r in rows}
+    args = sys.argv[1:]
+    use_min = "--min" in args
+    files = [a for a in args if a != "--min"]
+    rows, by = [], {}
+    for path in files:
+        for r in json.load(open(path)):
+            r = dict(r)
+            if use_min and "ns_per_unit_min" in r:
+                r["ns_per_unit"] = r["ns_per_unit_min"]
+            old = by.get(r["name"])
+            if old is None:
+                rows.append(r)
+                by[r["name"]] = r
+            elif r["ns_per_unit"] < old["ns_per_unit"]:
+                old.update(r)
     ossl = by.get("SHA256/1MiB/openssl", {}).get("ns_per_unit")
-    print("| benchmark | unit | time/unit | x OpenSSL compression | allocs/op | peak bytes | target | result |")
-    print("|---|---|---:|---:|---:|---:|---|---|")
+    fl, probes = floors(by)
+    print("| benchmark | unit | time/unit | x OpenSSL compression | x floor | allocs/op | peak bytes | target | result |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
         name, ns = r["name"], r["ns_per_unit"]
         ratio = "%.2f" % (ns / ossl) if ossl else ""
+        f = floor_for(name, fl)
+        fratio = "%.2f" % (ns / f) if f else ""
         tgt, res = "", ""
         if name in TARGETS:
             kind, val, note = TARGETS[name]
@@ -74,10 +144,14 @@ def main():
                 # (Core's 410 ms = about 7.9 M compressions on this machine kind).
                 tgt += "; %.1fx Core" % (CORE_MS[name] / 410 * 7.9e6 * ossl / ns)
             res = ("met" if ok else "**not met**") + ("; " + note if note else "")
-        print("| `%s` | %s | %s | %s | %.2f | %d | %s | %s |" % (
-            name, r["unit"], fmt_ns(ns), ratio, r["allocs_per_op"], r["peak_bytes"], tgt, res))
+        print("| `%s` | %s | %s | %s | %s | %.2f | %d | %s | %s |" % (
+            name, r["unit"], fmt_ns(ns), ratio, fratio, r["allocs_per_op"], r["peak_bytes"], tgt, res))
     if ossl:
         print("\nOpenSSL 3.0 EVP SHA-256 (1 MiB, one stream): %.2f ns per compression in this run." % ossl)
+    if any(probes.values()):
+        print("Floors of this CPU from the probe rows: %s ns per SSZ pair, %s per merkle node, %s per "
+              "compression in a batch, %s per compression of one stream." % tuple(
+                  "%.1f" % fl[k] if fl[k] else "n/a" for k in ("pair", "node", "compression", "stream")))
 
 
 if __name__ == "__main__":

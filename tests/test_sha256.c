@@ -19,7 +19,9 @@ static void fill_random(uint8_t *p, size_t n)
     for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd();
 }
 
-static const char *backends[8];
+/* The runnable backends, then the SHA-NI stream-count variants and "auto"
+ * (the measured per-shape mix): every kernel set a call can reach. */
+static const char *backends[16];
 static size_t nbackends;
 
 static void use(const char *name)
@@ -112,7 +114,9 @@ static void lengths_0_to_300_match_portable(void)
     }
 }
 
-/* bk_sha256_64 / bk_sha256d_64 for every count 0..67, out of place and in
+/* bk_sha256_64 / bk_sha256d_64 for every count 0..67 (every lane count
+ * of one and two 16-lane groups and of the 2/3/4-stream kernels, every
+ * group boundary 15/16/17, 31/32/33, 63/64/65), out of place and in
  * place, against portable. */
 static void batch_64_every_count_match_portable(void)
 {
@@ -223,6 +227,62 @@ static void ssz_oracle_sha256_64(void)
     free(text);
 }
 
+/* Unaligned buffers (odd offsets) and a count past three 32-message
+ * steps, out of place and in place. */
+static void batch_64_unaligned_and_long(void)
+{
+    enum { N = 100 };
+    static uint8_t in[64 * N + 3], want[32 * N], wantd[32 * N], out[32 * N + 5], buf[64 * N + 7];
+    fill_random(in, sizeof in);
+    use("portable");
+    bk_sha256_64(want, in + 3, N);
+    bk_sha256d_64(wantd, in + 3, N);
+    for (size_t b = 0; b < nbackends; b++) {
+        use(backends[b]);
+        bk_sha256_64(out + 5, in + 3, N);
+        CHECK(memcmp(out + 5, want, sizeof want) == 0);
+        bk_sha256d_64(out + 5, in + 3, N);
+        CHECK(memcmp(out + 5, wantd, sizeof wantd) == 0);
+        memcpy(buf + 7, in + 3, 64 * N);
+        bk_sha256d_64(buf + 7, buf + 7, N);
+        CHECK(memcmp(buf + 7, wantd, sizeof wantd) == 0);
+    }
+}
+
+/* The calibration: every candidate it measured can be forced, each shape's
+ * choice is one of them and the fastest measured, and "auto" runs exactly
+ * those choices. */
+static void calibration_choices(void)
+{
+    bk_sha256_calib c;
+    bk_sha256_calibration(&c);
+    CHECK(c.n >= 1 && c.n <= BK_SHA256_MAX_CANDIDATES);
+    CHECK(c.rounds >= 1);
+    CHECK_EQ_STR(c.name[c.n - 1], "portable");
+    for (size_t i = 0; i < c.n; i++) {
+        CHECK_EQ_INT(bk_sha256_use(c.name[i]), BK_OK);
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++) {
+            CHECK(c.ns[i][s] > 0 && c.ns[i][s] < 1e9);
+            CHECK_EQ_STR(bk_sha256_shape_backend((bk_sha256_shape)s), c.name[i]);
+        }
+    }
+    use("auto");
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++) {
+        size_t k = c.n;
+        for (size_t i = 0; i < c.n; i++)
+            if (strcmp(c.chosen[s], c.name[i]) == 0) k = i;
+        CHECK(k < c.n);
+        if (k >= c.n) continue;
+        for (size_t i = 0; i < c.n; i++) CHECK(c.ns[k][s] <= c.ns[i][s]);
+        CHECK_EQ_STR(bk_sha256_shape_backend((bk_sha256_shape)s), c.chosen[s]);
+    }
+    CHECK(bk_sha256_shape_backend(BK_SHA256_NSHAPES) == NULL);
+    /* Calibrated once per process: the same figures again. */
+    bk_sha256_calib again;
+    bk_sha256_calibration(&again);
+    CHECK(memcmp(&again, &c, sizeof c) == 0);
+}
+
 static void backend_list_and_use_errors(void)
 {
     const char *names[8];
@@ -256,11 +316,19 @@ int main(void)
     printf("backends:");
     for (size_t i = 0; i < nbackends; i++) printf(" %s", backends[i]);
     printf(" (default %s)\n", bk_sha256_backend());
+    for (size_t i = 0, n = nbackends; i < n; i++)
+        if (strcmp(backends[i], "shani") == 0) {
+            backends[nbackends++] = "shani/x3";
+            backends[nbackends++] = "shani/x2";
+        }
+    backends[nbackends++] = "auto";
     RUN(fips_vectors_every_backend);
     RUN(lengths_0_to_300_match_portable);
     RUN(batch_64_every_count_match_portable);
+    RUN(batch_64_unaligned_and_long);
     RUN(msgs_every_count_random_segments);
     RUN(ssz_oracle_sha256_64);
+    RUN(calibration_choices);
     RUN(backend_list_and_use_errors);
     return check_finish();
 }

@@ -100,13 +100,110 @@ static void env_forces_backend(void)
         CHECK(strstr(got, want) != NULL);
     }
     char got[256], want[64];
-    snprintf(want, sizeof want, "(sha256 backend: %s)", names[0]);
+    snprintf(want, sizeof want, "(sha256 backend: %s)", "auto");
     CHECK_EQ_INT(run("BLOCKKIT_SHA256=nonsense '" BK_CLI_PATH "' --version", got, sizeof got), 0);
     CHECK(strstr(got, want) != NULL);
 #if defined(__x86_64__)
     CHECK_EQ_INT(run("BLOCKKIT_SHA256=armv8 '" BK_CLI_PATH "' --version", got, sizeof got), 0);
     CHECK(strstr(got, want) != NULL);
 #endif
+}
+
+/* The value of "key=" on the line starting with `line` of a --backends
+ * listing, into val (empty when absent). */
+static void listing_value(const char *out, const char *line, const char *key, char *val, size_t cap)
+{
+    val[0] = 0;
+    const char *l = strstr(out, line);
+    if (!l) return;
+    const char *eol = strchr(l, '\n');
+    char k[32];
+    snprintf(k, sizeof k, " %s=", key);
+    const char *v = strstr(l, k);
+    if (!v || (eol && v > eol)) return;
+    v += strlen(k);
+    size_t n = strcspn(v, " \n");
+    if (n >= cap) n = cap - 1;
+    memcpy(val, v, n);
+    val[n] = 0;
+}
+
+/* BLOCKKIT_SHA256_MASK hides CPU features: the calibration then measures
+ * and picks only backends that do not need them, and the digests stay
+ * right. Every combination of the x86 features this CPU has. */
+static void masked_features_never_chosen(void)
+{
+    static const char *const feats[3] = {"shani", "avx512", "avx2"};
+    static const char *const shapes[4] = {"64B", "D64", "msgs", "stream"};
+    for (int m = 0; m < 8; m++) {
+        char mask[64] = "", cmd[640], out[4096], val[64];
+        for (int f = 0; f < 3; f++)
+            if (m & (1 << f)) {
+                if (mask[0]) strcat(mask, ",");
+                strcat(mask, feats[f]);
+            }
+        snprintf(cmd, sizeof cmd, "BLOCKKIT_SHA256_MASK=%s '%s' sha256 --backends", mask, BK_CLI_PATH);
+        CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+        for (int s = 0; s < 4; s++) {
+            listing_value(out, "chosen", shapes[s], val, sizeof val);
+            CHECK(val[0] != 0);
+            for (int f = 0; f < 3; f++)
+                if (m & (1 << f)) {
+                    if (strncmp(val, feats[f], strlen(feats[f])) == 0)
+                        fprintf(stderr, "  mask %s: %s chose %s\n", mask, shapes[s], val);
+                    CHECK(strncmp(val, feats[f], strlen(feats[f])) != 0);
+                    /* not even measured */
+                    char row[32];
+                    snprintf(row, sizeof row, "\n%s", feats[f]);
+                    CHECK(strstr(out, row) == NULL);
+                }
+            /* the choice is a measured row */
+            char row[80];
+            snprintf(row, sizeof row, "\n%s ", val);
+            CHECK(strstr(out, row) != NULL);
+        }
+        snprintf(cmd, sizeof cmd, "BLOCKKIT_SHA256_MASK=%s '%s' sha256 --double < '%s'", mask, BK_CLI_PATH, BLOCK);
+        CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+        CHECK_EQ_STR(out, "ad31399fdcecbcdf6ee23dc1c1052919270696a213e99cbbc094a809a71f60b7  -\n");
+        /* A masked backend cannot be forced either. */
+        for (int f = 0; f < 3; f++)
+            if (m & (1 << f)) {
+                snprintf(cmd, sizeof cmd, "BLOCKKIT_SHA256_MASK=%s '%s' sha256 --backend %s /dev/null 2>/dev/null",
+                         mask, BK_CLI_PATH, feats[f]);
+                CHECK_EQ_INT(run(cmd, out, sizeof out), 64);
+            }
+    }
+}
+
+/* Under an override every shape uses the forced backend, whatever the
+ * calibration measured; without one, "auto". */
+static void override_is_deterministic(void)
+{
+    static const char *const shapes[4] = {"64B", "D64", "msgs", "stream"};
+    const char *names[8];
+    size_t n = bk_sha256_backends(names, 8);
+    for (size_t i = 0; i <= n; i++) {
+        const char *name = i < n ? names[i] : "auto";
+        char cmd[512], out[4096], val[64];
+        for (int how = 0; how < 2; how++) {
+            if (how == 0)
+                snprintf(cmd, sizeof cmd, "BLOCKKIT_SHA256=%s '%s' sha256 --backends", name, BK_CLI_PATH);
+            else
+                snprintf(cmd, sizeof cmd, "'%s' sha256 --backend %s --backends", BK_CLI_PATH, name);
+            CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
+            char want[64];
+            snprintf(want, sizeof want, "\nin use     %s:", name);
+            CHECK(strstr(out, want) != NULL);
+            for (int s = 0; s < 4; s++) {
+                char chosen[64];
+                listing_value(out, "in use", shapes[s], val, sizeof val);
+                listing_value(out, "chosen", shapes[s], chosen, sizeof chosen);
+                CHECK_EQ_STR(val, i < n ? name : chosen);
+            }
+        }
+    }
+    char out[256];
+    CHECK_EQ_INT(run("'" BK_CLI_PATH "' sha256 --backends /dev/null 2>/dev/null", out, sizeof out), 64);
 }
 
 int main(void)
@@ -117,5 +214,7 @@ int main(void)
     RUN(every_backend_agrees);
     RUN(errors_and_exit_codes);
     RUN(env_forces_backend);
+    RUN(masked_features_never_chosen);
+    RUN(override_is_deterministic);
     return check_finish();
 }

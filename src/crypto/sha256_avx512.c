@@ -2,13 +2,20 @@
  * only through sha256_dispatch.c after CPUID says AVX512F and AVX512BW and
  * XCR0 says the OS saves the opmask and ZMM state).
  *
- * Sixteen independent messages, one per 32-bit lane; native rotates
- * (vprord) and three-input logic (vpternlogd) make a round about half the
- * instructions of the AVX2 one. On Intel server cores sha256rnds2 issues
- * only about every 2.4 cycles whatever the number of streams, so for
- * batches this kernel outruns SHA-NI there; single-stream work (streaming,
- * one-shot, the last messages of a batch) and batches of fewer than 8 use
- * SHA-NI when the CPU has it (else the portable kernel, and masked lanes). */
+ * Sixteen independent messages per group, one per 32-bit lane; native
+ * rotates (vprord) and three-input logic (vpternlogd) make a round 16
+ * instructions. One group's round is a dependency chain of about five
+ * operations while a zmm unit retires two (Intel) to four (AMD Zen5) per
+ * cycle, so the batch kernels keep two independent groups (32 messages) in
+ * flight, their rounds interleaved instruction by instruction. The padding
+ * block of a 64-byte message is compressed from its precomputed W+K; the
+ * second hash of SHA256d skips the schedule terms its constant words make
+ * zero or constant. Messages are loaded with one 64-byte load each and a
+ * 16x16 transpose; digests leave with a 16-operation unpack and eight
+ * two-source permutes (lane 4k+m holds message 4m+k, so each permute yields
+ * the 64 contiguous bytes of two consecutive digests). Single-stream work
+ * (streaming, one-shot) and batches of fewer than 8 use SHA-NI when the CPU
+ * has it (else the portable kernel, and masked lanes). */
 #if defined(__x86_64__)
 
 #include "sha256_lane.h"
@@ -17,6 +24,8 @@
 #include <string.h>
 
 typedef __m512i v16;
+
+#define BK_INLINE static inline __attribute__((always_inline))
 
 #define ADD(a, b) _mm512_add_epi32(a, b)
 #define ROR(x, n) _mm512_ror_epi32(x, n)
@@ -27,12 +36,73 @@ typedef __m512i v16;
 #define BS1(x) XOR3(ROR(x, 6), ROR(x, 11), ROR(x, 25))
 #define SS0(x) XOR3(ROR(x, 7), ROR(x, 18), _mm512_srli_epi32(x, 3))
 #define SS1(x) XOR3(ROR(x, 17), ROR(x, 19), _mm512_srli_epi32(x, 10))
+#define SET1(c) _mm512_set1_epi32((int)(c))
 
+/* Loop shape of the 64 rounds: eight iterations of eight rounds (the
+ * default: the code stays in the micro-op cache), or BK_SHA256_UNROLL for
+ * straight-line code. */
+#define BK_PRAGMA_(x) _Pragma(#x)
+#if defined(BK_SHA256_UNROLL)
+#define BK_ROUND_LOOP BK_PRAGMA_(GCC unroll 8)
+#else
+#define BK_ROUND_LOOP BK_PRAGMA_(GCC unroll 1)
+#endif
+
+/* Scalar versions for constants folded at compile time. */
+#define CROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+#define CSS0(x) (CROR(x, 7) ^ CROR(x, 18) ^ ((x) >> 3))
+#define CSS1(x) (CROR(x, 17) ^ CROR(x, 19) ^ ((x) >> 10))
+
+/* One round; only d and h are written (the caller renames the rest). */
 #define ROUND(a, b, c, d, e, f, g, h, wk) do {                 \
         v16 t1_ = ADD(ADD(h, BS1(e)), ADD(CH(e, f, g), wk));   \
         v16 t2_ = ADD(BS0(a), MAJ(a, b, c));                   \
         d = ADD(d, t1_);                                       \
         h = ADD(t1_, t2_);                                     \
+    } while (0)
+
+/* The same round in two groups (x, y), interleaved. */
+#define ROUND2(i, WX, WY) do {                                                 \
+        ROUND(xa, xb, xc, xd, xe, xf, xg, xh, WX(i));                          \
+        ROUND(ya, yb, yc, yd, ye, yf, yg, yh, WY(i));                          \
+    } while (0)
+#define ROT2_(a, b, c, d, e, f, g, h, wkx, wky) do {                           \
+        ROUND(x##a, x##b, x##c, x##d, x##e, x##f, x##g, x##h, wkx);            \
+        ROUND(y##a, y##b, y##c, y##d, y##e, y##f, y##g, y##h, wky);            \
+    } while (0)
+#define ROUNDS8_2(WX, WY, i)                                   \
+    ROT2_(a, b, c, d, e, f, g, h, WX(i), WY(i));               \
+    ROT2_(h, a, b, c, d, e, f, g, WX(i + 1), WY(i + 1));       \
+    ROT2_(g, h, a, b, c, d, e, f, WX(i + 2), WY(i + 2));       \
+    ROT2_(f, g, h, a, b, c, d, e, WX(i + 3), WY(i + 3));       \
+    ROT2_(e, f, g, h, a, b, c, d, WX(i + 4), WY(i + 4));       \
+    ROT2_(d, e, f, g, h, a, b, c, WX(i + 5), WY(i + 5));       \
+    ROT2_(c, d, e, f, g, h, a, b, WX(i + 6), WY(i + 6));       \
+    ROT2_(b, c, d, e, f, g, h, a, WX(i + 7), WY(i + 7))
+
+/* Rounds i+1 .. i+7 of an eight-round block (round i done by the caller). */
+#define ROUNDS7_2(WX, WY, i)                                   \
+    ROT2_(h, a, b, c, d, e, f, g, WX(i + 1), WY(i + 1));       \
+    ROT2_(g, h, a, b, c, d, e, f, WX(i + 2), WY(i + 2));       \
+    ROT2_(f, g, h, a, b, c, d, e, WX(i + 3), WY(i + 3));       \
+    ROT2_(e, f, g, h, a, b, c, d, WX(i + 4), WY(i + 4));       \
+    ROT2_(d, e, f, g, h, a, b, c, WX(i + 5), WY(i + 5));       \
+    ROT2_(c, d, e, f, g, h, a, b, WX(i + 6), WY(i + 6));       \
+    ROT2_(b, c, d, e, f, g, h, a, WX(i + 7), WY(i + 7))
+
+/* Round 0 from the IV is constant but for W[0]: d and h become W[0] plus
+ * a constant (15 of its 17 instructions folded away). */
+#define CBS0(x) (CROR(x, 2) ^ CROR(x, 13) ^ CROR(x, 22))
+#define CBS1(x) (CROR(x, 6) ^ CROR(x, 11) ^ CROR(x, 25))
+#define CCH(e, f, g) (((e) & (f)) ^ (~(e) & (g)))
+#define CMAJ(a, b, c) (((a) & (b)) ^ ((a) & (c)) ^ ((b) & (c)))
+#define IV_T1 ((uint32_t)(0x5be0cd19u + CBS1(0x510e527fu) + CCH(0x510e527fu, 0x9b05688cu, 0x1f83d9abu) + 0x428a2f98u))
+#define IV_T2 ((uint32_t)(CBS0(0x6a09e667u) + CMAJ(0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u)))
+#define IV_D1 ((uint32_t)(0xa54ff53au + IV_T1))
+#define IV_H1 ((uint32_t)(IV_T1 + IV_T2))
+#define ROUND0_IV2(wx0, wy0) do {                                              \
+        xd = ADD(wx0, SET1(IV_D1)); xh = ADD(wx0, SET1(IV_H1));                \
+        yd = ADD(wy0, SET1(IV_D1)); yh = ADD(wy0, SET1(IV_H1));                \
     } while (0)
 
 #define ROUNDS8(W, i)                              \
@@ -45,21 +115,14 @@ typedef __m512i v16;
     ROUND(c, d, e, f, g, h, a, b, W(i + 6));       \
     ROUND(b, c, d, e, f, g, h, a, W(i + 7))
 
-static inline __attribute__((always_inline)) v16 bswap32(v16 x)
+BK_INLINE v16 bswap32(v16 x)
 {
     const v16 mask = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
     return _mm512_shuffle_epi8(x, mask);
 }
 
-/* Lane l reads 32-bit word j at base + l*stride + 4*j (stride in words). */
-static inline __attribute__((always_inline)) v16 lane_index(int stride_words)
-{
-    return _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                              _mm512_set1_epi32(stride_words));
-}
-
 /* 16x16 transpose of 32-bit words: r[l] word j -> r[j] lane l. */
-static inline __attribute__((always_inline)) void transpose16(v16 r[16])
+BK_INLINE void transpose16(v16 r[16])
 {
     v16 t[16], u[16];
     for (int i = 0; i < 16; i += 2) {
@@ -85,22 +148,185 @@ static inline __attribute__((always_inline)) void transpose16(v16 r[16])
 
 /* Message words W[0..15] of the blocks p[0..15] (NULL = a zero block),
  * lane l = block l: one 64-byte load per block, then a transpose. */
-static inline __attribute__((always_inline)) void load16(v16 w[16], const uint8_t *const *p)
+BK_INLINE void load16(v16 w[16], const uint8_t *const *p)
 {
-    for (int l = 0; l < 16; l++) w[l] = p[l] ? _mm512_loadu_si512(p[l]) : _mm512_setzero_si512();
+    for (int l = 0; l < 16; l++) w[l] = p[l] ? bswap32(_mm512_loadu_si512(p[l])) : _mm512_setzero_si512();
     transpose16(w);
-    for (int j = 0; j < 16; j++) w[j] = bswap32(w[j]);
 }
 
-static void schedule(v16 w[64])
+/* Lane 4k+m of a contiguous group holds message 4m+k (see store16). */
+#define PERM(l) (4 * ((l) & 3) + ((l) >> 2))
+
+/* The k (1..16) contiguous 64-byte messages at in, permuted into lanes;
+ * lanes of absent messages read a zero block. */
+BK_INLINE void load16_contig(v16 w[16], const uint8_t *in, unsigned k)
+{
+    static const uint8_t zero[64];
+    const uint8_t *p[16];
+    for (unsigned l = 0; l < 16; l++) p[l] = PERM(l) < k ? in + 64 * PERM(l) : zero;
+    load16(w, p);
+}
+
+/* The digests of state s (lanes permuted as load16_contig) to
+ * out[32*i..] for the first k messages. */
+BK_INLINE void store16(uint8_t *out, const v16 s[8], unsigned k)
+{
+    v16 b[8], t[8], u[4], v[4];
+    for (int j = 0; j < 8; j++) b[j] = bswap32(s[j]);
+    for (int j = 0; j < 8; j += 2) {
+        t[j] = _mm512_unpacklo_epi32(b[j], b[j + 1]);
+        t[j + 1] = _mm512_unpackhi_epi32(b[j], b[j + 1]);
+    }
+    /* u[m] / v[m], 128-bit block k: words 0..3 / 4..7 of lane 4k+m, i.e.
+     * of message 4m+k. */
+    u[0] = _mm512_unpacklo_epi64(t[0], t[2]);
+    u[1] = _mm512_unpackhi_epi64(t[0], t[2]);
+    u[2] = _mm512_unpacklo_epi64(t[1], t[3]);
+    u[3] = _mm512_unpackhi_epi64(t[1], t[3]);
+    v[0] = _mm512_unpacklo_epi64(t[4], t[6]);
+    v[1] = _mm512_unpackhi_epi64(t[4], t[6]);
+    v[2] = _mm512_unpacklo_epi64(t[5], t[7]);
+    v[3] = _mm512_unpackhi_epi64(t[5], t[7]);
+    const v16 lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+    const v16 hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+    for (unsigned m = 0; m < 4; m++) {
+        v16 d0 = _mm512_permutex2var_epi64(u[m], lo, v[m]);  /* messages 4m, 4m+1 */
+        v16 d1 = _mm512_permutex2var_epi64(u[m], hi, v[m]);  /* messages 4m+2, 4m+3 */
+        if (k >= 16) {
+            _mm512_storeu_si512(out + 128 * m, d0);
+            _mm512_storeu_si512(out + 128 * m + 64, d1);
+        } else {
+            unsigned q = 4 * m;
+            __mmask16 m0 = (__mmask16)((q < k ? 0xFFu : 0) | (q + 1 < k ? 0xFF00u : 0));
+            __mmask16 m1 = (__mmask16)((q + 2 < k ? 0xFFu : 0) | (q + 3 < k ? 0xFF00u : 0));
+            _mm512_mask_storeu_epi32(out + 128 * m, m0, d0);
+            _mm512_mask_storeu_epi32(out + 128 * m + 64, m1, d1);
+        }
+    }
+}
+
+/* FIPS 180-4 6.2.2 step 1: W[16..63]. */
+BK_INLINE void schedule(v16 w[64])
 {
     for (int i = 16; i < 64; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
 }
 
-static void rounds_w(v16 s[8], const v16 w[64])
+/* The schedule of SHA256d's second block: w[0..7] the digest, then the
+ * constants 0x80000000, 0 x 6, 256; terms with a zero word are dropped and
+ * sigmas of constant words folded. w[8..15] are not read or written. */
+#define P8 0x80000000u
+#define P15 256u
+BK_INLINE void schedule_d(v16 w[64])
+{
+    w[16] = ADD(SS0(w[1]), w[0]);
+    w[17] = ADD(ADD(SS0(w[2]), w[1]), SET1(CSS1(P15)));
+    w[18] = ADD(ADD(SS1(w[16]), w[2]), SS0(w[3]));
+    w[19] = ADD(ADD(SS1(w[17]), w[3]), SS0(w[4]));
+    w[20] = ADD(ADD(SS1(w[18]), w[4]), SS0(w[5]));
+    w[21] = ADD(ADD(SS1(w[19]), w[5]), SS0(w[6]));
+    w[22] = ADD(ADD(SS1(w[20]), w[6]), ADD(SS0(w[7]), SET1(P15)));
+    w[23] = ADD(ADD(SS1(w[21]), w[7]), ADD(w[16], SET1(CSS0(P8))));
+    w[24] = ADD(ADD(SS1(w[22]), w[17]), SET1(P8));
+    for (int i = 25; i < 30; i++) w[i] = ADD(SS1(w[i - 2]), w[i - 7]);
+    w[30] = ADD(ADD(SS1(w[28]), w[23]), SET1(CSS0(P15)));
+    w[31] = ADD(ADD(SS1(w[29]), w[24]), ADD(SS0(w[16]), SET1(P15)));
+    for (int i = 32; i < 64; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
+}
+
+/* Two groups' states, as named locals so they stay in registers. */
+#define DECL2(sx, sy)                                                                  \
+    v16 xa = sx[0], xb = sx[1], xc = sx[2], xd = sx[3], xe = sx[4], xf = sx[5], xg = sx[6], \
+        xh = sx[7];                                                                    \
+    v16 ya = sy[0], yb = sy[1], yc = sy[2], yd = sy[3], ye = sy[4], yf = sy[5], yg = sy[6], \
+        yh = sy[7]
+#define FEED2(sx, sy) do {                                                             \
+        sx[0] = ADD(sx[0], xa); sx[1] = ADD(sx[1], xb); sx[2] = ADD(sx[2], xc);        \
+        sx[3] = ADD(sx[3], xd); sx[4] = ADD(sx[4], xe); sx[5] = ADD(sx[5], xf);        \
+        sx[6] = ADD(sx[6], xg); sx[7] = ADD(sx[7], xh);                                \
+        sy[0] = ADD(sy[0], ya); sy[1] = ADD(sy[1], yb); sy[2] = ADD(sy[2], yc);        \
+        sy[3] = ADD(sy[3], yd); sy[4] = ADD(sy[4], ye); sy[5] = ADD(sy[5], yf);        \
+        sy[6] = ADD(sy[6], yg); sy[7] = ADD(sy[7], yh);                                \
+    } while (0)
+
+/* 64 rounds in two groups over their schedules (W + K added here). The
+ * loop of eight (not unrolled) keeps the code in the micro-op cache. */
+BK_INLINE void rounds2_w(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
+{
+    DECL2(sx, sy);
+#define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
+#define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
+    BK_ROUND_LOOP
+    for (int i = 0; i < 64; i += 8) {
+        ROUNDS8_2(WX_, WY_, i);
+    }
+#undef WX_
+#undef WY_
+    FEED2(sx, sy);
+}
+
+/* The same from the IV (sx, sy hold it): round 0 folded. */
+BK_INLINE void rounds2_w_iv(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
+{
+    DECL2(sx, sy);
+#define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
+#define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
+    ROUND0_IV2(wx[0], wy[0]);
+    ROUNDS7_2(WX_, WY_, 0);
+    BK_ROUND_LOOP
+    for (int i = 8; i < 64; i += 8) {
+        ROUNDS8_2(WX_, WY_, i);
+    }
+#undef WX_
+#undef WY_
+    FEED2(sx, sy);
+}
+
+/* 64 rounds in two groups over one constant W + K table (the padding block
+ * of a 64-byte message). */
+BK_INLINE void rounds2_c(v16 sx[8], v16 sy[8], const uint32_t *wk)
+{
+    DECL2(sx, sy);
+#define C_(i) SET1(wk[i])
+    BK_ROUND_LOOP
+    for (int i = 0; i < 64; i += 8) {
+        ROUNDS8_2(C_, C_, i);
+    }
+#undef C_
+    FEED2(sx, sy);
+}
+
+/* SHA256d's second block: rounds 8..15 have constant words. */
+static const uint32_t dpad_wk[8] = {
+    0x80000000u + 0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u,
+    0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 256u + 0xc19bf174u,
+};
+
+/* From the IV (sx, sy hold it). */
+BK_INLINE void rounds2_d(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
+{
+    DECL2(sx, sy);
+#define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
+#define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
+#define D_(i) SET1(dpad_wk[(i) - 8])
+    ROUND0_IV2(wx[0], wy[0]);
+    ROUNDS7_2(WX_, WY_, 0);
+    ROUNDS8_2(D_, D_, 8);
+    BK_ROUND_LOOP
+    for (int i = 16; i < 64; i += 8) {
+        ROUNDS8_2(WX_, WY_, i);
+    }
+#undef WX_
+#undef WY_
+#undef D_
+    FEED2(sx, sy);
+}
+
+/* One group (the tail of a batch and the message driver's odd steps). */
+BK_INLINE void rounds1_w(v16 s[8], const v16 w[64])
 {
     v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-#define WK_(i) ADD(w[i], _mm512_set1_epi32((int)bk_sha256_k[i]))
+#define WK_(i) ADD(w[i], SET1(bk_sha256_k[i]))
+    BK_ROUND_LOOP
     for (int i = 0; i < 64; i += 8) {
         ROUNDS8(WK_, i);
     }
@@ -109,58 +335,56 @@ static void rounds_w(v16 s[8], const v16 w[64])
     s[4] = ADD(s[4], e); s[5] = ADD(s[5], f); s[6] = ADD(s[6], g); s[7] = ADD(s[7], h);
 }
 
-/* The padding block of a 64-byte message: precomputed W+K, no schedule. */
-static void rounds_pad64(v16 s[8])
+BK_INLINE void state_iv(v16 s[8])
 {
-    v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-#define PK_(i) _mm512_set1_epi32((int)bk_sha256_pad64_wk[i])
-    for (int i = 0; i < 64; i += 8) {
-        ROUNDS8(PK_, i);
-    }
-#undef PK_
-    s[0] = ADD(s[0], a); s[1] = ADD(s[1], b); s[2] = ADD(s[2], c); s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e); s[5] = ADD(s[5], f); s[6] = ADD(s[6], g); s[7] = ADD(s[7], h);
+    for (int j = 0; j < 8; j++) s[j] = SET1(bk_sha256_iv[j]);
 }
 
-/* k (1..16) messages of 64 bytes at in -> digests at out (SHA256, or
- * SHA256d when dbl). Lanes >= k are neither read nor written. Every load
- * precedes every store (in-place safe). */
-static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
+/* The second block of SHA256d from the first hash's state s. */
+BK_INLINE void digest_block(v16 w[64], const v16 s[8])
 {
-    v16 w[64], s[8];
-    const __mmask16 m = (__mmask16)(k >= 16 ? 0xFFFF : (1u << k) - 1);
-    const v16 idx_out = lane_index(8);
-    const uint8_t *p[16];
-    for (unsigned l = 0; l < 16; l++) p[l] = l < k ? in + 64 * l : NULL;
-    load16(w, p);
-    schedule(w);
-    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
-    rounds_w(s, w);
-    rounds_pad64(s);
+    for (int j = 0; j < 8; j++) w[j] = s[j];
+}
+
+/* kx (1..16) and ky (0..16) contiguous 64-byte messages: group x at in,
+ * group y at in + 64*16; digests likewise. Every load precedes every store
+ * (in-place safe: digest i lies at or below message i). ky == 0 runs
+ * group y on zero blocks and stores nothing for it. */
+static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, int dbl)
+{
+    v16 wx[64], wy[64], sx[8], sy[8];
+    load16_contig(wx, in, kx);
+    load16_contig(wy, in + 64 * 16, ky);
+    schedule(wx);
+    schedule(wy);
+    state_iv(sx);
+    state_iv(sy);
+    rounds2_w_iv(sx, wx, sy, wy);
+    rounds2_c(sx, sy, bk_sha256_pad64_wk);
     if (dbl) {
-        /* Second hash: digest words, then 0x80000000, 0 x 6, 256. */
-        for (int j = 0; j < 8; j++) w[j] = s[j];
-        w[8] = _mm512_set1_epi32((int)0x80000000u);
-        for (int j = 9; j < 15; j++) w[j] = _mm512_setzero_si512();
-        w[15] = _mm512_set1_epi32(256);
-        schedule(w);
-        for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
-        rounds_w(s, w);
+        digest_block(wx, sx);
+        digest_block(wy, sy);
+        schedule_d(wx);
+        schedule_d(wy);
+        state_iv(sx);
+        state_iv(sy);
+        rounds2_d(sx, wx, sy, wy);
     }
-    for (int j = 0; j < 8; j++) _mm512_mask_i32scatter_epi32(out + 4 * j, m, idx_out, bswap32(s[j]), 4);
+    store16(out, sx, kx);
+    if (ky) store16(out + 32 * 16, sy, ky);
 }
 
-/* Full groups of 16 on the lanes; a short remainder (or a short batch,
- * like the single-pair calls of tree code) goes to `small` when given
- * (SHA-NI two at a time: below 8 messages that beats a mostly idle 16-lane
- * step), else to one masked 16-lane step. */
+/* Full steps of 32 on two groups; the remainder on a masked step (or, for
+ * fewer than 8 when `small` is given, SHA-NI: that beats a mostly idle
+ * 16-lane step). */
 static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
                       void (*small)(uint8_t *, const uint8_t *, size_t))
 {
-    for (; n >= 16; n -= 16, in += 64 * 16, out += 32 * 16) hash16(out, in, 16, dbl);
+    for (; n >= 32; n -= 32, in += 64 * 32, out += 32 * 32) hash32(out, in, 16, 16, dbl);
     if (!n) return;
     if (small && n < 8) small(out, in, n);
-    else hash16(out, in, (unsigned)n, dbl);
+    else if (n > 16) hash32(out, in, 16, (unsigned)n - 16, dbl);
+    else hash32(out, in, (unsigned)n, 0, dbl);
 }
 
 static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
@@ -174,77 +398,151 @@ static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
     hash_many(out, in, n, 1, bk_sha256_backend_shani.hashd_64);
 }
 
-/* Sixteen messages in flight, states in registers. A lane whose hash
- * finishes is refilled (second hash, or the next message) and its state
- * reset to the IV with a masked move. Once the messages run out and no more
- * than drain_at lanes are busy (a long message among short ones keeps one
- * lane busy while the others idle), the rest is finished with SHA-NI two at
- * a time (a 16-lane step costs about as much as 12 SHA-NI compressions
- * here), or one stream each with compress1. */
-static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
+/* ---- segmented messages: 32 lanes in two groups ---- */
+
+typedef struct mdrv {
+    const bk_sha256_msg *msgs;
+    size_t n, next;
+    uint8_t *out;
+    bk_lane L[32];
+    const uint8_t *blk[32];   /* the lane's next block, NULL = idle */
+    unsigned active[2];       /* busy lanes per group */
+} mdrv;
+
+/* Lane l's state words out of the group state s. */
+BK_INLINE void lane_state(const v16 s[8], unsigned l, uint32_t st[8])
+{
+    uint32_t tmp[8][16];
+    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+    for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
+}
+
+/* After a step of group g (lanes 16g..16g+15, state s): hand out each busy
+ * lane's next block; a finished hash moves to the second hash or the next
+ * message with the state reset to the IV (masked move). */
+static void advance_group(mdrv *d, unsigned g, v16 s[8])
+{
+    __mmask16 reset = 0;
+    uint32_t tmp[8][16];
+    int stored = 0;
+    for (unsigned l = 0; l < 16; l++) {
+        unsigned i = 16 * g + l;
+        if (!d->blk[i]) continue;
+        const uint8_t *p = bk_lane_block(&d->L[i]);
+        if (!p) {
+            uint32_t st[8];
+            if (!stored) {
+                for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
+                stored = 1;
+            }
+            for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
+            p = bk_lane_hash_done(&d->L[i], st);
+            if (!p && d->next < d->n) {
+                bk_lane_start(&d->L[i], &d->msgs[d->next], d->out + 32 * d->next);
+                d->next++;
+                p = bk_lane_block(&d->L[i]);
+            }
+            reset |= (__mmask16)(1u << l);
+            if (!p) d->active[g]--;
+        }
+        d->blk[i] = p;
+    }
+    if (reset)
+        for (int j = 0; j < 8; j++) s[j] = _mm512_mask_mov_epi32(s[j], reset, SET1(bk_sha256_iv[j]));
+}
+
+/* Move the busy lanes of group 1 into the idle lanes of group 0 (only when
+ * they fit): a lane's struct, its next block (rebased when it points into
+ * the lane's own buffer) and its state words. */
+static void compact(mdrv *d, v16 s0[8], v16 s1[8])
+{
+    uint32_t t0[8][16], t1[8][16];
+    for (int j = 0; j < 8; j++) {
+        _mm512_storeu_si512(t0[j], s0[j]);
+        _mm512_storeu_si512(t1[j], s1[j]);
+    }
+    unsigned dst = 0;
+    for (unsigned l = 0; l < 16; l++) {
+        unsigned i = 16 + l;
+        if (!d->blk[i]) continue;
+        while (d->blk[dst]) dst++;
+        const uint8_t *p = d->blk[i];
+        d->L[dst] = d->L[i];
+        if (p >= d->L[i].buf && p < d->L[i].buf + sizeof d->L[i].buf) p = d->L[dst].buf + (p - d->L[i].buf);
+        d->blk[dst] = p;
+        d->blk[i] = NULL;
+        for (int j = 0; j < 8; j++) t0[j][dst] = t1[j][l];
+        d->active[0]++;
+        d->active[1]--;
+    }
+    for (int j = 0; j < 8; j++) s0[j] = _mm512_loadu_si512(t0[j]);
+}
+
+/* Messages in flight on 32 lanes, states in registers. Once no messages
+ * remain, group 1 is folded into group 0 when its lanes fit, and once no
+ * more than drain_at lanes are busy (typically one long transaction among
+ * short ones) the rest is finished with SHA-NI four streams at a time, or
+ * one stream each with compress1. */
+static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
                          void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
                          int shani, unsigned drain_at)
 {
-    bk_lane L[16];
-    const uint8_t *blk[16];
-    uint32_t tmp[8][16];
-    v16 w[64], s[8];
-    size_t next = 0;
-    unsigned active = 0;
-    for (int l = 0; l < 16; l++) {
-        blk[l] = NULL;
-        if (next < n) {
-            bk_lane_start(&L[l], &msgs[next], out + 32 * next);
-            next++;
-            blk[l] = bk_lane_block(&L[l]);
-            active++;
+    mdrv d;
+    v16 wx[64], wy[64], sx[8], sy[8];
+    d.msgs = msgs;
+    d.n = n;
+    d.next = 0;
+    d.out = out;
+    d.active[0] = d.active[1] = 0;
+    for (unsigned i = 0; i < 32; i++) {
+        d.blk[i] = NULL;
+        if (d.next < n) {
+            bk_lane_start(&d.L[i], &msgs[d.next], out + 32 * d.next);
+            d.next++;
+            d.blk[i] = bk_lane_block(&d.L[i]);
+            d.active[i / 16]++;
         }
     }
-    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
-    while (active > drain_at) {
-        load16(w, blk);
-        schedule(w);
-        rounds_w(s, w);
-        __mmask16 reset = 0;
-        int stored = 0;
-        for (int l = 0; l < 16; l++) {
-            if (!blk[l]) continue;
-            const uint8_t *p = bk_lane_block(&L[l]);
-            if (!p) {
-                uint32_t st[8];
-                if (!stored) {
-                    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
-                    stored = 1;
-                }
-                for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
-                p = bk_lane_hash_done(&L[l], st);
-                if (!p && next < n) {
-                    bk_lane_start(&L[l], &msgs[next], out + 32 * next);
-                    next++;
-                    p = bk_lane_block(&L[l]);
-                }
-                reset |= (__mmask16)(1u << l);
-                if (!p) active--;
-            }
-            blk[l] = p;
+    state_iv(sx);
+    state_iv(sy);
+    for (;;) {
+        if (d.next >= n) {
+            if (d.active[1] && d.active[0] + d.active[1] <= 16) compact(&d, sx, sy);
+            if (d.active[0] + d.active[1] <= drain_at) break;
         }
-        if (reset)
-            for (int j = 0; j < 8; j++)
-                s[j] = _mm512_mask_mov_epi32(s[j], reset, _mm512_set1_epi32((int)bk_sha256_iv[j]));
+        if (d.active[0] && d.active[1]) {
+            load16(wx, d.blk);
+            load16(wy, d.blk + 16);
+            schedule(wx);
+            schedule(wy);
+            rounds2_w(sx, wx, sy, wy);
+            advance_group(&d, 0, sx);
+            advance_group(&d, 1, sy);
+        } else if (d.active[0]) {
+            load16(wx, d.blk);
+            schedule(wx);
+            rounds1_w(sx, wx);
+            advance_group(&d, 0, sx);
+        } else if (d.active[1]) {
+            load16(wy, d.blk + 16);
+            schedule(wy);
+            rounds1_w(sy, wy);
+            advance_group(&d, 1, sy);
+        } else {
+            return;
+        }
     }
-    if (active == 0) return;
-    /* The lanes left (no messages remain): SHA-NI two at a time, else one
-     * stream each with compress1. */
-    bk_lane *left[16];
-    uint32_t st[16][8];
-    const uint8_t *lb[16];
+    if (d.active[0] + d.active[1] == 0) return;
+    /* The lanes left (no messages remain). */
+    bk_lane *left[32];
+    uint32_t st[32][8];
+    const uint8_t *lb[32];
     size_t k = 0;
-    for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
-    for (int l = 0; l < 16; l++) {
-        if (!blk[l]) continue;
-        left[k] = &L[l];
-        for (int j = 0; j < 8; j++) st[k][j] = tmp[j][l];
-        lb[k++] = blk[l];
+    for (unsigned i = 0; i < 32; i++) {
+        if (!d.blk[i]) continue;
+        left[k] = &d.L[i];
+        lane_state(i < 16 ? sx : sy, i % 16, st[k]);
+        lb[k++] = d.blk[i];
     }
     if (shani) {
         bk_sha256_shani_finish_lanes(left, st, lb, k);
@@ -265,17 +563,17 @@ static void hashd_msgs16(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
 
 static void hashd_msgs_portable(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    hashd_msgs16(out, msgs, n, bk_sha256_compress_portable, 0, 1);
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_portable, 0, 1);
 }
 
 static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    /* Few messages: SHA-NI two at a time beats 16 mostly idle lanes. */
+    /* Few messages: SHA-NI streams beat 16 mostly idle lanes. */
     if (n < 8) {
         bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
         return;
     }
-    hashd_msgs16(out, msgs, n, bk_sha256_compress_shani, 1, 12);
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 8);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {

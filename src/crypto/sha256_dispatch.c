@@ -1,17 +1,25 @@
-/* SHA-256 backend selection: CPU detection, self-test, atomic choice.
+/* SHA-256 backend selection: CPU detection, self-test, calibration, atomic
+ * choice.
  *
- * The chosen backend is one atomic pointer (C11 <stdatomic.h>): the first
- * caller selects (BLOCKKIT_SHA256 from the environment if it names a
- * runnable backend that passes its self-test, else the best runnable one)
- * and publishes with compare-and-swap; racing first callers compute the same
- * answer, one wins, all use the winner. No lock, no data race.
+ * The backend in use is one atomic pointer (C11 <stdatomic.h>). The first
+ * caller selects: BLOCKKIT_SHA256 from the environment if it names a
+ * runnable backend that passes its self-test, else "auto": a table whose
+ * four kernels (batched 64-byte, batched SHA256d-64, segmented messages,
+ * single stream) each come from the candidate measured fastest for that
+ * shape on this CPU. The calibration runs once per process (a state flag
+ * taken by compare-and-swap; other first callers wait for it, a few
+ * milliseconds at most), and the pointer is published with
+ * compare-and-swap: racing first callers all use the same table. No lock,
+ * no data race.
  * Compiled without ISA flags: it only executes cpuid/xgetbv and calls the
  * kernels of a backend the CPU has been checked to run. */
 #include "sha256_impl.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -23,6 +31,20 @@
 static _Atomic(const bk_sha256_impl *) chosen;
 
 /* ---- CPU features ---- */
+
+/* BLOCKKIT_SHA256_MASK: features to treat as absent (testing). */
+static int masked(const char *feature)
+{
+    const char *m = getenv("BLOCKKIT_SHA256_MASK");
+    size_t n = strlen(feature);
+    while (m && *m) {
+        const char *end = strchr(m, ',');
+        size_t len = end ? (size_t)(end - m) : strlen(m);
+        if (len == n && memcmp(m, feature, n) == 0) return 1;
+        m = end ? end + 1 : NULL;
+    }
+    return 0;
+}
 
 #if defined(__x86_64__)
 /* XCR0 through xgetbv (raw encoding: no -mxsave needed for this file). */
@@ -36,6 +58,7 @@ static uint64_t xgetbv0(void)
 static int cpu_has_shani(void)
 {
     unsigned a, b, c, d;
+    if (masked("shani")) return 0;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     int sse41 = (c >> 19) & 1, ssse3 = (c >> 9) & 1;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
@@ -45,6 +68,7 @@ static int cpu_has_shani(void)
 static int cpu_has_avx2(void)
 {
     unsigned a, b, c, d;
+    if (masked("avx2")) return 0;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
     if (!osxsave || !avx) return 0;
@@ -57,6 +81,7 @@ static int cpu_has_avx2(void)
 static int cpu_has_avx512(void)
 {
     unsigned a, b, c, d;
+    if (masked("avx512")) return 0;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     if (!((c >> 27) & 1)) return 0;  /* OSXSAVE */
     /* The OS must save XMM, YMM, opmask and both ZMM halves (XCR0 1,2,5,6,7). */
@@ -69,6 +94,7 @@ static int cpu_has_avx512(void)
 #if defined(__aarch64__)
 static int cpu_has_armv8_sha2(void)
 {
+    if (masked("armv8")) return 0;
 #if defined(__APPLE__)
     return 1;  /* every Apple arm64 CPU has the SHA-2 instructions */
 #elif defined(__linux__)
@@ -126,34 +152,6 @@ static const entry table[] = {
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
-/* Best first. On Intel server cores sha256rnds2 issues only every ~2.4
- * cycles even with independent streams (measured here: 1.03 ns per
- * instruction with 2 or 4 chains vs 1.39 ns latency), so the 16-lane
- * AVX-512 kernels hash batches about twice as fast as SHA-NI x2; on AMD
- * (Zen) two SHA-NI streams run at twice the one-stream rate and win. So
- * AVX-512 goes first on Intel CPUs that have it; single-stream work uses
- * SHA-NI either way (bk_sha256_backend_avx512_shani). */
-static int prefer_avx512(void)
-{
-#if defined(__x86_64__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-    int intel = b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;  /* "GenuineIntel" */
-    return intel && cpu_has_avx512();
-#else
-    return 0;
-#endif
-}
-
-static void order(size_t idx[NTABLE])
-{
-    for (size_t i = 0; i < NTABLE; i++) idx[i] = i;
-    if (prefer_avx512()) {  /* table[1] is avx512 */
-        idx[0] = 1;
-        idx[1] = 0;
-    }
-}
-
 /* ---- known-answer self-test ---- */
 
 /* SHA-256 of the n digests with the portable kernel only (the self-test
@@ -178,8 +176,8 @@ static void fold(uint8_t out[32], const uint8_t *digests, size_t n)
 }
 
 /* The KATs were computed with an independent implementation (Python
- * hashlib). Each hashes 9 or 11 inputs so every lane and the odd tail of
- * the multi-stream kernels is exercised; digests are folded with portable
+ * hashlib). They hash 9, 11 or 40 inputs so every lane, both 16-lane
+ * groups and the odd tails of the multi-stream kernels are exercised; digests are folded with portable
  * SHA-256 into one 32-byte answer. */
 static int self_test(const bk_sha256_impl *b)
 {
@@ -199,7 +197,15 @@ static int self_test(const bk_sha256_impl *b)
         0x92, 0xae, 0x82, 0xa0, 0xaa, 0xd2, 0x8e, 0xb7, 0xa9, 0xb7, 0x01, 0x4e, 0x70, 0xe6, 0xf2, 0x72,
         0xcf, 0x55, 0x42, 0x68, 0xf9, 0x11, 0x0b, 0xa4, 0x9a, 0xa9, 0xe6, 0x19, 0x80, 0x09, 0xf8, 0xd4,
     };
-    uint8_t in[9 * 64], out[11 * 32], got[32];
+    static const uint8_t kat64_40[32] = {
+        0x92, 0xd5, 0xd8, 0x5b, 0x8a, 0x29, 0x48, 0x1e, 0xce, 0xc4, 0x87, 0xc7, 0x29, 0xdd, 0x2c, 0xb0,
+        0xd3, 0x9f, 0x4c, 0x0f, 0x10, 0xcd, 0xc0, 0x47, 0x2c, 0xaa, 0x95, 0x9c, 0x2d, 0x2e, 0x48, 0xdb,
+    };
+    static const uint8_t katd64_40[32] = {
+        0xe6, 0xab, 0x48, 0x0c, 0x0d, 0xb0, 0x5f, 0x8e, 0xea, 0xb0, 0x77, 0x3f, 0x4c, 0xbd, 0x37, 0xfd,
+        0x50, 0xe4, 0x6c, 0x54, 0x13, 0xc3, 0x35, 0x5a, 0x8f, 0xde, 0xf7, 0x85, 0xb9, 0x70, 0x74, 0x23,
+    };
+    uint8_t in[40 * 64], out[40 * 32], got[32];
 
     /* "abc" (FIPS 180-4 example) through the single-stream kernel. */
     uint8_t blk[64] = {'a', 'b', 'c', 0x80};
@@ -210,7 +216,7 @@ static int self_test(const bk_sha256_impl *b)
     for (int i = 0; i < 8; i++) bk_sha256_store_be32(got + 4 * i, s[i]);
     if (memcmp(got, abc, 32) != 0) return 0;
 
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < 40; i++)
         for (int j = 0; j < 64; j++) in[64 * i + j] = (uint8_t)(i * 7 + j * 13);
     b->hash_64(out, in, 9);
     fold(got, out, 9);
@@ -218,6 +224,13 @@ static int self_test(const bk_sha256_impl *b)
     b->hashd_64(out, in, 9);
     fold(got, out, 9);
     if (memcmp(got, katd64, 32) != 0) return 0;
+    /* 40: two full 16-lane groups and a partial one. */
+    b->hash_64(out, in, 40);
+    fold(got, out, 40);
+    if (memcmp(got, kat64_40, 32) != 0) return 0;
+    b->hashd_64(out, in, 40);
+    fold(got, out, 40);
+    if (memcmp(got, katd64_40, 32) != 0) return 0;
 
     /* Prefixes of one 256-byte pattern, split into two segments. */
     static const size_t lens[11] = {0, 1, 55, 56, 63, 64, 65, 119, 120, 200, 3};
@@ -239,6 +252,210 @@ static int self_test(const bk_sha256_impl *b)
     return memcmp(got, katmsgs, 32) == 0;
 }
 
+/* ---- candidates ---- */
+
+/* Every kernel set this build and CPU can run, in the fixed order (the
+ * SHA-NI stream-count variants are candidates of their own); returns how
+ * many. */
+static size_t candidates(const bk_sha256_impl **c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NTABLE; i++) {
+        const bk_sha256_impl *impl = table[i].get();
+        if (!impl) continue;
+        c[n++] = impl;
+#if defined(__x86_64__)
+        if (impl == &bk_sha256_backend_shani) {
+            c[n++] = &bk_sha256_backend_shani_x3;
+            c[n++] = &bk_sha256_backend_shani_x2;
+        }
+#endif
+    }
+    return n;
+}
+
+/* ---- calibration ---- */
+
+/* Work per sample: 64 messages or nodes (two full 32-message AVX-512
+ * steps), 64 txid-shaped segmented messages of 60..400 bytes, 16 blocks of
+ * one stream. A sample of the slowest backend (portable) takes ~0.1 ms. */
+enum { CAL_N64 = 64, CAL_NMSG = 64, CAL_NSTREAM = 16, CAL_MSGBYTES = 400, CAL_ROUNDS = 5 };
+/* Rounds after the first stop once this much of the thread's CPU time is
+ * spent (a preempted sample costs wall time, not CPU time, and loses the
+ * best-of comparison anyway), or after the second once this much wall time
+ * has passed (a machine so busy that measuring is hopeless). */
+#define CAL_BUDGET_CPU_NS 3.0e6
+#define CAL_BUDGET_WALL_NS 50.0e6
+
+typedef struct cal_work {
+    uint8_t in[64 * CAL_N64], out[32 * CAL_N64 > 32 * CAL_NMSG ? 32 * CAL_N64 : 32 * CAL_NMSG];
+    uint8_t data[CAL_NMSG * CAL_MSGBYTES];
+    bk_sha256_seg segs[3 * CAL_NMSG];
+    bk_sha256_msg msgs[CAL_NMSG];
+    double msg_compressions;
+} cal_work;
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double cpu_ns(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return now_ns();
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void cal_prepare(cal_work *w)
+{
+    uint32_t x = 0x12345678u;
+    for (size_t i = 0; i < sizeof w->in; i++) w->in[i] = (uint8_t)(x = x * 1103515245u + 12345u) ;
+    for (size_t i = 0; i < sizeof w->data; i++) w->data[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+    w->msg_compressions = 0;
+    for (size_t i = 0; i < CAL_NMSG; i++) {
+        x = x * 1103515245u + 12345u;
+        size_t len = 60 + (x >> 8) % (CAL_MSGBYTES - 60 + 1);
+        const uint8_t *p = w->data + CAL_MSGBYTES * i;
+        /* version | inputs and outputs | locktime, like a txid's parts */
+        w->segs[3 * i] = (bk_sha256_seg){p, 4};
+        w->segs[3 * i + 1] = (bk_sha256_seg){p + 4, len - 8};
+        w->segs[3 * i + 2] = (bk_sha256_seg){p + len - 4, 4};
+        w->msgs[i] = (bk_sha256_msg){&w->segs[3 * i], 3};
+        w->msg_compressions += (double)((len + 8) / 64 + 1) + 1;
+    }
+}
+
+/* One timed sample of kernel `shape` of b: ns per unit. */
+static double cal_sample(cal_work *w, const bk_sha256_impl *b, int shape)
+{
+    double t0 = now_ns(), units = 1;
+    switch (shape) {
+    case BK_SHA256_SHAPE_64: b->hash_64(w->out, w->in, CAL_N64); units = CAL_N64; break;
+    case BK_SHA256_SHAPE_D64: b->hashd_64(w->out, w->in, CAL_N64); units = CAL_N64; break;
+    case BK_SHA256_SHAPE_MSGS: b->hashd_msgs(w->out, w->msgs, CAL_NMSG); units = w->msg_compressions; break;
+    default: {
+        uint32_t s[8];
+        memcpy(s, bk_sha256_iv, sizeof s);
+        b->compress(s, w->in, CAL_NSTREAM);
+        memcpy(w->out, s, sizeof s);
+        units = CAL_NSTREAM;
+        break;
+    }
+    }
+    double t = now_ns() - t0;
+    __asm__ volatile("" : : "r"(w->out) : "memory");
+    return t / units;
+}
+
+/* The kernel of shape s in table b. */
+static const void *kernel_of(const bk_sha256_impl *b, int s)
+{
+    switch (s) {
+    case BK_SHA256_SHAPE_64: return (const void *)b->hash_64;
+    case BK_SHA256_SHAPE_D64: return (const void *)b->hashd_64;
+    case BK_SHA256_SHAPE_MSGS: return (const void *)b->hashd_msgs;
+    default: return (const void *)b->compress;
+    }
+}
+
+static bk_sha256_calib cal;               /* written once, before cal_state = 2 */
+static _Atomic int cal_state;             /* 0 none, 1 running, 2 done */
+static bk_sha256_impl auto_impl;          /* the per-shape winners, name "auto" */
+static const char *auto_names[BK_SHA256_NSHAPES];
+
+/* Measure every candidate that passes its self-test, each shape, in
+ * interleaved rounds (a neighbour's burst lands on one sample of each, not
+ * on every sample of one), best sample kept; kernels shared by several
+ * candidates (e.g. the SHA-NI single stream) are measured once. The first
+ * round always completes; later ones stop at the budgets above. */
+static void calibrate(void)
+{
+    static cal_work w;
+    const bk_sha256_impl *c[BK_SHA256_MAX_CANDIDATES], *ok[BK_SHA256_MAX_CANDIDATES];
+    size_t nc = candidates(c), n = 0;
+    double t0 = now_ns(), c0 = cpu_ns();
+    for (size_t i = 0; i < nc; i++)
+        if (self_test(c[i])) ok[n++] = c[i];
+    cal_prepare(&w);
+    memset(&cal, 0, sizeof cal);
+    cal.n = n;
+    for (size_t i = 0; i < n; i++) {
+        cal.name[i] = ok[i]->name;
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++) cal.ns[i][s] = 1e300;
+    }
+    /* owner[i][s]: the first candidate with the same kernel. */
+    size_t owner[BK_SHA256_MAX_CANDIDATES][BK_SHA256_NSHAPES];
+    for (size_t i = 0; i < n; i++)
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++) {
+            owner[i][s] = i;
+            for (size_t j = 0; j < i; j++)
+                if (kernel_of(ok[j], s) == kernel_of(ok[i], s)) {
+                    owner[i][s] = j;
+                    break;
+                }
+        }
+    unsigned r = 0;
+    for (; r < CAL_ROUNDS; r++) {
+        if (r > 0 && cpu_ns() - c0 > CAL_BUDGET_CPU_NS) break;
+        if (r > 1 && now_ns() - t0 > CAL_BUDGET_WALL_NS) break;
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++)
+            for (size_t i = 0; i < n; i++) {
+                if (owner[i][s] != i) continue;
+                double t = cal_sample(&w, ok[i], s);
+                if (t < cal.ns[i][s]) cal.ns[i][s] = t;
+            }
+    }
+    cal.rounds = r;
+    for (size_t i = 0; i < n; i++)
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++) cal.ns[i][s] = cal.ns[owner[i][s]][s];
+    /* The winners; the first candidate wins a tie. portable always passes
+     * its self-test (it is the reference), so n >= 1. */
+    size_t best[BK_SHA256_NSHAPES] = {0, 0, 0, 0};
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++)
+        for (size_t i = 1; i < n; i++)
+            if (cal.ns[i][s] < cal.ns[best[s]][s]) best[s] = i;
+    const bk_sha256_impl *fallback = &bk_sha256_backend_portable;
+    auto_impl.name = "auto";
+    auto_impl.hash_64 = n ? ok[best[0]]->hash_64 : fallback->hash_64;
+    auto_impl.hashd_64 = n ? ok[best[1]]->hashd_64 : fallback->hashd_64;
+    auto_impl.hashd_msgs = n ? ok[best[2]]->hashd_msgs : fallback->hashd_msgs;
+    auto_impl.compress = n ? ok[best[3]]->compress : fallback->compress;
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++) auto_names[s] = n ? ok[best[s]]->name : fallback->name;
+    if (!self_test(&auto_impl)) {
+        /* Cannot happen (each part passed on its own): stay correct anyway. */
+        auto_impl = *fallback;
+        auto_impl.name = "auto";
+        for (int s = 0; s < BK_SHA256_NSHAPES; s++) auto_names[s] = fallback->name;
+    }
+    for (int s = 0; s < BK_SHA256_NSHAPES; s++) cal.chosen[s] = auto_names[s];
+    cal.elapsed_ms = (now_ns() - t0) / 1e6;
+    cal.cpu_ms = (cpu_ns() - c0) / 1e6;
+}
+
+/* Run the calibration once per process; concurrent callers wait for it. */
+static void calibrated(void)
+{
+    int st = atomic_load_explicit(&cal_state, memory_order_acquire);
+    if (st == 2) return;
+    int expected = 0;
+    if (st == 0 && atomic_compare_exchange_strong_explicit(&cal_state, &expected, 1, memory_order_acq_rel,
+                                                           memory_order_acquire)) {
+        calibrate();
+        atomic_store_explicit(&cal_state, 2, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(&cal_state, memory_order_acquire) != 2) sched_yield();
+}
+
+void bk_sha256_calibration(bk_sha256_calib *out)
+{
+    calibrated();
+    *out = cal;
+}
+
 /* ---- selection ---- */
 
 static const entry *find(const char *name)
@@ -248,22 +465,54 @@ static const entry *find(const char *name)
     return NULL;
 }
 
+/* The table for a forced name: NULL with *st set when it cannot be used. */
+static const bk_sha256_impl *forced(const char *name, bk_status *st)
+{
+    const bk_sha256_impl *impl = NULL;
+    *st = BK_OK;
+    if (strcmp(name, "auto") == 0) {
+        calibrated();
+        return &auto_impl;
+    }
+#if defined(__x86_64__)
+    if (strcmp(name, "shani/x3") == 0 || strcmp(name, "shani/x2") == 0) {
+        if (!get_shani()) {
+            *st = BK_ERR_UNSUPPORTED;
+            return NULL;
+        }
+        impl = name[7] == '3' ? &bk_sha256_backend_shani_x3 : &bk_sha256_backend_shani_x2;
+    }
+#endif
+    if (!impl) {
+        const entry *e = find(name);
+        if (!e) {
+            *st = BK_ERR_ARG;
+            return NULL;
+        }
+        impl = e->get();
+        if (!impl) {
+            *st = BK_ERR_UNSUPPORTED;
+            return NULL;
+        }
+    }
+    if (!self_test(impl)) {
+        *st = BK_ERR_INVALID;
+        return NULL;
+    }
+    return impl;
+}
+
 static const bk_sha256_impl *select_default(void)
 {
     const char *env = getenv("BLOCKKIT_SHA256");
     if (env && *env) {
-        const entry *e = find(env);
-        const bk_sha256_impl *impl = e ? e->get() : NULL;
-        if (impl && self_test(impl)) return impl;
+        bk_status st;
+        const bk_sha256_impl *impl = forced(env, &st);
+        if (impl) return impl;
         /* An unusable request falls back to the automatic choice. */
     }
-    size_t idx[NTABLE];
-    order(idx);
-    for (size_t i = 0; i < NTABLE; i++) {
-        const bk_sha256_impl *impl = table[idx[i]].get();
-        if (impl && self_test(impl)) return impl;
-    }
-    return &bk_sha256_backend_portable;
+    calibrated();
+    return &auto_impl;
 }
 
 const bk_sha256_impl *bk_sha256_active(void)
@@ -281,11 +530,9 @@ const bk_sha256_impl *bk_sha256_active(void)
 bk_status bk_sha256_use(const char *name)
 {
     if (!name) return BK_ERR_ARG;
-    const entry *e = find(name);
-    if (!e) return BK_ERR_ARG;
-    const bk_sha256_impl *impl = e->get();
-    if (!impl) return BK_ERR_UNSUPPORTED;
-    if (!self_test(impl)) return BK_ERR_INVALID;
+    bk_status st;
+    const bk_sha256_impl *impl = forced(name, &st);
+    if (!impl) return st;
     atomic_store_explicit(&chosen, impl, memory_order_release);
     return BK_OK;
 }
@@ -295,12 +542,18 @@ const char *bk_sha256_backend(void)
     return bk_sha256_active()->name;
 }
 
+const char *bk_sha256_shape_backend(bk_sha256_shape shape)
+{
+    if ((int)shape < 0 || shape >= BK_SHA256_NSHAPES) return NULL;
+    const bk_sha256_impl *b = bk_sha256_active();
+    return b == &auto_impl ? auto_names[shape] : b->name;
+}
+
 size_t bk_sha256_backends(const char **names, size_t max)
 {
-    size_t n = 0, idx[NTABLE];
-    order(idx);
+    size_t n = 0;
     for (size_t i = 0; i < NTABLE; i++) {
-        const entry *e = &table[idx[i]];
+        const entry *e = &table[i];
         if (!e->get()) continue;
         if (n < max && names) names[n] = e->name;
         n++;

@@ -32,14 +32,16 @@ typedef struct bk_sha256_impl {
  * after checking the CPU). */
 extern const bk_sha256_impl bk_sha256_backend_portable;
 #if defined(__x86_64__)
-extern const bk_sha256_impl bk_sha256_backend_shani;
+extern const bk_sha256_impl bk_sha256_backend_shani;      /* four streams */
+extern const bk_sha256_impl bk_sha256_backend_shani_x3;   /* three */
+extern const bk_sha256_impl bk_sha256_backend_shani_x2;   /* two */
 extern const bk_sha256_impl bk_sha256_backend_avx2;
 extern const bk_sha256_impl bk_sha256_backend_avx512;
 extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
 /* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
 void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 /* SHA-NI: finish k lanes already in flight (sha256_lane.h; states[i] the
- * state of lanes[i], blocks[i] its next block), two at a time; no new
+ * state of lanes[i], blocks[i] its next block), four at a time; no new
  * messages are started. For the AVX-512 driver's tail. */
 struct bk_lane;
 void bk_sha256_shani_finish_lanes(struct bk_lane *const *lanes, uint32_t (*states)[8],

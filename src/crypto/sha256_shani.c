@@ -3,11 +3,12 @@
  * SSSE3 are present).
  *
  * sha256rnds2 has a long latency and a short reciprocal throughput: one
- * dependent stream runs at half the unit's speed (51.7 ns per compression
- * here vs 25.8 with two in flight). So the batch kernels keep two
- * independent messages interleaved instruction by instruction, and the
- * constant padding block of a 64-byte message is compressed from its
- * precomputed W+K (no message schedule). */
+ * dependent stream runs at a fraction of the unit's speed (AMD Zen1: 51.7
+ * ns per compression with one stream, 25.8 with two; Zen5: 29.2 / 18.7 /
+ * 16.2 / 14.8 with one to four). So the batch kernels keep four independent
+ * messages interleaved instruction by instruction (then two, then one for
+ * the remainder), and the constant padding block of a 64-byte message is
+ * compressed from its precomputed W+K (no message schedule). */
 #if defined(__x86_64__)
 
 #include "sha256_lane.h"
@@ -143,7 +144,8 @@ BK_INLINE void rounds1_pad(st *x)
 #undef P1_
 }
 
-/* One block in each of two streams, interleaved group by group. */
+/* One block in each of two, three or four streams, interleaved group by
+ * group. */
 BK_INLINE void rounds2(st *x, st *y)
 {
 #define S2_(g) step(x, g); step(y, g);
@@ -155,6 +157,34 @@ BK_INLINE void rounds2(st *x, st *y)
 #undef S2_
 }
 
+BK_INLINE void rounds3(st *x, st *y, st *z)
+{
+#define S3_(g) step(x, g); step(y, g); step(z, g);
+    begin(x);
+    begin(y);
+    begin(z);
+    G16(S3_)
+    end(x);
+    end(y);
+    end(z);
+#undef S3_
+}
+
+BK_INLINE void rounds4(st *x, st *y, st *z, st *u)
+{
+#define S4_(g) step(x, g); step(y, g); step(z, g); step(u, g);
+    begin(x);
+    begin(y);
+    begin(z);
+    begin(u);
+    G16(S4_)
+    end(x);
+    end(y);
+    end(z);
+    end(u);
+#undef S4_
+}
+
 BK_INLINE void rounds2_pad(st *x, st *y)
 {
 #define P2_(g) step_pad(x, g); step_pad(y, g);
@@ -164,6 +194,34 @@ BK_INLINE void rounds2_pad(st *x, st *y)
     end(x);
     end(y);
 #undef P2_
+}
+
+BK_INLINE void rounds3_pad(st *x, st *y, st *z)
+{
+#define P3_(g) step_pad(x, g); step_pad(y, g); step_pad(z, g);
+    begin(x);
+    begin(y);
+    begin(z);
+    G16(P3_)
+    end(x);
+    end(y);
+    end(z);
+#undef P3_
+}
+
+BK_INLINE void rounds4_pad(st *x, st *y, st *z, st *u)
+{
+#define P4_(g) step_pad(x, g); step_pad(y, g); step_pad(z, g); step_pad(u, g);
+    begin(x);
+    begin(y);
+    begin(z);
+    begin(u);
+    G16(P4_)
+    end(x);
+    end(y);
+    end(z);
+    end(u);
+#undef P4_
 }
 
 void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks)
@@ -178,12 +236,45 @@ void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nbloc
     state_store(&x, s);
 }
 
-
-/* In place (out == in) is safe: each call loads its messages before it
+/* `streams` (2, 3 or 4) messages at a time, then two, then one.
+ * sha256rnds2 reaches its throughput only with several independent chains
+ * (AMD Zen5: 29.2 / 18.7 / 16.2 / 14.8 ns per compression with 1 / 2 / 3 / 4;
+ * Intel Emerald Rapids: 45 / 33 / 33 / 33, where the four-stream kernel's
+ * register spills make it slower than two): the dispatcher measures which.
+ * In place (out == in) is safe: each step loads its messages before it
  * stores, and digest i (at 32*i) lies below every message not yet read. */
-static void hash_64(uint8_t *out, const uint8_t *in, size_t n)
+BK_INLINE void hash_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams)
 {
-    st x, y;
+    st x, y, z, u;
+    for (; streams == 4 && n >= 4; n -= 4, in += 256, out += 128) {
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        state_iv(&u);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        msg_load(&u, in + 192);
+        rounds4(&x, &y, &z, &u);
+        rounds4_pad(&x, &y, &z, &u);
+        state_digest(&x, out);
+        state_digest(&y, out + 32);
+        state_digest(&z, out + 64);
+        state_digest(&u, out + 96);
+    }
+    for (; streams == 3 && n >= 3; n -= 3, in += 192, out += 96) {
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        rounds3(&x, &y, &z);
+        rounds3_pad(&x, &y, &z);
+        state_digest(&x, out);
+        state_digest(&y, out + 32);
+        state_digest(&z, out + 64);
+    }
     for (; n >= 2; n -= 2, in += 128, out += 64) {
         state_iv(&x);
         state_iv(&y);
@@ -203,145 +294,223 @@ static void hash_64(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
-static void hashd_64(uint8_t *out, const uint8_t *in, size_t n)
+BK_INLINE void hashd_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams)
 {
-    st x, y, u, v;
+    st x, y, z, u;
+    for (; streams == 4 && n >= 4; n -= 4, in += 256, out += 128) {
+        st a, b, c, e;
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        state_iv(&u);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        msg_load(&u, in + 192);
+        rounds4(&x, &y, &z, &u);
+        rounds4_pad(&x, &y, &z, &u);
+        state_iv(&a);
+        state_iv(&b);
+        state_iv(&c);
+        state_iv(&e);
+        msg_digest32(&a, &x);
+        msg_digest32(&b, &y);
+        msg_digest32(&c, &z);
+        msg_digest32(&e, &u);
+        rounds4(&a, &b, &c, &e);
+        state_digest(&a, out);
+        state_digest(&b, out + 32);
+        state_digest(&c, out + 64);
+        state_digest(&e, out + 96);
+    }
+    for (; streams == 3 && n >= 3; n -= 3, in += 192, out += 96) {
+        st a, b, c;
+        state_iv(&x);
+        state_iv(&y);
+        state_iv(&z);
+        msg_load(&x, in);
+        msg_load(&y, in + 64);
+        msg_load(&z, in + 128);
+        rounds3(&x, &y, &z);
+        rounds3_pad(&x, &y, &z);
+        state_iv(&a);
+        state_iv(&b);
+        state_iv(&c);
+        msg_digest32(&a, &x);
+        msg_digest32(&b, &y);
+        msg_digest32(&c, &z);
+        rounds3(&a, &b, &c);
+        state_digest(&a, out);
+        state_digest(&b, out + 32);
+        state_digest(&c, out + 64);
+    }
     for (; n >= 2; n -= 2, in += 128, out += 64) {
+        st a, b;
         state_iv(&x);
         state_iv(&y);
         msg_load(&x, in);
         msg_load(&y, in + 64);
         rounds2(&x, &y);
         rounds2_pad(&x, &y);
-        state_iv(&u);
-        state_iv(&v);
-        msg_digest32(&u, &x);
-        msg_digest32(&v, &y);
-        rounds2(&u, &v);
-        state_digest(&u, out);
-        state_digest(&v, out + 32);
+        state_iv(&a);
+        state_iv(&b);
+        msg_digest32(&a, &x);
+        msg_digest32(&b, &y);
+        rounds2(&a, &b);
+        state_digest(&a, out);
+        state_digest(&b, out + 32);
     }
     if (n) {
+        st a;
         state_iv(&x);
         msg_load(&x, in);
         rounds1(&x);
         rounds1_pad(&x);
-        state_iv(&u);
-        msg_digest32(&u, &x);
-        rounds1(&u);
-        state_digest(&u, out);
+        state_iv(&a);
+        msg_digest32(&a, &x);
+        rounds1(&a);
+        state_digest(&a, out);
     }
 }
 
-/* The lane's next block; a finished hash moves the lane to its second
- * hash or to the next message, with the state back to the IV. NULL when
- * nothing is left for this lane. */
-BK_INLINE const uint8_t *lane_next(bk_lane *l, st *x, const bk_sha256_msg *msgs, size_t n, size_t *next,
-                                   uint8_t *out)
+static void hash_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 4); }
+static void hash_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 3); }
+static void hash_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 2); }
+static void hashd_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 4); }
+static void hashd_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 3); }
+static void hashd_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 2); }
+
+/* Up to four streams over segmented messages (sha256_lane.h). Slot i
+ * (0 <= i < k) runs lane ln[i] with state x[i] and next block p[i]. A lane
+ * whose message is done takes the next message (from msgs) or, once those
+ * run out, the next pending lane (a batch handed over with its states,
+ * from the AVX-512 driver); with nothing left the last slot moves into the
+ * finished one. */
+typedef struct slots {
+    st x[4];
+    bk_lane *ln[4];
+    const uint8_t *p[4];
+    unsigned k;
+    const bk_sha256_msg *msgs;
+    size_t n, next;
+    uint8_t *out;
+    bk_lane *const *pend;
+    uint32_t (*pend_st)[8];
+    const uint8_t *const *pend_blk;
+    size_t npend, taken;
+    unsigned max;             /* streams: 2, 3 or 4 */
+} slots;
+
+/* Fill slot i with new work; 0 when there is none. */
+static int slot_fill(slots *S, unsigned i, bk_lane *spare)
 {
+    if (S->next < S->n) {
+        bk_lane_start(spare, &S->msgs[S->next], S->out + 32 * S->next);
+        S->next++;
+        S->ln[i] = spare;
+        state_iv(&S->x[i]);
+        S->p[i] = bk_lane_block(spare);
+        return 1;
+    }
+    if (S->taken < S->npend) {
+        size_t t = S->taken++;
+        S->ln[i] = S->pend[t];
+        state_load(&S->x[i], S->pend_st[t]);
+        S->p[i] = S->pend_blk[t];
+        return 1;
+    }
+    return 0;
+}
+
+/* Slot i's next block after a compression. */
+static void slot_next(slots *S, unsigned i)
+{
+    bk_lane *l = S->ln[i];
     const uint8_t *p = bk_lane_block(l);
-    if (p) return p;
-    uint32_t s[8];
-    state_store(x, s);
-    p = bk_lane_hash_done(l, s);
     if (!p) {
-        if (*next >= n) return NULL;
-        bk_lane_start(l, &msgs[*next], out + 32 * *next);
-        (*next)++;
-        p = bk_lane_block(l);
+        uint32_t s[8];
+        state_store(&S->x[i], s);
+        p = bk_lane_hash_done(l, s);
+        state_iv(&S->x[i]);
     }
-    state_iv(x);
-    return p;
+    if (p) {
+        S->p[i] = p;
+        return;
+    }
+    if (slot_fill(S, i, l)) return;
+    /* Nothing left: the last slot moves here. */
+    S->k--;
+    if (i != S->k) {
+        S->x[i] = S->x[S->k];
+        S->ln[i] = S->ln[S->k];
+        S->p[i] = S->p[S->k];
+    }
 }
 
-/* Two messages in flight, states in registers; the last one alone. */
-static void hashd_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+static void slots_run(slots *S, bk_lane *own)
 {
-    bk_lane a, b;
-    st x, y;
-    size_t next = 0;
-    const uint8_t *p = NULL, *q = NULL;
-    if (n == 0) return;
-    bk_lane_start(&a, &msgs[next], out);
-    next++;
-    state_load(&x, bk_sha256_iv);
-    p = bk_lane_block(&a);
-    if (n > 1) {
-        bk_lane_start(&b, &msgs[next], out + 32);
-        next++;
-        state_load(&y, bk_sha256_iv);
-        q = bk_lane_block(&b);
-    }
-    while (p && q) {
-        msg_load(&x, p);
-        msg_load(&y, q);
-        rounds2(&x, &y);
-        p = lane_next(&a, &x, msgs, n, &next, out);
-        q = lane_next(&b, &y, msgs, n, &next, out);
-    }
-    for (; p; p = lane_next(&a, &x, msgs, n, &next, out)) {
-        msg_load(&x, p);
-        rounds1(&x);
-    }
-    for (; q; q = lane_next(&b, &y, msgs, n, &next, out)) {
-        msg_load(&y, q);
-        rounds1(&y);
+    S->k = 0;
+    for (unsigned i = 0; i < S->max; i++)
+        if (slot_fill(S, S->k, own ? &own[i] : NULL)) S->k++;
+    while (S->k) {
+        for (unsigned i = 0; i < S->k; i++) msg_load(&S->x[i], S->p[i]);
+        switch (S->k) {
+        case 4: rounds4(&S->x[0], &S->x[1], &S->x[2], &S->x[3]); break;
+        case 3: rounds3(&S->x[0], &S->x[1], &S->x[2]); break;
+        case 2: rounds2(&S->x[0], &S->x[1]); break;
+        default: rounds1(&S->x[0]); break;
+        }
+        /* Backwards: a slot moved into i comes from above, already advanced. */
+        for (unsigned i = S->k; i-- > 0;) slot_next(S, i);
     }
 }
+
+static void hashd_msgs_n(uint8_t *out, const bk_sha256_msg *msgs, size_t n, unsigned streams)
+{
+    bk_lane L[4];
+    slots S;
+    S.msgs = msgs;
+    S.n = n;
+    S.next = 0;
+    S.out = out;
+    S.npend = S.taken = 0;
+    S.pend = NULL;
+    S.pend_st = NULL;
+    S.pend_blk = NULL;
+    S.max = streams;
+    slots_run(&S, L);
+}
+
+static void hashd_msgs_x4(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 4); }
+static void hashd_msgs_x3(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 3); }
+static void hashd_msgs_x2(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 2); }
 
 void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k)
 {
-    st x, y;
-    size_t next = 0, taken = 0, ia = 0, ib = 0;
-    const uint8_t *p = NULL, *q = NULL;
-    state_iv(&x);
-    state_iv(&y);
-    /* Slot a / slot b hold lanes ia / ib; a finished slot takes the next lane. */
-    if (taken < k) {
-        ia = taken++;
-        state_load(&x, states[ia]);
-        p = blocks[ia];
-    }
-    if (taken < k) {
-        ib = taken++;
-        state_load(&y, states[ib]);
-        q = blocks[ib];
-    }
-    for (;;) {
-        while (p && q) {
-            msg_load(&x, p);
-            msg_load(&y, q);
-            rounds2(&x, &y);
-            p = lane_next(lanes[ia], &x, NULL, 0, &next, NULL);
-            q = lane_next(lanes[ib], &y, NULL, 0, &next, NULL);
-        }
-        if (!p && taken < k) {
-            ia = taken++;
-            state_load(&x, states[ia]);
-            p = blocks[ia];
-            continue;
-        }
-        if (!q && taken < k) {
-            ib = taken++;
-            state_load(&y, states[ib]);
-            q = blocks[ib];
-            continue;
-        }
-        break;
-    }
-    for (; p; p = lane_next(lanes[ia], &x, NULL, 0, &next, NULL)) {
-        msg_load(&x, p);
-        rounds1(&x);
-    }
-    for (; q; q = lane_next(lanes[ib], &y, NULL, 0, &next, NULL)) {
-        msg_load(&y, q);
-        rounds1(&y);
-    }
+    slots S;
+    S.msgs = NULL;
+    S.n = S.next = 0;
+    S.out = NULL;
+    S.pend = lanes;
+    S.pend_st = states;
+    S.pend_blk = blocks;
+    S.npend = k;
+    S.taken = 0;
+    S.max = 4;
+    slots_run(&S, NULL);
 }
 
+/* Four streams; the dispatcher also measures the three- and two-stream
+ * variants and uses the fastest per call shape. */
 const bk_sha256_impl bk_sha256_backend_shani = {
-    "shani", bk_sha256_compress_shani, hash_64, hashd_64, hashd_msgs,
+    "shani", bk_sha256_compress_shani, hash_64_x4, hashd_64_x4, hashd_msgs_x4,
+};
+const bk_sha256_impl bk_sha256_backend_shani_x3 = {
+    "shani/x3", bk_sha256_compress_shani, hash_64_x3, hashd_64_x3, hashd_msgs_x3,
+};
+const bk_sha256_impl bk_sha256_backend_shani_x2 = {
+    "shani/x2", bk_sha256_compress_shani, hash_64_x2, hashd_64_x2, hashd_msgs_x2,
 };
 
 #else
