@@ -57,6 +57,9 @@ typedef struct bk_ssz_field {
     uint64_t offset;             /* container: position in the fixed part */
     size_t next_var;             /* container: index of the next variable-size
                                     field after this one (nfields when none) */
+    uint64_t chunk;              /* container: the field's chunk (leaf) index in
+                                    the data tree: its index, or for a
+                                    ProgressiveContainer its active-fields position */
 } bk_ssz_field;
 
 /* A built type: read-only, owned by its registry. */
@@ -78,7 +81,21 @@ struct bk_ssz_type {
     const char *name;            /* container name, or the canonical type string */
     const void *plan;            /* internal: precompiled, level-batched hashing
                                     schedule of a small fixed-size type */
+    int progressive;             /* EIP-7916 ProgressiveList / ProgressiveByteList /
+                                    ProgressiveBitlist (kind LIST / BITLIST, length
+                                    = the 2^32 - 1 element cap), or an EIP-7495
+                                    ProgressiveContainer (kind CONTAINER) */
+    const uint8_t *active_fields;/* ProgressiveContainer: the active-fields
+                                    bitvector, bit i of byte i/8 (LSB first) */
+    uint32_t active_bits;        /* its length (<= 256; the last bit is set) */
 };
+
+/* The element (bit) cap of progressive lists and bitlists. */
+#define BK_SSZ_PROGRESSIVE_MAX UINT64_C(0xffffffff)
+/* A schema container whose first member is [BK_SSZ_ACTIVE_FIELDS_KEY,
+ * "ProgressiveContainer[1,0,1,...]"] is an EIP-7495 ProgressiveContainer;
+ * the members after it are its active fields in order. */
+#define BK_SSZ_ACTIVE_FIELDS_KEY "__active_fields__"
 
 typedef struct bk_ssz_registry bk_ssz_registry;
 

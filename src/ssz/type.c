@@ -219,7 +219,46 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         }
     }
     t->depth = ceil_log2(t->chunk_count);
-    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    t->plan = t->progressive ? NULL : bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    return BK_OK;
+}
+
+/* "ProgressiveContainer[1,0,1,...]": EIP-7495's active_fields, at most 256
+ * bits, the last one set, with exactly `nactive` ones (the fields that
+ * follow the marker in the schema). */
+static bk_status parse_active_fields(tparser *p, const char *cname, const char *str, uint8_t bits[32],
+                                     uint32_t *nbits, size_t nactive)
+{
+    tparser q = {p->reg, str, 0, 0, p->err};
+    if (!eat(&q, "ProgressiveContainer["))
+        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %s must be ProgressiveContainer[bits]", cname,
+                            BK_SSZ_ACTIVE_FIELDS_KEY);
+    uint32_t n = 0;
+    size_t ones = 0;
+    memset(bits, 0, 32);
+    for (;;) {
+        char c = q.s[q.pos];
+        if (c != '0' && c != '1')
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected 0 or 1", cname);
+        if (n == 256)
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: more than 256 active-field bits", cname);
+        if (c == '1') {
+            bits[n / 8] |= (uint8_t)(1u << (n % 8));
+            ones++;
+        }
+        n++;
+        q.pos++;
+        if (eat(&q, "]")) break;
+        if (!eat(&q, ","))
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected ',' or ']'", cname);
+    }
+    if (q.s[q.pos]) return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: text after the active fields", cname);
+    if (!(bits[(n - 1) / 8] >> ((n - 1) % 8) & 1))
+        return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: the last active-field bit must be 1", cname);
+    if (ones != nactive)
+        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %zu active-field bits set for %zu fields", cname,
+                            ones, nactive);
+    *nbits = n;
     return BK_OK;
 }
 
@@ -233,15 +272,38 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
     if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
     s->building = 1;
     bk_ssz_type *t = new_type(p, BK_SSZ_CONTAINER);
-    bk_ssz_field *fields = t ? bk_arena_alloc(&p->reg->arena, s->fields->n * sizeof *fields) : NULL;
+    const bk_sjson *first = s->fields->child;
+    size_t nf = s->fields->n;
+    uint8_t *active = NULL;
+    uint32_t nbits = 0;
     bk_status st = BK_OK;
+    if (t && strcmp(first->child->str, BK_SSZ_ACTIVE_FIELDS_KEY) == 0) {
+        /* EIP-7495 ProgressiveContainer: the marker, then the active fields. */
+        active = bk_arena_alloc(&p->reg->arena, 32);
+        if (!active) {
+            st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+            goto done;
+        }
+        st = parse_active_fields(p, s->name, first->child->next->str, active, &nbits, nf - 1);
+        if (st != BK_OK) goto done;
+        first = first->next;
+        nf--;
+        t->progressive = 1;
+        t->active_fields = active;
+        t->active_bits = nbits;
+    }
+    bk_ssz_field *fields = t ? bk_arena_alloc(&p->reg->arena, nf * sizeof *fields) : NULL;
     if (!fields) {
         st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
         goto done;
     }
     size_t i = 0;
     uint64_t fixed = 0;
-    for (const bk_sjson *f = s->fields->child; f; f = f->next, i++) {
+    uint32_t pos = 0;
+    for (const bk_sjson *f = first; f; f = f->next, i++) {
+        if (active)
+            while (!(active[pos / 8] >> (pos % 8) & 1)) pos++;
+        fields[i].chunk = active ? pos++ : i;
         tparser sub = {p->reg, f->child->next->str, 0, 0, p->err};
         st = parse_type(&sub, &fields[i].type, depth + 1, 0);
         if (st == BK_OK && sub.s[sub.pos]) st = terr(&sub, "text after the type", NULL);
@@ -262,21 +324,22 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
             goto done;
         }
     }
-    size_t next = s->fields->n;
-    for (size_t j = s->fields->n; j-- > 0;) {
+    size_t next = nf;
+    for (size_t j = nf; j-- > 0;) {
         fields[j].next_var = next;
         if (fields[j].type->is_variable) next = j;
     }
     t->fixed_any = !t->is_variable;
-    for (size_t j = 0; j < s->fields->n; j++)
+    for (size_t j = 0; j < nf; j++)
         if (!fields[j].type->fixed_any) t->fixed_any = 0;
     t->fields = fields;
-    t->nfields = s->fields->n;
+    t->nfields = nf;
     t->fixed_size = fixed;
-    t->chunk_count = t->nfields;
-    t->depth = ceil_log2(t->nfields);
+    t->chunk_count = active ? nbits : t->nfields;
+    t->depth = ceil_log2(t->chunk_count);
     t->name = s->name;
-    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    /* A progressive tree has no fixed shape for a plan (hash.c hashes it). */
+    t->plan = active ? NULL : bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     s->built = t;
     *out = t;
 done:
@@ -311,6 +374,29 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
         if (!t) return BK_ERR_NOMEM;
         t->name = "None";
         t->is_variable = 0;
+        *out = t;
+        return BK_OK;
+    }
+    /* EIP-7916: no limit in the type; 2^32 - 1 elements (bits) at most, as
+     * offsets and @chainsafe/ssz cap them. */
+    int prog_bits = eat_word(p, "ProgressiveBitlist");
+    int prog_bytes = !prog_bits && eat_word(p, "ProgressiveByteList");
+    int prog_list = !prog_bits && !prog_bytes && eat(p, "ProgressiveList[");
+    if (prog_bits || prog_bytes || prog_list) {
+        bk_ssz_type *t = new_type(p, prog_bits ? BK_SSZ_BITLIST : BK_SSZ_LIST);
+        if (!t) return BK_ERR_NOMEM;
+        t->progressive = 1;
+        t->length = BK_SSZ_PROGRESSIVE_MAX;
+        if (prog_list) {
+            bk_status st = parse_type(p, &t->elem, depth + 1, 0);
+            if (st != BK_OK) return st;
+            if (!eat(p, "]")) return terr(p, "expected ']'", NULL);
+        } else if (prog_bytes) {
+            t->elem = &p->reg->basic[7];
+        }
+        if (t->elem == &p->reg->basic[7]) t->is_bytes = 1;
+        bk_status st = finish_seq(p, t);
+        if (st != BK_OK) return st;
         *out = t;
         return BK_OK;
     }
@@ -443,6 +529,16 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
     case BK_SSZ_CONTAINER: PUT("Container:"); PUT(t->name); break;
     case BK_SSZ_VECTOR:
     case BK_SSZ_LIST:
+        if (t->progressive && t->is_bytes) {
+            PUT("ProgressiveByteList");
+            break;
+        }
+        if (t->progressive) {
+            PUT("ProgressiveList[");
+            PUTSUB(t->elem);
+            PUT("]");
+            break;
+        }
         if (t->is_bytes) PUT(t->kind == BK_SSZ_VECTOR ? "ByteVector[" : "ByteList[");
         else {
             PUT(t->kind == BK_SSZ_VECTOR ? "Vector[" : "List[");
@@ -454,6 +550,10 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
         break;
     case BK_SSZ_BITVECTOR:
     case BK_SSZ_BITLIST:
+        if (t->progressive) {
+            PUT("ProgressiveBitlist");
+            break;
+        }
         snprintf(tmp, sizeof tmp, "%s[%llu]", t->kind == BK_SSZ_BITVECTOR ? "Bitvector" : "Bitlist",
                  (unsigned long long)t->length);
         PUT(tmp);
