@@ -30,14 +30,17 @@ static int emit(const void *p, size_t n)
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: blockkit ssz root|decode TYPE [--schema FILE] [--raw] [FILE | - | --hex 0x..]\n"
+            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [FILE | - | --hex 0x..]\n"
             "       blockkit ssz encode TYPE [--schema FILE] [FILE | -]          (value JSON in, 0x hex out)\n"
             "       blockkit ssz proof TYPE --path a.b.c [--path ...] [--gindex N ...] [--schema FILE] [FILE | - | --hex 0x..]\n"
             "       blockkit ssz verify TYPE [--path a.b.c] [--root 0x..] [--schema FILE] [PROOF.json | -]\n"
             "\n"
             "TYPE: uint8..uint256, bool, Vector[T,N], List[T,N], ByteVector[N], ByteList[N],\n"
-            "      Bitvector[N], Bitlist[N], Union[T0,...], Container:Name (phase0 containers built in;\n"
-            "      more from --schema {\"Name\":[[\"field\",\"type\"],...]}).\n"
+            "      Bitvector[N], Bitlist[N], Union[T0,...], ProgressiveList[T], ProgressiveByteList,\n"
+            "      ProgressiveBitlist, Container:Name or fork:Name (every fork's consensus containers\n"
+            "      are built in: --fork NAME picks the fork of bare names, default the newest;\n"
+            "      --preset mainnet|minimal; more from --schema {\"Name\":[[\"field\",\"type\"],...]}).\n"
+            "      Forks: --fork list.\n"
             "Input bytes may be binary or 0x hex (hex is detected; --raw forces binary).\n"
             "root prints 0x + 64 hex; decode prints the value JSON; proof prints a proof JSON\n"
             "(one path: gindex, leaf, branch; several: a multiproof); verify exits 0 when the\n"
@@ -99,6 +102,7 @@ static int ssz_main(int argc, char **argv)
              : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : -1;
     if (mode < 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify)", sub);
     const char *type_str = NULL, *schema = NULL, *file = NULL, *hex = NULL, *root_hex = NULL;
+    const char *fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1), *preset = "mainnet";
     char *paths[MAX_PATHS];
     size_t npaths = 0;
     uint64_t gidx[MAX_PATHS];
@@ -110,9 +114,11 @@ static int ssz_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
-                   !strcmp(a, "--gindex");
+                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset");
         if (need && i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
         if (!strcmp(a, "--schema")) schema = argv[++i];
+        else if (!strcmp(a, "--fork")) fork = argv[++i];
+        else if (!strcmp(a, "--preset")) preset = argv[++i];
         else if (!strcmp(a, "--hex")) hex = argv[++i];
         else if (!strcmp(a, "--root")) root_hex = argv[++i];
         else if (!strcmp(a, "--raw")) raw = 1;
@@ -153,6 +159,15 @@ static int ssz_main(int argc, char **argv)
     bk_writer_init(&w, NULL);
     if (bk_ssz_registry_create(&reg, NULL) != BK_OK || bk_ssz_hasher_create(&h, 0, NULL) != BK_OK) {
         rc = bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
+        goto out;
+    }
+    if (!strcmp(fork, "list")) {
+        for (size_t k = 0; k < bk_ssz_fork_count(); k++) printf("%s\n", bk_ssz_fork_name(k));
+        rc = BK_EXIT_OK;
+        goto out;
+    }
+    if (bk_ssz_registry_set_fork(reg, fork, &err) != BK_OK || bk_ssz_registry_set_preset(reg, preset, &err) != BK_OK) {
+        rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s", err.msg);
         goto out;
     }
     if (schema) {

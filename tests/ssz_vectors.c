@@ -8,7 +8,8 @@
  * built. Merkle lines (zero_hash, sha256_64, merkleize, mix_in_length) and
  * proof lines (single branches, multiproofs) are checked against the
  * library. Prints per-file counts; exits non-zero unless every line passes.
- * Files ending in .zst are read through `zstd -dc`. */
+ * Files ending in .zst are read through `zstd -dc`. --preset chooses the
+ * fork containers' preset (before the files that need it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +26,29 @@ static bk_ssz_registry *reg;
 static bk_ssz_hasher *hasher;
 static int verbose;
 
+static int nibble(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* 0x hex to bytes in one pass (a serialized BeaconState is megabytes of hex:
+ * sscanf per byte rescans the string and is quadratic). */
 static int unhex(const char *s, size_t n, uint8_t **out, size_t *len)
 {
     if (n < 2 || s[0] != '0' || s[1] != 'x' || (n - 2) % 2) return 0;
     *len = (n - 2) / 2;
     *out = malloc(*len + 1);
+    if (!*out) return 0;
     for (size_t i = 0; i < *len; i++) {
-        unsigned v;
-        if (sscanf(s + 2 + 2 * i, "%2x", &v) != 1) {
+        int hi = nibble(s[2 + 2 * i]), lo = nibble(s[3 + 2 * i]);
+        if (hi < 0 || lo < 0) {
             free(*out);
             return 0;
         }
-        (*out)[i] = (uint8_t)v;
+        (*out)[i] = (uint8_t)(hi << 4 | lo);
     }
     return 1;
 }
@@ -419,6 +431,11 @@ int main(int argc, char **argv)
             verbose = 1;
             continue;
         }
+        if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
+            bk_error err;
+            if (bk_ssz_registry_set_preset(reg, argv[++i], &err) != BK_OK) return fprintf(stderr, "%s\n", err.msg), 2;
+            continue;
+        }
         if (!strcmp(argv[i], "--schema") && i + 1 < argc) {
             FILE *f = fopen(argv[++i], "rb");
             if (!f) return fprintf(stderr, "cannot open %s\n", argv[i]), 2;
@@ -436,7 +453,7 @@ int main(int argc, char **argv)
     bk_ssz_hasher_free(hasher);
     bk_ssz_registry_free(reg);
     if (!files) {
-        fprintf(stderr, "usage: ssz_vectors [-v] [--schema FILE] FILE.jsonl[.zst]...\n");
+        fprintf(stderr, "usage: ssz_vectors [-v] [--preset mainnet|minimal] [--schema FILE] FILE.jsonl[.zst]...\n");
         return 2;
     }
     return rc;

@@ -28,7 +28,7 @@ static char *slurp(const char *name)
 static void root_matches_oracle(void)
 {
     char out[4096], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s ssz root Container:Attestation ssz/attestation_value.hex", BK_CLI_PATH);
+    snprintf(cmd, sizeof cmd, "%s ssz root phase0:Attestation ssz/attestation_value.hex", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
     char *want = slurp("ssz/attestation_value.root");
     CHECK_EQ_STR(out, want);
@@ -38,12 +38,12 @@ static void root_matches_oracle(void)
 static void decode_then_encode_round_trips(void)
 {
     char out[8192], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s ssz decode Container:Attestation ssz/attestation_value.hex", BK_CLI_PATH);
+    snprintf(cmd, sizeof cmd, "%s ssz decode Container:phase0:Attestation ssz/attestation_value.hex", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
     char *want = slurp("ssz/attestation_value.json");
     CHECK_EQ_STR(out, want);
     free(want);
-    snprintf(cmd, sizeof cmd, "%s ssz encode Container:Attestation < ssz/attestation_value.json", BK_CLI_PATH);
+    snprintf(cmd, sizeof cmd, "%s ssz encode --fork phase0 Container:Attestation < ssz/attestation_value.json", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
     want = slurp("ssz/attestation_value.hex");
     CHECK_EQ_STR(out, want);
@@ -53,25 +53,25 @@ static void decode_then_encode_round_trips(void)
 static void proof_matches_oracle_and_verifies(void)
 {
     char out[8192], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s ssz proof Container:Attestation --path data.target.epoch ssz/attestation.hex",
+    snprintf(cmd, sizeof cmd, "%s ssz proof phase0:Attestation --path data.target.epoch ssz/attestation.hex",
              BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
     char *want = slurp("ssz/attestation_epoch_proof.json");
     CHECK_EQ_STR(out, want);
     free(want);
-    snprintf(cmd, sizeof cmd, "%s ssz verify Container:Attestation --path data.target.epoch "
+    snprintf(cmd, sizeof cmd, "%s ssz verify --fork phase0 Attestation --path data.target.epoch "
              "ssz/attestation_epoch_proof.json", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
     /* The proof is for gindex 88, not for the signature (6). */
-    snprintf(cmd, sizeof cmd, "%s ssz verify Container:Attestation --path signature ssz/attestation_epoch_proof.json",
+    snprintf(cmd, sizeof cmd, "%s ssz verify --fork phase0 Attestation --path signature ssz/attestation_epoch_proof.json",
              BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
-    snprintf(cmd, sizeof cmd, "%s ssz verify Container:Attestation --root 0x%064d ssz/attestation_epoch_proof.json",
+    snprintf(cmd, sizeof cmd, "%s ssz verify --fork phase0 Attestation --root 0x%064d ssz/attestation_epoch_proof.json",
              BK_CLI_PATH, 0);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 1);
     /* A multiproof round trip through verify. */
-    snprintf(cmd, sizeof cmd, "%s ssz proof Container:Attestation --path data.target.epoch --path signature "
-             "--path aggregation_bits.__len__ ssz/attestation.hex | %s ssz verify Container:Attestation -",
+    snprintf(cmd, sizeof cmd, "%s ssz proof phase0:Attestation --path data.target.epoch --path signature "
+             "--path aggregation_bits.__len__ ssz/attestation.hex | %s ssz verify --fork phase0 Attestation -",
              BK_CLI_PATH, BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);
 }
@@ -83,7 +83,7 @@ static void invalid_data_exits_65_with_path(void)
     char hex[600] = "0xe4000000";
     for (int i = 0; i < 224; i++) strcat(hex, "00");
     strcat(hex, "ff00");
-    snprintf(cmd, sizeof cmd, "%s ssz root Container:Attestation --hex %s", BK_CLI_PATH, hex);
+    snprintf(cmd, sizeof cmd, "%s ssz root phase0:Attestation --hex %s", BK_CLI_PATH, hex);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 65);
     CHECK(strstr(out, "at byte 229") != NULL);
     CHECK(strstr(out, "(.aggregation_bits)") != NULL);
@@ -106,7 +106,7 @@ static void usage_errors_exit_64(void)
     CHECK_EQ_INT(run(cmd, out, sizeof out), 64);
     snprintf(cmd, sizeof cmd, "%s ssz frobnicate uint8", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 64);
-    snprintf(cmd, sizeof cmd, "%s ssz proof Container:Attestation --path nope --hex 0x00", BK_CLI_PATH);
+    snprintf(cmd, sizeof cmd, "%s ssz proof phase0:Attestation --path nope --hex 0x00", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 64);
     snprintf(cmd, sizeof cmd, "%s ssz --help", BK_CLI_PATH);
     CHECK_EQ_INT(run(cmd, out, sizeof out), 0);

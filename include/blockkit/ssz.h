@@ -57,6 +57,9 @@ typedef struct bk_ssz_field {
     uint64_t offset;             /* container: position in the fixed part */
     size_t next_var;             /* container: index of the next variable-size
                                     field after this one (nfields when none) */
+    uint64_t chunk;              /* container: the field's chunk (leaf) index in
+                                    the data tree: its index, or for a
+                                    ProgressiveContainer its active-fields position */
 } bk_ssz_field;
 
 /* A built type: read-only, owned by its registry. */
@@ -80,7 +83,21 @@ struct bk_ssz_type {
                                     schedule of a small fixed-size type */
     const uint32_t *field_order; /* internal: container field indices sorted
                                     by name (NULL: lookups scan the fields) */
+    int progressive;             /* EIP-7916 ProgressiveList / ProgressiveByteList /
+                                    ProgressiveBitlist (kind LIST / BITLIST, length
+                                    = the 2^32 - 1 element cap), or an EIP-7495
+                                    ProgressiveContainer (kind CONTAINER) */
+    const uint8_t *active_fields;/* ProgressiveContainer: the active-fields
+                                    bitvector, bit i of byte i/8 (LSB first) */
+    uint32_t active_bits;        /* its length (<= 256; the last bit is set) */
 };
+
+/* The element (bit) cap of progressive lists and bitlists. */
+#define BK_SSZ_PROGRESSIVE_MAX UINT64_C(0xffffffff)
+/* A schema container whose first member is [BK_SSZ_ACTIVE_FIELDS_KEY,
+ * "ProgressiveContainer[1,0,1,...]"] is an EIP-7495 ProgressiveContainer;
+ * the members after it are its active fields in order. */
+#define BK_SSZ_ACTIVE_FIELDS_KEY "__active_fields__"
 
 typedef struct bk_ssz_registry bk_ssz_registry;
 
@@ -96,6 +113,22 @@ BK_API bk_status bk_ssz_registry_create(bk_ssz_registry **reg_out, const bk_allo
     BK_WARN_UNUSED;
 BK_API void bk_ssz_registry_free(bk_ssz_registry *reg);
 
+/* Consensus forks built in: phase0 .. the newest that @lodestar/types
+ * defines (scripts/gen-ssz-forks.mjs), in chain order. Their containers are
+ * named "fork:Name" ("deneb:BeaconState", "Container:electra:Attestation"). */
+BK_API size_t bk_ssz_fork_count(void);
+BK_API const char *bk_ssz_fork_name(size_t i);   /* NULL past the end */
+
+/* The fork whose containers bare names ("BeaconState") mean when the caller
+ * has not defined them; phase0 by default. BK_ERR_ARG for an unknown fork
+ * (the message lists the forks). */
+BK_API bk_status bk_ssz_registry_set_fork(bk_ssz_registry *reg, const char *fork, bk_error *err)
+    BK_WARN_UNUSED;
+/* "mainnet" (default) or "minimal": the preset of the fork containers'
+ * list and vector lengths. Must be chosen before a fork container is used. */
+BK_API bk_status bk_ssz_registry_set_preset(bk_ssz_registry *reg, const char *preset, bk_error *err)
+    BK_WARN_UNUSED;
+
 /* Add the container schemas of a JSON text {"Name": [["field","type"],...]}.
  * A name already defined is replaced for types built afterwards. Fields are
  * resolved when a container is first used. BK_ERR_TYPE (with the offset in
@@ -104,7 +137,11 @@ BK_API bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *j
                                              bk_error *err) BK_WARN_UNUSED;
 
 /* Build (or find) the type a type string names. "Container:Name" or a bare
- * "Name" name a container. *type_out is owned by reg. BK_ERR_TYPE for a
+ * "Name" name a container: the caller's schemas first, then the registry's
+ * fork (bk_ssz_registry_set_fork), then the ssz_generic test structs;
+ * "fork:Name" names a fork's container. Progressive types:
+ * ProgressiveList[T], ProgressiveByteList, ProgressiveBitlist (EIP-7916);
+ * ProgressiveContainer via a schema (BK_SSZ_ACTIVE_FIELDS_KEY, EIP-7495). *type_out is owned by reg. BK_ERR_TYPE for a
  * malformed or illegal type: Vector[T,0], Bitvector[0], Union[None],
  * None other than as option 0 of a Union, a Union of more than 128 options,
  * an unknown or recursive container, sizes beyond 2^62 bytes or depths beyond

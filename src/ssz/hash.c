@@ -486,10 +486,82 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
     return 1;
 }
 
+/* ---- progressive merkleization (EIP-7916, EIP-7495) ----
+ *
+ * merkleize_progressive(chunks, n=1) = zero chunk when chunks is empty, else
+ * hash(merkleize(chunks[:n], n), merkleize_progressive(chunks[n:], 4n)):
+ * subtrees of 1, 4, 16, ... leaves (depths 0, 2, 4, ...) hung off a right
+ * spine that ends in a zero chunk. The subtree roots are computed first,
+ * then folded from the end. */
+#define PROG_MAX_LEVELS 34  /* 2^64 chunks need at most 33 subtrees */
+
+/* Root of positions [lo, lo + 4^k) of a ProgressiveContainer's chunks:
+ * field roots at active positions, zero chunks elsewhere. */
+static bk_status prog_container_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len,
+                                        uint64_t lo, unsigned depth, uint8_t out[32], bk_error *err)
+{
+    uint64_t hi = lo + (UINT64_C(1) << depth);
+    if (hi > t->active_bits) hi = t->active_bits;
+    mz m;
+    bk_status st = mz_init(h, &m, depth, hi - lo, err);
+    if (st != BK_OK) return st;
+    size_t f = 0;
+    while (f < t->nfields && t->fields[f].chunk < lo) f++;
+    for (uint64_t pos = lo; pos < hi; pos++) {
+        uint8_t *slot = mz_slot(&m);
+        if (f < t->nfields && t->fields[f].chunk == pos) {
+            const uint8_t *p;
+            size_t n;
+            bk_ssz_elem_span(t, d, len, f, &p, &n);
+            st = root_of(h, t->fields[f].type, p, n, slot, err);
+            if (st != BK_OK) {
+                mz_release(h, &m);
+                return st;
+            }
+            f++;
+        } else {
+            memset(slot, 0, 32);
+        }
+        mz_commit(&m);
+    }
+    mz_finish(h, &m, out);
+    return BK_OK;
+}
+
+static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
+                           bk_error *err)
+{
+    int cont = t->kind == BK_SSZ_CONTAINER;
+    uint64_t total = cont ? t->active_bits : bk_ssz_chunks(t, d, len);
+    uint8_t roots[PROG_MAX_LEVELS][32];
+    unsigned k = 0;
+    for (uint64_t lo = 0, width = 1; lo < total; lo += width, width <<= 2, k++) {
+        bk_status st = cont ? prog_container_subtree(h, t, d, len, lo, 2 * k, roots[k], err)
+                            : bk_ssz_subtree(h, t, d, len, lo, 2 * k, roots[k], err);
+        if (st != BK_OK) return st;
+        if (width > UINT64_MAX / 4) {
+            k++;
+            break;
+        }
+    }
+    uint8_t acc[32] = {0};
+    while (k-- > 0) bk_ssz_hash_pair(acc, roots[k], acc);
+    if (cont) {
+        /* mix_in_active_fields: hash(root, the bitvector packed into one chunk). */
+        uint8_t bits[32] = {0};
+        memcpy(bits, t->active_fields, (t->active_bits + 7) / 8);
+        bk_ssz_hash_pair(out, acc, bits);
+    } else {
+        bk_ssz_mix_in_length(out, acc, bk_ssz_elem_count(t, d, len));
+    }
+    return BK_OK;
+}
+
 static bk_status root_of(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
                          bk_error *err)
 {
     bk_status pst;
+    if (t->progressive) return prog_root(h, t, d, len, out, err);
     if (t->plan && run_plan(h, t, d, len, out, &pst, err)) return pst;
     switch (t->kind) {
     case BK_SSZ_NONE:

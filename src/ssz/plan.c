@@ -83,6 +83,11 @@ static bk_ssz_pref build(builder *b, const bk_ssz_type *t, uint64_t off)
         leaf.len = (uint8_t)t->size;
         return leaf;
     }
+    if (t->progressive) {
+        /* A progressive tree is hashed by hash.c, never inlined in a plan. */
+        b->fail = 1;
+        return leaf;
+    }
     uint64_t n = t->chunk_count;
     bk_ssz_pref *refs = bk_alloc(b->alloc, (size_t)(n ? n : 1) * sizeof *refs);
     if (!refs) {

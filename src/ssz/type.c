@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "phase0_schema.inc"
+#include "forks_generated.inc"
+#include "generic_schema.inc"
 
 #define MAX_LENGTH (UINT64_C(1) << 56)   /* N and limits; keeps sizes in 64 bits */
 #define MAX_SIZE (UINT64_C(1) << 62)
@@ -19,6 +20,7 @@ typedef struct schema {
     const bk_sjson *fields;     /* array of [name, type] pairs */
     const bk_ssz_type *built;
     int building;
+    int builtin;                /* from the built-in tables, not the caller */
     struct schema *next;
 } schema;
 
@@ -33,7 +35,12 @@ struct bk_ssz_registry {
     schema *schemas;
     cache_entry *cache[CACHE_BUCKETS];
     bk_ssz_type basic[8];       /* uint8..uint256, bool, byte */
+    int preset;                 /* index into bk_ssz_fork_schemas */
+    int fork;                   /* the fork of unqualified container names */
+    uint32_t forks_loaded;      /* bit per fork whose table is in schemas */
 };
+
+static bk_status load_schema(bk_ssz_registry *reg, const char *json, size_t len, int builtin, bk_error *err);
 
 static void init_basic(bk_ssz_type *t, bk_ssz_kind k, uint32_t size, const char *name)
 {
@@ -57,7 +64,7 @@ bk_status bk_ssz_registry_create(bk_ssz_registry **reg_out, const bk_allocator *
     for (int i = 0; i < 6; i++) init_basic(&r->basic[i], BK_SSZ_UINT, 1u << i, names[i]);
     init_basic(&r->basic[6], BK_SSZ_BOOL, 1, "bool");
     init_basic(&r->basic[7], BK_SSZ_UINT, 1, "byte");
-    bk_status st = bk_ssz_registry_load_schema(r, bk_ssz_builtin_schema, sizeof bk_ssz_builtin_schema - 1, NULL);
+    bk_status st = load_schema(r, bk_ssz_builtin_schema, sizeof bk_ssz_builtin_schema - 1, 1, NULL);
     if (st != BK_OK) {
         bk_ssz_registry_free(r);
         return st;
@@ -125,7 +132,58 @@ static bk_status first_duplicate(const bk_allocator *alloc, const bk_sjson *f, s
     return BK_OK;
 }
 
+size_t bk_ssz_fork_count(void) { return BK_SSZ_N_FORKS; }
+
+const char *bk_ssz_fork_name(size_t i) { return i < BK_SSZ_N_FORKS ? bk_ssz_fork_names[i] : NULL; }
+
+static int fork_index(const char *name, size_t n)
+{
+    for (int i = 0; i < BK_SSZ_N_FORKS; i++)
+        if (strlen(bk_ssz_fork_names[i]) == n && memcmp(bk_ssz_fork_names[i], name, n) == 0) return i;
+    return -1;
+}
+
+bk_status bk_ssz_registry_set_fork(bk_ssz_registry *reg, const char *fork, bk_error *err)
+{
+    int i = fork ? fork_index(fork, strlen(fork)) : -1;
+    if (i < 0) {
+        char list[256];
+        size_t n = 0;
+        for (int k = 0; k < BK_SSZ_N_FORKS && n < sizeof list; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", bk_ssz_fork_names[k]);
+        return bk_error_set(err, BK_ERR_ARG, 0, "unknown fork '%s' (forks: %s)", fork ? fork : "(null)", list);
+    }
+    reg->fork = i;
+    memset(reg->cache, 0, sizeof reg->cache); /* unqualified names may now mean other types */
+    return BK_OK;
+}
+
+bk_status bk_ssz_registry_set_preset(bk_ssz_registry *reg, const char *preset, bk_error *err)
+{
+    int p = preset && !strcmp(preset, "mainnet") ? 0 : preset && !strcmp(preset, "minimal") ? 1 : -1;
+    if (p < 0) return bk_error_set(err, BK_ERR_ARG, 0, "unknown preset '%s' (mainnet, minimal)", preset ? preset : "(null)");
+    if (reg->forks_loaded && p != reg->preset)
+        return bk_error_set(err, BK_ERR_ARG, 0, "the preset must be chosen before fork containers are used");
+    reg->preset = p;
+    return BK_OK;
+}
+
+/* Make fork i's containers available (once per registry). */
+static bk_status need_fork(bk_ssz_registry *reg, int i, bk_error *err)
+{
+    if (reg->forks_loaded >> i & 1) return BK_OK;
+    bk_status st = load_schema(reg, bk_ssz_fork_schemas[reg->preset][i], bk_ssz_fork_schema_lens[reg->preset][i], 1, err);
+    if (st == BK_OK) reg->forks_loaded |= UINT32_C(1) << i;
+    return st;
+}
+
 bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, size_t len, bk_error *err)
+{
+    return load_schema(reg, json, len, 0, err);
+}
+
+/* builtin: the generated tables, whose names are fork-qualified ("fork:Name"). */
+static bk_status load_schema(bk_ssz_registry *reg, const char *json, size_t len, int builtin, bk_error *err)
 {
     bk_sjson *root;
     /* Syntax first, without allocating (nothing is kept from a bad text). */
@@ -144,7 +202,7 @@ bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, si
     for (const bk_sjson *c = root->child; c; c = c->next) {
         if (c->keylen == 0) return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: empty container name");
         for (size_t i = 0; i < c->keylen; i++)
-            if (!is_name_char(c->key[i]))
+            if (!is_name_char(c->key[i]) && !(builtin && c->key[i] == ':'))
                 return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: bad container name \"%s\"", c->key);
         if (c->kind != BK_SJSON_ARRAY)
             return bk_error_set(err, BK_ERR_TYPE, c->off, "schema: %s: fields must be an array", c->key);
@@ -171,6 +229,7 @@ bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, si
         if (!s) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         s->name = c->key;
         s->fields = c;
+        s->builtin = builtin;
         s->next = reg->schemas;
         reg->schemas = s;
     }
@@ -279,7 +338,46 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
         }
     }
     t->depth = ceil_log2(t->chunk_count);
-    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    t->plan = t->progressive ? NULL : bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    return BK_OK;
+}
+
+/* "ProgressiveContainer[1,0,1,...]": EIP-7495's active_fields, at most 256
+ * bits, the last one set, with exactly `nactive` ones (the fields that
+ * follow the marker in the schema). */
+static bk_status parse_active_fields(tparser *p, const char *cname, const char *str, uint8_t bits[32],
+                                     uint32_t *nbits, size_t nactive)
+{
+    tparser q = {p->reg, str, 0, 0, p->err};
+    if (!eat(&q, "ProgressiveContainer["))
+        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %s must be ProgressiveContainer[bits]", cname,
+                            BK_SSZ_ACTIVE_FIELDS_KEY);
+    uint32_t n = 0;
+    size_t ones = 0;
+    memset(bits, 0, 32);
+    for (;;) {
+        char c = q.s[q.pos];
+        if (c != '0' && c != '1')
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected 0 or 1", cname);
+        if (n == 256)
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: more than 256 active-field bits", cname);
+        if (c == '1') {
+            bits[n / 8] |= (uint8_t)(1u << (n % 8));
+            ones++;
+        }
+        n++;
+        q.pos++;
+        if (eat(&q, "]")) break;
+        if (!eat(&q, ","))
+            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected ',' or ']'", cname);
+    }
+    if (q.s[q.pos]) return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: text after the active fields", cname);
+    if (!(bits[(n - 1) / 8] >> ((n - 1) % 8) & 1))
+        return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: the last active-field bit must be 1", cname);
+    if (ones != nactive)
+        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %zu active-field bits set for %zu fields", cname,
+                            ones, nactive);
+    *nbits = n;
     return BK_OK;
 }
 
@@ -325,15 +423,38 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
     if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
     s->building = 1;
     bk_ssz_type *t = new_type(p, BK_SSZ_CONTAINER);
-    bk_ssz_field *fields = t ? bk_arena_alloc(&p->reg->arena, s->fields->n * sizeof *fields) : NULL;
+    const bk_sjson *first = s->fields->child;
+    size_t nf = s->fields->n;
+    uint8_t *active = NULL;
+    uint32_t nbits = 0;
     bk_status st = BK_OK;
+    if (t && strcmp(first->child->str, BK_SSZ_ACTIVE_FIELDS_KEY) == 0) {
+        /* EIP-7495 ProgressiveContainer: the marker, then the active fields. */
+        active = bk_arena_alloc(&p->reg->arena, 32);
+        if (!active) {
+            st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+            goto done;
+        }
+        st = parse_active_fields(p, s->name, first->child->next->str, active, &nbits, nf - 1);
+        if (st != BK_OK) goto done;
+        first = first->next;
+        nf--;
+        t->progressive = 1;
+        t->active_fields = active;
+        t->active_bits = nbits;
+    }
+    bk_ssz_field *fields = t ? bk_arena_alloc(&p->reg->arena, nf * sizeof *fields) : NULL;
     if (!fields) {
         st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
         goto done;
     }
     size_t i = 0;
     uint64_t fixed = 0;
-    for (const bk_sjson *f = s->fields->child; f; f = f->next, i++) {
+    uint32_t pos = 0;
+    for (const bk_sjson *f = first; f; f = f->next, i++) {
+        if (active)
+            while (!(active[pos / 8] >> (pos % 8) & 1)) pos++;
+        fields[i].chunk = active ? pos++ : i;
         tparser sub = {p->reg, f->child->next->str, 0, 0, p->err};
         st = parse_type(&sub, &fields[i].type, depth + 1, 0);
         if (st == BK_OK && sub.s[sub.pos]) st = terr(&sub, "text after the type", NULL);
@@ -354,29 +475,30 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
             goto done;
         }
     }
-    size_t next = s->fields->n;
-    for (size_t j = s->fields->n; j-- > 0;) {
+    size_t next = nf;
+    for (size_t j = nf; j-- > 0;) {
         fields[j].next_var = next;
         if (fields[j].type->is_variable) next = j;
     }
     t->fixed_any = !t->is_variable;
-    for (size_t j = 0; j < s->fields->n; j++)
+    for (size_t j = 0; j < nf; j++)
         if (!fields[j].type->fixed_any) t->fixed_any = 0;
     t->fields = fields;
-    t->nfields = s->fields->n;
+    t->nfields = nf;
     {
-        uint32_t *order = s->fields->n <= UINT32_MAX ? bk_arena_alloc(&p->reg->arena, s->fields->n * sizeof *order) : NULL;
+        uint32_t *order = nf <= UINT32_MAX ? bk_arena_alloc(&p->reg->arena, nf * sizeof *order) : NULL;
         if (order) {
-            for (size_t j = 0; j < s->fields->n; j++) order[j] = (uint32_t)j;
-            sort_fields(order, fields, s->fields->n);
+            for (size_t j = 0; j < nf; j++) order[j] = (uint32_t)j;
+            sort_fields(order, fields, nf);
             t->field_order = order;
         }
     }
     t->fixed_size = fixed;
-    t->chunk_count = t->nfields;
-    t->depth = ceil_log2(t->nfields);
+    t->chunk_count = active ? nbits : t->nfields;
+    t->depth = ceil_log2(t->chunk_count);
     t->name = s->name;
-    t->plan = bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
+    /* A progressive tree has no fixed shape for a plan (hash.c hashes it). */
+    t->plan = active ? NULL : bk_ssz_plan_build(&p->reg->arena, p->reg->arena.alloc, t);
     s->built = t;
     *out = t;
 done:
@@ -384,10 +506,10 @@ done:
     return st;
 }
 
-static schema *find_schema(bk_ssz_registry *reg, const char *name, size_t n)
+static schema *find_schema(bk_ssz_registry *reg, const char *name, size_t n, int builtin)
 {
     for (schema *s = reg->schemas; s; s = s->next)
-        if (strlen(s->name) == n && memcmp(s->name, name, n) == 0) return s;
+        if (s->builtin == builtin && strlen(s->name) == n && memcmp(s->name, name, n) == 0) return s;
     return NULL;
 }
 
@@ -411,6 +533,40 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
         if (!t) return BK_ERR_NOMEM;
         t->name = "None";
         t->is_variable = 0;
+        *out = t;
+        return BK_OK;
+    }
+    /* EIP-7916: no limit in the type; 2^32 - 1 elements (bits) at most, as
+     * offsets and @chainsafe/ssz cap them. */
+    int prog_bits = eat_word(p, "ProgressiveBitlist");
+    int prog_bytes = !prog_bits && eat_word(p, "ProgressiveByteList");
+    int prog_list = !prog_bits && !prog_bytes && eat(p, "ProgressiveList[");
+    if (prog_bits || prog_bytes || prog_list) {
+        bk_ssz_type *t = new_type(p, prog_bits ? BK_SSZ_BITLIST : BK_SSZ_LIST);
+        if (!t) return BK_ERR_NOMEM;
+        t->progressive = 1;
+        t->length = BK_SSZ_PROGRESSIVE_MAX;
+        /* An optional validation cap, ProgressiveList[T,N] / ProgressiveBitlist[N]
+         * / ProgressiveByteList[N]: the tree is the same, longer values are
+         * invalid (as @lodestar/types checks MAX_* of EIP-7688 lists). */
+        int capped = 0;
+        if (prog_list) {
+            bk_status st = parse_type(p, &t->elem, depth + 1, 0);
+            if (st != BK_OK) return st;
+            capped = eat(p, ",");
+        } else {
+            if (prog_bytes) t->elem = &p->reg->basic[7];
+            capped = eat(p, "[");
+        }
+        if (capped) {
+            bk_status st = parse_num(p, &t->length);
+            if (st != BK_OK) return st;
+            if (t->length > BK_SSZ_PROGRESSIVE_MAX) return terr(p, "progressive cap over 2^32 - 1", NULL);
+        }
+        if ((prog_list || capped) && !eat(p, "]")) return terr(p, "expected ']'", NULL);
+        if (t->elem == &p->reg->basic[7]) t->is_bytes = 1;
+        bk_status st = finish_seq(p, t);
+        if (st != BK_OK) return st;
         *out = t;
         return BK_OK;
     }
@@ -477,9 +633,32 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
         *out = &p->reg->basic[7];
         return BK_OK;
     }
-    schema *s = find_schema(p->reg, p->s + start, p->pos - start);
+    schema *s = NULL;
+    int fork = -1;
+    if (p->s[p->pos] == ':' && (fork = fork_index(p->s + start, p->pos - start)) >= 0) {
+        /* "fork:Name": that fork's container. */
+        p->pos++;
+        while (is_name_char(p->s[p->pos])) p->pos++;
+        bk_status st = need_fork(p->reg, fork, p->err);
+        if (st != BK_OK) return st;
+        s = find_schema(p->reg, p->s + start, p->pos - start, 1);
+    } else {
+        /* A bare name: the caller's schemas first, then the registry's fork
+         * (phase0 unless bk_ssz_registry_set_fork chose another), then the
+         * ssz_generic test structs. */
+        size_t n = p->pos - start;
+        s = find_schema(p->reg, p->s + start, n, 0);
+        if (!s && n < 64) {
+            char q[96];
+            snprintf(q, sizeof q, "%s:%.*s", bk_ssz_fork_names[p->reg->fork], (int)n, p->s + start);
+            bk_status st = need_fork(p->reg, p->reg->fork, p->err);
+            if (st != BK_OK) return st;
+            s = find_schema(p->reg, q, strlen(q), 1);
+        }
+        if (!s) s = find_schema(p->reg, p->s + start, n, 1);
+    }
     if (!s) {
-        char name[64];
+        char name[96];
         snprintf(name, sizeof name, "%.*s", (int)(p->pos - start), p->s + start);
         p->pos = start;
         return terr(p, "unknown container", name);
@@ -543,6 +722,19 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
     case BK_SSZ_CONTAINER: PUT("Container:"); PUT(t->name); break;
     case BK_SSZ_VECTOR:
     case BK_SSZ_LIST:
+        if (t->progressive) {
+            int capped = t->length != BK_SSZ_PROGRESSIVE_MAX;
+            snprintf(tmp, sizeof tmp, capped ? "%s%llu]" : "]", t->is_bytes ? "[" : ",", (unsigned long long)t->length);
+            if (t->is_bytes) {
+                PUT("ProgressiveByteList");
+                if (capped) PUT(tmp);
+            } else {
+                PUT("ProgressiveList[");
+                PUTSUB(t->elem);
+                PUT(tmp);
+            }
+            break;
+        }
         if (t->is_bytes) PUT(t->kind == BK_SSZ_VECTOR ? "ByteVector[" : "ByteList[");
         else {
             PUT(t->kind == BK_SSZ_VECTOR ? "Vector[" : "List[");
@@ -554,6 +746,14 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
         break;
     case BK_SSZ_BITVECTOR:
     case BK_SSZ_BITLIST:
+        if (t->progressive) {
+            PUT("ProgressiveBitlist");
+            if (t->length != BK_SSZ_PROGRESSIVE_MAX) {
+                snprintf(tmp, sizeof tmp, "[%llu]", (unsigned long long)t->length);
+                PUT(tmp);
+            }
+            break;
+        }
         snprintf(tmp, sizeof tmp, "%s[%llu]", t->kind == BK_SSZ_BITVECTOR ? "Bitvector" : "Bitlist",
                  (unsigned long long)t->length);
         PUT(tmp);
