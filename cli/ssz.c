@@ -10,21 +10,13 @@
 static const char *CMD = "ssz";
 
 /* Write the whole answer to standard output and flush it: 0, or exit 74
- * naming the error (a full disk, a closed descriptor). A reader that went
- * away (EPIPE: `| head`) is not an error: 0, and nothing more is written. */
+ * naming the error (a full disk, a closed descriptor); a reader that went
+ * away (EPIPE: `| head`) is not an error. The shared output checks (cli.h)
+ * report once, also for what main flushes after the command. */
 static int emit(const void *p, size_t n)
 {
-    static int pipe_closed;
-    if (pipe_closed) return BK_EXIT_OK;
-    errno = 0;
-    if ((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout) != 0) {
-        if (errno == EPIPE) {
-            pipe_closed = 1;
-            return BK_EXIT_OK;
-        }
-        return bk_cli_fail(CMD, BK_EXIT_IO, "standard output: %s", errno ? strerror(errno) : "write error");
-    }
-    return BK_EXIT_OK;
+    int rc = bk_cli_output_write(CMD, stdout, NULL, p, n);
+    return rc ? rc : bk_cli_output_flush(CMD, stdout, NULL);
 }
 
 static int usage(FILE *f)
