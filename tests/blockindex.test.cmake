@@ -6,7 +6,7 @@ set(BK_RT_DATA ${CMAKE_SOURCE_DIR}/tests/data/regtest)
 # scan of the whole chain from the index equals Core's getblock, line for line.
 foreach(v 1 3)
   add_test(NAME blockindex_scan_v${v}
-    COMMAND sh -c "$<TARGET_FILE:blockkit> scan --datadir ${BK_RT}/full --chain regtest --verbosity ${v} --core-compat 28 -j2 -o ${CMAKE_BINARY_DIR}/blockindex_scan_v${v}.out 2>/dev/null && zstd -dcq ${BK_RT_DATA}/core_getblock_v${v}.ndjson.zst | cmp - ${CMAKE_BINARY_DIR}/blockindex_scan_v${v}.out")
+    COMMAND sh -c "$<TARGET_FILE:blockkit> scan --datadir ${BK_RT}/full --chain regtest --verbosity ${v} --core-compat 28 -j2 --force -o ${CMAKE_BINARY_DIR}/blockindex_scan_v${v}.out 2>/dev/null && zstd -dcq ${BK_RT_DATA}/core_getblock_v${v}.ndjson.zst | cmp - ${CMAKE_BINARY_DIR}/blockindex_scan_v${v}.out")
 endforeach()
 # The source used is named on stderr.
 add_test(NAME blockindex_scan_source_line
@@ -16,7 +16,7 @@ set_tests_properties(blockindex_scan_source_line PROPERTIES
 # Pruned copy: heights 448.. exactly as on the full node, the pruned range
 # skipped with one line; --start inside it is an error naming 448.
 add_test(NAME blockindex_scan_pruned
-  COMMAND sh -c "$<TARGET_FILE:blockkit> scan --datadir ${BK_RT}/pruned --chain regtest --verbosity 1 --core-compat 28 -o ${CMAKE_BINARY_DIR}/blockindex_scan_pruned.out 2>/dev/null && zstd -dcq ${BK_RT_DATA}/core_getblock_v1.ndjson.zst | tail -n +449 | cmp - ${CMAKE_BINARY_DIR}/blockindex_scan_pruned.out")
+  COMMAND sh -c "$<TARGET_FILE:blockkit> scan --datadir ${BK_RT}/pruned --chain regtest --verbosity 1 --core-compat 28 --force -o ${CMAKE_BINARY_DIR}/blockindex_scan_pruned.out 2>/dev/null && zstd -dcq ${BK_RT_DATA}/core_getblock_v1.ndjson.zst | tail -n +449 | cmp - ${CMAKE_BINARY_DIR}/blockindex_scan_pruned.out")
 add_test(NAME blockindex_scan_pruned_note
   COMMAND sh -c "$<TARGET_FILE:blockkit> scan --datadir ${BK_RT}/pruned --chain regtest --end 450 2>&1 >/dev/null")
 set_tests_properties(blockindex_scan_pruned_note PROPERTIES
