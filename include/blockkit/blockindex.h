@@ -148,7 +148,7 @@ BK_API void bk_deobfuscate(uint8_t *buf, size_t len, const uint8_t *key, size_t 
  * (through a private snapshot under tmpdir, NULL = $TMPDIR or /tmp): 'B'
  * de-obfuscated, or when absent the new head of 'H' (an interrupted
  * flush). BK_ERR_NOT_FOUND when neither is there (or no such directory). */
-BK_API bk_status bk_chainstate_best_block(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32],
+BK_API bk_status bk_chainstate_tip(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32],
                                           bk_error *err) BK_WARN_UNUSED;
 
 /* ---- the chain from the index ---- */

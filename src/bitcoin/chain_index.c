@@ -835,7 +835,7 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     return BK_OK;
 }
 
-bk_status bk_chainstate_best_block(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32], bk_error *err)
+bk_status bk_chainstate_tip(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32], bk_error *err)
 {
     bk_ldb *db = NULL;
     bk_status st = bk_ldb_open(chainstate_dir, tmpdir, &db, err);
@@ -967,7 +967,7 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         uint8_t best[32];
         bk_error e2;
         bk_error_clear(&e2);
-        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
+        bk_status cst = bk_chainstate_tip(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
         if (cst == BK_OK) {
             c->tip = table_find(c, best);
             if (c->tip == BK_CHAIN_NONE) {
