@@ -120,6 +120,11 @@ static int chain_main(int argc, char **argv)
         if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         snprintf(path, cap, "%s/%sblocks", datadir, subdir[net]);
         blocksdir = path;
+        int drc = bk_cli_check_datadir(cmd, datadir, path, net);
+        if (drc) {
+            free(path);
+            return drc;
+        }
     }
     bk_blocksdir d;
     bk_chain c;

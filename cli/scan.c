@@ -265,6 +265,11 @@ static int scan_main(int argc, char **argv)
         if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         snprintf(path, cap, "%s/%sblocks", datadir, subdir[o.net]);
         blocksdir = path;
+        int drc = bk_cli_check_datadir(cmd, datadir, path, o.net);
+        if (drc) {
+            free(path);
+            return drc;
+        }
     }
     o.blocksdir = blocksdir;
 

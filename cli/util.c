@@ -402,3 +402,26 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
                            "directory); see --orphans to render them by their BIP34 height", c->n_entries, d->path);
     return 0;
 }
+
+int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net)
+{
+    struct stat st;
+    if (stat(blocks_path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    static const char *const sub[] = {"blocks", "testnet3/blocks", "testnet4/blocks", "signet/blocks",
+                                      "regtest/blocks"};
+    static const char *const name[] = {"main", "testnet3", "testnet4", "signet", "regtest"};
+    char found[128] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < 5; i++)
+        if (is_dir(datadir, sub[i])) {
+            n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? ", " : "", name[i]);
+            if (n >= sizeof found) n = sizeof found - 1;
+        }
+    if (found[0])
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                           "%s: no such directory: %s holds the blocks of %s, not of %s: use --chain %s%s", blocks_path,
+                           datadir, found, bk_network_get(net)->name, strchr(found, ',') ? "NAME, one of " : "",
+                           found);
+    return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory (is %s a Bitcoin Core datadir?)", blocks_path,
+                       datadir);
+}
