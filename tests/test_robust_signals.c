@@ -233,6 +233,32 @@ static void build_signal(const char *cmd, int sig)
     CHECK(contains(errp, "interrupted while building the chain"));
 }
 
+/* A blk file with an 8 GiB pre-allocated (sparse) zero tail: reading the
+ * tail takes seconds, and a signal stops that too. */
+static void test_build_sigint_zero_tail(void)
+{
+    char dir[600], cmd[4096], errp[600];
+    snprintf(dir, sizeof dir, "%s/tail", root);
+    snprintf(errp, sizeof errp, "%s/tail.err", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s/blk00000.dat %s/xor.dat %s/ && truncate -s 8G %s/blk00000.dat", dir,
+             rt, rt, dir, dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    const char *args[] = {"chain", "--blocksdir", dir, "--chain", "regtest", NULL};
+    pid_t pid = spawn(args, NULL, errp);
+    sleep_ms(300);
+    int running = waitpid(pid, NULL, WNOHANG) == 0;
+    double t0 = now();
+    kill(pid, SIGINT);
+    int st = wait_status(pid, 30);
+    double dt = now() - t0;
+    fprintf(stderr, "  SIGINT while reading an 8 GiB zero tail: status %d after %.3f s\n", st, dt);
+    CHECK(running);
+    CHECK_EQ_INT(st, 128 + SIGINT);
+    CHECK(dt < 1.0);
+    snprintf(cmd, sizeof cmd, "%s/blk00000.dat", dir);
+    unlink(cmd);
+}
+
 static void test_build_sigint(void) { build_signal("scan", SIGINT); }
 static void test_build_sigterm(void) { build_signal("scan", SIGTERM); }
 static void test_build_sighup(void) { build_signal("scan", SIGHUP); }
@@ -342,6 +368,7 @@ int main(void)
     RUN(test_build_sigterm);
     RUN(test_build_sighup);
     RUN(test_build_chain_sigterm);
+    RUN(test_build_sigint_zero_tail);
     RUN(test_resume_after_sigkill);
     RUN(test_resume_partial_and_refusals);
     free(ref);

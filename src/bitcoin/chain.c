@@ -224,6 +224,7 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig
     hb.n = 0;
     size_t first_entry = c->n_entries;
     bk_record_iter_init(&it, f);
+    it.cancel = cancel;
     while (bk_record_next(&it, &rec)) {
         /* A record costs two small reads: polling every 1024 is well
          * under a millisecond apart. */
@@ -268,6 +269,7 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig
         if (hb.n == HASH_BATCH) hash_flush(c, &hb);
     }
     hash_flush(c, &hb);
+    if (cancelled(cancel)) return BK_ERR_CANCELLED; /* (also ends a long zero-tail check early) */
     /* A crash while Core writes a block leaves its record framed but cut
      * short, the rest of the pre-allocated chunk zero: the header is
      * there, the block is not. Only a file's last record can be in that
@@ -691,6 +693,7 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
     bk_record_iter it;
     bk_record rec;
     bk_record_iter_init(&it, rf);
+    it.cancel = cancel;
     while (bk_record_next(&it, &rec)) {
         /* Every record (its tries poll too: pair_ctx.cancel). */
         if (cancelled(cancel)) return BK_ERR_CANCELLED;
@@ -700,6 +703,7 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
             c->n_undo_unpaired++;
         }
     }
+    if (cancelled(cancel)) return BK_ERR_CANCELLED;
     return add_file_report(c, rf, &it);
 }
 
