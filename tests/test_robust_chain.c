@@ -106,7 +106,7 @@ static bk_status build(bk_chain *c, tbuf *blk, tbuf *rev, const bk_chain_opts *o
     return bk_chain_build_files_opts(c, BK_NET_REGTEST, &bf, 1, &rf, 1, o, NULL, &err);
 }
 
-#define N 3000
+#define N 4000
 
 static volatile int sink;
 
@@ -131,8 +131,9 @@ static double one_checksum_per_record(const tbuf *rev)
 /* 02-chain-undo-pairing-quadratic: the repro's input (N chained blocks,
  * N records with wrong checksums). Before: every record was checked against
  * every same-shape block, N x N checksums (16000 blocks: 60 s). Now at most
- * 64 per record: the build costs under 500 checksums per record (it was
- * N = 3000), measured against hashing each record once. */
+ * 64 per record: the build costs under 1200 checksums per record (about
+ * 250 on a loaded machine; the quadratic code: N = 4000), measured against
+ * hashing each record once. */
 static void test_pairing_wrong_checksums_linear(void)
 {
     tbuf blk = {0}, rev = {0};
@@ -150,7 +151,7 @@ static void test_pairing_wrong_checksums_linear(void)
     if (now() - t0 < dt) dt = now() - t0;
     fprintf(stderr, "  N=%d chained blocks, %d unpairable records: %.3f s = %.0f x one checksum per record\n", N,
             N, dt, dt / unit);
-    CHECK(dt / unit < 500);
+    CHECK(dt / unit < 1200);
     CHECK(dt < 20.0);
     CHECK_EQ_INT(c.n_active, N);
     CHECK_EQ_INT(c.n_undo_records, N);
@@ -208,12 +209,14 @@ static void test_pairing_siblings_bounded(void)
 }
 
 static volatile sig_atomic_t cancel_flag;
+static double cancel_set_at;
 
 static void *set_cancel_later(void *arg)
 {
     (void)arg;
     struct timespec d = {0, 50 * 1000 * 1000};
     nanosleep(&d, NULL);
+    cancel_set_at = now();
     cancel_flag = 1;
     return NULL;
 }
@@ -248,14 +251,14 @@ static void test_cancel(void)
     cancel_flag = 0;
     pthread_t th;
     pthread_create(&th, NULL, set_cancel_later, NULL);
-    double t0 = now();
     bk_error err;
     bk_status st = bk_chain_build_files_opts(&c, BK_NET_REGTEST, bf, FILES, rf, FILES, &o, NULL, &err);
-    double dt = now() - t0;
+    double t_end = now();
     pthread_join(th, NULL);
-    fprintf(stderr, "  cancelled after %.3f s (flag set at 0.05 s)\n", dt);
+    double dt = t_end - cancel_set_at;
+    fprintf(stderr, "  cancelled %.3f s after the flag was set\n", dt);
     CHECK_EQ_INT(st, BK_ERR_CANCELLED);
-    CHECK(dt < 1.05);
+    CHECK(dt < 1.0);
     CHECK(strstr(err.msg, "cancelled") != NULL);
     free(bf);
     free(rf);
