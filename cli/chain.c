@@ -7,6 +7,7 @@
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static void on_stop_signal(int sig)
     chain_stop = sig;
 }
 
-static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag0)
+static int print_entry(bk_cli_lines *out, const bk_chain_entry *e, const char *tag0)
 {
     char tagbuf[64];
     snprintf(tagbuf, sizeof tagbuf, "%s%s", e->no_data ? ",\"data\":false" : "", tag0);
@@ -88,7 +89,7 @@ static int print_entry(FILE *out, const bk_chain_entry *e, const char *tag0)
                      hash, prev, e->time, e->n_tx, e->file, (unsigned long long)e->offset,
                      e->has_undo ? "true" : "false", tag);
     }
-    return bk_cli_write_all(out, line, (size_t)n);
+    return bk_cli_lines_put(out, line, (size_t)n) ? BK_EXIT_IO : 0;
 }
 
 static int chain_main(int argc, char **argv)
@@ -147,14 +148,21 @@ static int chain_main(int argc, char **argv)
         for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
         return rc;
     }
+    /* Whole lines only, whatever happens to the output. */
+    bk_cli_lines out;
+    bk_cli_lines_init(&out, stdout);
     for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK && !chain_stop; h++)
-        rc = print_entry(stdout, &c.entries[c.active[h]], "");
+        rc = print_entry(&out, &c.entries[c.active[h]], "");
     for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
-        if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(stdout, &c.entries[k], ",\"stale\":true");
+        if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(&out, &c.entries[k], ",\"stale\":true");
     for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
-        if (c.entries[k].height < 0) rc = print_entry(stdout, &c.entries[k], ",\"orphan\":true");
-    if (rc != BK_EXIT_OK) rc = bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
+        if (c.entries[k].height < 0) rc = print_entry(&out, &c.entries[k], ",\"orphan\":true");
+    if (rc == BK_EXIT_OK && bk_cli_lines_flush(&out) != 0) rc = BK_EXIT_IO;
+    if (rc != BK_EXIT_OK)
+        rc = out.err == ENOMEM ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
+                               : bk_cli_output_error(cmd, stdout, NULL, out.err);
     else rc = bk_cli_output_flush(cmd, stdout, NULL);
+    bk_cli_lines_free(&out);
     if (rc == BK_EXIT_OK && chain_stop && !bk_cli_pipe_closed)
         rc = bk_cli_fail(cmd, 128 + (int)chain_stop, "interrupted; the lines written are complete");
     for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);

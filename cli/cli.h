@@ -100,6 +100,26 @@ int bk_cli_output_flush(const char *cmd, FILE *f, const char *path);
  * or bk_cli_output_error's result; f is closed either way. */
 int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_stdout);
 
+/* Whole lines to an output, never a partial one: lines are gathered in a
+ * buffer and written with write(2) on the descriptor; a write that fails
+ * part way to a regular file is cut back to the last complete line. Used
+ * by `chain` (scan's emitter does the same per block). */
+typedef struct bk_cli_lines {
+    FILE *f;
+    int fd;
+    int regular;
+    char *buf;
+    size_t len, cap;
+    int err;      /* errno of the failed write (0: none) */
+} bk_cli_lines;
+
+void bk_cli_lines_init(bk_cli_lines *w, FILE *f);
+/* Append one complete line; 0, or -1 after a write error (w->err). */
+int bk_cli_lines_put(bk_cli_lines *w, const char *line, size_t n);
+/* Write what is gathered; 0 or -1 (w->err). */
+int bk_cli_lines_flush(bk_cli_lines *w);
+void bk_cli_lines_free(bk_cli_lines *w);
+
 /* ---- blocks directories ---- */
 
 #include <blockkit/chain.h>
@@ -112,5 +132,10 @@ int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_st
  * --orphans") or 65 (the files hold another network's records: its magic and
  * `--chain` name; or no records at all). */
 int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c, int orphans_ok);
+
+/* --datadir DIR for network net: 0 when its blocks directory (blocks_path)
+ * exists, else 66 after a message naming the chains whose blocks DIR does
+ * hold ("DIR holds regtest/blocks: use --chain regtest"). */
+int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net);
 
 #endif

@@ -1,8 +1,8 @@
 /* The engine of `blockkit scan` (see scan_engine.h and docs/scan.md).
  *
- * 1. The chain: bk_chain_build over the blocks directory (every blk header,
- *    rev records paired with their blocks; files mapped read-only one at a
- *    time, never locked or written).
+ * 1. The chain: bk_chain_build_opts over the blocks directory (every blk
+ *    header, rev records paired with their blocks; files read with pread
+ *    one at a time, never mapped, locked or written; cancelled by *stop).
  * 2. The jobs: best-chain entries from --start to --end (then, with
  *    --orphans, disconnected blocks ordered by their BIP34 height). At
  *    verbosity >= 2 the list stops before the first block that needs undo
@@ -12,8 +12,9 @@
  *    but the read-only chain, and after the largest block nothing is
  *    allocated. Block and undo bytes are read with pread() into the
  *    worker's buffers (de-obfuscated there with xor.dat's key), so memory
- *    does not grow with the files mapped.
- * 4. The emit: one fwrite per block, in job order, on the calling thread. */
+ *    does not grow with the files read.
+ * 4. The emit: one write(2) per block, in job order, on the calling thread
+ *    (write_line: a line cut short by an error is truncated away). */
 #define _POSIX_C_SOURCE 200809L
 #include "scan_engine.h"
 

@@ -37,7 +37,8 @@ int bk_cli_source_blocksdir(const char *cmd, bk_cli_source *s, bk_network net)
     if (!s->owned_) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
     snprintf(s->owned_, cap, "%s/%sblocks", s->datadir, sub);
     s->blocksdir = s->owned_;
-    return 0;
+    /* A missing chain directory names the chains the datadir does hold. */
+    return bk_cli_check_datadir(cmd, s->datadir, s->owned_, net);
 }
 
 static int is_dir(const char *p)

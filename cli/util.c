@@ -240,6 +240,89 @@ int bk_cli_output_close(const char *cmd, FILE *f, const char *path, int close_st
     return rc;
 }
 
+/* ---- whole lines ---- */
+
+void bk_cli_lines_init(bk_cli_lines *w, FILE *f)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->fd = -1;
+    struct stat st;
+    if (fflush(f) == 0) {
+        w->fd = fileno(f);
+        w->regular = w->fd >= 0 && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode);
+    }
+}
+
+int bk_cli_lines_flush(bk_cli_lines *w)
+{
+    if (w->err) return -1;
+    if (bk_cli_pipe_closed) {
+        w->len = 0;
+        return 0;
+    }
+    if (w->fd < 0) {
+        if (bk_cli_write_all(w->f, w->buf, w->len) != 0) w->err = bk_cli_write_errno;
+        w->len = 0;
+        return w->err ? -1 : 0;
+    }
+    size_t done = 0;
+    while (done < w->len) {
+        ssize_t r = write(w->fd, w->buf + done, w->len - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            w->err = r < 0 ? errno : EIO;
+            bk_cli_write_errno = w->err;
+            if (bk_cli_output_gone(w->f, w->err)) {
+                bk_cli_pipe_closed = 1;
+                w->err = 0;
+                w->len = 0;
+                return 0;
+            }
+            /* Cut back to the end of the last complete line written. */
+            size_t whole = done;
+            while (whole > 0 && w->buf[whole - 1] != '\n') whole--;
+            if (w->regular && done > whole) {
+                off_t pos = lseek(w->fd, 0, SEEK_CUR);
+                off_t cut = pos - (off_t)(done - whole);
+                if (pos >= 0 && cut >= 0 && ftruncate(w->fd, cut) == 0) (void)lseek(w->fd, cut, SEEK_SET);
+            }
+            return -1;
+        }
+        done += (size_t)r;
+    }
+    w->len = 0;
+    return 0;
+}
+
+int bk_cli_lines_put(bk_cli_lines *w, const char *line, size_t n)
+{
+    if (w->err) return -1;
+    if (bk_cli_pipe_closed) return 0;
+    if (w->len + n > w->cap) {
+        if (w->len && bk_cli_lines_flush(w) != 0) return -1;
+        if (n > w->cap) {
+            size_t nc = n > 65536 ? n : 65536;
+            char *nb = realloc(w->buf, nc);
+            if (!nb) {
+                w->err = ENOMEM;
+                return -1;
+            }
+            w->buf = nb;
+            w->cap = nc;
+        }
+    }
+    memcpy(w->buf + w->len, line, n);
+    w->len += n;
+    return 0;
+}
+
+void bk_cli_lines_free(bk_cli_lines *w)
+{
+    free(w->buf);
+    memset(w, 0, sizeof *w);
+}
+
 /* ---- blocks directories ---- */
 
 static int is_dir(const char *base, const char *sub)
@@ -318,4 +401,27 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
                            "no genesis: %zu block(s) in %s, none connected to a genesis block (a pruned or partial "
                            "directory); see --orphans to render them by their BIP34 height", c->n_entries, d->path);
     return 0;
+}
+
+int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net)
+{
+    struct stat st;
+    if (stat(blocks_path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    static const char *const sub[] = {"blocks", "testnet3/blocks", "testnet4/blocks", "signet/blocks",
+                                      "regtest/blocks"};
+    static const char *const name[] = {"main", "testnet3", "testnet4", "signet", "regtest"};
+    char found[128] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < 5; i++)
+        if (is_dir(datadir, sub[i])) {
+            n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? ", " : "", name[i]);
+            if (n >= sizeof found) n = sizeof found - 1;
+        }
+    if (found[0])
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                           "%s: no such directory: %s holds the blocks of %s, not of %s: use --chain %s%s", blocks_path,
+                           datadir, found, bk_network_get(net)->name, strchr(found, ',') ? "NAME, one of " : "",
+                           found);
+    return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory (is %s a Bitcoin Core datadir?)", blocks_path,
+                       datadir);
 }

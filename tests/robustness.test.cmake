@@ -14,3 +14,6 @@ foreach(script ${BK_ROBUST_SCRIPTS})
     FIXTURES_REQUIRED regtest TIMEOUT 120
     ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;SAMPLE=${CMAKE_SOURCE_DIR}/data/sample_blocksdir;REGTEST=${CMAKE_BINARY_DIR}/regtest;BK_SANITIZE=${BK_ROBUST_SAN};BK_HELPERS=$<TARGET_FILE_DIR:blockkit>")
 endforeach()
+# Signals during the render and the chain build, and scan --resume, on Core's
+# regtest blocks (tests/test_robust_signals.c).
+set_tests_properties(test_robust_signals PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 120)

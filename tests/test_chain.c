@@ -673,7 +673,7 @@ static void test_cli_regtest_datadir(void)
     }
     /* Main network on the same directory: no blocks found there. */
     snprintf(args, sizeof args, "chain --datadir %s", dir);
-    CHECK_EQ_INT(run_cli(args, &out), 74); /* DIR/blocks does not exist */
+    CHECK_EQ_INT(run_cli(args, &out), 66); /* DIR/blocks does not exist; DIR holds regtest/blocks */
     /* --blocksdir with the wrong chain: nothing matches the magic, which is
      * an error naming the network the files belong to
      * (13-wrong-network-or-garbage-dir-silent-success). */

@@ -106,11 +106,34 @@ static bk_status build(bk_chain *c, tbuf *blk, tbuf *rev, const bk_chain_opts *o
     return bk_chain_build_files_opts(c, BK_NET_REGTEST, &bf, 1, &rf, 1, o, NULL, &err);
 }
 
-#define N 16000
+#define N 4000
+
+static volatile int sink;
+
+/* One checksum per record: the unit of pairing work, timed in this process
+ * (so the ratio below holds on a slow machine or in a sanitizer build). */
+static double one_checksum_per_record(const tbuf *rev)
+{
+    double best = 1e9;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+        for (int k = 0; k < 4; k++)
+            for (size_t pos = 0; pos + 42 <= rev->n; pos += 42) {
+                static const uint8_t parent[32];
+                sink += bk_undo_checksum_verify(rev->p + pos + 8, 2, parent, rev->p + pos + 10, NULL) == BK_OK;
+            }
+        double dt = (now() - t0) / 4;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
 
 /* 02-chain-undo-pairing-quadratic: the repro's input (N chained blocks,
- * N records with wrong checksums). Before: N x N checksums (60 s). Bound:
- * 64 checksums per record, so well under 10 s even in an ASan build. */
+ * N records with wrong checksums). Before: every record was checked against
+ * every same-shape block, N x N checksums (16000 blocks: 60 s). Now at most
+ * 64 per record: the build costs under 1200 checksums per record (about
+ * 250 on a loaded machine; the quadratic code: N = 4000), measured against
+ * hashing each record once. */
 static void test_pairing_wrong_checksums_linear(void)
 {
     tbuf blk = {0}, rev = {0};
@@ -118,11 +141,18 @@ static void test_pairing_wrong_checksums_linear(void)
     make_blk(&blk, N, 0, prevs);
     make_rev(&rev, N, prevs, 0);
     bk_chain c;
+    double unit = one_checksum_per_record(&rev);
     double t0 = now();
     CHECK_EQ_INT(build(&c, &blk, &rev, NULL), BK_OK);
     double dt = now() - t0;
-    fprintf(stderr, "  N=%d chained blocks, %d unpairable records: %.2f s\n", N, N, dt);
-    CHECK(dt < 10.0);
+    bk_chain_free(&c);
+    t0 = now(); /* the faster of two runs: less noise from a loaded machine */
+    CHECK_EQ_INT(build(&c, &blk, &rev, NULL), BK_OK);
+    if (now() - t0 < dt) dt = now() - t0;
+    fprintf(stderr, "  N=%d chained blocks, %d unpairable records: %.3f s = %.0f x one checksum per record\n", N,
+            N, dt, dt / unit);
+    CHECK(dt / unit < 1200);
+    CHECK(dt < 20.0);
     CHECK_EQ_INT(c.n_active, N);
     CHECK_EQ_INT(c.n_undo_records, N);
     CHECK_EQ_INT(c.n_undo_paired, 0);
@@ -138,8 +168,8 @@ static void test_pairing_wrong_checksums_linear(void)
     t0 = now();
     CHECK_EQ_INT(build(&c, &blk, &rev1, NULL), BK_OK);
     dt = now() - t0;
-    fprintf(stderr, "  N=%d good records: %.2f s\n", N, dt);
-    CHECK(dt < 10.0);
+    fprintf(stderr, "  N=%d good records: %.3f s\n", N, dt);
+    CHECK(dt < 20.0);
     CHECK_EQ_INT(c.n_undo_paired, N - 1);
     int all = 1;
     for (size_t h = 1; h < c.n_active; h++) {
@@ -167,8 +197,8 @@ static void test_pairing_siblings_bounded(void)
     double t0 = now();
     CHECK_EQ_INT(build(&c, &blk, &rev, NULL), BK_OK);
     double dt = now() - t0;
-    fprintf(stderr, "  N=%d same-parent siblings with valid records: %.2f s\n", N, dt);
-    CHECK(dt < 10.0);
+    fprintf(stderr, "  N=%d same-parent siblings with valid records: %.3f s\n", N, dt);
+    CHECK(dt < 20.0);
     CHECK_EQ_INT(c.n_orphans, N);
     CHECK_EQ_INT(c.n_undo_records, N);
     CHECK_EQ_INT(c.n_undo_paired + c.n_undo_unpaired, N);
@@ -179,12 +209,14 @@ static void test_pairing_siblings_bounded(void)
 }
 
 static volatile sig_atomic_t cancel_flag;
+static double cancel_set_at;
 
 static void *set_cancel_later(void *arg)
 {
     (void)arg;
     struct timespec d = {0, 50 * 1000 * 1000};
     nanosleep(&d, NULL);
+    cancel_set_at = now();
     cancel_flag = 1;
     return NULL;
 }
@@ -207,7 +239,7 @@ static void test_cancel(void)
     CHECK_EQ_INT(build(&c, &blk, &rev, &o), BK_OK);
     bk_chain_free(&c);
     /* A build made slow by many files: the flag set 50 ms in stops it within a second. */
-    enum { FILES = 40 };
+    enum { FILES = 200 };
     bk_blockfile *bf = calloc(FILES, sizeof *bf), *rf = calloc(FILES, sizeof *rf);
     for (int i = 0; i < FILES; i++) {
         bk_blockfile_init_mem(&bf[i], blk.p, blk.n, BK_FILE_BLK, BK_NET_REGTEST, NULL);
@@ -219,14 +251,14 @@ static void test_cancel(void)
     cancel_flag = 0;
     pthread_t th;
     pthread_create(&th, NULL, set_cancel_later, NULL);
-    double t0 = now();
     bk_error err;
     bk_status st = bk_chain_build_files_opts(&c, BK_NET_REGTEST, bf, FILES, rf, FILES, &o, NULL, &err);
-    double dt = now() - t0;
+    double t_end = now();
     pthread_join(th, NULL);
-    fprintf(stderr, "  cancelled after %.3f s (flag set at 0.05 s)\n", dt);
+    double dt = t_end - cancel_set_at;
+    fprintf(stderr, "  cancelled %.3f s after the flag was set\n", dt);
     CHECK_EQ_INT(st, BK_ERR_CANCELLED);
-    CHECK(dt < 1.05);
+    CHECK(dt < 1.0);
     CHECK(strstr(err.msg, "cancelled") != NULL);
     free(bf);
     free(rf);

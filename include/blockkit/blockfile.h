@@ -23,6 +23,8 @@
 #include <blockkit/alloc.h>
 #include <blockkit/network.h>
 
+#include <signal.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -117,6 +119,10 @@ typedef struct bk_record_iter {
     bk_file_end end;        /* why the iteration stopped (after next() returned 0) */
     uint64_t end_offset;    /* where: the offset of the first byte not in a record */
     uint64_t count;         /* records returned so far */
+    /* Optional (NULL after init): once *cancel is non-zero, the zero-tail
+     * check of a long pre-allocated tail stops early (the file then ends
+     * as a zero tail); the caller checks the flag and gives up. */
+    const volatile sig_atomic_t *cancel;
 } bk_record_iter;
 
 BK_API void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f);

@@ -148,7 +148,7 @@ BK_API bk_status bk_chain_build(bk_chain *c, const bk_blocksdir *d, const bk_all
                                 bk_error *err) BK_WARN_UNUSED;
 
 /* bk_chain_build with options (opts may be NULL): opts->cancel is polled
- * between files, every 1024 blk records and every 64 rev records, so a
+ * between files, every 1024 blk records and before every undo checksum, so a
  * signal handler that sets it stops the build within a fraction of a
  * second with BK_ERR_CANCELLED (nothing kept). */
 BK_API bk_status bk_chain_build_opts(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts,

@@ -203,6 +203,7 @@ void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f)
     it->end = BK_END_NONE;
     it->end_offset = 0;
     it->count = 0;
+    it->cancel = NULL;
 }
 
 /* Whether bytes [pos, pos + n) hold only zero bytes on disk (*raw) or only
@@ -238,7 +239,7 @@ static void zero_scan(const bk_blockfile *f, uint64_t pos, const uint8_t *p, siz
  * zero after de-obfuscation (Core writes the padding raw: spec §10). A file
  * that shrinks while it is read (bitcoind cutting that very tail) ends the
  * check where it now ends. */
-static int zero_tail(const bk_blockfile *f, uint64_t pos)
+static int zero_tail(const bk_blockfile *f, uint64_t pos, const volatile sig_atomic_t *cancel)
 {
     int raw_zero = 1, plain_zero = f->xored;
     if (!f->has_fd_) {
@@ -252,7 +253,7 @@ static int zero_tail(const bk_blockfile *f, uint64_t pos)
         buf = small;
         cap = sizeof small;
     }
-    while (pos < f->len && (raw_zero || plain_zero)) {
+    while (pos < f->len && (raw_zero || plain_zero) && !(cancel && *cancel)) {
         size_t n = f->len - pos < cap ? (size_t)(f->len - pos) : cap;
         ssize_t r = pread(f->fd_, buf, n, (off_t)pos);
         if (r < 0 && errno == EINTR) continue;
@@ -281,8 +282,8 @@ int bk_record_next(bk_record_iter *it, bk_record *rec)
     size_t n = rem < 8 ? (size_t)rem : 8;
     if (bk_blockfile_copy(f, it->pos, hdr, n, NULL) != BK_OK) return stop(it, BK_END_TRUNCATED); /* shrank */
     if (memcmp(hdr, f->magic, n < 4 ? n : 4) != 0)
-        return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_BAD_MAGIC);
-    if (n < 8) return stop(it, zero_tail(f, it->pos) ? BK_END_ZERO_TAIL : BK_END_TRUNCATED);
+        return stop(it, zero_tail(f, it->pos, it->cancel) ? BK_END_ZERO_TAIL : BK_END_BAD_MAGIC);
+    if (n < 8) return stop(it, zero_tail(f, it->pos, it->cancel) ? BK_END_ZERO_TAIL : BK_END_TRUNCATED);
     uint32_t size = bk_load_le32(hdr + 4);
     uint64_t need = 8 + (uint64_t)size + (f->kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0);
     if (need > rem) return stop(it, BK_END_TRUNCATED);

@@ -224,6 +224,7 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig
     hb.n = 0;
     size_t first_entry = c->n_entries;
     bk_record_iter_init(&it, f);
+    it.cancel = cancel;
     while (bk_record_next(&it, &rec)) {
         /* A record costs two small reads: polling every 1024 is well
          * under a millisecond apart. */
@@ -268,6 +269,7 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig
         if (hb.n == HASH_BATCH) hash_flush(c, &hb);
     }
     hash_flush(c, &hb);
+    if (cancelled(cancel)) return BK_ERR_CANCELLED; /* (also ends a long zero-tail check early) */
     /* A crash while Core writes a block leaves its record framed but cut
      * short, the rest of the pre-allocated chunk zero: the header is
      * there, the block is not. Only a file's last record can be in that
@@ -470,6 +472,7 @@ typedef struct pair_ctx {
     uint32_t *next_sib;    /* per entry: next child of the same parent */
     size_t n_links;
     int sorted_files;      /* entries are in ascending blk file order */
+    const volatile sig_atomic_t *cancel;
 } pair_ctx;
 
 static bk_status grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
@@ -561,10 +564,16 @@ static uint32_t sib_next(sib_iter *si, const bk_chain *c, const pair_ctx *pc, co
 }
 
 static int try_entry(const bk_chain *c, uint32_t i, const bk_blockfile *rf, uint64_t n_txundo, const uint8_t *undo,
-                     size_t len, const uint8_t ck[32], int *tries)
+                     size_t len, const uint8_t ck[32], int *tries, const pair_ctx *pc)
 {
     const bk_chain_entry *e = &c->entries[i];
     if (!candidate(e, rf->number, n_txundo)) return 0;
+    /* A cancel request ends the tries (the build then returns
+     * BK_ERR_CANCELLED): one record may be large. */
+    if (pc->cancel && *pc->cancel) {
+        *tries = PAIR_MAX_TRIES;
+        return 0;
+    }
     ++*tries;
     return bk_undo_checksum_verify(undo, len, e->prev_hash, ck, NULL) == BK_OK;
 }
@@ -603,7 +612,7 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
     uint32_t i = pc->last == BK_CHAIN_NONE ? BK_CHAIN_NONE : c->entries[pc->last].next;
     for (int steps = 0; steps < PAIR_SUCCESSOR_STEPS && i != BK_CHAIN_NONE; steps++, i = c->entries[i].next) {
         if (c->entries[i].file != rf->number) continue;
-        if (try_entry(c, i, rf, n_txundo, undo, rec->size, ck, &tries)) found = i;
+        if (try_entry(c, i, rf, n_txundo, undo, rec->size, ck, &tries, pc)) found = i;
         break;
     }
     /* Then outward from the previous match's position in this file (the
@@ -613,11 +622,11 @@ static void pair_record(bk_chain *c, const bk_blockfile *rf, const bk_blockfile 
         int any = 0;
         if (anchor + d < end) {
             any = 1;
-            if (try_entry(c, (uint32_t)(anchor + d), rf, n_txundo, undo, rec->size, ck, &tries)) found = (uint32_t)(anchor + d);
+            if (try_entry(c, (uint32_t)(anchor + d), rf, n_txundo, undo, rec->size, ck, &tries, pc)) found = (uint32_t)(anchor + d);
         }
         if (found == BK_CHAIN_NONE && d && anchor >= first + d && tries < PAIR_MAX_TRIES) {
             any = 1;
-            if (try_entry(c, (uint32_t)(anchor - d), rf, n_txundo, undo, rec->size, ck, &tries)) found = (uint32_t)(anchor - d);
+            if (try_entry(c, (uint32_t)(anchor - d), rf, n_txundo, undo, rec->size, ck, &tries, pc)) found = (uint32_t)(anchor - d);
         }
         if (!any) break;
     }
@@ -684,15 +693,17 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
     bk_record_iter it;
     bk_record rec;
     bk_record_iter_init(&it, rf);
+    it.cancel = cancel;
     while (bk_record_next(&it, &rec)) {
-        /* At most PAIR_MAX_TRIES hashes of a record between polls. */
-        if ((c->n_undo_records & 63) == 0 && cancelled(cancel)) return BK_ERR_CANCELLED;
+        /* Every record (its tries poll too: pair_ctx.cancel). */
+        if (cancelled(cancel)) return BK_ERR_CANCELLED;
         if (bf) pair_record(c, rf, bf, &rec, pc, first, end);
         else {
             c->n_undo_records++;
             c->n_undo_unpaired++;
         }
     }
+    if (cancelled(cancel)) return BK_ERR_CANCELLED;
     return add_file_report(c, rf, &it);
 }
 
@@ -777,6 +788,7 @@ bk_status bk_chain_build_files_opts(bk_chain *c, bk_network net, const bk_blockf
     if (st != BK_OK) return fail(c, st, err);
     pair_ctx pc;
     st = pair_init(&pc, c, alloc);
+    pc.cancel = cancel;
     for (size_t i = 0; i < n_rev && st == BK_OK; i++) {
         const bk_blockfile *bf = NULL;
         for (size_t j = 0; j < n_blk; j++)
@@ -814,6 +826,7 @@ bk_status bk_chain_build_opts(bk_chain *c, const bk_blocksdir *d, const bk_chain
     if (st != BK_OK) return fail(c, st, err);
     pair_ctx pc;
     st = pair_init(&pc, c, alloc);
+    pc.cancel = cancel;
     for (size_t i = 0; i < d->n_rev && st == BK_OK; i++) {
         if (cancelled(cancel)) {
             st = BK_ERR_CANCELLED;

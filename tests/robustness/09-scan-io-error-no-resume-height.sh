@@ -14,9 +14,11 @@ name=$(printf 'blk%05d.dat' "$f")
 mkfifo "$T/fifo"
 "$BK" scan --blocksdir "$D" --chain regtest -j1 --verbosity 1 -o "$T/fifo" 2> "$T/stderr" & pid=$!
 exec 3< "$T/fifo"
-sleep 1
+# the first bytes: the chain is built and the render has begun
+dd bs=1000 count=1 <&3 > "$T/out" 2>/dev/null
+sleep 0.5
 rm "$D/$name"
-cat <&3 > "$T/out"; exec 3<&-
+cat <&3 >> "$T/out"; exec 3<&-
 wait $pid; rc=$?; err=$(cat "$T/stderr")
 expect "scan with $name removed" 74 "^blockkit: scan: block at height $H \([0-9a-f]{64}\): cannot open .*/$name: No such file or directory; resume with --start $H$"
 n=$(wc -l < "$T/out")
