@@ -94,7 +94,7 @@ static int is_zero32(const uint8_t *p)
 static bk_status grow_entries(bk_chain *c)
 {
     if (c->n_entries < c->cap_entries) return BK_OK;
-    size_t nc = c->cap_entries ? c->cap_entries * 2 : 1024;
+    size_t nc = c->cap_entries ? c->cap_entries + c->cap_entries / 2 : 1024;
     if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
     if (nc <= c->n_entries) return BK_ERR_NOMEM;
     bk_chain_entry *ne = bk_realloc(c->alloc, c->entries, c->cap_entries * sizeof *ne, nc * sizeof *ne);
@@ -251,6 +251,19 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
     hc->n = 0;
+    /* Size the entries from the tables' bytes for the 'b' range (a record
+     * takes about 130 bytes there, Core stores them uncompressed): one
+     * allocation instead of a doubling series. Records still in the log
+     * are not counted; the array grows for those. */
+    uint64_t approx = bk_ldb_approximate_size(db, &prefixes[0], 1, (const uint8_t *)"c", 1);
+    if (approx / 128 > 1024 && approx / 128 < BK_CHAIN_NONE / 2) {
+        size_t want = (size_t)(approx / 128) + 1024;
+        bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
+        if (e) {
+            c->entries = e;
+            c->cap_entries = want;
+        }
+    }
     uint64_t n = 0;
     for (size_t p = 0; p < sizeof prefixes && st == BK_OK; p++) {
         bk_ldb_iter *it = NULL;
@@ -360,7 +373,14 @@ static void connect_entry(bk_chain *c, uint32_t k, work_cache *wc)
 static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
 {
     work_cache wc = {0, {0}, 0};
+    /* Entries are in height order: the parent is among the (usually one)
+     * entries of the previous height, [grp_prev, grp_cur). */
+    size_t grp_prev = 0, grp_cur = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
+        if (k && c->entries[k].height != c->entries[k - 1].height) {
+            grp_prev = c->entries[k].height == c->entries[k - 1].height + 1 ? grp_cur : k;
+            grp_cur = k;
+        }
         if ((k & 16383) == 0 && cancelled(opts)) return bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
         bk_chain_entry *e = &c->entries[k];
         char hex[65], phex[65];
@@ -371,7 +391,14 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
                                     "blocks/index: block %s has no parent but height %d", hex, (int)e->height);
             }
         } else {
-            uint32_t p = table_find(c, e->prev_hash);
+            uint32_t p = BK_CHAIN_NONE;
+            if (grp_cur - grp_prev <= 8) {
+                for (size_t q = grp_prev; q < grp_cur && p == BK_CHAIN_NONE; q++)
+                    if (memcmp(c->entries[q].hash, e->prev_hash, 32) == 0) p = (uint32_t)q;
+            } else {
+                p = table_find(c, e->prev_hash);
+            }
+            if (p == BK_CHAIN_NONE) p = table_find(c, e->prev_hash); /* (then the height check names it) */
             if (p == BK_CHAIN_NONE) {
                 hash_hex(hex, e->hash);
                 hash_hex(phex, e->prev_hash);
@@ -487,7 +514,10 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         refs[m].idx = (uint32_t)k;
         m++;
     }
-    qsort(refs, n, sizeof *refs, cmp_pos);
+    /* Usually already in order (heights ascend through the files). */
+    size_t unsorted = 0;
+    for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
+    if (unsorted) qsort(refs, n, sizeof *refs, cmp_pos);
     const uint8_t *magic = bk_network_get(c->net)->magic;
     uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
     bk_status st = BK_OK;
