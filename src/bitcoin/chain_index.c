@@ -992,34 +992,40 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         bk_free(alloc, ipath, icap);
         return st;
     }
-    st = read_index(c, indexdir, opts, err);
+    /* The chainstate first: Core writes the block index before the
+     * chainstate at every flush, so an index snapshot taken after the
+     * chainstate's holds its best block even while the node runs. */
+    uint8_t best[32];
+    int have_best = 0;
+    if (dirs->chainstatedir &&
+        snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
+        c->chainstate_skipped = 1;
+    } else if (dirs->chainstatedir) {
+        bk_error e2;
+        bk_error_clear(&e2);
+        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
+        if (cst == BK_OK) have_best = 1;
+        else if (cst != BK_ERR_NOT_FOUND) {
+            st = cst;
+            if (err) *err = e2;
+        }
+    }
+    if (st == BK_OK) st = read_index(c, indexdir, opts, err);
     if (st == BK_OK) st = sort_by_height(c, err);
     if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
     if (st == BK_OK) st = link_all(c, opts, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
     /* The tip Core has. */
-    if (st == BK_OK && dirs->chainstatedir &&
-        snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
-        c->chainstate_skipped = 1;
-    } else if (st == BK_OK && dirs->chainstatedir) {
-        uint8_t best[32];
-        bk_error e2;
-        bk_error_clear(&e2);
-        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
-        if (cst == BK_OK) {
-            c->tip = table_find(c, best);
-            if (c->tip == BK_CHAIN_NONE) {
-                char hex[65];
-                hash_hex(hex, best);
-                st = bk_error_set(err, BK_ERR_INVALID, 0,
-                                  "the chainstate's best block %s is not in the block index", hex);
-            } else {
-                c->tip_from_chainstate = 1;
-            }
-        } else if (cst != BK_ERR_NOT_FOUND) {
-            st = cst;
-            if (err) *err = e2;
+    if (st == BK_OK && have_best) {
+        c->tip = table_find(c, best);
+        if (c->tip == BK_CHAIN_NONE) {
+            char hex[65];
+            hash_hex(hex, best);
+            st = bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index",
+                              hex);
+        } else {
+            c->tip_from_chainstate = 1;
         }
     }
     if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
@@ -1029,16 +1035,16 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK && c->n_appended) {
         link_appended(c, first_new);
         /* Appended blocks extend the tip when they descend from it. */
-        uint32_t best = c->tip;
+        uint32_t ext = c->tip;
         for (size_t k = 0; k < c->n_entries; k++) {
             const bk_chain_entry *e = &c->entries[k];
             /* Data the index did not know about: appended past its flush. */
             if (e->height < 0 || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
-            if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0)
-                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) best = (uint32_t)k;
+            if (ext == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[ext].chainwork, 32) > 0)
+                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) ext = (uint32_t)k;
         }
-        if (best != c->tip) {
-            c->tip = best;
+        if (ext != c->tip) {
+            c->tip = ext;
             st = set_active(c, err);
         }
     }
