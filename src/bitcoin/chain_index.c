@@ -742,11 +742,25 @@ static void link_appended(bk_chain *c, size_t first)
  * blocks connected after the last flush. The checksum (parent hash ||
  * CBlockUndo) and the tx count name the block among those of the blk file
  * with the same number that have no undo yet; the best chain is preferred. */
+static int undo_fits(const bk_chain_entry *e, uint64_t n_txundo, const uint8_t *undo, size_t len,
+                     const uint8_t ck[32])
+{
+    return !e->no_data && !e->has_undo && e->height > 0 && (uint64_t)e->n_tx - 1 == n_txundo &&
+           bk_undo_checksum_verify(undo, len, e->prev_hash, ck, NULL) == BK_OK;
+}
+
 static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const covered_list *cov, bk_error *err)
 {
     uint8_t *buf = NULL;
     size_t cap = 0;
     bk_status st = BK_OK;
+    /* Candidates (blocks with data, no undo yet), by blk file: made when
+     * the first record past the index is found. */
+    pos_ref *cand = NULL;
+    size_t n_cand = 0;
+    int have_cand = 0;
+    uint32_t last = BK_CHAIN_NONE;
+    size_t lo = 0; /* first candidate of the current file (rev files ascend) */
     for (size_t fi = 0; fi < d->n_rev && st == BK_OK; fi++) {
         uint32_t num = d->rev[fi];
         uint64_t from = covered_end(cov, num);
@@ -758,9 +772,35 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
         bk_record rec;
         bk_record_iter_init(&it, &f);
         it.pos = from;
+        size_t hi = 0;
+        int range_set = 0;
         while (st == BK_OK && bk_record_next(&it, &rec)) {
             const uint8_t *undo;
             uint8_t ck[32];
+            if (!have_cand) {
+                have_cand = 1;
+                for (size_t k = 0; k < c->n_entries; k++) n_cand += !c->entries[k].no_data && !c->entries[k].has_undo;
+                cand = n_cand ? bk_alloc(c->alloc, n_cand * sizeof *cand) : NULL;
+                if (n_cand && !cand) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                size_t m = 0;
+                for (size_t k = 0; k < c->n_entries; k++)
+                    if (!c->entries[k].no_data && !c->entries[k].has_undo) {
+                        cand[m].file = c->entries[k].file;
+                        cand[m].pos = c->entries[k].offset;
+                        cand[m].idx = (uint32_t)k;
+                        m++;
+                    }
+                if (n_cand) qsort(cand, n_cand, sizeof *cand, cmp_pos);
+            }
+            if (!range_set) {
+                range_set = 1;
+                while (lo < n_cand && cand[lo].file < num) lo++;
+                hi = lo;
+                while (hi < n_cand && cand[hi].file == num) hi++;
+            }
             if (rec.size > cap) {
                 uint8_t *nb = bk_realloc(c->alloc, buf, cap, rec.size);
                 if (!nb) {
@@ -780,13 +820,20 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             bk_reader_init(&r, undo, rec.size);
             uint64_t n_txundo = bk_read_compact_size(&r, 1);
             uint32_t pick = BK_CHAIN_NONE;
-            for (size_t k = 0; bk_reader_ok(&r) && k < c->n_entries; k++) {
-                const bk_chain_entry *e = &c->entries[k];
-                if (e->no_data || e->has_undo || e->file != num || e->height <= 0 ||
-                    (uint64_t)e->n_tx - 1 != n_txundo)
-                    continue;
-                if (pick != BK_CHAIN_NONE && (c->entries[pick].active || !e->active)) continue;
-                if (bk_undo_checksum_verify(undo, rec.size, e->prev_hash, ck, NULL) == BK_OK) pick = (uint32_t)k;
+            if (!bk_reader_ok(&r)) {
+                c->n_undo_unpaired++;
+                continue;
+            }
+            /* Records follow connection order: the best-chain successor of
+             * the block paired last is the likely owner. */
+            uint32_t pred = last != BK_CHAIN_NONE ? c->entries[last].next : BK_CHAIN_NONE;
+            if (pred != BK_CHAIN_NONE && c->entries[pred].file == num &&
+                undo_fits(&c->entries[pred], n_txundo, undo, rec.size, ck))
+                pick = pred;
+            for (size_t q = lo; q < hi && (pick == BK_CHAIN_NONE || !c->entries[pick].active); q++) {
+                const bk_chain_entry *e = &c->entries[cand[q].idx];
+                if (pick != BK_CHAIN_NONE && !e->active) continue;
+                if (undo_fits(e, n_txundo, undo, rec.size, ck)) pick = cand[q].idx;
             }
             if (pick == BK_CHAIN_NONE) {
                 c->n_undo_unpaired++;
@@ -798,9 +845,11 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             e->undo_offset = rec.offset;
             e->undo_size = rec.size;
             c->n_undo_paired++;
+            last = pick;
         }
         bk_blockfile_close(&f);
     }
+    bk_free(c->alloc, cand, n_cand * sizeof *cand);
     bk_free(c->alloc, buf, cap);
     return st;
 }
