@@ -572,13 +572,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
 
 /* ---- blocks past the index's last flush ---- */
 
-static int is_ancestor(const bk_chain *c, uint32_t anc, uint32_t idx)
-{
-    const bk_chain_entry *a = &c->entries[anc];
-    while (idx != BK_CHAIN_NONE && c->entries[idx].height > a->height) idx = c->entries[idx].parent;
-    return idx == anc;
-}
-
 /* The records of blk files past what the index covers. A record whose hash
  * the index knows with data is a duplicate; one the index knows only by
  * its header gets its data position; others become entries (linked below).
@@ -856,6 +849,56 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
 
 /* ---- the tip ---- */
 
+static int cmp_height_ref(const void *a, const void *b)
+{
+    const pos_ref *x = a, *y = b;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The most-work block with data the index did not know about (appended
+ * past its flush) that descends from the tip, or BK_CHAIN_NONE. Descent
+ * is marked over the blocks above the tip in height order. */
+static bk_status extend_tip(const bk_chain *c, uint32_t *ext_out, bk_error *err)
+{
+    *ext_out = BK_CHAIN_NONE;
+    int32_t base = c->tip == BK_CHAIN_NONE ? -1 : c->entries[c->tip].height;
+    size_t m = 0;
+    for (size_t k = 0; k < c->n_entries; k++) m += c->entries[k].height > base;
+    if (!m) return BK_OK;
+    pos_ref *up = bk_alloc(c->alloc, m * sizeof *up);
+    uint8_t *desc = bk_alloc(c->alloc, c->n_entries);
+    if (!up || !desc) {
+        bk_free(c->alloc, up, m * sizeof *up);
+        bk_free(c->alloc, desc, c->n_entries);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(desc, 0, c->n_entries);
+    if (c->tip != BK_CHAIN_NONE) desc[c->tip] = 1;
+    size_t j = 0;
+    for (size_t k = 0; k < c->n_entries; k++)
+        if (c->entries[k].height > base) {
+            up[j].pos = (uint64_t)c->entries[k].height;
+            up[j].idx = (uint32_t)k;
+            up[j].file = 0;
+            j++;
+        }
+    qsort(up, m, sizeof *up, cmp_height_ref);
+    uint32_t best = BK_CHAIN_NONE;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t k = up[i].idx;
+        const bk_chain_entry *e = &c->entries[k];
+        desc[k] = c->tip == BK_CHAIN_NONE || (e->parent != BK_CHAIN_NONE && desc[e->parent]);
+        /* Data the index did not know about: appended past its flush. */
+        if (!desc[k] || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
+        if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0) best = k;
+    }
+    bk_free(c->alloc, up, m * sizeof *up);
+    bk_free(c->alloc, desc, c->n_entries);
+    *ext_out = best;
+    return BK_OK;
+}
+
 /* Core: validation.cpp CBlockIndexWorkComparator, with (file, position)
  * standing in for the sequence id. */
 static int better(const bk_chain_entry *a, const bk_chain_entry *b)
@@ -1084,15 +1127,9 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK && c->n_appended) {
         link_appended(c, first_new);
         /* Appended blocks extend the tip when they descend from it. */
-        uint32_t ext = c->tip;
-        for (size_t k = 0; k < c->n_entries; k++) {
-            const bk_chain_entry *e = &c->entries[k];
-            /* Data the index did not know about: appended past its flush. */
-            if (e->height < 0 || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
-            if (ext == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[ext].chainwork, 32) > 0)
-                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) ext = (uint32_t)k;
-        }
-        if (ext != c->tip) {
+        uint32_t ext = BK_CHAIN_NONE;
+        st = extend_tip(c, &ext, err);
+        if (st == BK_OK && ext != BK_CHAIN_NONE && ext != c->tip) {
             c->tip = ext;
             st = set_active(c, err);
         }
