@@ -910,6 +910,43 @@ static void test_header_only_and_flags(void)
     sh("rm -rf '%s'%s", dd, "");
 }
 
+/* The chainstate's best block: 'B' de-obfuscated; after an interrupted
+ * flush ('B' erased, 'H' = {new head, old head}) the new head. */
+static void test_chainstate_heads(void)
+{
+    char cs[4200];
+    snprintf(cs, sizeof cs, "%s/cs", g_tmp);
+    copy_dir(FULL "/regtest/chainstate", cs);
+    uint8_t best[32], want[32];
+    bk_error err;
+    unhex_rev("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6", want);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_OK);
+    CHECK_MEM(best, want, 32);
+    /* The obfuscation key of this chainstate (README: values XORed). */
+    recs rs;
+    read_all_raw(cs, &rs);
+    uint8_t key[BK_OBFUSCATE_KEY_MAX];
+    size_t kl = 0;
+    for (size_t i = 0; i < rs.n; i++)
+        if (rs.r[i].kl == BK_OBFUSCATE_KEY_KEY_LEN && !memcmp(rs.r[i].k, BK_OBFUSCATE_KEY_KEY, BK_OBFUSCATE_KEY_KEY_LEN))
+            CHECK(bk_obfuscate_key_decode(rs.r[i].v, rs.r[i].vl, key, &kl, &err) == BK_OK);
+    recs_free(&rs);
+    CHECK_EQ_INT(kl, 8);
+    uint8_t heads[65];
+    heads[0] = 2;
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", heads + 1);
+    memcpy(heads + 33, want, 32);
+    bk_deobfuscate(heads, sizeof heads, key, kl);
+    raw_put(cs, (const uint8_t *)"B", 1, NULL, 0);
+    raw_put(cs, (const uint8_t *)"H", 1, heads, sizeof heads);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_OK);
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", want);
+    CHECK_MEM(best, want, 32);
+    raw_put(cs, (const uint8_t *)"H", 1, NULL, 0);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_ERR_NOT_FOUND);
+    sh("rm -rf '%s'%s", cs, "");
+}
+
 /* A chainstate too large to copy into a snapshot on another filesystem is
  * not read (a sparse table stands in for a mainnet UTXO set). */
 static void test_chainstate_on_other_filesystem(void)
@@ -1064,6 +1101,7 @@ int main(void)
     RUN(test_no_chainstate_and_appended);
     RUN(test_chainstate_on_other_filesystem);
     RUN(test_header_only_and_flags);
+    RUN(test_chainstate_heads);
     RUN(test_snapshot_never_writes);
     RUN(test_snapshot_while_writing);
     recs_free(&g_index);
