@@ -594,8 +594,22 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             break;
         }
         if (!bk_blocksdir_has(d, kind, file)) {
-            st = pos_fail(err, BK_ERR_NOT_FOUND, first, kind, refs[i].pos, "the file is missing");
-            break;
+            /* Pruned after the index was read (a running node), or a copy
+             * without it: its blocks have no data (or undo) here. */
+            (void)first;
+            for (; i < n && refs[i].file == file; i++) {
+                bk_chain_entry *e = &c->entries[refs[i].idx];
+                if (kind == BK_FILE_BLK) {
+                    e->no_data = 1;
+                    e->offset = 0;
+                    c->n_no_data++;
+                } else {
+                    e->has_undo = 0;
+                    e->undo_offset = 0;
+                }
+                c->n_missing++;
+            }
+            continue;
         }
         bk_blockfile f;
         st = bk_blocksdir_open_file(d, kind, file, &f, err);
