@@ -639,6 +639,19 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 break;
             }
             uint32_t size = bk_load_le32(hdr + 4);
+            if (kind == BK_FILE_BLK && size > BK_HEADER_SIZE && pos + BK_HEADER_SIZE <= f.len) {
+                /* The block there must be this one: its header against the
+                 * stored one (all but the merkle root, which the entry does
+                 * not keep), as a reader trusts the position. */
+                uint8_t h[BK_HEADER_SIZE];
+                if (bk_blockfile_copy(&f, pos, h, BK_HEADER_SIZE, NULL) != BK_OK ||
+                    (int32_t)bk_load_le32(h) != e->version || memcmp(h + 4, e->prev_hash, 32) != 0 ||
+                    bk_load_le32(h + 68) != e->time || bk_load_le32(h + 72) != e->bits ||
+                    bk_load_le32(h + 76) != e->nonce) {
+                    st = pos_fail(err, BK_ERR_MISMATCH, e, kind, pos, "another block's header is there");
+                    break;
+                }
+            }
             if ((kind == BK_FILE_BLK && size < BK_HEADER_SIZE + 1) || pos + size + tail > f.len) {
                 snprintf(what, sizeof what, "its record of %u bytes%s runs past the end of the file (%zu bytes)",
                          size, tail ? " and checksum" : "", f.len);
