@@ -176,9 +176,11 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *  - one entry per 'b' record, in height order (then key order), then
  *    the appended blocks (below) in file order; heights, nTx, status, file, data and undo positions
  *    exactly as Core recorded them. Block and undo sizes are read from the
- *    8-byte record headers in the blk/rev files (their magic is checked):
- *    a position past the end of its file, or a record header that is not
- *    there, is an error naming the index key and the file. A blk or rev
+ *    8-byte record headers in the blk/rev files (their magic is checked),
+ *    and the block header at a data position must be the stored one
+ *    (version, parent, time, bits, nonce): a position past the end of its
+ *    file, a record header that is not there, or another block's header,
+ *    is an error naming the index key and the file. A blk or rev
  *    file that is not there at all (pruned by a running node after its
  *    index was read, or a copy with only the index) leaves its blocks
  *    without data (no_data) or undo, counted in c->n_missing.
