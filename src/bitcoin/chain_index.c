@@ -10,9 +10,9 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -74,7 +74,6 @@ static void hash_hex(char out[65], const uint8_t h[32])
     out[64] = 0;
 }
 
-/* Big-endian 256-bit a += b. */
 static uint64_t load_be64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -90,6 +89,7 @@ static void store_be64(uint8_t *p, uint64_t v)
     }
 }
 
+/* Big-endian 256-bit a += b. */
 static void be256_add(uint8_t a[32], const uint8_t b[32])
 {
     uint64_t carry = 0;
