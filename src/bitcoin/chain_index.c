@@ -1039,10 +1039,10 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     c->base_height = 0;
     if (c->tip == BK_CHAIN_NONE) return BK_OK;
     const bk_chain_entry *tip = &c->entries[c->tip];
-    uint32_t root = c->tip;
-    while (c->entries[root].parent != BK_CHAIN_NONE) root = c->entries[root].parent;
-    c->base_height = c->entries[root].height;
-    c->n_active = (size_t)(tip->height - c->base_height) + 1;
+    /* Every chain of the index starts at a height-0 block without a parent
+     * (link_all), and heights step by one. */
+    c->base_height = 0;
+    c->n_active = (size_t)tip->height + 1;
     c->active = bk_alloc(c->alloc, c->n_active * sizeof *c->active);
     if (!c->active) {
         c->n_active = 0;
