@@ -91,7 +91,8 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
         memset(&o, 0, sizeof o);
         o.cancel = cancel;
         o.tmpdir = s->tmpdir;
-        bk_index_dirs dirs = {s->blocksdir, index, is_dir(chainstate) ? chainstate : NULL};
+        bk_index_dirs dirs = {.blocksdir = s->blocksdir, .indexdir = index,
+                              .chainstatedir = is_dir(chainstate) ? chainstate : NULL};
         bk_status st = bk_chain_build_index_dirs(c, &dirs, net, &o, NULL, &err);
         if (st != BK_OK) {
             rc = st == BK_ERR_CANCELLED ? bk_cli_fail(cmd, BK_EXIT_OK, "interrupted while reading the block index")

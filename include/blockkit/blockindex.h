@@ -164,6 +164,15 @@ typedef struct bk_index_dirs {
     const char *blocksdir;      /* blkNNNNN.dat, revNNNNN.dat, xor.dat */
     const char *indexdir;       /* the LevelDB block index; NULL = <blocksdir>/index */
     const char *chainstatedir;  /* NULL: no chainstate (the tip is the most-work block, below) */
+    /* Non-zero: do not read each record's header to learn its size and
+     * check its position; a record's size is the distance to the next
+     * record the index knows in the same file (only the last one of each
+     * file is read). For lookups of a few blocks on a node whose files are
+     * not in the page cache (one page per block otherwise). A position
+     * that holds something else is then found only when the block is read
+     * (its hash or its parse fails). Overlapping positions are still an
+     * error. */
+    int trust_positions;
 } bk_index_dirs;
 
 /* The subdirectory Core uses for a network's data ("" for main,
