@@ -13,10 +13,13 @@
 #include <string.h>
 
 static const char *const chain_usage =
-    "usage: blockkit chain (--blocksdir DIR | --datadir DIR) [--chain NAME] [--verbose]\n"
+    "usage: blockkit chain (--blocksdir DIR | --datadir DIR) [--chain NAME] [--source index|files]\n"
+    "                      [--blockindex DIR] [--tmpdir DIR] [--verbose]\n"
     "\n"
-    "Scan blkNNNNN.dat/revNNNNN.dat (with xor.dat) and print the chain with the\n"
-    "most work, one JSON object per line in height order:\n"
+    "Print the best chain of a Bitcoin Core node: from its block index\n"
+    "(blocks/index, with the tip from the chainstate) when there is one, else\n"
+    "by scanning blkNNNNN.dat/revNNNNN.dat (with xor.dat) for the chain with the\n"
+    "most work; one JSON object per line in height order:\n"
     "  {\"height\":..,\"hash\":..,\"prev\":..,\"time\":..,\"mediantime\":..,\"chainwork\":..,\n"
     "   \"nTx\":..,\"file\":N,\"offset\":..,\"has_undo\":true|false}\n"
     "then blocks on other branches with \"stale\":true, then blocks whose parent\n"
@@ -33,7 +36,8 @@ static const char *const chain_usage =
     "SIGINT, SIGTERM and SIGHUP stop the build (or the listing after the current\n"
     "line) with status 128 + the signal number.\n"
     "Exit codes: 0 ok, 64 usage, 65 bad data (another network's files: the message\n"
-    "names its --chain), 66 no blk files (a datadir given as --blocksdir), 74 I/O.\n"
+    "names its --chain), 66 no blk files (a datadir given as --blocksdir) or no block\n"
+    "index (--source index), 74 I/O.\n"
     "\n"
     "blockkit chain --tips --datadir DIR: getchaintips from the node's block index\n"
     "(see blockkit chain --tips --help).\n";

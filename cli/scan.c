@@ -19,7 +19,8 @@ static const char scan_help[] =
     "usage: blockkit scan (--blocksdir DIR | --datadir DIR) [options]\n"
     "\n"
     "Print every block of the best chain in a Bitcoin Core blocks directory\n"
-    "(blk*.dat, rev*.dat, xor.dat; read-only, safe while bitcoind runs) as\n"
+    "(blk*.dat, rev*.dat, xor.dat; read-only, safe while bitcoind runs; the\n"
+    "chain from the node's block index when there is one, see --source) as\n"
     "Bitcoin Core's getblock result: one compact JSON object per line (NDJSON),\n"
     "in height order, each exactly what `blockkit block` prints for it with its\n"
     "chain context (height, confirmations against the best tip, mediantime,\n"
@@ -60,7 +61,8 @@ static const char scan_help[] =
     "the status is then 128 + the signal number. Every line written is complete.\n"
     "A closed output pipe (| head) ends quietly with status 0.\n"
     "Exit status: 0 ok, 64 usage, 65 bad data, missing undo or another network's\n"
-    "files, 66 no blk files or no block connected to a genesis (see --orphans),\n"
+    "files, 66 no blk files, no block connected to a genesis (see --orphans), no\n"
+    "block index (--source index) or --start in a pruned range,\n"
     "74 I/O (the message names the file and the height to resume from),\n"
     "128+N stopped by signal N.\n";
 

@@ -635,6 +635,77 @@ static void test_chain_full(void)
     bk_chain_free(&c);
 }
 
+/* trust_positions: the same sizes, positions and chain without reading
+ * each record header, on the full and the pruned datadir. */
+static void test_trust_positions(void)
+{
+    static const char *const dd[2] = {FULL, PRUNED};
+    for (int i = 0; i < 2; i++) {
+        char blocks[512], cs[512];
+        snprintf(blocks, sizeof blocks, "%s/regtest/blocks", dd[i]);
+        snprintf(cs, sizeof cs, "%s/regtest/chainstate", dd[i]);
+        bk_chain a, b;
+        bk_error err;
+        bk_chain_opts o;
+        memset(&o, 0, sizeof o);
+        o.tmpdir = g_tmp;
+        bk_index_dirs d1 = {.blocksdir = blocks, .chainstatedir = cs};
+        bk_index_dirs d2 = d1;
+        d2.trust_positions = 1;
+        CHECK_EQ_INT(bk_chain_build_index_dirs(&a, &d1, BK_NET_REGTEST, &o, NULL, &err), BK_OK);
+        CHECK_EQ_INT(bk_chain_build_index_dirs(&b, &d2, BK_NET_REGTEST, &o, NULL, &err), BK_OK);
+        CHECK_EQ_INT(a.n_entries, b.n_entries);
+        size_t diff = 0;
+        for (size_t k = 0; k < a.n_entries && k < b.n_entries; k++) {
+            const bk_chain_entry *x = &a.entries[k], *y = &b.entries[k];
+            diff += memcmp(x->hash, y->hash, 32) || x->size != y->size || x->offset != y->offset ||
+                    x->undo_size != y->undo_size || x->undo_offset != y->undo_offset || x->active != y->active ||
+                    memcmp(x->chainwork, y->chainwork, 32) || x->mediantime != y->mediantime;
+        }
+        CHECK_EQ_INT(diff, 0);
+        CHECK(a.tip == b.tip && a.n_active == b.n_active);
+        bk_chain_free(&a);
+        bk_chain_free(&b);
+    }
+    /* Two records at one position overlap: an error naming the key even
+     * without reading the files. */
+    char dd2[4200], idx[4300], blocks[4300];
+    snprintf(dd2, sizeof dd2, "%s/trust", g_tmp);
+    snprintf(idx, sizeof idx, "%s/regtest/blocks/index", dd2);
+    snprintf(blocks, sizeof blocks, "%s/regtest/blocks", dd2);
+    copy_dir(FULL, dd2);
+    const rec *tip = find_block_rec("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6");
+    bk_disk_block_index d;
+    bk_error err;
+    CHECK(tip && bk_disk_block_index_decode(tip->k, tip->kl, tip->v, tip->vl, 1, &d, &err) == BK_OK);
+    if (!tip) return;
+    uint8_t buf[256];
+    size_t n = 0;
+    n += bk_varint_encode(buf + n, (uint64_t)d.client_version);
+    n += bk_varint_encode(buf + n, (uint64_t)d.height);
+    n += bk_varint_encode(buf + n, d.status);
+    n += bk_varint_encode(buf + n, d.n_tx);
+    n += bk_varint_encode(buf + n, (uint64_t)d.file);
+    n += bk_varint_encode(buf + n, 8); /* the file's first record */
+    n += bk_varint_encode(buf + n, d.undo_pos);
+    memcpy(buf + n, tip->v + tip->vl - 80, 80);
+    n += 80;
+    raw_put(idx, tip->k, tip->kl, buf, n);
+    bk_index_dirs d3 = {.blocksdir = blocks, .trust_positions = 1};
+    bk_chain c;
+    bk_chain_opts o;
+    memset(&o, 0, sizeof o);
+    o.tmpdir = g_tmp;
+    CHECK(bk_chain_build_index_dirs(&c, &d3, BK_NET_REGTEST, &o, NULL, &err) == BK_ERR_INVALID);
+    char kh[67];
+    bk_hex_encode(kh, tip->k, 33);
+    kh[66] = 0;
+    CHECK(strstr(err.msg, "next record") != NULL);
+    CHECK(strstr(err.msg, "blocks/index key 62") != NULL);
+    (void)kh;
+    sh("rm -rf '%s'%s", dd2, "");
+}
+
 /* ---- the pruned copy ---- */
 
 static void test_chain_pruned(void)
@@ -759,7 +830,7 @@ static void test_corrupt_index(void)
     size_t n;
     /* Cases: a truncated VARINT, impossible status bits, positions past the
      * end of the blk and rev files, a header of another block. */
-    for (int which = 0; which < 5; which++) {
+    for (int which = 0; which < 6; which++) {
         copy_dir(FULL, dd);
         n = 0;
         n += bk_varint_encode(buf + n, (uint64_t)d.client_version);
@@ -772,12 +843,17 @@ static void test_corrupt_index(void)
             n += bk_varint_encode(buf + n, which == 1 ? (d.status | 0x400) : d.status);
             n += bk_varint_encode(buf + n, d.n_tx);
             n += bk_varint_encode(buf + n, (uint64_t)d.file);
-            n += bk_varint_encode(buf + n, which == 2 ? 70000 : d.data_pos);
+            /* 5: the position of another block's record in the same file */
+            n += bk_varint_encode(buf + n, which == 2 ? 70000 : which == 5 ? 8 : d.data_pos);
             n += bk_varint_encode(buf + n, which == 3 ? 1u << 30 : d.undo_pos);
             memcpy(buf + n, tip->v + tip->vl - 80, 80);
             if (which == 4) buf[n + 79] ^= 0x55; /* nonce */
             n += 80;
-            needle2 = which == 1 ? "status" : which == 2 ? "blk00086.dat" : which == 3 ? "rev00086.dat" : "hashes";
+            needle2 = which == 1   ? "status"
+                      : which == 2 ? "blk00086.dat"
+                      : which == 3 ? "rev00086.dat"
+                      : which == 4 ? "hashes"
+                                   : "another block's header";
         }
         raw_put(idx, tip->k, tip->kl, buf, n);
         expect_build_error(dd, needle, needle2);
@@ -787,8 +863,32 @@ static void test_corrupt_index(void)
      * position (it is what Core would read). A missing blk file is an
      * error naming it. */
     copy_dir(FULL, dd);
-    sh("rm -f '%s'/regtest/blocks/blk00085.dat%s", dd, "");
-    expect_build_error(dd, "blk00085.dat", "missing");
+    sh("rm -f '%s'/regtest/blocks/blk00085.dat '%s'/regtest/blocks/rev00084.dat", dd, dd);
+    {
+        /* Missing files: their blocks have no data (undo) here. */
+        bk_chain c;
+        CHECK_EQ_INT(build(&c, dd, &err), BK_OK);
+        size_t in85 = 0, undo84 = 0;
+        bk_chain c2;
+        CHECK_EQ_INT(build(&c2, FULL, &err), BK_OK);
+        for (size_t k = 0; k < c2.n_entries; k++) {
+            in85 += c2.entries[k].file == 85 && !c2.entries[k].no_data;
+            undo84 += c2.entries[k].has_undo && c2.entries[k].undo_file == 84;
+        }
+        CHECK(in85 > 0 && undo84 > 0);
+        CHECK_EQ_INT(c.n_missing, in85 + undo84);
+        CHECK_EQ_INT(c.n_no_data, in85);
+        CHECK_EQ_INT(c.n_active, 940); /* heights, work and the tip are the index's */
+        size_t bad = 0;
+        for (size_t k = 0; k < c.n_entries; k++) {
+            const bk_chain_entry *e = &c.entries[k], *f = bk_chain_find(&c2, e->hash);
+            if (!f || (f->file == 85 && !f->no_data) != (e->no_data != 0)) bad++;
+            if (f && (e->has_undo != 0) != (f->has_undo && f->undo_file != 84)) bad++;
+        }
+        CHECK_EQ_INT(bad, 0);
+        bk_chain_free(&c);
+        bk_chain_free(&c2);
+    }
     /* No index at all. */
     copy_dir(FULL, dd);
     sh("rm -rf '%s'/regtest/blocks/index%s", dd, "");
@@ -796,6 +896,57 @@ static void test_corrupt_index(void)
         bk_chain c;
         CHECK_EQ_INT(build(&c, dd, &err), BK_ERR_NOT_FOUND);
     }
+    sh("rm -rf '%s'%s", dd, "");
+}
+
+/* Random damage to 'b' records (bit flips, cuts, extra bytes) in a copy:
+ * every build either succeeds or fails with a message naming a key or a
+ * block, never crashes (run under ASan/UBSan by make test-sanitize). */
+static void test_random_record_damage(void)
+{
+    char dd[4200], idx[4300];
+    snprintf(dd, sizeof dd, "%s/damage", g_tmp);
+    snprintf(idx, sizeof idx, "%s/regtest/blocks/index", dd);
+    copy_dir(FULL, dd);
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    size_t nb = 0;
+    for (size_t i = 0; i < g_index.n; i++) nb += g_index.r[i].k[0] == 'b';
+    int ok = 0, named = 0, rounds = 16;
+    for (int round = 0; round < rounds; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t pick = (size_t)(x % nb), seen = 0;
+        const rec *r = NULL;
+        for (size_t i = 0; i < g_index.n && !r; i++)
+            if (g_index.r[i].k[0] == 'b' && seen++ == pick) r = &g_index.r[i];
+        uint8_t v[256];
+        size_t vl = r->vl;
+        memcpy(v, r->v, vl);
+        switch (round % 3) {
+        case 0: v[(x >> 8) % vl] ^= (uint8_t)(1u << ((x >> 20) % 8)); break;
+        case 1: vl = (size_t)((x >> 8) % vl); break;
+        default: v[vl++] = (uint8_t)(x >> 8); break;
+        }
+        raw_put(idx, r->k, r->kl, v, vl);
+        bk_chain c;
+        bk_error err;
+        bk_status st = build(&c, dd, &err);
+        if (st == BK_OK) {
+            ok++;
+            bk_chain_free(&c);
+        } else {
+            char kh[67];
+            bk_hex_encode(kh, r->k, 33);
+            kh[66] = 0;
+            char hh[65];
+            hex_rev(hh, r->k + 1);
+            if (strstr(err.msg, kh) || strstr(err.msg, "blocks/index")) named++;
+            else fprintf(stderr, "damage round %d: %s\n", round, err.msg);
+            (void)hh;
+        }
+        raw_put(idx, r->k, r->kl, r->v, r->vl); /* repair */
+    }
+    CHECK_EQ_INT(ok + named, rounds);
+    CHECK(named > 0);
     sh("rm -rf '%s'%s", dd, "");
 }
 
@@ -856,6 +1007,95 @@ static void test_no_chainstate_and_appended(void)
     renderer_free(&r);
     bk_chain_free(&c);
     sh("rm -rf '%s'%s", dd, "");
+}
+
+/* A header-only block (status VALID_TREE, no data, nTx 0) extending the
+ * tip, the reindex and a flag record: the header-only block is an entry
+ * without data off the best chain; cancelling stops the build. */
+static void test_header_only_and_flags(void)
+{
+    char dd[4200], idx[4300];
+    snprintf(dd, sizeof dd, "%s/headeronly", g_tmp);
+    snprintf(idx, sizeof idx, "%s/regtest/blocks/index", dd);
+    copy_dir(FULL, dd);
+    const rec *tip = find_block_rec("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6");
+    CHECK(tip != NULL);
+    if (!tip) return;
+    uint8_t hdr[80], key[33], val[128];
+    memcpy(hdr, tip->v + tip->vl - 80, 80);
+    memcpy(hdr + 4, tip->k + 1, 32); /* parent: the tip */
+    bk_store_le32(hdr + 68, bk_load_le32(hdr + 68) + 600);
+    key[0] = 'b';
+    bk_header_hash(hdr, key + 1);
+    size_t n = 0;
+    n += bk_varint_encode(val + n, 289900);
+    n += bk_varint_encode(val + n, 940);
+    n += bk_varint_encode(val + n, BK_BLOCK_VALID_TREE);
+    n += bk_varint_encode(val + n, 0);
+    memcpy(val + n, hdr, 80);
+    n += 80;
+    raw_put(idx, key, 33, val, n);
+    raw_put(idx, (const uint8_t *)"R", 1, (const uint8_t *)"1", 1);
+    raw_put(idx, (const uint8_t *)"F\x10prunedblockfiles", 18, (const uint8_t *)"0", 1);
+    bk_chain c;
+    bk_error err;
+    CHECK_EQ_INT(build(&c, dd, &err), BK_OK);
+    CHECK_EQ_INT(c.n_entries, 980);
+    CHECK_EQ_INT(c.n_no_data, 1);
+    CHECK(c.reindexing && !c.pruned);
+    CHECK(bk_chain_tip(&c) && bk_chain_tip(&c)->height == 939);
+    const bk_chain_entry *h = bk_chain_find(&c, key + 1);
+    CHECK(h && h->no_data && !h->active && h->height == 940 && h->status == BK_BLOCK_VALID_TREE && h->size == 0);
+    /* Its context: off the best chain, height 940. */
+    bk_chain_context ctx;
+    CHECK(h && bk_chain_context_fill(&c, h, &ctx, &err) == BK_OK && ctx.confirmations == -1 && ctx.height == 940);
+    bk_chain_free(&c);
+    /* Cancelled before it starts: nothing kept. */
+    volatile sig_atomic_t stop = 1;
+    bk_chain_opts o;
+    memset(&o, 0, sizeof o);
+    o.tmpdir = g_tmp;
+    o.cancel = &stop;
+    CHECK_EQ_INT(bk_chain_build_index(&c, dd, BK_NET_REGTEST, &o, NULL, &err), BK_ERR_CANCELLED);
+    CHECK(c.n_entries == 0 && c.entries == NULL);
+    sh("rm -rf '%s'%s", dd, "");
+}
+
+/* The chainstate's best block: 'B' de-obfuscated; after an interrupted
+ * flush ('B' erased, 'H' = {new head, old head}) the new head. */
+static void test_chainstate_heads(void)
+{
+    char cs[4200];
+    snprintf(cs, sizeof cs, "%s/cs", g_tmp);
+    copy_dir(FULL "/regtest/chainstate", cs);
+    uint8_t best[32], want[32];
+    bk_error err;
+    unhex_rev("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6", want);
+    CHECK_EQ_INT(bk_chainstate_tip(cs, g_tmp, best, &err), BK_OK);
+    CHECK_MEM(best, want, 32);
+    /* The obfuscation key of this chainstate (README: values XORed). */
+    recs rs;
+    read_all_raw(cs, &rs);
+    uint8_t key[BK_OBFUSCATE_KEY_MAX];
+    size_t kl = 0;
+    for (size_t i = 0; i < rs.n; i++)
+        if (rs.r[i].kl == BK_OBFUSCATE_KEY_KEY_LEN && !memcmp(rs.r[i].k, BK_OBFUSCATE_KEY_KEY, BK_OBFUSCATE_KEY_KEY_LEN))
+            CHECK(bk_obfuscate_key_decode(rs.r[i].v, rs.r[i].vl, key, &kl, &err) == BK_OK);
+    recs_free(&rs);
+    CHECK_EQ_INT(kl, 8);
+    uint8_t heads[65];
+    heads[0] = 2;
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", heads + 1);
+    memcpy(heads + 33, want, 32);
+    bk_deobfuscate(heads, sizeof heads, key, kl);
+    raw_put(cs, (const uint8_t *)"B", 1, NULL, 0);
+    raw_put(cs, (const uint8_t *)"H", 1, heads, sizeof heads);
+    CHECK_EQ_INT(bk_chainstate_tip(cs, g_tmp, best, &err), BK_OK);
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", want);
+    CHECK_MEM(best, want, 32);
+    raw_put(cs, (const uint8_t *)"H", 1, NULL, 0);
+    CHECK_EQ_INT(bk_chainstate_tip(cs, g_tmp, best, &err), BK_ERR_NOT_FOUND);
+    sh("rm -rf '%s'%s", cs, "");
 }
 
 /* A chainstate too large to copy into a snapshot on another filesystem is
@@ -1008,9 +1248,13 @@ int main(void)
     RUN(test_decode_corrupt_records);
     RUN(test_chain_full);
     RUN(test_chain_pruned);
+    RUN(test_trust_positions);
     RUN(test_corrupt_index);
+    RUN(test_random_record_damage);
     RUN(test_no_chainstate_and_appended);
     RUN(test_chainstate_on_other_filesystem);
+    RUN(test_header_only_and_flags);
+    RUN(test_chainstate_heads);
     RUN(test_snapshot_never_writes);
     RUN(test_snapshot_while_writing);
     recs_free(&g_index);

@@ -10,10 +10,11 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ---- helpers ---- */
@@ -73,14 +74,32 @@ static void hash_hex(char out[65], const uint8_t h[32])
     out[64] = 0;
 }
 
+static uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
 /* Big-endian 256-bit a += b. */
 static void be256_add(uint8_t a[32], const uint8_t b[32])
 {
-    unsigned carry = 0;
-    for (int i = 31; i >= 0; i--) {
-        unsigned s = (unsigned)a[i] + b[i] + carry;
-        a[i] = (uint8_t)s;
-        carry = s >> 8;
+    uint64_t carry = 0;
+    for (int i = 3; i >= 0; i--) {
+        uint64_t x = load_be64(a + 8 * i), y = load_be64(b + 8 * i);
+        uint64_t s = x + y;
+        uint64_t c1 = s < x;
+        uint64_t t = s + carry;
+        carry = c1 | (t < s);
+        store_be64(a + 8 * i, t);
     }
 }
 
@@ -94,7 +113,7 @@ static int is_zero32(const uint8_t *p)
 static bk_status grow_entries(bk_chain *c)
 {
     if (c->n_entries < c->cap_entries) return BK_OK;
-    size_t nc = c->cap_entries ? c->cap_entries * 2 : 1024;
+    size_t nc = c->cap_entries ? c->cap_entries + c->cap_entries / 2 : 1024;
     if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
     if (nc <= c->n_entries) return BK_ERR_NOMEM;
     bk_chain_entry *ne = bk_realloc(c->alloc, c->entries, c->cap_entries * sizeof *ne, nc * sizeof *ne);
@@ -192,75 +211,97 @@ static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
     }
 }
 
+static bk_status read_record(bk_chain *c, hash_check *hc, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                             bk_error *err)
+{
+    bk_status st = BK_OK;
+    switch (bk_index_key_kind_of(k, kl)) {
+    case BK_INDEX_KEY_BLOCK: {
+        bk_disk_block_index r;
+        st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
+        if (st != BK_OK) break;
+        if ((st = grow_entries(c)) != BK_OK) {
+            bk_error_set(err, st, 0, "out of memory");
+            break;
+        }
+        uint32_t idx = (uint32_t)c->n_entries++;
+        entry_from_record(&c->entries[idx], &r);
+        memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
+        hc->idx[hc->n++] = idx;
+        if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
+        break;
+    }
+    case BK_INDEX_KEY_FILE: {
+        bk_block_file_info fi;
+        st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
+        break;
+    }
+    case BK_INDEX_KEY_LAST_FILE:
+        if (kl == 1) st = bk_index_last_file_decode(v, vl, &c->last_file, err);
+        break;
+    case BK_INDEX_KEY_REINDEX:
+        if (kl == 1) c->reindexing = 1;
+        break;
+    case BK_INDEX_KEY_FLAG: {
+        const uint8_t *name;
+        size_t nl;
+        int val;
+        st = bk_index_flag_decode(k, kl, v, vl, &name, &nl, &val, err);
+        if (st == BK_OK && nl == 16 && memcmp(name, "prunedblockfiles", 16) == 0) c->pruned = (uint8_t)val;
+        break;
+    }
+    default:
+        break;
+    }
+    return st;
+}
+
+/* Every record of the kinds Core's BlockTreeDB writes, one key prefix at
+ * a time. */
 static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_opts *opts, bk_error *err)
 {
+    static const uint8_t prefixes[] = {'b', 'f', 'l', 'R', 'F'};
     bk_ldb *db = NULL;
-    bk_ldb_iter *it = NULL;
     bk_status st = bk_ldb_open(indexdir, opts ? opts->tmpdir : NULL, &db, err);
     if (st != BK_OK) return st;
-    st = bk_ldb_iter_new(db, NULL, 0, &it, err);
-    if (st != BK_OK) {
-        bk_ldb_close(db);
-        return st;
-    }
     hash_check *hc = bk_alloc(c->alloc, sizeof *hc);
     if (!hc) {
-        bk_ldb_iter_free(it);
         bk_ldb_close(db);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
     hc->n = 0;
-    const uint8_t *k, *v;
-    size_t kl, vl;
-    uint64_t n = 0;
-    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
-        if ((++n & 4095) == 0 && cancelled(opts)) {
-            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
-            break;
-        }
-        switch (bk_index_key_kind_of(k, kl)) {
-        case BK_INDEX_KEY_BLOCK: {
-            bk_disk_block_index r;
-            st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
-            if (st != BK_OK) break;
-            if ((st = grow_entries(c)) != BK_OK) {
-                bk_error_set(err, st, 0, "out of memory");
-                break;
-            }
-            uint32_t idx = (uint32_t)c->n_entries++;
-            entry_from_record(&c->entries[idx], &r);
-            memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
-            hc->idx[hc->n++] = idx;
-            if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
-            break;
-        }
-        case BK_INDEX_KEY_FILE: {
-            bk_block_file_info fi;
-            st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
-            break;
-        }
-        case BK_INDEX_KEY_LAST_FILE:
-            if (kl == 1) st = bk_index_last_file_decode(v, vl, &c->last_file, err);
-            break;
-        case BK_INDEX_KEY_REINDEX:
-            if (kl == 1) c->reindexing = 1;
-            break;
-        case BK_INDEX_KEY_FLAG: {
-            const uint8_t *name;
-            size_t nl;
-            int val;
-            st = bk_index_flag_decode(k, kl, v, vl, &name, &nl, &val, err);
-            if (st == BK_OK && nl == 16 && memcmp(name, "prunedblockfiles", 16) == 0) c->pruned = (uint8_t)val;
-            break;
-        }
-        default:
-            break;
+    /* Size the entries from the tables' bytes for the 'b' range (a record
+     * takes about 130 bytes there, Core stores them uncompressed): one
+     * allocation instead of a doubling series. Records still in the log
+     * are not counted; the array grows for those. */
+    uint64_t approx = bk_ldb_approximate_size(db, &prefixes[0], 1, (const uint8_t *)"c", 1);
+    if (approx / 128 > 1024 && approx / 128 < BK_CHAIN_NONE / 2) {
+        size_t want = (size_t)(approx / 128) + 1024;
+        bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
+        if (e) {
+            c->entries = e;
+            c->cap_entries = want;
         }
     }
+    uint64_t n = 0;
+    for (size_t p = 0; p < sizeof prefixes && st == BK_OK; p++) {
+        bk_ldb_iter *it = NULL;
+        st = bk_ldb_iter_new(db, &prefixes[p], 1, &it, err);
+        if (st != BK_OK) break;
+        const uint8_t *k, *v;
+        size_t kl, vl;
+        while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+            if ((++n & 4095) == 0 && cancelled(opts)) {
+                st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+                break;
+            }
+            st = read_record(c, hc, k, kl, v, vl, err);
+        }
+        if (st == BK_OK) st = bk_ldb_iter_status(it, err);
+        bk_ldb_iter_free(it);
+    }
     if (st == BK_OK) st = hash_flush(c, hc, err);
-    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
     bk_free(c->alloc, hc, sizeof *hc);
-    bk_ldb_iter_free(it);
     bk_ldb_close(db);
     return st;
 }
@@ -351,7 +392,14 @@ static void connect_entry(bk_chain *c, uint32_t k, work_cache *wc)
 static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
 {
     work_cache wc = {0, {0}, 0};
+    /* Entries are in height order: the parent is among the (usually one)
+     * entries of the previous height, [grp_prev, grp_cur). */
+    size_t grp_prev = 0, grp_cur = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
+        if (k && c->entries[k].height != c->entries[k - 1].height) {
+            grp_prev = c->entries[k].height == c->entries[k - 1].height + 1 ? grp_cur : k;
+            grp_cur = k;
+        }
         if ((k & 16383) == 0 && cancelled(opts)) return bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
         bk_chain_entry *e = &c->entries[k];
         char hex[65], phex[65];
@@ -362,7 +410,14 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
                                     "blocks/index: block %s has no parent but height %d", hex, (int)e->height);
             }
         } else {
-            uint32_t p = table_find(c, e->prev_hash);
+            uint32_t p = BK_CHAIN_NONE;
+            if (grp_cur - grp_prev <= 8) {
+                for (size_t q = grp_prev; q < grp_cur && p == BK_CHAIN_NONE; q++)
+                    if (memcmp(c->entries[q].hash, e->prev_hash, 32) == 0) p = (uint32_t)q;
+            } else {
+                p = table_find(c, e->prev_hash);
+            }
+            if (p == BK_CHAIN_NONE) p = table_find(c, e->prev_hash); /* (then the height check names it) */
             if (p == BK_CHAIN_NONE) {
                 hash_hex(hex, e->hash);
                 hash_hex(phex, e->prev_hash);
@@ -398,6 +453,55 @@ static int cmp_pos(const void *a, const void *b)
     if (x->file != y->file) return x->file < y->file ? -1 : 1;
     if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
     return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort refs by (file, pos, idx) in O(n): LSD radix over the 64-bit key
+ * file << 32 | pos in 16-bit digits (positions are Core's uint32
+ * nDataPos / nUndoPos), skipping digits that are the same everywhere;
+ * stable, so equal keys keep their (ascending) idx order. Falls back to
+ * qsort when the scratch buffer cannot be had. */
+static void sort_refs(const bk_allocator *a, pos_ref *refs, size_t n)
+{
+    if (n < 2) return;
+    size_t unsorted = 0;
+    for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
+    if (!unsorted) return; /* usual: heights ascend through the files */
+    int radix_ok = 1;
+    for (size_t i = 0; i < n && radix_ok; i++) radix_ok = refs[i].pos <= UINT32_MAX;
+    pos_ref *tmp = radix_ok ? bk_alloc(a, n * sizeof *tmp) : NULL;
+    uint32_t *count = radix_ok ? bk_alloc(a, 65536 * sizeof *count) : NULL;
+    if (!tmp || !count) {
+        bk_free(a, tmp, n * sizeof *tmp);
+        bk_free(a, count, 65536 * sizeof *count);
+        qsort(refs, n, sizeof *refs, cmp_pos);
+        return;
+    }
+    pos_ref *src = refs, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = (uint64_t)src[i].file << 32 | src[i].pos;
+            count[(key >> shift) & 0xffff]++;
+        }
+        uint64_t first = (uint64_t)src[0].file << 32 | src[0].pos;
+        if (count[(first >> shift) & 0xffff] == n) continue; /* one value of this digit */
+        uint32_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            uint32_t c0 = count[d];
+            count[d] = sum;
+            sum += c0;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = (uint64_t)src[i].file << 32 | src[i].pos;
+            dst[count[(key >> shift) & 0xffff]++] = src[i];
+        }
+        pos_ref *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != refs) memcpy(refs, src, n * sizeof *refs);
+    bk_free(a, tmp, n * sizeof *tmp);
+    bk_free(a, count, 65536 * sizeof *count);
 }
 
 static bk_status pos_fail(bk_error *err, bk_status st, const bk_chain_entry *e, bk_file_kind kind, uint64_t pos,
@@ -459,7 +563,7 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
 /* Read the 8-byte record header before each position: magic, then the size
  * (and for undo the 32-byte checksum after the record) inside the file. */
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
-                            covered_list *cov, bk_error *err)
+                            int trust, covered_list *cov, bk_error *err)
 {
     size_t n = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
@@ -478,7 +582,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         refs[m].idx = (uint32_t)k;
         m++;
     }
-    qsort(refs, n, sizeof *refs, cmp_pos);
+    sort_refs(c->alloc, refs, n);
     const uint8_t *magic = bk_network_get(c->net)->magic;
     uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
     bk_status st = BK_OK;
@@ -490,13 +594,28 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             break;
         }
         if (!bk_blocksdir_has(d, kind, file)) {
-            st = pos_fail(err, BK_ERR_NOT_FOUND, first, kind, refs[i].pos, "the file is missing");
-            break;
+            /* Pruned after the index was read (a running node), or a copy
+             * without it: its blocks have no data (or undo) here. */
+            (void)first;
+            for (; i < n && refs[i].file == file; i++) {
+                bk_chain_entry *e = &c->entries[refs[i].idx];
+                if (kind == BK_FILE_BLK) {
+                    e->no_data = 1;
+                    e->offset = 0;
+                    c->n_no_data++;
+                } else {
+                    e->has_undo = 0;
+                    e->undo_offset = 0;
+                }
+                c->n_missing++;
+            }
+            continue;
         }
         bk_blockfile f;
         st = bk_blocksdir_open_file(d, kind, file, &f, err);
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
+        /* (Files are read with pread, never mapped: nothing to drop.) */
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
             uint64_t pos = refs[i].pos;
@@ -507,11 +626,39 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
                 break;
             }
+            if (trust && i + 1 < n && refs[i + 1].file == file) {
+                /* Records are contiguous: this one ends where the next
+                 * one's 8-byte header begins (nothing read). */
+                uint64_t next = refs[i + 1].pos, min = kind == BK_FILE_BLK ? BK_HEADER_SIZE + 1 : 1;
+                if (next < pos + min + tail + 8 || next - pos - tail - 8 > UINT32_MAX) {
+                    snprintf(what, sizeof what, "the next record the index knows in the file is at %llu",
+                             (unsigned long long)next);
+                    st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
+                    break;
+                }
+                uint32_t isize = (uint32_t)(next - pos - tail - 8);
+                if (kind == BK_FILE_BLK) e->size = isize;
+                else e->undo_size = isize;
+                continue;
+            }
             if (bk_blockfile_copy(&f, pos - 8, hdr, 8, NULL) != BK_OK || memcmp(hdr, magic, 4) != 0) {
                 st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
                 break;
             }
             uint32_t size = bk_load_le32(hdr + 4);
+            if (kind == BK_FILE_BLK && size > BK_HEADER_SIZE && pos + BK_HEADER_SIZE <= f.len) {
+                /* The block there must be this one: its header against the
+                 * stored one (all but the merkle root, which the entry does
+                 * not keep), as a reader trusts the position. */
+                uint8_t h[BK_HEADER_SIZE];
+                if (bk_blockfile_copy(&f, pos, h, BK_HEADER_SIZE, NULL) != BK_OK ||
+                    (int32_t)bk_load_le32(h) != e->version || memcmp(h + 4, e->prev_hash, 32) != 0 ||
+                    bk_load_le32(h + 68) != e->time || bk_load_le32(h + 72) != e->bits ||
+                    bk_load_le32(h + 76) != e->nonce) {
+                    st = pos_fail(err, BK_ERR_MISMATCH, e, kind, pos, "another block's header is there");
+                    break;
+                }
+            }
             if ((kind == BK_FILE_BLK && size < BK_HEADER_SIZE + 1) || pos + size + tail > f.len) {
                 snprintf(what, sizeof what, "its record of %u bytes%s runs past the end of the file (%zu bytes)",
                          size, tail ? " and checksum" : "", f.len);
@@ -532,13 +679,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
 }
 
 /* ---- blocks past the index's last flush ---- */
-
-static int is_ancestor(const bk_chain *c, uint32_t anc, uint32_t idx)
-{
-    const bk_chain_entry *a = &c->entries[anc];
-    while (idx != BK_CHAIN_NONE && c->entries[idx].height > a->height) idx = c->entries[idx].parent;
-    return idx == anc;
-}
 
 /* The records of blk files past what the index covers. A record whose hash
  * the index knows with data is a duplicate; one the index knows only by
@@ -703,11 +843,25 @@ static void link_appended(bk_chain *c, size_t first)
  * blocks connected after the last flush. The checksum (parent hash ||
  * CBlockUndo) and the tx count name the block among those of the blk file
  * with the same number that have no undo yet; the best chain is preferred. */
+static int undo_fits(const bk_chain_entry *e, uint64_t n_txundo, const uint8_t *undo, size_t len,
+                     const uint8_t ck[32])
+{
+    return !e->no_data && !e->has_undo && e->height > 0 && (uint64_t)e->n_tx - 1 == n_txundo &&
+           bk_undo_checksum_verify(undo, len, e->prev_hash, ck, NULL) == BK_OK;
+}
+
 static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const covered_list *cov, bk_error *err)
 {
     uint8_t *buf = NULL;
     size_t cap = 0;
     bk_status st = BK_OK;
+    /* Candidates (blocks with data, no undo yet), by blk file: made when
+     * the first record past the index is found. */
+    pos_ref *cand = NULL;
+    size_t n_cand = 0;
+    int have_cand = 0;
+    uint32_t last = BK_CHAIN_NONE;
+    size_t lo = 0; /* first candidate of the current file (rev files ascend) */
     for (size_t fi = 0; fi < d->n_rev && st == BK_OK; fi++) {
         uint32_t num = d->rev[fi];
         uint64_t from = covered_end(cov, num);
@@ -719,9 +873,35 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
         bk_record rec;
         bk_record_iter_init(&it, &f);
         it.pos = from;
+        size_t hi = 0;
+        int range_set = 0;
         while (st == BK_OK && bk_record_next(&it, &rec)) {
             const uint8_t *undo;
             uint8_t ck[32];
+            if (!have_cand) {
+                have_cand = 1;
+                for (size_t k = 0; k < c->n_entries; k++) n_cand += !c->entries[k].no_data && !c->entries[k].has_undo;
+                cand = n_cand ? bk_alloc(c->alloc, n_cand * sizeof *cand) : NULL;
+                if (n_cand && !cand) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                size_t m = 0;
+                for (size_t k = 0; k < c->n_entries; k++)
+                    if (!c->entries[k].no_data && !c->entries[k].has_undo) {
+                        cand[m].file = c->entries[k].file;
+                        cand[m].pos = c->entries[k].offset;
+                        cand[m].idx = (uint32_t)k;
+                        m++;
+                    }
+                sort_refs(c->alloc, cand, n_cand);
+            }
+            if (!range_set) {
+                range_set = 1;
+                while (lo < n_cand && cand[lo].file < num) lo++;
+                hi = lo;
+                while (hi < n_cand && cand[hi].file == num) hi++;
+            }
             if (rec.size > cap) {
                 uint8_t *nb = bk_realloc(c->alloc, buf, cap, rec.size);
                 if (!nb) {
@@ -741,13 +921,20 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             bk_reader_init(&r, undo, rec.size);
             uint64_t n_txundo = bk_read_compact_size(&r, 1);
             uint32_t pick = BK_CHAIN_NONE;
-            for (size_t k = 0; bk_reader_ok(&r) && k < c->n_entries; k++) {
-                const bk_chain_entry *e = &c->entries[k];
-                if (e->no_data || e->has_undo || e->file != num || e->height <= 0 ||
-                    (uint64_t)e->n_tx - 1 != n_txundo)
-                    continue;
-                if (pick != BK_CHAIN_NONE && (c->entries[pick].active || !e->active)) continue;
-                if (bk_undo_checksum_verify(undo, rec.size, e->prev_hash, ck, NULL) == BK_OK) pick = (uint32_t)k;
+            if (!bk_reader_ok(&r)) {
+                c->n_undo_unpaired++;
+                continue;
+            }
+            /* Records follow connection order: the best-chain successor of
+             * the block paired last is the likely owner. */
+            uint32_t pred = last != BK_CHAIN_NONE ? c->entries[last].next : BK_CHAIN_NONE;
+            if (pred != BK_CHAIN_NONE && c->entries[pred].file == num &&
+                undo_fits(&c->entries[pred], n_txundo, undo, rec.size, ck))
+                pick = pred;
+            for (size_t q = lo; q < hi && (pick == BK_CHAIN_NONE || !c->entries[pick].active); q++) {
+                const bk_chain_entry *e = &c->entries[cand[q].idx];
+                if (pick != BK_CHAIN_NONE && !e->active) continue;
+                if (undo_fits(e, n_txundo, undo, rec.size, ck)) pick = cand[q].idx;
             }
             if (pick == BK_CHAIN_NONE) {
                 c->n_undo_unpaired++;
@@ -759,14 +946,66 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             e->undo_offset = rec.offset;
             e->undo_size = rec.size;
             c->n_undo_paired++;
+            last = pick;
         }
         bk_blockfile_close(&f);
     }
+    bk_free(c->alloc, cand, n_cand * sizeof *cand);
     bk_free(c->alloc, buf, cap);
     return st;
 }
 
 /* ---- the tip ---- */
+
+static int cmp_height_ref(const void *a, const void *b)
+{
+    const pos_ref *x = a, *y = b;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The most-work block with data the index did not know about (appended
+ * past its flush) that descends from the tip, or BK_CHAIN_NONE. Descent
+ * is marked over the blocks above the tip in height order. */
+static bk_status extend_tip(const bk_chain *c, uint32_t *ext_out, bk_error *err)
+{
+    *ext_out = BK_CHAIN_NONE;
+    int32_t base = c->tip == BK_CHAIN_NONE ? -1 : c->entries[c->tip].height;
+    size_t m = 0;
+    for (size_t k = 0; k < c->n_entries; k++) m += c->entries[k].height > base;
+    if (!m) return BK_OK;
+    pos_ref *up = bk_alloc(c->alloc, m * sizeof *up);
+    uint8_t *desc = bk_alloc(c->alloc, c->n_entries);
+    if (!up || !desc) {
+        bk_free(c->alloc, up, m * sizeof *up);
+        bk_free(c->alloc, desc, c->n_entries);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(desc, 0, c->n_entries);
+    if (c->tip != BK_CHAIN_NONE) desc[c->tip] = 1;
+    size_t j = 0;
+    for (size_t k = 0; k < c->n_entries; k++)
+        if (c->entries[k].height > base) {
+            up[j].pos = (uint64_t)c->entries[k].height;
+            up[j].idx = (uint32_t)k;
+            up[j].file = 0;
+            j++;
+        }
+    qsort(up, m, sizeof *up, cmp_height_ref);
+    uint32_t best = BK_CHAIN_NONE;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t k = up[i].idx;
+        const bk_chain_entry *e = &c->entries[k];
+        desc[k] = c->tip == BK_CHAIN_NONE || (e->parent != BK_CHAIN_NONE && desc[e->parent]);
+        /* Data the index did not know about: appended past its flush. */
+        if (!desc[k] || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
+        if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0) best = k;
+    }
+    bk_free(c->alloc, up, m * sizeof *up);
+    bk_free(c->alloc, desc, c->n_entries);
+    *ext_out = best;
+    return BK_OK;
+}
 
 /* Core: validation.cpp CBlockIndexWorkComparator, with (file, position)
  * standing in for the sequence id. */
@@ -795,9 +1034,10 @@ static uint32_t most_work_tip(const bk_chain *c)
 
 static bk_status set_active(bk_chain *c, bk_error *err)
 {
-    for (size_t k = 0; k < c->n_entries; k++) {
-        c->entries[k].active = 0;
-        c->entries[k].next = BK_CHAIN_NONE;
+    /* Undo a previous best chain (entries start with active 0, next none). */
+    for (size_t h = 0; h < c->n_active; h++) {
+        c->entries[c->active[h]].active = 0;
+        c->entries[c->active[h]].next = BK_CHAIN_NONE;
     }
     bk_free(c->alloc, c->active, c->n_active * sizeof *c->active);
     c->active = NULL;
@@ -806,10 +1046,10 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     c->base_height = 0;
     if (c->tip == BK_CHAIN_NONE) return BK_OK;
     const bk_chain_entry *tip = &c->entries[c->tip];
-    uint32_t root = c->tip;
-    while (c->entries[root].parent != BK_CHAIN_NONE) root = c->entries[root].parent;
-    c->base_height = c->entries[root].height;
-    c->n_active = (size_t)(tip->height - c->base_height) + 1;
+    /* Every chain of the index starts at a height-0 block without a parent
+     * (link_all), and heights step by one. */
+    c->base_height = 0;
+    c->n_active = (size_t)tip->height + 1;
     c->active = bk_alloc(c->alloc, c->n_active * sizeof *c->active);
     if (!c->active) {
         c->n_active = 0;
@@ -823,11 +1063,10 @@ static bk_status set_active(bk_chain *c, bk_error *err)
         next = i;
         c->active[e->height - c->base_height] = i;
     }
-    for (size_t k = 0; k < c->n_entries; k++)
-        if (c->entries[k].height >= 0 && !c->entries[k].active) c->n_stale++;
+    c->n_stale = c->n_entries - c->n_orphans - c->n_active;
     /* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
     c->prune_height = 0;
-    for (size_t h = c->n_active; h-- > 0;)
+    for (size_t h = c->n_active; c->n_no_data && h-- > 0;)
         if (c->entries[c->active[h]].no_data) {
             c->prune_height = (int32_t)(h + 1) + c->base_height;
             break;
@@ -953,34 +1192,40 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         bk_free(alloc, ipath, icap);
         return st;
     }
-    st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK) st = sort_by_height(c, err);
-    if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
-    if (st == BK_OK) st = link_all(c, opts, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
-    /* The tip Core has. */
-    if (st == BK_OK && dirs->chainstatedir &&
+    /* The chainstate first: Core writes the block index before the
+     * chainstate at every flush, so an index snapshot taken after the
+     * chainstate's holds its best block even while the node runs. */
+    uint8_t best[32];
+    int have_best = 0;
+    if (dirs->chainstatedir &&
         snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
         c->chainstate_skipped = 1;
-    } else if (st == BK_OK && dirs->chainstatedir) {
-        uint8_t best[32];
+    } else if (dirs->chainstatedir) {
         bk_error e2;
         bk_error_clear(&e2);
         bk_status cst = bk_chainstate_tip(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
-        if (cst == BK_OK) {
-            c->tip = table_find(c, best);
-            if (c->tip == BK_CHAIN_NONE) {
-                char hex[65];
-                hash_hex(hex, best);
-                st = bk_error_set(err, BK_ERR_INVALID, 0,
-                                  "the chainstate's best block %s is not in the block index", hex);
-            } else {
-                c->tip_from_chainstate = 1;
-            }
-        } else if (cst != BK_ERR_NOT_FOUND) {
+        if (cst == BK_OK) have_best = 1;
+        else if (cst != BK_ERR_NOT_FOUND) {
             st = cst;
             if (err) *err = e2;
+        }
+    }
+    if (st == BK_OK) st = read_index(c, indexdir, opts, err);
+    if (st == BK_OK) st = sort_by_height(c, err);
+    if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
+    if (st == BK_OK) st = link_all(c, opts, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, dirs->trust_positions, &cov_blk, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, dirs->trust_positions, &cov_rev, err);
+    /* The tip Core has. */
+    if (st == BK_OK && have_best) {
+        c->tip = table_find(c, best);
+        if (c->tip == BK_CHAIN_NONE) {
+            char hex[65];
+            hash_hex(hex, best);
+            st = bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index",
+                              hex);
+        } else {
+            c->tip_from_chainstate = 1;
         }
     }
     if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
@@ -990,18 +1235,13 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK && c->n_appended) {
         link_appended(c, first_new);
         /* Appended blocks extend the tip when they descend from it. */
-        uint32_t best = c->tip;
-        for (size_t k = 0; k < c->n_entries; k++) {
-            const bk_chain_entry *e = &c->entries[k];
-            /* Data the index did not know about: appended past its flush. */
-            if (e->height < 0 || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
-            if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0)
-                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) best = (uint32_t)k;
-        }
-        if (best != c->tip) {
-            c->tip = best;
+        uint32_t ext = BK_CHAIN_NONE;
+        st = extend_tip(c, &ext, err);
+        if (st == BK_OK && ext != BK_CHAIN_NONE && ext != c->tip) {
+            c->tip = ext;
             st = set_active(c, err);
         }
+        c->n_stale = c->n_entries - c->n_orphans - c->n_active;
     }
     if (st == BK_OK && c->n_entries) st = scan_appended_undo(c, &d, &cov_rev, err);
     bk_free(alloc, cov_blk.v, cov_blk.cap * sizeof *cov_blk.v);
@@ -1032,7 +1272,7 @@ bk_status bk_chain_build_index(bk_chain *c, const char *datadir, bk_network net,
     snprintf(blocks, cap, "%s/%sblocks", datadir, sub);
     snprintf(cs, cap, "%s/%schainstate", datadir, sub);
     struct stat sb;
-    bk_index_dirs dirs = {blocks, NULL, stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
+    bk_index_dirs dirs = {.blocksdir = blocks, .chainstatedir = stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
     bk_status st = bk_chain_build_index_dirs(c, &dirs, net, opts, alloc, err);
     bk_free(alloc, blocks, cap);
     bk_free(alloc, cs, cap);
