@@ -281,23 +281,64 @@ static inline int unspendable(const uint8_t *script, size_t len)
     return (len > 0 && script[0] == 0x6a) || len > MAX_SCRIPT_SIZE;
 }
 
-/* One coin of a validated CBlockUndo: its value and the length of its
- * decompressed scriptPubKey (Core: compressor.cpp; an over-long raw script
- * reads back as the single byte OP_RETURN). */
-static void coin_value_len(bk_reader *r, int64_t *value, uint64_t *script_len)
+/* A walk over a CBlockUndo that bk_block_undo_parse has validated: the
+ * reads cannot fail, so they are plain pointer steps (bounded by end all
+ * the same). */
+typedef struct undo_walk {
+    const uint8_t *p, *end;
+} undo_walk;
+
+/* Core: serialize.h ReadVarInt (MSB base-128, +1 per continuation). */
+static inline uint64_t walk_varint(undo_walk *w)
 {
-    uint64_t code = bk_read_varint(r);
-    if (code >> 1) (void)bk_read_varint(r); /* nVersion dummy */
-    *value = (int64_t)bk_amount_decompress(bk_read_varint(r));
-    uint64_t n_size = bk_read_varint(r);
+    uint64_t n = 0;
+    while (w->p < w->end) {
+        uint8_t b = *w->p++;
+        n = (n << 7) | (b & 0x7f);
+        if (!(b & 0x80)) return n;
+        n++;
+    }
+    return n;
+}
+
+static inline uint64_t walk_compact(undo_walk *w)
+{
+    if (w->p >= w->end) return 0;
+    uint8_t b = *w->p++;
+    size_t k = b < 0xfd ? 0 : b == 0xfd ? 2 : b == 0xfe ? 4 : 8;
+    if (k == 0) return b;
+    if ((size_t)(w->end - w->p) < k) {
+        w->p = w->end;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < k; i++) v |= (uint64_t)w->p[i] << (8 * i);
+    w->p += k;
+    return v;
+}
+
+static inline void walk_skip(undo_walk *w, uint64_t n)
+{
+    w->p = n < (uint64_t)(w->end - w->p) ? w->p + n : w->end;
+}
+
+/* One coin: its value and the length of its decompressed scriptPubKey
+ * (Core: compressor.cpp; an over-long raw script reads back as the single
+ * byte OP_RETURN). */
+static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script_len)
+{
+    uint64_t code = walk_varint(w);
+    if (code >> 1) (void)walk_varint(w); /* nVersion dummy */
+    *value = (int64_t)bk_amount_decompress(walk_varint(w));
+    uint64_t n_size = walk_varint(w);
     if (n_size < SPECIAL_SCRIPTS) {
         static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
         *script_len = lens[n_size];
-        (void)bk_read_span(r, n_size < 2 ? 20 : 32);
+        walk_skip(w, n_size < 2 ? 20 : 32);
     } else {
         uint64_t raw = n_size - SPECIAL_SCRIPTS;
         *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
-        (void)bk_read_span(r, (size_t)raw);
+        walk_skip(w, raw);
     }
 }
 
@@ -371,9 +412,8 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     int64_t utxos = 0, utxo_size_inc = 0, utxo_size_inc_actual = 0;
     size_t n_fees = 0;
 
-    bk_reader ur;
-    bk_reader_init(&ur, undo->data, undo->size);
-    (void)bk_read_compact_size(&ur, 1);
+    undo_walk ur = {undo->data, undo->data + undo->size};
+    (void)walk_compact(&ur);
 
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
@@ -397,17 +437,17 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (i == 0) continue;
         /* Core reads vtxundo.at(i - 1) for every later transaction; the
          * undo entries are walked in step even past a coinbase-shaped one. */
-        size_t undo_pos = ur.pos;
-        uint32_t n_coins = (uint32_t)bk_read_compact_size(&ur, 1);
+        size_t undo_pos = (size_t)(ur.p - undo->data);
+        uint64_t n_coins = walk_compact(&ur);
         if (n_coins != tx->n_in) {
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
                                 "block %s at height %lld: undo data does not match block: tx %u has %u inputs, "
                                 "CTxUndo has %u coins",
-                                hex, (long long)ctx->height, i, tx->n_in, n_coins);
+                                hex, (long long)ctx->height, i, tx->n_in, (unsigned)n_coins);
         }
         if (coinbase) {
-            for (uint32_t c = 0; c < n_coins; c++) {
+            for (uint64_t c = 0; c < n_coins; c++) {
                 int64_t v;
                 uint64_t l;
                 coin_value_len(&ur, &v, &l);
@@ -434,7 +474,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         }
 
         int64_t tx_in = 0;
-        for (uint32_t c = 0; c < n_coins; c++) {
+        for (uint64_t c = 0; c < n_coins; c++) {
             int64_t v;
             uint64_t l;
             coin_value_len(&ur, &v, &l);
