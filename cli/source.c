@@ -98,7 +98,10 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
             const bk_chain_entry *tip = bk_chain_tip(c);
             fprintf(stderr, "blockkit: %s: chain from Core's block index %s: %zu blocks, tip at height %lld (%s)", cmd,
                     index, c->n_entries, tip ? (long long)tip->height : -1LL,
-                    c->tip_from_chainstate ? "the chainstate's best block" : "most work: no chainstate");
+                    c->tip_from_chainstate ? "the chainstate's best block"
+                    : c->chainstate_skipped ? "most work: the chainstate is on another filesystem than the snapshot "
+                                              "directory and too large to copy; --tmpdir on its filesystem reads it"
+                                            : "most work: no chainstate");
             if (c->n_appended)
                 fprintf(stderr, ", %llu block(s) past its last flush", (unsigned long long)c->n_appended);
             if (c->prune_height > 0) fprintf(stderr, ", pruned below height %d", (int)c->prune_height);

@@ -153,6 +153,10 @@ BK_API bk_status bk_chainstate_best_block(const char *chainstate_dir, const char
 
 /* ---- the chain from the index ---- */
 
+/* The most chainstate table bytes bk_chain_build_index copies into a
+ * snapshot to read the best block (see there). */
+#define BK_CHAINSTATE_COPY_MAX ((uint64_t)256 << 20)
+
 /* Where a node keeps things. Core: blk/rev files in <blocksdir> (its
  * -blocksdir option can move them), the index always in
  * <datadir>/<net>/blocks/index, the chainstate in <datadir>/<net>/chainstate. */
@@ -177,13 +181,18 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *    there, is an error naming the index key and the file.
  *  - chain work (GetBlockProof summed from the genesis) and median time
  *    past from the stored headers. A height that is not the parent's + 1,
- *    a parent that is not in the index, or a second genesis, is an error
- *    naming the key.
+ *    a parent that is not in the index, or a block without a parent at a
+ *    height other than 0, is an error naming the block.
  *  - the tip: the chainstate's best block (bk_chainstate_best_block) when
  *    dirs->chainstatedir is given and has one (then c->tip_from_chainstate
- *    is 1); else the block with the most work that has data, is not
- *    failed and was connected once (validity BK_BLOCK_VALID_SCRIPTS; the
- *    genesis, which Core leaves at BK_BLOCK_VALID_TRANSACTIONS, counts):
+ *    is 1). Reading one key must not copy a mainnet UTXO set: when the
+ *    snapshot directory is on another filesystem than the chainstate (no
+ *    hard links) and its tables exceed BK_CHAINSTATE_COPY_MAX bytes, the
+ *    chainstate is not read (c->chainstate_skipped = 1; pass a tmpdir on
+ *    the node's filesystem). Without it, the block with the most work
+ *    that has data, is not failed and was connected once (validity
+ *    BK_BLOCK_VALID_SCRIPTS; the genesis, which Core leaves at
+ *    BK_BLOCK_VALID_TRANSACTIONS, counts):
  *    blocks downloaded but never connected (valid-headers) are not taken;
  *    equal work goes to the lower (file, data position), where Core would
  *    use its in-memory arrival order (a preciousblock tie can only be read

@@ -109,6 +109,7 @@ typedef struct bk_chain {
     uint8_t tip_from_chainstate; /* the tip is the chainstate's best block */
     uint8_t pruned;            /* the index's prunedblockfiles flag */
     uint8_t reindexing;        /* the index's reindex flag ('R') */
+    uint8_t chainstate_skipped; /* the chainstate was not read: a snapshot would have copied too much (blockindex.h) */
     int32_t prune_height;      /* lowest height from which every best-chain block has data (0: none missing) */
     int32_t last_file;         /* the index's last blk file ('l'), -1 when absent */
     uint64_t n_no_data;        /* entries without block data */
