@@ -119,10 +119,11 @@ bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mas
 
 /* ---- scratch ---- */
 
-/* Radix digits: 11 bits, six passes cover 64-bit keys. */
-#define RADIX_BITS 11
+/* Radix digits: bytes, eight passes cover 64-bit keys (the histograms of
+ * all eight fit in 8 KB). */
+#define RADIX_BITS 8
 #define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6
+#define RADIX_PASSES 8
 
 void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *alloc)
 {
@@ -160,7 +161,7 @@ static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
 }
 
 /* ---- sorting: LSD radix over the keys' offsets from the smallest key
- * (so signed order is unsigned order), 11 bits a pass, as many passes as
+ * (so signed order is unsigned order), a byte a pass, as many passes as
  * the range of the keys needs; stable, so a payload (the weights) keeps its
  * key's place. n words of tmp (and tmp_pay with a payload). ---- */
 
@@ -173,11 +174,14 @@ static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64
         if (key[i] > hi) hi = key[i];
     }
     /* keys as unsigned offsets from the smallest: only the digits the
-     * range needs are sorted (fees and sizes take two or three passes) */
+     * range needs are sorted (feerates take one pass, fees and sizes two
+     * or three) */
     uint64_t range = (uint64_t)hi - (uint64_t)lo;
     int passes = 0;
     while (passes < RADIX_PASSES && (range >> (passes * RADIX_BITS))) passes++;
     if (passes == 0) return;
+    /* count only the digits that will be sorted: a digit most keys share
+     * would make every increment wait for the one before */
     memset(hist, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
     for (size_t i = 0; i < n; i++) {
         uint64_t k = (uint64_t)key[i] - (uint64_t)lo;
@@ -192,11 +196,15 @@ static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64
             h[b] = sum;
             sum += c;
         }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t k = (uint64_t)src[i] - (uint64_t)lo;
-            uint32_t at = h[(k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
-            dst[at] = src[i];
-            if (pay) pdst[at] = psrc[i];
+        const int shift = d * RADIX_BITS;
+        if (pay) {
+            for (size_t i = 0; i < n; i++) {
+                uint32_t at = h[(((uint64_t)src[i] - (uint64_t)lo) >> shift) & (RADIX_SIZE - 1)]++;
+                dst[at] = src[i];
+                pdst[at] = psrc[i];
+            }
+        } else {
+            for (size_t i = 0; i < n; i++) dst[h[(((uint64_t)src[i] - (uint64_t)lo) >> shift) & (RADIX_SIZE - 1)]++] = src[i];
         }
         int64_t *t = src;
         src = dst;
