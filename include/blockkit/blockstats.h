@@ -123,7 +123,7 @@ BK_API bk_status bk_block_stats_select_list(const char *list, size_t len, uint32
 
 typedef struct bk_block_stats_opts {
     uint32_t select;          /* BK_STATS_ALL or a mask (decides which checks run, as in Core) */
-    int core_version;         /* 28..31 (0 = BK_CORE_NEWEST): all four return the same 31 stats */
+    int core_version;         /* 28..31 (0 = BK_CORE_NEWEST): the same 31 stats for all four (docs/stats.md) */
     const uint8_t *hash;      /* optional: the block hash (internal order), else hashed */
 } bk_block_stats_opts;
 
