@@ -688,6 +688,29 @@ static void test_select(void)
     /* "Txs" is not "txs" */
     CHECK_EQ_INT(bk_block_stats_select_list("Txs", 3, &m, &err), BK_ERR_NOT_FOUND);
     for (int k = 0; k < BK_STAT_COUNT; k++) CHECK(bk_stat_name((bk_stat)k) != NULL);
+    /* the field table: same names and order; each int64 field read through
+     * its offset renders as the JSON does */
+    const bk_stat_field *f = bk_stat_fields();
+    bk_block_stats st;
+    memset(&st, 0, sizeof st);
+    for (int k = 0; k < BK_STAT_COUNT; k++) {
+        CHECK_EQ_STR(f[k].name, bk_stat_name((bk_stat)k));
+        if (f[k].kind == BK_STAT_KIND_INT64) {
+            int64_t v = 1000 + k;
+            memcpy((char *)&st + f[k].offset, &v, sizeof v);
+        }
+    }
+    CHECK_EQ_INT(f[BK_STAT_BLOCKHASH].kind, BK_STAT_KIND_HASH);
+    CHECK_EQ_INT(f[BK_STAT_FEERATE_PERCENTILES].kind, BK_STAT_KIND_PERCENTILES);
+    for (int k = 0; k < BK_STAT_COUNT; k++) {
+        if (f[k].kind != BK_STAT_KIND_INT64) continue;
+        uint32_t one = 1u << k;
+        char *js = render(&st, one);
+        char want[96];
+        snprintf(want, sizeof want, "{\"%s\":%d}", f[k].name, 1000 + k);
+        CHECK_EQ_STR(js, want);
+        free(js);
+    }
     CHECK(bk_stat_name(BK_STAT_COUNT) == NULL);
     CHECK_EQ_INT(bk_block_subsidy(BK_NET_MAIN, 0), 5000000000);
     CHECK_EQ_INT(bk_block_subsidy(BK_NET_MAIN, 210000), 2500000000);

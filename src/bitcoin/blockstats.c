@@ -9,6 +9,7 @@
  * sorted in place (no allocation) for the medians and percentiles. */
 #include <blockkit/blockstats.h>
 
+#include <stddef.h>
 #include <string.h>
 
 /* Core: consensus/amount.h MAX_MONEY, consensus/consensus.h
@@ -35,6 +36,47 @@ static const char *const stat_names[BK_STAT_COUNT] = {
 const char *bk_stat_name(bk_stat s)
 {
     return (unsigned)s < BK_STAT_COUNT ? stat_names[s] : NULL;
+}
+
+#define F64(name) {#name, BK_STAT_KIND_INT64, offsetof(bk_block_stats, name)}
+static const bk_stat_field stat_fields[BK_STAT_COUNT] = {
+    F64(avgfee),
+    F64(avgfeerate),
+    F64(avgtxsize),
+    {"blockhash", BK_STAT_KIND_HASH, offsetof(bk_block_stats, blockhash)},
+    {"feerate_percentiles", BK_STAT_KIND_PERCENTILES, offsetof(bk_block_stats, feerate_percentiles)},
+    F64(height),
+    F64(ins),
+    F64(maxfee),
+    F64(maxfeerate),
+    F64(maxtxsize),
+    F64(medianfee),
+    F64(mediantime),
+    F64(mediantxsize),
+    F64(minfee),
+    F64(minfeerate),
+    F64(mintxsize),
+    F64(outs),
+    F64(subsidy),
+    F64(swtotal_size),
+    F64(swtotal_weight),
+    F64(swtxs),
+    F64(time),
+    F64(total_out),
+    F64(total_size),
+    F64(total_weight),
+    F64(totalfee),
+    F64(txs),
+    F64(utxo_increase),
+    F64(utxo_size_inc),
+    F64(utxo_increase_actual),
+    F64(utxo_size_inc_actual),
+};
+#undef F64
+
+const bk_stat_field *bk_stat_fields(void)
+{
+    return stat_fields;
 }
 
 void bk_block_stats_opts_init(bk_block_stats_opts *o)
