@@ -261,10 +261,24 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
+/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8];
+ * eight bytes at a time once aligned to the key. */
 static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
 {
-    for (size_t i = 0; i < len; i++) p[i] ^= key[(off + i) & 7];
+    size_t i = 0;
+    while (i < len && ((off + i) & 7)) {
+        p[i] ^= key[(off + i) & 7];
+        i++;
+    }
+    uint64_t k;
+    memcpy(&k, key, 8);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        v ^= k;
+        memcpy(p + i, &v, 8);
+    }
+    for (; i < len; i++) p[i] ^= key[(off + i) & 7];
 }
 
 /* pread len bytes at off of blk/rev file num (kept open per worker). */
