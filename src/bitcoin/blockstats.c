@@ -166,6 +166,10 @@ bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mas
 #define RADIX_BITS 8
 #define RADIX_SIZE (1u << RADIX_BITS)
 #define RADIX_PASSES 8
+/* Histograms are counted in four interleaved copies: keys that share a
+ * digit (many equal feerates) would otherwise make each increment wait for
+ * the one before. */
+#define RADIX_COPIES 4
 
 void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *alloc)
 {
@@ -177,7 +181,7 @@ void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *
  * buffers) plus the radix histograms. */
 static size_t scratch_words(size_t cap)
 {
-    return 6 * cap + (size_t)RADIX_PASSES * RADIX_SIZE / 2;
+    return 6 * cap + (size_t)RADIX_COPIES * RADIX_PASSES * RADIX_SIZE / 2;
 }
 
 void bk_block_stats_scratch_free(bk_block_stats_scratch *s)
@@ -191,7 +195,7 @@ static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
 {
     if (n <= s->cap) return BK_OK;
     size_t cap = (n + 255) & ~(size_t)255;
-    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
+    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_COPIES * RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
     uint64_t *p = bk_alloc(s->alloc, scratch_words(cap) * sizeof(uint64_t));
     if (!p) return BK_ERR_NOMEM;
     bk_block_stats_scratch_free(s);
@@ -222,13 +226,17 @@ static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64
     int passes = 0;
     while (passes < RADIX_PASSES && (range >> (passes * RADIX_BITS))) passes++;
     if (passes == 0) return;
-    /* count only the digits that will be sorted: a digit most keys share
-     * would make every increment wait for the one before */
-    memset(hist, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
+    /* count only the digits that will be sorted, in RADIX_COPIES copies
+     * (key i into copy i % RADIX_COPIES), then fold them into copy 0 */
+    const size_t stride = (size_t)RADIX_PASSES * RADIX_SIZE;
+    for (int c = 0; c < RADIX_COPIES; c++) memset(hist + c * stride, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
     for (size_t i = 0; i < n; i++) {
         uint64_t k = (uint64_t)key[i] - (uint64_t)lo;
-        for (int d = 0; d < passes; d++) hist[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+        uint32_t *h = hist + (i % RADIX_COPIES) * stride;
+        for (int d = 0; d < passes; d++) h[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
     }
+    for (int c = 1; c < RADIX_COPIES; c++)
+        for (size_t b = 0; b < (size_t)passes * RADIX_SIZE; b++) hist[b] += hist[c * stride + b];
     int64_t *src = key, *dst = tmp, *psrc = pay, *pdst = tmp_pay;
     for (int d = 0; d < passes; d++) {
         uint32_t *h = hist + d * RADIX_SIZE;
@@ -545,7 +553,16 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (fee > maxfee) maxfee = fee;
         if (fee < minfee) minfee = fee;
         totalfee = wadd(totalfee, fee);
-        int64_t feerate = weight ? wmul4(fee) / weight : 0;
+        /* Core: (txfee * WITNESS_SCALE_FACTOR) / weight, truncated; a
+         * 32-bit division when both fit (the same quotient, far cheaper) */
+        int64_t fee4 = wmul4(fee);
+        int64_t feerate = 0;
+        if (weight) {
+            if ((uint64_t)fee4 <= UINT32_MAX && (uint64_t)weight <= UINT32_MAX)
+                feerate = (int64_t)((uint32_t)fee4 / (uint32_t)weight);
+            else
+                feerate = fee4 / weight;
+        }
         s->rates[n_fees] = feerate;
         s->rates[s->cap + n_fees] = weight;
         n_fees++;
