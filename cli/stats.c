@@ -496,7 +496,11 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
         if (fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
     } else if (rc) {
         const char *m = R.errs[R.emitted % R.window];
-        if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
+        const bk_chain_entry *at = &R.chain.entries[R.entries[R.emitted]];
+        if (m[0] && njobs > 1)
+            bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
+                        (int)at->height);
+        else if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
         else bk_cli_fail(cmd, rc, "write error");
     } else if (fflush(stdout) != 0 && !bk_cli_pipe_closed) {
         rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
