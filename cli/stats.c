@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,7 @@ static const char stats_help[] =
     "\"Undo data not available\"; a pruned one with \"Block not available (pruned data)\".\n"
     "The undo record of a block found through Core's block index has its checksum\n"
     "verified (Core's ReadBlockUndo; \"Can't read undo data from disk\" otherwise).\n"
+    "Ctrl-C stops after the current line and names the height to resume from.\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
     "data not available, 74 I/O error.\n";
 
@@ -219,6 +221,14 @@ done:
 
 #define ERRMSG_MAX 512
 
+static volatile sig_atomic_t stats_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stats_stop = 1;
+}
+
 typedef struct stats_worker {
     bk_block_decoder dec;
     bk_block_stats_scratch sc;
@@ -251,10 +261,24 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
+/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8];
+ * eight bytes at a time once aligned to the key. */
 static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
 {
-    for (size_t i = 0; i < len; i++) p[i] ^= key[(off + i) & 7];
+    size_t i = 0;
+    while (i < len && ((off + i) & 7)) {
+        p[i] ^= key[(off + i) & 7];
+        i++;
+    }
+    uint64_t k;
+    memcpy(&k, key, 8);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        v ^= k;
+        memcpy(p + i, &v, 8);
+    }
+    for (; i < len; i++) p[i] ^= key[(off + i) & 7];
 }
 
 /* pread len bytes at off of blk/rev file num (kept open per worker). */
@@ -384,7 +408,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     uint32_t *list = NULL;
     size_t njobs = 0;
     /* Core's block index when there is one, else the header scan */
-    rc = bk_cli_source_build(cmd, src, cfg->net, NULL, 0, &R.chain);
+    rc = bk_cli_source_build(cmd, src, cfg->net, &stats_stop, 0, &R.chain);
     if (rc) goto out_dir;
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
     int64_t tip_h = tip ? tip->height : -1;
@@ -460,12 +484,23 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     memset(&oo, 0, sizeof oo);
     oo.workers = jobs;
     oo.window = R.window;
+    oo.stop = &stats_stop;
     rc = bk_ordered_run(njobs, &oo, stats_render, stats_emit, &R, NULL);
     if (rc == -1) {
         rc = 0; /* closed pipe */
+    } else if (rc == 0 && R.emitted < njobs) {
+        /* SIGINT: the lines so far are complete */
+        const bk_chain_entry *next = &R.chain.entries[R.entries[R.emitted]];
+        fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
+                (int)next->height);
+        if (fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
     } else if (rc) {
         const char *m = R.errs[R.emitted % R.window];
-        if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
+        const bk_chain_entry *at = &R.chain.entries[R.entries[R.emitted]];
+        if (m[0] && njobs > 1)
+            bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
+                        (int)at->height);
+        else if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
         else bk_cli_fail(cmd, rc, "write error");
     } else if (fflush(stdout) != 0 && !bk_cli_pipe_closed) {
         rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
@@ -579,7 +614,16 @@ static int stats_main(int argc, char **argv)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
     src.datadir = datadir;
     src.blocksdir = blocksdir;
+    /* SIGINT: finish the current line, then stop (ordered.h), as scan does */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    stats_stop = 0;
     int rc = dir_main(cmd, &src, start, end, have_start, have_end, hash_arg, (int)jobs, &cfg);
+    sigaction(SIGINT, &old, NULL);
     bk_cli_source_free(&src);
     return rc;
 }

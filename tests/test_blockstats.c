@@ -604,6 +604,60 @@ static void test_regtest_pruned(void)
     regtest_close(&pr);
 }
 
+/* Core checks MoneyRange(txfee) only in the loop a selection needs: the
+ * same-shape siblings at regtest height 584 (A stale, B active) with A's
+ * undo record under B give B a negative fee. All stats (or any fee stat):
+ * an error naming B; stats that need no fees: Core's answer for them. */
+static void test_fee_check_follows_selection(void)
+{
+    regtest r;
+    if (!regtest_open(&r, "full")) return;
+    uint8_t ha[32], hb[32];
+    CHECK(parse_hash_hex("0de8e776809390e04d8e21405300089c0491c5c32c06200c5b06c4a7b9a5c174", ha));
+    CHECK(parse_hash_hex("1d252c79d4beea0a50271b5035fb45c27954f95ebe5238ed325157c71d6e23fc", hb));
+    const bk_chain_entry *a = bk_chain_find(&r.chain, ha), *b = bk_chain_find(&r.chain, hb);
+    CHECK(a && b && a->has_undo && b->has_undo && b->active && !a->active);
+    if (!a || !b) {
+        regtest_close(&r);
+        return;
+    }
+    bk_chain_entry x = *b;
+    x.undo_file = a->undo_file;
+    x.undo_offset = a->undo_offset;
+    x.undo_size = a->undo_size;
+    CHECK_MEM(a->prev_hash, b->prev_hash, 32); /* same parent: A's record verifies for B too */
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, NULL);
+    bk_block_stats_scratch sc;
+    bk_block_stats_scratch_init(&sc, NULL);
+    char em[256];
+    char *got = stats_of(&r, &x, BK_STATS_ALL, &sc, &dec, em, sizeof em);
+    CHECK(got == NULL);
+    CHECK(strstr(em, "1d252c79d4beea0a50271b5035fb45c27954f95ebe5238ed325157c71d6e23fc") != NULL);
+    CHECK(strstr(em, "out of range") != NULL);
+    free(got);
+    uint32_t mask;
+    bk_error err;
+    CHECK_EQ_INT(bk_block_stats_select_list("totalfee", 8, &mask, &err), BK_OK);
+    got = stats_of(&r, &x, mask, &sc, &dec, em, sizeof em);
+    CHECK(got == NULL);
+    free(got);
+    /* no fee statistic selected: no check, and these values do not depend
+     * on the spent coins (Core's getblockstats 584 line has them) */
+    const char *l = "txs,height,outs,ins,total_out,total_size,swtxs,time,blockhash";
+    CHECK_EQ_INT(bk_block_stats_select_list(l, strlen(l), &mask, &err), BK_OK);
+    got = stats_of(&r, &x, mask, &sc, &dec, em, sizeof em);
+    CHECK(got != NULL);
+    if (got)
+        CHECK_EQ_STR(got, "{\"blockhash\":\"1d252c79d4beea0a50271b5035fb45c27954f95ebe5238ed325157c71d6e23fc\","
+                          "\"height\":584,\"ins\":1,\"outs\":2,\"swtxs\":0,\"time\":1796112252,\"total_out\":277790074,"
+                          "\"total_size\":61,\"txs\":2}");
+    free(got);
+    bk_block_stats_scratch_free(&sc);
+    bk_block_decoder_free(&dec);
+    regtest_close(&r);
+}
+
 /* ---- mainnet vectors ---- */
 
 static void test_mainnet_fees(void)
@@ -688,6 +742,29 @@ static void test_select(void)
     /* "Txs" is not "txs" */
     CHECK_EQ_INT(bk_block_stats_select_list("Txs", 3, &m, &err), BK_ERR_NOT_FOUND);
     for (int k = 0; k < BK_STAT_COUNT; k++) CHECK(bk_stat_name((bk_stat)k) != NULL);
+    /* the field table: same names and order; each int64 field read through
+     * its offset renders as the JSON does */
+    const bk_stat_field *f = bk_stat_fields();
+    bk_block_stats st;
+    memset(&st, 0, sizeof st);
+    for (int k = 0; k < BK_STAT_COUNT; k++) {
+        CHECK_EQ_STR(f[k].name, bk_stat_name((bk_stat)k));
+        if (f[k].kind == BK_STAT_KIND_INT64) {
+            int64_t v = 1000 + k;
+            memcpy((char *)&st + f[k].offset, &v, sizeof v);
+        }
+    }
+    CHECK_EQ_INT(f[BK_STAT_BLOCKHASH].kind, BK_STAT_KIND_HASH);
+    CHECK_EQ_INT(f[BK_STAT_FEERATE_PERCENTILES].kind, BK_STAT_KIND_PERCENTILES);
+    for (int k = 0; k < BK_STAT_COUNT; k++) {
+        if (f[k].kind != BK_STAT_KIND_INT64) continue;
+        uint32_t one = 1u << k;
+        char *js = render(&st, one);
+        char want[96];
+        snprintf(want, sizeof want, "{\"%s\":%d}", f[k].name, 1000 + k);
+        CHECK_EQ_STR(js, want);
+        free(js);
+    }
     CHECK(bk_stat_name(BK_STAT_COUNT) == NULL);
     CHECK_EQ_INT(bk_block_subsidy(BK_NET_MAIN, 0), 5000000000);
     CHECK_EQ_INT(bk_block_subsidy(BK_NET_MAIN, 210000), 2500000000);
@@ -705,5 +782,6 @@ int main(void)
     RUN(test_regtest_filtered);
     RUN(test_regtest_offchain);
     RUN(test_regtest_pruned);
+    RUN(test_fee_check_follows_selection);
     return check_finish();
 }

@@ -24,6 +24,7 @@
 #include <blockkit/merkle.h>
 #include <blockkit/script.h>
 #include <blockkit/json.h>
+#include <blockkit/blockstats.h>
 #include <blockkit/ssz.h>
 
 #endif

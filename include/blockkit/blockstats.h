@@ -101,6 +101,23 @@ typedef struct bk_block_stats {
     int64_t utxo_size_inc_actual;
 } bk_block_stats;
 
+/* The struct's fields as a table, in bk_stat order, for a column export:
+ * each statistic's name, kind and offset in bk_block_stats. */
+typedef enum bk_stat_kind {
+    BK_STAT_KIND_INT64 = 0,     /* one int64_t */
+    BK_STAT_KIND_HASH,          /* uint8_t[32], internal byte order (Core prints it reversed) */
+    BK_STAT_KIND_PERCENTILES    /* int64_t[BK_STATS_PERCENTILES]: 10th, 25th, 50th, 75th, 90th */
+} bk_stat_kind;
+
+typedef struct bk_stat_field {
+    const char *name;           /* Core's key */
+    bk_stat_kind kind;
+    size_t offset;              /* offsetof(bk_block_stats, ...) */
+} bk_stat_field;
+
+/* BK_STAT_COUNT entries, indexed by bk_stat. */
+BK_API const bk_stat_field *bk_stat_fields(void);
+
 /* A selection of statistics: bit (1u << bk_stat) per selected one.
  * BK_STATS_ALL (0) is Core's default (no stats argument, or an empty
  * list): every statistic, in Core's push order. A non-zero mask gives the
@@ -123,7 +140,7 @@ BK_API bk_status bk_block_stats_select_list(const char *list, size_t len, uint32
 
 typedef struct bk_block_stats_opts {
     uint32_t select;          /* BK_STATS_ALL or a mask (decides which checks run, as in Core) */
-    int core_version;         /* 28..31 (0 = BK_CORE_NEWEST): all four return the same 31 stats */
+    int core_version;         /* 28..31 (0 = BK_CORE_NEWEST): the same 31 stats for all four (docs/stats.md) */
     const uint8_t *hash;      /* optional: the block hash (internal order), else hashed */
 } bk_block_stats_opts;
 

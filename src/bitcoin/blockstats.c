@@ -9,6 +9,7 @@
  * sorted in place (no allocation) for the medians and percentiles. */
 #include <blockkit/blockstats.h>
 
+#include <stddef.h>
 #include <string.h>
 
 /* Core: consensus/amount.h MAX_MONEY, consensus/consensus.h
@@ -35,6 +36,47 @@ static const char *const stat_names[BK_STAT_COUNT] = {
 const char *bk_stat_name(bk_stat s)
 {
     return (unsigned)s < BK_STAT_COUNT ? stat_names[s] : NULL;
+}
+
+#define F64(name) {#name, BK_STAT_KIND_INT64, offsetof(bk_block_stats, name)}
+static const bk_stat_field stat_fields[BK_STAT_COUNT] = {
+    F64(avgfee),
+    F64(avgfeerate),
+    F64(avgtxsize),
+    {"blockhash", BK_STAT_KIND_HASH, offsetof(bk_block_stats, blockhash)},
+    {"feerate_percentiles", BK_STAT_KIND_PERCENTILES, offsetof(bk_block_stats, feerate_percentiles)},
+    F64(height),
+    F64(ins),
+    F64(maxfee),
+    F64(maxfeerate),
+    F64(maxtxsize),
+    F64(medianfee),
+    F64(mediantime),
+    F64(mediantxsize),
+    F64(minfee),
+    F64(minfeerate),
+    F64(mintxsize),
+    F64(outs),
+    F64(subsidy),
+    F64(swtotal_size),
+    F64(swtotal_weight),
+    F64(swtxs),
+    F64(time),
+    F64(total_out),
+    F64(total_size),
+    F64(total_weight),
+    F64(totalfee),
+    F64(txs),
+    F64(utxo_increase),
+    F64(utxo_size_inc),
+    F64(utxo_increase_actual),
+    F64(utxo_size_inc_actual),
+};
+#undef F64
+
+const bk_stat_field *bk_stat_fields(void)
+{
+    return stat_fields;
 }
 
 void bk_block_stats_opts_init(bk_block_stats_opts *o)
@@ -119,10 +161,15 @@ bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mas
 
 /* ---- scratch ---- */
 
-/* Radix digits: 11 bits, six passes cover 64-bit keys. */
-#define RADIX_BITS 11
+/* Radix digits: bytes, eight passes cover 64-bit keys (the histograms of
+ * all eight fit in 8 KB). */
+#define RADIX_BITS 8
 #define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6
+#define RADIX_PASSES 8
+/* Histograms are counted in four interleaved copies: keys that share a
+ * digit (many equal feerates) would otherwise make each increment wait for
+ * the one before. */
+#define RADIX_COPIES 4
 
 void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *alloc)
 {
@@ -134,7 +181,7 @@ void bk_block_stats_scratch_init(bk_block_stats_scratch *s, const bk_allocator *
  * buffers) plus the radix histograms. */
 static size_t scratch_words(size_t cap)
 {
-    return 6 * cap + (size_t)RADIX_PASSES * RADIX_SIZE / 2;
+    return 6 * cap + (size_t)RADIX_COPIES * RADIX_PASSES * RADIX_SIZE / 2;
 }
 
 void bk_block_stats_scratch_free(bk_block_stats_scratch *s)
@@ -148,7 +195,7 @@ static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
 {
     if (n <= s->cap) return BK_OK;
     size_t cap = (n + 255) & ~(size_t)255;
-    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
+    if (cap > SIZE_MAX / (8 * sizeof(uint64_t)) - RADIX_COPIES * RADIX_PASSES * RADIX_SIZE) return BK_ERR_NOMEM;
     uint64_t *p = bk_alloc(s->alloc, scratch_words(cap) * sizeof(uint64_t));
     if (!p) return BK_ERR_NOMEM;
     bk_block_stats_scratch_free(s);
@@ -160,7 +207,7 @@ static bk_status scratch_reserve(bk_block_stats_scratch *s, size_t n)
 }
 
 /* ---- sorting: LSD radix over the keys' offsets from the smallest key
- * (so signed order is unsigned order), 11 bits a pass, as many passes as
+ * (so signed order is unsigned order), a byte a pass, as many passes as
  * the range of the keys needs; stable, so a payload (the weights) keeps its
  * key's place. n words of tmp (and tmp_pay with a payload). ---- */
 
@@ -173,16 +220,23 @@ static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64
         if (key[i] > hi) hi = key[i];
     }
     /* keys as unsigned offsets from the smallest: only the digits the
-     * range needs are sorted (fees and sizes take two or three passes) */
+     * range needs are sorted (feerates take one pass, fees and sizes two
+     * or three) */
     uint64_t range = (uint64_t)hi - (uint64_t)lo;
     int passes = 0;
     while (passes < RADIX_PASSES && (range >> (passes * RADIX_BITS))) passes++;
     if (passes == 0) return;
-    memset(hist, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
+    /* count only the digits that will be sorted, in RADIX_COPIES copies
+     * (key i into copy i % RADIX_COPIES), then fold them into copy 0 */
+    const size_t stride = (size_t)RADIX_PASSES * RADIX_SIZE;
+    for (int c = 0; c < RADIX_COPIES; c++) memset(hist + c * stride, 0, sizeof(uint32_t) * (size_t)passes * RADIX_SIZE);
     for (size_t i = 0; i < n; i++) {
         uint64_t k = (uint64_t)key[i] - (uint64_t)lo;
-        for (int d = 0; d < passes; d++) hist[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+        uint32_t *h = hist + (i % RADIX_COPIES) * stride;
+        for (int d = 0; d < passes; d++) h[d * RADIX_SIZE + ((k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
     }
+    for (int c = 1; c < RADIX_COPIES; c++)
+        for (size_t b = 0; b < (size_t)passes * RADIX_SIZE; b++) hist[b] += hist[c * stride + b];
     int64_t *src = key, *dst = tmp, *psrc = pay, *pdst = tmp_pay;
     for (int d = 0; d < passes; d++) {
         uint32_t *h = hist + d * RADIX_SIZE;
@@ -192,11 +246,15 @@ static void radix_sort(int64_t *key, int64_t *pay, size_t n, int64_t *tmp, int64
             h[b] = sum;
             sum += c;
         }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t k = (uint64_t)src[i] - (uint64_t)lo;
-            uint32_t at = h[(k >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
-            dst[at] = src[i];
-            if (pay) pdst[at] = psrc[i];
+        const int shift = d * RADIX_BITS;
+        if (pay) {
+            for (size_t i = 0; i < n; i++) {
+                uint32_t at = h[(((uint64_t)src[i] - (uint64_t)lo) >> shift) & (RADIX_SIZE - 1)]++;
+                dst[at] = src[i];
+                pdst[at] = psrc[i];
+            }
+        } else {
+            for (size_t i = 0; i < n; i++) dst[h[(((uint64_t)src[i] - (uint64_t)lo) >> shift) & (RADIX_SIZE - 1)]++] = src[i];
         }
         int64_t *t = src;
         src = dst;
@@ -281,23 +339,64 @@ static inline int unspendable(const uint8_t *script, size_t len)
     return (len > 0 && script[0] == 0x6a) || len > MAX_SCRIPT_SIZE;
 }
 
-/* One coin of a validated CBlockUndo: its value and the length of its
- * decompressed scriptPubKey (Core: compressor.cpp; an over-long raw script
- * reads back as the single byte OP_RETURN). */
-static void coin_value_len(bk_reader *r, int64_t *value, uint64_t *script_len)
+/* A walk over a CBlockUndo that bk_block_undo_parse has validated: the
+ * reads cannot fail, so they are plain pointer steps (bounded by end all
+ * the same). */
+typedef struct undo_walk {
+    const uint8_t *p, *end;
+} undo_walk;
+
+/* Core: serialize.h ReadVarInt (MSB base-128, +1 per continuation). */
+static inline uint64_t walk_varint(undo_walk *w)
 {
-    uint64_t code = bk_read_varint(r);
-    if (code >> 1) (void)bk_read_varint(r); /* nVersion dummy */
-    *value = (int64_t)bk_amount_decompress(bk_read_varint(r));
-    uint64_t n_size = bk_read_varint(r);
+    uint64_t n = 0;
+    while (w->p < w->end) {
+        uint8_t b = *w->p++;
+        n = (n << 7) | (b & 0x7f);
+        if (!(b & 0x80)) return n;
+        n++;
+    }
+    return n;
+}
+
+static inline uint64_t walk_compact(undo_walk *w)
+{
+    if (w->p >= w->end) return 0;
+    uint8_t b = *w->p++;
+    size_t k = b < 0xfd ? 0 : b == 0xfd ? 2 : b == 0xfe ? 4 : 8;
+    if (k == 0) return b;
+    if ((size_t)(w->end - w->p) < k) {
+        w->p = w->end;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < k; i++) v |= (uint64_t)w->p[i] << (8 * i);
+    w->p += k;
+    return v;
+}
+
+static inline void walk_skip(undo_walk *w, uint64_t n)
+{
+    w->p = n < (uint64_t)(w->end - w->p) ? w->p + n : w->end;
+}
+
+/* One coin: its value and the length of its decompressed scriptPubKey
+ * (Core: compressor.cpp; an over-long raw script reads back as the single
+ * byte OP_RETURN). */
+static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script_len)
+{
+    uint64_t code = walk_varint(w);
+    if (code >> 1) (void)walk_varint(w); /* nVersion dummy */
+    *value = (int64_t)bk_amount_decompress(walk_varint(w));
+    uint64_t n_size = walk_varint(w);
     if (n_size < SPECIAL_SCRIPTS) {
         static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
         *script_len = lens[n_size];
-        (void)bk_read_span(r, n_size < 2 ? 20 : 32);
+        walk_skip(w, n_size < 2 ? 20 : 32);
     } else {
         uint64_t raw = n_size - SPECIAL_SCRIPTS;
         *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
-        (void)bk_read_span(r, (size_t)raw);
+        walk_skip(w, raw);
     }
 }
 
@@ -371,9 +470,8 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     int64_t utxos = 0, utxo_size_inc = 0, utxo_size_inc_actual = 0;
     size_t n_fees = 0;
 
-    bk_reader ur;
-    bk_reader_init(&ur, undo->data, undo->size);
-    (void)bk_read_compact_size(&ur, 1);
+    undo_walk ur = {undo->data, undo->data + undo->size};
+    (void)walk_compact(&ur);
 
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
@@ -397,17 +495,17 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (i == 0) continue;
         /* Core reads vtxundo.at(i - 1) for every later transaction; the
          * undo entries are walked in step even past a coinbase-shaped one. */
-        size_t undo_pos = ur.pos;
-        uint32_t n_coins = (uint32_t)bk_read_compact_size(&ur, 1);
+        size_t undo_pos = (size_t)(ur.p - undo->data);
+        uint64_t n_coins = walk_compact(&ur);
         if (n_coins != tx->n_in) {
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
                                 "block %s at height %lld: undo data does not match block: tx %u has %u inputs, "
                                 "CTxUndo has %u coins",
-                                hex, (long long)ctx->height, i, tx->n_in, n_coins);
+                                hex, (long long)ctx->height, i, tx->n_in, (unsigned)n_coins);
         }
         if (coinbase) {
-            for (uint32_t c = 0; c < n_coins; c++) {
+            for (uint64_t c = 0; c < n_coins; c++) {
                 int64_t v;
                 uint64_t l;
                 coin_value_len(&ur, &v, &l);
@@ -434,7 +532,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         }
 
         int64_t tx_in = 0;
-        for (uint32_t c = 0; c < n_coins; c++) {
+        for (uint64_t c = 0; c < n_coins; c++) {
             int64_t v;
             uint64_t l;
             coin_value_len(&ur, &v, &l);
@@ -455,7 +553,16 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (fee > maxfee) maxfee = fee;
         if (fee < minfee) minfee = fee;
         totalfee = wadd(totalfee, fee);
-        int64_t feerate = weight ? wmul4(fee) / weight : 0;
+        /* Core: (txfee * WITNESS_SCALE_FACTOR) / weight, truncated; a
+         * 32-bit division when both fit (the same quotient, far cheaper) */
+        int64_t fee4 = wmul4(fee);
+        int64_t feerate = 0;
+        if (weight) {
+            if ((uint64_t)fee4 <= UINT32_MAX && (uint64_t)weight <= UINT32_MAX)
+                feerate = (int64_t)((uint32_t)fee4 / (uint32_t)weight);
+            else
+                feerate = fee4 / weight;
+        }
         s->rates[n_fees] = feerate;
         s->rates[s->cap + n_fees] = weight;
         n_fees++;
