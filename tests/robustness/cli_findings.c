@@ -76,12 +76,6 @@ static void run_argv(char *const *argv, const char *in_path, const char *out_pat
     unlink(etmp);
 }
 
-/* Sanitizer builds are slower and use more memory: scale the bounds. */
-static inline double slow_factor(void)
-{
-    return getenv("BLOCKKIT_SANITIZE") ? 8.0 : 1.0;
-}
-
 static char *xstrdup(const char *s)
 {
     char *d = strdup(s);
