@@ -19,7 +19,7 @@ results() {
     log=$1/Testing/Temporary/LastTest.log
     [ -f "$log" ] || return 0
     awk '/^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0; next }
-         /^Test (Passed|Failed)/ && name != "" { print name "\t" ($2 ~ /^Passed/ ? "Passed" : "Failed"); name = "" }' "$log"
+         /^Test (Passed|Failed|Pass Reason|Fail Reason)/ && name != "" { print name "\t" ($2 ~ /^Pass/ ? "Passed" : "Failed"); name = "" }' "$log"
 }
 summary() {   # $1 label, $2 dir, $3 what
     r=$(results "$2")
@@ -85,7 +85,9 @@ findings are `tests/robustness/cli_findings.c` (one ctest per folder,
 MID
 all=$(results "$build")
 # Every test the build defines (a finding's test may be absent from a partial last run).
-defined=$( (cd "$build" 2>/dev/null && ctest -N 2>/dev/null) | sed -n 's/^ *Test *#[0-9]*: //p')
+# (Read from CTestTestfile.cmake: `ctest -N` would overwrite LastTest.log.)
+defined=$(sed -n -e 's/^add_test(\[=\[\([^]]*\)\]=\].*/\1/p' -e 's/^add_test(\([^[ ][^ ]*\) .*/\1/p' \
+          "$build/CTestTestfile.cmake" 2>/dev/null)
 while IFS='|' read -r id title sev; do
     [ -n "$id" ] || continue
     num=${id%%-*}
@@ -115,3 +117,14 @@ echo
 echo "The ssz part of findings 05 and 06 (every ssz answer written, flushed and"
 echo "checked: a full disk is exit 74, a closed pipe exit 0) is"
 echo "\`robustness/ssz-output-write-errors\`: $(printf '%s\n' "$all" | awk -F'\t' '$1 == "robustness/ssz-output-write-errors" { print tolower($2) }')."
+
+# The time and memory bounds the finding tests measured (their own output).
+log=$build/Testing/Temporary/LastTest.log
+if [ -f "$log" ] && grep -q 'peak RSS\|s CPU' "$log"; then
+    echo
+    echo "Time and memory measured by those tests in that run (child CPU time and"
+    echo "peak RSS from wait4; the bounds are asserted):"
+    echo
+    awk '/^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0 }
+         /peak RSS|s CPU/ { sub(/^ +/, ""); printf "* `%s`: %s\n", name, $0 }' "$log"
+fi
