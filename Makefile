@@ -17,7 +17,7 @@ PEER_PKG = libssl-dev
 # Cross toolchain + qemu: the ARMv8 SHA-256 backend's tests run under qemu-aarch64.
 CROSS_PKG = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-npm deps-check clean
+.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-npm deps-check deps-test clean
 
 all: build
 
@@ -48,13 +48,17 @@ deps-npm:
 	echo "installing test tools into $(NPM_DIR)/node_modules"; \
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json .installed-lock
 
-# Call `make deps` only when something the build needs is missing.
+# Call `make deps` only when something the build needs is missing (the npm
+# test tools are not: `make build` and `make install` work without node).
 deps-check:
 	@ok=1; for b in $(DEPS_BIN) zstd; do command -v $$b >/dev/null 2>&1 || ok=0; done; \
 	pkg-config --exists libsecp256k1 libzstd snappy gmp 2>/dev/null || ok=0; \
 	[ -f /usr/include/leveldb/c.h ] || ok=0; \
-	[ -f $(NPM_DIR)/node_modules/.package-lock.json ] || ok=0; \
 	[ $$ok = 1 ] || $(MAKE) --no-print-directory deps
+
+# The tests also need the npm test tools: installed when absent.
+deps-test:
+	@[ -f $(NPM_DIR)/node_modules/.package-lock.json ] || $(MAKE) --no-print-directory deps-npm
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
@@ -65,16 +69,16 @@ build: deps-check $(BUILD)/CMakeCache.txt
 run: build
 	@./scripts/run-main.sh $(BUILD)/blockkit
 
-test: build
+test: build deps-test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-sanitize: deps-check
+test-sanitize: deps-check deps-test
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBK_SANITIZE=ON
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  BLOCKKIT_SANITIZE=1 ctest --output-on-failure -j $(JOBS)
 
-test-clang: deps-check
+test-clang: deps-check deps-test
 	CC=clang cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DBK_WERROR=ON
 	cmake --build $(CLANG_BUILD) -j $(JOBS)
 	cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS)

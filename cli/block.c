@@ -34,7 +34,7 @@ static const char block_help[] =
     "                       28 no target; 29/30 target; 31 target and coinbase_tx\n"
     "  --tip-bits HEX       nBits of the chain tip (default: this block's)\n"
     "  --tip-target         29/30 only: print the tip's target (Core v29.0 bug #33440)\n"
-    "  --signed-tx-version  print tx versions as int32 (Core before v28)\n"
+    "  --signed-version     print tx versions as int32 (Core before v28)\n"
     "  --header             getblockheader instead: the header object (verbosity >= 1)\n"
     "                       or the 80-byte header's hex (verbosity 0)\n"
     "  --pretty             bitcoin-cli form (indent 2; verbosity 0: bare hex)\n"
@@ -186,7 +186,7 @@ static int block_main(int argc, char **argv)
             header_only = 1;
             continue;
         }
-        if (!strcmp(a, "--signed-tx-version")) {
+        if (!strcmp(a, "--signed-version") || !strcmp(a, "--signed-tx-version")) {  /* the old name */
             signed_version = 1;
             continue;
         }

@@ -9,6 +9,27 @@
 
 static const char hexd[] = "0123456789abcdef";
 
+/* A field name as a JSON string: names come from schemas and may hold any
+ * character a JSON string can (quotes, backslashes, control characters
+ * escaped), so the value JSON always parses back. */
+static void put_name(bk_writer *w, const char *name)
+{
+    bk_writer_putc(w, '"');
+    for (const char *p = name; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') {
+            bk_writer_putc(w, '\\');
+            bk_writer_putc(w, (char)c);
+        } else if (c < 0x20) {
+            char e[7] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15], 0};
+            bk_writer_put(w, e, 6);
+        } else {
+            bk_writer_putc(w, (char)c);
+        }
+    }
+    bk_writer_putc(w, '"');
+}
+
 static void put_hex(bk_writer *w, const uint8_t *p, size_t n)
 {
     bk_writer_put(w, "\"0x", 3);
@@ -85,9 +106,8 @@ static void to_json(const bk_ssz_type *t, const uint8_t *d, size_t len, bk_write
         bk_writer_putc(w, '{');
         for (size_t i = 0; i < t->nfields; i++) {
             if (i) bk_writer_putc(w, ',');
-            bk_writer_putc(w, '"');
-            bk_writer_puts(w, t->fields[i].name);
-            bk_writer_put(w, "\":", 2);
+            put_name(w, t->fields[i].name);
+            bk_writer_putc(w, ':');
             const uint8_t *p;
             size_t n;
             bk_ssz_elem_span(t, d, len, i, &p, &n);

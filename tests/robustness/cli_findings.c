@@ -357,7 +357,7 @@ static void f12_block_fees_signed_overflow(void)
 /* 14: path elements after the 64th were dropped silently. */
 static void f14_ssz_path_over_64_elements_truncated(void)
 {
-    char type[64 * 10 + 64], p64[256], p65[256];
+    char type[64 * 10 + 64], p64[256], p65[256 + 8];
     type[0] = p64[0] = 0;
     for (int i = 0; i < 63; i++) strcat(type, "Vector[");
     strcat(type, "Container:Checkpoint");
