@@ -331,7 +331,8 @@ static void check_txs(bk_lookup *l, const char *file, size_t want_n, const txobj
         /* Verbosity 2: the tx object of Core's getblock verbosity 3 (fee,
          * prevout) followed by Core's blockhash/confirmations/time fields. */
         txobj key, *t;
-        snprintf(key.txid, sizeof key.txid, "%s", txid_hex);
+        memcpy(key.txid, txid_hex, 64);
+        key.txid[64] = 0;
         t = bsearch(&key, v3, n_v3, sizeof *v3, cmp_txobj);
         tail = strstr(want, ",\"blockhash\":");
         if (t && tail && t->len + strlen(tail) < sizeof want2) {

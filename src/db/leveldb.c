@@ -636,7 +636,7 @@ int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen, const u
     }
     size_t kl = 0, vl = 0;
     const char *k = leveldb_iter_key(it->it, &kl);
-    if (kl < it->plen || memcmp(k, it->prefix, it->plen) != 0) {
+    if (kl < it->plen || (it->plen && memcmp(k, it->prefix, it->plen) != 0)) {
         it->done = 1;
         return 0;
     }
