@@ -192,75 +192,84 @@ static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
     }
 }
 
+static bk_status read_record(bk_chain *c, hash_check *hc, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                             bk_error *err)
+{
+    bk_status st = BK_OK;
+    switch (bk_index_key_kind_of(k, kl)) {
+    case BK_INDEX_KEY_BLOCK: {
+        bk_disk_block_index r;
+        st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
+        if (st != BK_OK) break;
+        if ((st = grow_entries(c)) != BK_OK) {
+            bk_error_set(err, st, 0, "out of memory");
+            break;
+        }
+        uint32_t idx = (uint32_t)c->n_entries++;
+        entry_from_record(&c->entries[idx], &r);
+        memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
+        hc->idx[hc->n++] = idx;
+        if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
+        break;
+    }
+    case BK_INDEX_KEY_FILE: {
+        bk_block_file_info fi;
+        st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
+        break;
+    }
+    case BK_INDEX_KEY_LAST_FILE:
+        if (kl == 1) st = bk_index_last_file_decode(v, vl, &c->last_file, err);
+        break;
+    case BK_INDEX_KEY_REINDEX:
+        if (kl == 1) c->reindexing = 1;
+        break;
+    case BK_INDEX_KEY_FLAG: {
+        const uint8_t *name;
+        size_t nl;
+        int val;
+        st = bk_index_flag_decode(k, kl, v, vl, &name, &nl, &val, err);
+        if (st == BK_OK && nl == 16 && memcmp(name, "prunedblockfiles", 16) == 0) c->pruned = (uint8_t)val;
+        break;
+    }
+    default:
+        break;
+    }
+    return st;
+}
+
+/* Every record of the kinds Core's BlockTreeDB writes, one key prefix at
+ * a time. */
 static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_opts *opts, bk_error *err)
 {
+    static const uint8_t prefixes[] = {'b', 'f', 'l', 'R', 'F'};
     bk_ldb *db = NULL;
-    bk_ldb_iter *it = NULL;
     bk_status st = bk_ldb_open(indexdir, opts ? opts->tmpdir : NULL, &db, err);
     if (st != BK_OK) return st;
-    st = bk_ldb_iter_new(db, NULL, 0, &it, err);
-    if (st != BK_OK) {
-        bk_ldb_close(db);
-        return st;
-    }
     hash_check *hc = bk_alloc(c->alloc, sizeof *hc);
     if (!hc) {
-        bk_ldb_iter_free(it);
         bk_ldb_close(db);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
     hc->n = 0;
-    const uint8_t *k, *v;
-    size_t kl, vl;
     uint64_t n = 0;
-    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
-        if ((++n & 4095) == 0 && cancelled(opts)) {
-            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
-            break;
-        }
-        switch (bk_index_key_kind_of(k, kl)) {
-        case BK_INDEX_KEY_BLOCK: {
-            bk_disk_block_index r;
-            st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
-            if (st != BK_OK) break;
-            if ((st = grow_entries(c)) != BK_OK) {
-                bk_error_set(err, st, 0, "out of memory");
+    for (size_t p = 0; p < sizeof prefixes && st == BK_OK; p++) {
+        bk_ldb_iter *it = NULL;
+        st = bk_ldb_iter_new(db, &prefixes[p], 1, &it, err);
+        if (st != BK_OK) break;
+        const uint8_t *k, *v;
+        size_t kl, vl;
+        while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+            if ((++n & 4095) == 0 && cancelled(opts)) {
+                st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
                 break;
             }
-            uint32_t idx = (uint32_t)c->n_entries++;
-            entry_from_record(&c->entries[idx], &r);
-            memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
-            hc->idx[hc->n++] = idx;
-            if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
-            break;
+            st = read_record(c, hc, k, kl, v, vl, err);
         }
-        case BK_INDEX_KEY_FILE: {
-            bk_block_file_info fi;
-            st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
-            break;
-        }
-        case BK_INDEX_KEY_LAST_FILE:
-            if (kl == 1) st = bk_index_last_file_decode(v, vl, &c->last_file, err);
-            break;
-        case BK_INDEX_KEY_REINDEX:
-            if (kl == 1) c->reindexing = 1;
-            break;
-        case BK_INDEX_KEY_FLAG: {
-            const uint8_t *name;
-            size_t nl;
-            int val;
-            st = bk_index_flag_decode(k, kl, v, vl, &name, &nl, &val, err);
-            if (st == BK_OK && nl == 16 && memcmp(name, "prunedblockfiles", 16) == 0) c->pruned = (uint8_t)val;
-            break;
-        }
-        default:
-            break;
-        }
+        if (st == BK_OK) st = bk_ldb_iter_status(it, err);
+        bk_ldb_iter_free(it);
     }
     if (st == BK_OK) st = hash_flush(c, hc, err);
-    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
     bk_free(c->alloc, hc, sizeof *hc);
-    bk_ldb_iter_free(it);
     bk_ldb_close(db);
     return st;
 }
