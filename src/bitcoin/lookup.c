@@ -30,6 +30,14 @@ struct bk_lookup {
     size_t cap;
     uint8_t *ubuf;         /* undo bytes + checksum */
     size_t ucap;
+    uint8_t *hbuf;         /* a header read from a blk file */
+    size_t hcap;
+    /* The last block and undo loaded (batches of lookups in one block). */
+    const bk_chain_entry *blk_of;
+    bk_block blk;
+    const bk_chain_entry *undo_of;
+    bk_block_undo undo;
+    int undo_ok;
     int rpc_code;
     char warning[BK_ERROR_MSG_MAX];
     int has_warning;
@@ -111,6 +119,7 @@ void bk_lookup_close(bk_lookup *l)
     bk_block_decoder_free(&l->dec);
     if (l->buf) bk_free(l->alloc, l->buf, l->cap);
     if (l->ubuf) bk_free(l->alloc, l->ubuf, l->ucap);
+    if (l->hbuf) bk_free(l->alloc, l->hbuf, l->hcap);
     free(l->netdir);
     free(l->tmpdir);
     free(l);
@@ -230,6 +239,12 @@ static int has_data(const bk_lookup *l, const bk_chain_entry *e)
  * checks that the bytes hash to the index's hash. */
 static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, bk_error *err)
 {
+    if (l->blk_of == e) {
+        *b = l->blk;
+        return BK_OK;
+    }
+    l->blk_of = NULL;
+    l->undo_of = NULL;
     bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, e->size, &l->buf, &l->cap, err);
     if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, e->size, b, err);
     if (st == BK_OK) {
@@ -240,6 +255,10 @@ static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, 
                               "blk%05u.dat: the block at offset %llu is not the one the index names", e->file,
                               (unsigned long long)e->offset);
     }
+    if (st == BK_OK) {
+        l->blk_of = e;
+        l->blk = *b;
+    }
     return st;
 }
 
@@ -247,7 +266,7 @@ static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, 
  * index's position, checksum against the parent hash. 0 with *u filled, or
  * -1 when there is none or it does not read (Core then renders the block
  * without undo; a warning says why). */
-static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
+static int load_undo_uncached(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
 {
     if (!e->has_undo) return -1;
     bk_error er;
@@ -270,17 +289,28 @@ static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, b
     return 0;
 }
 
+/* b must be the block load_block gave for e (the cache holds the pair). */
+static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
+{
+    if (l->undo_of != e) {
+        l->undo_ok = load_undo_uncached(l, e, b, &l->undo) == 0;
+        l->undo_of = l->undo_ok ? e : NULL;
+    }
+    if (l->undo_ok) *u = l->undo;
+    return l->undo_ok ? 0 : -1;
+}
+
 /* The 80 header bytes: from the blk file when the block has data, else
  * from the index record (pruned and headers-only blocks). */
 static bk_status load_header(bk_lookup *l, const bk_chain_entry *e, uint8_t hdr[BK_HEADER_SIZE], bk_error *err)
 {
     if (has_data(l, e) && bk_blocksdir_has(&l->blocks, BK_FILE_BLK, e->file)) {
-        bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, BK_HEADER_SIZE, &l->buf, &l->cap, err);
+        bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, BK_HEADER_SIZE, &l->hbuf, &l->hcap, err);
         if (st != BK_OK) return st;
         uint8_t h[32];
-        bk_header_hash(l->buf, h);
+        bk_header_hash(l->hbuf, h);
         if (memcmp(h, e->hash, 32) == 0) {
-            memcpy(hdr, l->buf, BK_HEADER_SIZE);
+            memcpy(hdr, l->hbuf, BK_HEADER_SIZE);
             return BK_OK;
         }
     }
