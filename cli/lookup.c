@@ -116,7 +116,10 @@ static int detect_network(const char *cmd, const char *datadir, bk_network *net)
     }
     if (!is_dir(datadir)) return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory", datadir);
     if (count == 0)
-        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s has no block index (blocks/index) for any network", datadir);
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                           "%s has no block index (blocks/index) for any network (lookups need the node's block "
+                           "index; blk/rev files alone: blockkit scan)",
+                           datadir);
     return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s has block indexes for several networks: give --chain", datadir);
 }
 
@@ -254,7 +257,10 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
     bk_error_clear(&err);
     bk_lookup *l = NULL;
     if (bk_lookup_open(datadir, net, &copts, NULL, &l, &err) != BK_OK) {
-        rc = err.status == BK_ERR_NOT_FOUND ? bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s", err.msg) : bk_cli_report(cmd, &err);
+        rc = err.status == BK_ERR_NOT_FOUND
+                 ? bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                               "%s (lookups need the node's block index; blk/rev files alone: blockkit scan)", err.msg)
+                 : bk_cli_report(cmd, &err);
         goto out;
     }
     bk_writer w;
