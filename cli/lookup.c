@@ -63,6 +63,8 @@ static const char common_help[] =
     "  --chain NAME      main, test|testnet3, testnet4, signet, regtest (default: main\n"
     "                    when DIR/blocks/index exists, else the one network directory\n"
     "                    of DIR that has a block index)\n"
+    "  --blocksdir DIR   the node's -blocksdir: blk/rev files in DIR/<net>/blocks\n"
+    "                    (the block index stays in the datadir)\n"
     "  --tmpdir DIR      where the private LevelDB snapshots are made (default $TMPDIR\n"
     "                    or /tmp; on the datadir's filesystem they are hard links)\n"
     "  --core-compat V   Core release shape of block and header objects: 28, 29, 30,\n"
@@ -175,7 +177,7 @@ static int emit(bk_writer *w, int pretty)
 static int lookup_main(lookup_kind kind, int argc, char **argv)
 {
     const char *cmd = kind_cmd[kind];
-    const char *datadir = NULL, *chain_name = NULL, *tmpdir = NULL;
+    const char *datadir = NULL, *blocksdir = NULL, *chain_name = NULL, *tmpdir = NULL;
     long verbosity = 1, core = BK_CORE_NEWEST;
     int pretty = 0, n_args = 0;
     char **args = calloc((size_t)argc + 1, sizeof *args);
@@ -206,6 +208,7 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             if (!strcmp(a, "--datadir")) datadir = v;
             else if (!strcmp(a, "--chain")) chain_name = v;
             else if (!strcmp(a, "--tmpdir")) tmpdir = v;
+            else if (!strcmp(a, "--blocksdir")) blocksdir = v;
             else if (!strcmp(a, "--core-compat")) ok = parse_long(v, BK_CORE_MIN, BK_CORE_NEWEST, &core);
             else if (kind == L_BLOCK && !strcmp(a, "--verbosity")) ok = parse_long(v, 0, 3, &verbosity);
             else if (kind == L_TX && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
@@ -256,7 +259,7 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
     bk_error err;
     bk_error_clear(&err);
     bk_lookup *l = NULL;
-    if (bk_lookup_open(datadir, net, &copts, NULL, &l, &err) != BK_OK) {
+    if (bk_lookup_open(datadir, blocksdir, net, &copts, NULL, &l, &err) != BK_OK) {
         rc = err.status == BK_ERR_NOT_FOUND
                  ? bk_cli_fail(cmd, BK_EXIT_NOINPUT,
                                "%s (lookups need the node's block index; blk/rev files alone: blockkit scan)", err.msg)

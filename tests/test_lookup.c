@@ -111,7 +111,7 @@ static bk_lookup *open_lookup(const char *dir)
 {
     bk_lookup *l = NULL;
     bk_error err;
-    bk_status st = bk_lookup_open(dir, BK_NET_REGTEST, NULL, NULL, &l, &err);
+    bk_status st = bk_lookup_open(dir, NULL, BK_NET_REGTEST, NULL, NULL, &l, &err);
     if (st != BK_OK) {
         fprintf(stderr, "bk_lookup_open %s: %s\n", dir, err.msg);
         exit(2);

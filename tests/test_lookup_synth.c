@@ -17,6 +17,7 @@
 #include <blockkit/lookup.h>
 
 #include "check.h"
+#include "json_test_util.h"
 
 static const char *dir;
 
@@ -90,7 +91,7 @@ static void test_lookups(void)
 {
     bk_lookup *l;
     bk_error err;
-    CHECK(bk_lookup_open(dir, BK_NET_REGTEST, NULL, NULL, &l, &err) == BK_OK);
+    CHECK(bk_lookup_open(dir, NULL, BK_NET_REGTEST, NULL, NULL, &l, &err) == BK_OK);
     const bk_chain *c = bk_lookup_chain(l);
     bk_chaintip *tips;
     size_t n;
@@ -166,6 +167,36 @@ static void test_lookups(void)
     bk_lookup_close(l);
 }
 
+/* A node started with -blocksdir: blk/rev files under another root, the
+ * index, chainstate and txindex in the datadir. */
+static void test_blocksdir(void)
+{
+    char cmd[16384];
+    const char *tmp = getenv("TMPDIR");
+    char root[1024];
+    snprintf(root, sizeof root, "%s/bk-blocksdir-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/data/regtest/blocks' '%s/bd/regtest' && ln -s '%s/regtest/blocks/index' '%s/data/regtest/blocks/index' && "
+             "ln -s '%s/regtest/chainstate' '%s/data/regtest/chainstate' && ln -s '%s/regtest/indexes' '%s/data/regtest/indexes' && "
+             "ln -s '%s/regtest/blocks' '%s/bd/regtest/blocks'",
+             root, root, dir, root, dir, root, dir, root, dir, root);
+    CHECK(system(cmd) == 0);
+    size_t len;
+    int st;
+    snprintf(cmd, sizeof cmd, "'%s' block --datadir '%s/data' --blocksdir '%s/bd' --verbosity 2 202 2>&1", BK_CLI_PATH, root, root);
+    char *with = run_cmd(cmd, &len, &st);
+    CHECK_EQ_INT(st, 0);
+    CHECK(strstr(with, "\"fee\":0.00001000") != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' block --datadir '%s/data' --verbosity 2 202 2>&1", BK_CLI_PATH, root);
+    char *without = run_cmd(cmd, &len, &st);
+    CHECK(st != 0);
+    free(with);
+    free(without);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     dir = getenv("BK_SYNTH_DIR");
@@ -175,5 +206,6 @@ int main(void)
     }
     RUN(test_sources_agree);
     RUN(test_lookups);
+    RUN(test_blocksdir);
     return check_finish();
 }

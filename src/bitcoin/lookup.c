@@ -75,8 +75,8 @@ static char *join(const char *a, const char *b, const char *c)
     return p;
 }
 
-bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opts *opts, const bk_allocator *alloc,
-                         bk_lookup **l_out, bk_error *err)
+bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network net, const bk_chain_opts *opts,
+                         const bk_allocator *alloc, bk_lookup **l_out, bk_error *err)
 {
     if (!datadir || !l_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     *l_out = NULL;
@@ -89,22 +89,37 @@ bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opt
     bk_block_decoder_init(&l->dec, l->alloc);
     l->netdir = join(datadir, "/", sub);
     l->tmpdir = opts && opts->tmpdir ? join(opts->tmpdir, "", "") : NULL;
-    char *blocks = l->netdir ? join(l->netdir, "blocks", "") : NULL;
+    /* Core: -blocksdir moves the blk/rev files to <blocksdir>/<net>/blocks;
+     * the index stays in <datadir>/<net>/blocks/index. */
+    char *blocks = NULL, *index = NULL, *cs = NULL;
+    if (l->netdir) {
+        char *bnet = blocksdir ? join(blocksdir, "/", sub) : NULL;
+        blocks = join(bnet ? bnet : l->netdir, "blocks", "");
+        free(bnet);
+        index = join(l->netdir, "blocks/index", "");
+        cs = join(l->netdir, "chainstate", "");
+    }
     bk_status st = BK_OK;
-    if (!l->netdir || !blocks || (opts && opts->tmpdir && !l->tmpdir)) {
+    if (!l->netdir || !blocks || !index || !cs || (opts && opts->tmpdir && !l->tmpdir)) {
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto fail;
     }
-    st = bk_chain_build_index(&l->chain, datadir, net, opts, l->alloc, err);
+    struct stat sb;
+    bk_index_dirs dirs = {blocks, index, stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
+    st = bk_chain_build_index_dirs(&l->chain, &dirs, net, opts, l->alloc, err);
     if (st != BK_OK) goto fail;
     st = bk_blocksdir_open(&l->blocks, blocks, net, l->alloc, err);
     if (st != BK_OK) goto fail;
     l->have_blocks = 1;
     free(blocks);
+    free(index);
+    free(cs);
     *l_out = l;
     return BK_OK;
 fail:
     free(blocks);
+    free(index);
+    free(cs);
     bk_lookup_close(l);
     return st;
 }
