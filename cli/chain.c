@@ -11,10 +11,13 @@
 #include <string.h>
 
 static const char *const chain_usage =
-    "usage: blockkit chain (--blocksdir DIR | --datadir DIR) [--chain NAME] [--verbose]\n"
+    "usage: blockkit chain (--blocksdir DIR | --datadir DIR) [--chain NAME] [--source index|files]\n"
+    "                      [--blockindex DIR] [--tmpdir DIR] [--verbose]\n"
     "\n"
-    "Scan blkNNNNN.dat/revNNNNN.dat (with xor.dat) and print the chain with the\n"
-    "most work, one JSON object per line in height order:\n"
+    "Print the best chain of a Bitcoin Core node: from its block index\n"
+    "(blocks/index, with the tip from the chainstate) when there is one, else\n"
+    "by scanning blkNNNNN.dat/revNNNNN.dat (with xor.dat) for the chain with the\n"
+    "most work; one JSON object per line in height order:\n"
     "  {\"height\":..,\"hash\":..,\"prev\":..,\"time\":..,\"mediantime\":..,\"chainwork\":..,\n"
     "   \"nTx\":..,\"file\":N,\"offset\":..,\"has_undo\":true|false}\n"
     "then blocks on other branches with \"stale\":true, then blocks whose parent\n"
@@ -28,7 +31,7 @@ static const char *const chain_usage =
     BK_CLI_SOURCE_HELP
     "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
-    "Exit codes: 0 ok, 64 usage, 65 bad data, 74 I/O.\n"
+    "Exit codes: 0 ok, 64 usage, 65 bad data, 66 no block index (--source index), 74 I/O.\n"
     "\n"
     "blockkit chain --tips --datadir DIR: getchaintips from the node's block index\n"
     "(see blockkit chain --tips --help).\n";

@@ -16,7 +16,8 @@ static const char scan_help[] =
     "usage: blockkit scan (--blocksdir DIR | --datadir DIR) [options]\n"
     "\n"
     "Print every block of the best chain in a Bitcoin Core blocks directory\n"
-    "(blk*.dat, rev*.dat, xor.dat; read-only, safe while bitcoind runs) as\n"
+    "(blk*.dat, rev*.dat, xor.dat; read-only, safe while bitcoind runs; the\n"
+    "chain from the node's block index when there is one, see --source) as\n"
     "Bitcoin Core's getblock result: one compact JSON object per line (NDJSON),\n"
     "in height order, each exactly what `blockkit block` prints for it with its\n"
     "chain context (height, confirmations against the best tip, mediantime,\n"
@@ -49,7 +50,8 @@ static const char scan_help[] =
     "\n"
     "Ctrl-C stops after the current line and prints the height to resume from\n"
     "with --start. A closed output pipe (| head) ends quietly with status 0.\n"
-    "Exit status: 0 ok, 64 usage, 65 bad data or missing undo, 74 I/O (the\n"
+    "Exit status: 0 ok, 64 usage, 65 bad data or missing undo, 66 no block\n"
+    "index (--source index) or --start in a pruned range, 74 I/O (the\n"
     "message names the file).\n";
 
 static volatile sig_atomic_t scan_stop;

@@ -858,6 +858,95 @@ static void test_no_chainstate_and_appended(void)
     sh("rm -rf '%s'%s", dd, "");
 }
 
+/* A header-only block (status VALID_TREE, no data, nTx 0) extending the
+ * tip, the reindex and a flag record: the header-only block is an entry
+ * without data off the best chain; cancelling stops the build. */
+static void test_header_only_and_flags(void)
+{
+    char dd[4200], idx[4300];
+    snprintf(dd, sizeof dd, "%s/headeronly", g_tmp);
+    snprintf(idx, sizeof idx, "%s/regtest/blocks/index", dd);
+    copy_dir(FULL, dd);
+    const rec *tip = find_block_rec("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6");
+    CHECK(tip != NULL);
+    if (!tip) return;
+    uint8_t hdr[80], key[33], val[128];
+    memcpy(hdr, tip->v + tip->vl - 80, 80);
+    memcpy(hdr + 4, tip->k + 1, 32); /* parent: the tip */
+    bk_store_le32(hdr + 68, bk_load_le32(hdr + 68) + 600);
+    key[0] = 'b';
+    bk_header_hash(hdr, key + 1);
+    size_t n = 0;
+    n += bk_varint_encode(val + n, 289900);
+    n += bk_varint_encode(val + n, 940);
+    n += bk_varint_encode(val + n, BK_BLOCK_VALID_TREE);
+    n += bk_varint_encode(val + n, 0);
+    memcpy(val + n, hdr, 80);
+    n += 80;
+    raw_put(idx, key, 33, val, n);
+    raw_put(idx, (const uint8_t *)"R", 1, (const uint8_t *)"1", 1);
+    raw_put(idx, (const uint8_t *)"F\x10prunedblockfiles", 18, (const uint8_t *)"0", 1);
+    bk_chain c;
+    bk_error err;
+    CHECK_EQ_INT(build(&c, dd, &err), BK_OK);
+    CHECK_EQ_INT(c.n_entries, 980);
+    CHECK_EQ_INT(c.n_no_data, 1);
+    CHECK(c.reindexing && !c.pruned);
+    CHECK(bk_chain_tip(&c) && bk_chain_tip(&c)->height == 939);
+    const bk_chain_entry *h = bk_chain_find(&c, key + 1);
+    CHECK(h && h->no_data && !h->active && h->height == 940 && h->status == BK_BLOCK_VALID_TREE && h->size == 0);
+    /* Its context: off the best chain, height 940. */
+    bk_chain_context ctx;
+    CHECK(h && bk_chain_context_fill(&c, h, &ctx, &err) == BK_OK && ctx.confirmations == -1 && ctx.height == 940);
+    bk_chain_free(&c);
+    /* Cancelled before it starts: nothing kept. */
+    volatile sig_atomic_t stop = 1;
+    bk_chain_opts o;
+    memset(&o, 0, sizeof o);
+    o.tmpdir = g_tmp;
+    o.cancel = &stop;
+    CHECK_EQ_INT(bk_chain_build_index(&c, dd, BK_NET_REGTEST, &o, NULL, &err), BK_ERR_CANCELLED);
+    CHECK(c.n_entries == 0 && c.entries == NULL);
+    sh("rm -rf '%s'%s", dd, "");
+}
+
+/* The chainstate's best block: 'B' de-obfuscated; after an interrupted
+ * flush ('B' erased, 'H' = {new head, old head}) the new head. */
+static void test_chainstate_heads(void)
+{
+    char cs[4200];
+    snprintf(cs, sizeof cs, "%s/cs", g_tmp);
+    copy_dir(FULL "/regtest/chainstate", cs);
+    uint8_t best[32], want[32];
+    bk_error err;
+    unhex_rev("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6", want);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_OK);
+    CHECK_MEM(best, want, 32);
+    /* The obfuscation key of this chainstate (README: values XORed). */
+    recs rs;
+    read_all_raw(cs, &rs);
+    uint8_t key[BK_OBFUSCATE_KEY_MAX];
+    size_t kl = 0;
+    for (size_t i = 0; i < rs.n; i++)
+        if (rs.r[i].kl == BK_OBFUSCATE_KEY_KEY_LEN && !memcmp(rs.r[i].k, BK_OBFUSCATE_KEY_KEY, BK_OBFUSCATE_KEY_KEY_LEN))
+            CHECK(bk_obfuscate_key_decode(rs.r[i].v, rs.r[i].vl, key, &kl, &err) == BK_OK);
+    recs_free(&rs);
+    CHECK_EQ_INT(kl, 8);
+    uint8_t heads[65];
+    heads[0] = 2;
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", heads + 1);
+    memcpy(heads + 33, want, 32);
+    bk_deobfuscate(heads, sizeof heads, key, kl);
+    raw_put(cs, (const uint8_t *)"B", 1, NULL, 0);
+    raw_put(cs, (const uint8_t *)"H", 1, heads, sizeof heads);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_OK);
+    unhex_rev("1d980ab51c48df3915df754f138fed4301331e85892cefa6a51c188c9b14a19a", want);
+    CHECK_MEM(best, want, 32);
+    raw_put(cs, (const uint8_t *)"H", 1, NULL, 0);
+    CHECK_EQ_INT(bk_chainstate_best_block(cs, g_tmp, best, &err), BK_ERR_NOT_FOUND);
+    sh("rm -rf '%s'%s", cs, "");
+}
+
 /* A chainstate too large to copy into a snapshot on another filesystem is
  * not read (a sparse table stands in for a mainnet UTXO set). */
 static void test_chainstate_on_other_filesystem(void)
@@ -1011,6 +1100,8 @@ int main(void)
     RUN(test_corrupt_index);
     RUN(test_no_chainstate_and_appended);
     RUN(test_chainstate_on_other_filesystem);
+    RUN(test_header_only_and_flags);
+    RUN(test_chainstate_heads);
     RUN(test_snapshot_never_writes);
     RUN(test_snapshot_while_writing);
     recs_free(&g_index);

@@ -94,7 +94,7 @@ static int is_zero32(const uint8_t *p)
 static bk_status grow_entries(bk_chain *c)
 {
     if (c->n_entries < c->cap_entries) return BK_OK;
-    size_t nc = c->cap_entries ? c->cap_entries * 2 : 1024;
+    size_t nc = c->cap_entries ? c->cap_entries + c->cap_entries / 2 : 1024;
     if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
     if (nc <= c->n_entries) return BK_ERR_NOMEM;
     bk_chain_entry *ne = bk_realloc(c->alloc, c->entries, c->cap_entries * sizeof *ne, nc * sizeof *ne);
@@ -251,6 +251,19 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
     hc->n = 0;
+    /* Size the entries from the tables' bytes for the 'b' range (a record
+     * takes about 130 bytes there, Core stores them uncompressed): one
+     * allocation instead of a doubling series. Records still in the log
+     * are not counted; the array grows for those. */
+    uint64_t approx = bk_ldb_approximate_size(db, &prefixes[0], 1, (const uint8_t *)"c", 1);
+    if (approx / 128 > 1024 && approx / 128 < BK_CHAIN_NONE / 2) {
+        size_t want = (size_t)(approx / 128) + 1024;
+        bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
+        if (e) {
+            c->entries = e;
+            c->cap_entries = want;
+        }
+    }
     uint64_t n = 0;
     for (size_t p = 0; p < sizeof prefixes && st == BK_OK; p++) {
         bk_ldb_iter *it = NULL;
@@ -360,7 +373,14 @@ static void connect_entry(bk_chain *c, uint32_t k, work_cache *wc)
 static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
 {
     work_cache wc = {0, {0}, 0};
+    /* Entries are in height order: the parent is among the (usually one)
+     * entries of the previous height, [grp_prev, grp_cur). */
+    size_t grp_prev = 0, grp_cur = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
+        if (k && c->entries[k].height != c->entries[k - 1].height) {
+            grp_prev = c->entries[k].height == c->entries[k - 1].height + 1 ? grp_cur : k;
+            grp_cur = k;
+        }
         if ((k & 16383) == 0 && cancelled(opts)) return bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
         bk_chain_entry *e = &c->entries[k];
         char hex[65], phex[65];
@@ -371,7 +391,14 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
                                     "blocks/index: block %s has no parent but height %d", hex, (int)e->height);
             }
         } else {
-            uint32_t p = table_find(c, e->prev_hash);
+            uint32_t p = BK_CHAIN_NONE;
+            if (grp_cur - grp_prev <= 8) {
+                for (size_t q = grp_prev; q < grp_cur && p == BK_CHAIN_NONE; q++)
+                    if (memcmp(c->entries[q].hash, e->prev_hash, 32) == 0) p = (uint32_t)q;
+            } else {
+                p = table_find(c, e->prev_hash);
+            }
+            if (p == BK_CHAIN_NONE) p = table_find(c, e->prev_hash); /* (then the height check names it) */
             if (p == BK_CHAIN_NONE) {
                 hash_hex(hex, e->hash);
                 hash_hex(phex, e->prev_hash);
@@ -487,7 +514,10 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         refs[m].idx = (uint32_t)k;
         m++;
     }
-    qsort(refs, n, sizeof *refs, cmp_pos);
+    /* Usually already in order (heights ascend through the files). */
+    size_t unsorted = 0;
+    for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
+    if (unsorted) qsort(refs, n, sizeof *refs, cmp_pos);
     const uint8_t *magic = bk_network_get(c->net)->magic;
     uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
     bk_status st = BK_OK;
@@ -541,13 +571,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
 }
 
 /* ---- blocks past the index's last flush ---- */
-
-static int is_ancestor(const bk_chain *c, uint32_t anc, uint32_t idx)
-{
-    const bk_chain_entry *a = &c->entries[anc];
-    while (idx != BK_CHAIN_NONE && c->entries[idx].height > a->height) idx = c->entries[idx].parent;
-    return idx == anc;
-}
 
 /* The records of blk files past what the index covers. A record whose hash
  * the index knows with data is a duplicate; one the index knows only by
@@ -712,11 +735,25 @@ static void link_appended(bk_chain *c, size_t first)
  * blocks connected after the last flush. The checksum (parent hash ||
  * CBlockUndo) and the tx count name the block among those of the blk file
  * with the same number that have no undo yet; the best chain is preferred. */
+static int undo_fits(const bk_chain_entry *e, uint64_t n_txundo, const uint8_t *undo, size_t len,
+                     const uint8_t ck[32])
+{
+    return !e->no_data && !e->has_undo && e->height > 0 && (uint64_t)e->n_tx - 1 == n_txundo &&
+           bk_undo_checksum_verify(undo, len, e->prev_hash, ck, NULL) == BK_OK;
+}
+
 static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const covered_list *cov, bk_error *err)
 {
     uint8_t *buf = NULL;
     size_t cap = 0;
     bk_status st = BK_OK;
+    /* Candidates (blocks with data, no undo yet), by blk file: made when
+     * the first record past the index is found. */
+    pos_ref *cand = NULL;
+    size_t n_cand = 0;
+    int have_cand = 0;
+    uint32_t last = BK_CHAIN_NONE;
+    size_t lo = 0; /* first candidate of the current file (rev files ascend) */
     for (size_t fi = 0; fi < d->n_rev && st == BK_OK; fi++) {
         uint32_t num = d->rev[fi];
         uint64_t from = covered_end(cov, num);
@@ -728,9 +765,35 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
         bk_record rec;
         bk_record_iter_init(&it, &f);
         it.pos = from;
+        size_t hi = 0;
+        int range_set = 0;
         while (st == BK_OK && bk_record_next(&it, &rec)) {
             const uint8_t *undo;
             uint8_t ck[32];
+            if (!have_cand) {
+                have_cand = 1;
+                for (size_t k = 0; k < c->n_entries; k++) n_cand += !c->entries[k].no_data && !c->entries[k].has_undo;
+                cand = n_cand ? bk_alloc(c->alloc, n_cand * sizeof *cand) : NULL;
+                if (n_cand && !cand) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                size_t m = 0;
+                for (size_t k = 0; k < c->n_entries; k++)
+                    if (!c->entries[k].no_data && !c->entries[k].has_undo) {
+                        cand[m].file = c->entries[k].file;
+                        cand[m].pos = c->entries[k].offset;
+                        cand[m].idx = (uint32_t)k;
+                        m++;
+                    }
+                if (n_cand) qsort(cand, n_cand, sizeof *cand, cmp_pos);
+            }
+            if (!range_set) {
+                range_set = 1;
+                while (lo < n_cand && cand[lo].file < num) lo++;
+                hi = lo;
+                while (hi < n_cand && cand[hi].file == num) hi++;
+            }
             if (rec.size > cap) {
                 uint8_t *nb = bk_realloc(c->alloc, buf, cap, rec.size);
                 if (!nb) {
@@ -750,13 +813,20 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             bk_reader_init(&r, undo, rec.size);
             uint64_t n_txundo = bk_read_compact_size(&r, 1);
             uint32_t pick = BK_CHAIN_NONE;
-            for (size_t k = 0; bk_reader_ok(&r) && k < c->n_entries; k++) {
-                const bk_chain_entry *e = &c->entries[k];
-                if (e->no_data || e->has_undo || e->file != num || e->height <= 0 ||
-                    (uint64_t)e->n_tx - 1 != n_txundo)
-                    continue;
-                if (pick != BK_CHAIN_NONE && (c->entries[pick].active || !e->active)) continue;
-                if (bk_undo_checksum_verify(undo, rec.size, e->prev_hash, ck, NULL) == BK_OK) pick = (uint32_t)k;
+            if (!bk_reader_ok(&r)) {
+                c->n_undo_unpaired++;
+                continue;
+            }
+            /* Records follow connection order: the best-chain successor of
+             * the block paired last is the likely owner. */
+            uint32_t pred = last != BK_CHAIN_NONE ? c->entries[last].next : BK_CHAIN_NONE;
+            if (pred != BK_CHAIN_NONE && c->entries[pred].file == num &&
+                undo_fits(&c->entries[pred], n_txundo, undo, rec.size, ck))
+                pick = pred;
+            for (size_t q = lo; q < hi && (pick == BK_CHAIN_NONE || !c->entries[pick].active); q++) {
+                const bk_chain_entry *e = &c->entries[cand[q].idx];
+                if (pick != BK_CHAIN_NONE && !e->active) continue;
+                if (undo_fits(e, n_txundo, undo, rec.size, ck)) pick = cand[q].idx;
             }
             if (pick == BK_CHAIN_NONE) {
                 c->n_undo_unpaired++;
@@ -768,14 +838,66 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
             e->undo_offset = rec.offset;
             e->undo_size = rec.size;
             c->n_undo_paired++;
+            last = pick;
         }
         bk_blockfile_close(&f);
     }
+    bk_free(c->alloc, cand, n_cand * sizeof *cand);
     bk_free(c->alloc, buf, cap);
     return st;
 }
 
 /* ---- the tip ---- */
+
+static int cmp_height_ref(const void *a, const void *b)
+{
+    const pos_ref *x = a, *y = b;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The most-work block with data the index did not know about (appended
+ * past its flush) that descends from the tip, or BK_CHAIN_NONE. Descent
+ * is marked over the blocks above the tip in height order. */
+static bk_status extend_tip(const bk_chain *c, uint32_t *ext_out, bk_error *err)
+{
+    *ext_out = BK_CHAIN_NONE;
+    int32_t base = c->tip == BK_CHAIN_NONE ? -1 : c->entries[c->tip].height;
+    size_t m = 0;
+    for (size_t k = 0; k < c->n_entries; k++) m += c->entries[k].height > base;
+    if (!m) return BK_OK;
+    pos_ref *up = bk_alloc(c->alloc, m * sizeof *up);
+    uint8_t *desc = bk_alloc(c->alloc, c->n_entries);
+    if (!up || !desc) {
+        bk_free(c->alloc, up, m * sizeof *up);
+        bk_free(c->alloc, desc, c->n_entries);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(desc, 0, c->n_entries);
+    if (c->tip != BK_CHAIN_NONE) desc[c->tip] = 1;
+    size_t j = 0;
+    for (size_t k = 0; k < c->n_entries; k++)
+        if (c->entries[k].height > base) {
+            up[j].pos = (uint64_t)c->entries[k].height;
+            up[j].idx = (uint32_t)k;
+            up[j].file = 0;
+            j++;
+        }
+    qsort(up, m, sizeof *up, cmp_height_ref);
+    uint32_t best = BK_CHAIN_NONE;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t k = up[i].idx;
+        const bk_chain_entry *e = &c->entries[k];
+        desc[k] = c->tip == BK_CHAIN_NONE || (e->parent != BK_CHAIN_NONE && desc[e->parent]);
+        /* Data the index did not know about: appended past its flush. */
+        if (!desc[k] || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
+        if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0) best = k;
+    }
+    bk_free(c->alloc, up, m * sizeof *up);
+    bk_free(c->alloc, desc, c->n_entries);
+    *ext_out = best;
+    return BK_OK;
+}
 
 /* Core: validation.cpp CBlockIndexWorkComparator, with (file, position)
  * standing in for the sequence id. */
@@ -962,34 +1084,40 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         bk_free(alloc, ipath, icap);
         return st;
     }
-    st = read_index(c, indexdir, opts, err);
+    /* The chainstate first: Core writes the block index before the
+     * chainstate at every flush, so an index snapshot taken after the
+     * chainstate's holds its best block even while the node runs. */
+    uint8_t best[32];
+    int have_best = 0;
+    if (dirs->chainstatedir &&
+        snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
+        c->chainstate_skipped = 1;
+    } else if (dirs->chainstatedir) {
+        bk_error e2;
+        bk_error_clear(&e2);
+        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
+        if (cst == BK_OK) have_best = 1;
+        else if (cst != BK_ERR_NOT_FOUND) {
+            st = cst;
+            if (err) *err = e2;
+        }
+    }
+    if (st == BK_OK) st = read_index(c, indexdir, opts, err);
     if (st == BK_OK) st = sort_by_height(c, err);
     if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
     if (st == BK_OK) st = link_all(c, opts, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
     /* The tip Core has. */
-    if (st == BK_OK && dirs->chainstatedir &&
-        snapshot_copy_bytes(dirs->chainstatedir, opts ? opts->tmpdir : NULL) > BK_CHAINSTATE_COPY_MAX) {
-        c->chainstate_skipped = 1;
-    } else if (st == BK_OK && dirs->chainstatedir) {
-        uint8_t best[32];
-        bk_error e2;
-        bk_error_clear(&e2);
-        bk_status cst = bk_chainstate_best_block(dirs->chainstatedir, opts ? opts->tmpdir : NULL, best, &e2);
-        if (cst == BK_OK) {
-            c->tip = table_find(c, best);
-            if (c->tip == BK_CHAIN_NONE) {
-                char hex[65];
-                hash_hex(hex, best);
-                st = bk_error_set(err, BK_ERR_INVALID, 0,
-                                  "the chainstate's best block %s is not in the block index", hex);
-            } else {
-                c->tip_from_chainstate = 1;
-            }
-        } else if (cst != BK_ERR_NOT_FOUND) {
-            st = cst;
-            if (err) *err = e2;
+    if (st == BK_OK && have_best) {
+        c->tip = table_find(c, best);
+        if (c->tip == BK_CHAIN_NONE) {
+            char hex[65];
+            hash_hex(hex, best);
+            st = bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index",
+                              hex);
+        } else {
+            c->tip_from_chainstate = 1;
         }
     }
     if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
@@ -999,16 +1127,10 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK && c->n_appended) {
         link_appended(c, first_new);
         /* Appended blocks extend the tip when they descend from it. */
-        uint32_t best = c->tip;
-        for (size_t k = 0; k < c->n_entries; k++) {
-            const bk_chain_entry *e = &c->entries[k];
-            /* Data the index did not know about: appended past its flush. */
-            if (e->height < 0 || e->no_data || e->failed || (e->status & BK_BLOCK_HAVE_DATA)) continue;
-            if (best == BK_CHAIN_NONE || memcmp(e->chainwork, c->entries[best].chainwork, 32) > 0)
-                if (c->tip == BK_CHAIN_NONE || is_ancestor(c, c->tip, (uint32_t)k)) best = (uint32_t)k;
-        }
-        if (best != c->tip) {
-            c->tip = best;
+        uint32_t ext = BK_CHAIN_NONE;
+        st = extend_tip(c, &ext, err);
+        if (st == BK_OK && ext != BK_CHAIN_NONE && ext != c->tip) {
+            c->tip = ext;
             st = set_active(c, err);
         }
     }
