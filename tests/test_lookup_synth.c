@@ -15,6 +15,7 @@
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/lookup.h>
+#include <blockkit/sha256.h>
 
 #include "check.h"
 #include "json_test_util.h"
@@ -197,6 +198,84 @@ static void test_blocksdir(void)
     CHECK(system(cmd) == 0);
 }
 
+/* A block written to the last blk file after the index's last flush (a
+ * running node): the chain finds it past the index's positions, and the
+ * lookups read it like any other (header and getblock by hash and by
+ * height). */
+static void test_appended_block(void)
+{
+    char root[1024], cmd[8192];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/bk-appended-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(cmd, sizeof cmd, "cp -R '%s/regtest' '%s/' && chmod -R u+w '%s'", dir, root, root);
+    CHECK(system(cmd) == 0);
+    bk_lookup *l;
+    bk_error err;
+    CHECK(bk_lookup_open(root, NULL, BK_NET_REGTEST, NULL, NULL, &l, &err) == BK_OK);
+    const bk_chain_entry *tip = bk_chain_tip(bk_lookup_chain(l));
+    uint8_t tip_hash[32];
+    memcpy(tip_hash, tip->hash, 32);
+    uint32_t tip_time = tip->time, last_file = tip->file;
+    bk_lookup_close(l);
+
+    /* Coinbase: BIP34 height 3000 (02 b80b), one OP_TRUE output. */
+    static const uint8_t cb[] = {0x02, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 4, 0x02, 0xb8, 0x0b, 0x00,
+                                 0xff, 0xff, 0xff, 0xff, 1, 0x00, 0xf2, 0x05, 0x2a, 1, 0, 0, 0, 1, 0x51, 0, 0, 0, 0};
+    uint8_t block[80 + 1 + sizeof cb], hash[32];
+    memset(block, 0, 80);
+    block[3] = 0x20;
+    memcpy(block + 4, tip_hash, 32);
+    bk_sha256d(block + 36, cb, sizeof cb);
+    uint32_t t = tip_time + 600;
+    memcpy(block + 68, &t, 4);
+    memcpy(block + 72, "\xff\xff\x7f\x20", 4);
+    block[80] = 1;
+    memcpy(block + 81, cb, sizeof cb);
+    for (uint32_t nonce = 0;; nonce++) {
+        memcpy(block + 76, &nonce, 4);
+        bk_sha256d(hash, block, 80);
+        if (hash[31] < 0x7f) break;
+    }
+    /* Append the record, XORed with xor.dat's key at its file offsets. */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/regtest/blocks/xor.dat", root);
+    uint8_t key[8];
+    FILE *f = fopen(path, "rb");
+    CHECK(f && fread(key, 1, 8, f) == 8);
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/regtest/blocks/blk%05u.dat", root, last_file);
+    f = fopen(path, "ab");
+    CHECK(f != NULL);
+    if (f) {
+        long off = ftell(f);
+        uint8_t rec[8 + sizeof block];
+        memcpy(rec, "\xfa\xbf\xb5\xda", 4);
+        uint32_t n = sizeof block;
+        memcpy(rec + 4, &n, 4);
+        memcpy(rec + 8, block, sizeof block);
+        for (size_t i = 0; i < sizeof rec; i++) rec[i] ^= key[((size_t)off + i) & 7];
+        CHECK(fwrite(rec, 1, sizeof rec, f) == sizeof rec);
+        CHECK(fclose(f) == 0);
+    }
+    CHECK(bk_lookup_open(root, NULL, BK_NET_REGTEST, NULL, NULL, &l, &err) == BK_OK);
+    CHECK_EQ_INT(bk_lookup_chain(l)->n_appended, 1);
+    char h[65], *out;
+    hex(hash, h);
+    CHECK_EQ_INT(render(l, 0, h, 1, &out), 0);
+    CHECK(strstr(out, "\"confirmations\":1,\"height\":3000,") != NULL);
+    free(out);
+    CHECK_EQ_INT(render(l, 1, "3000", 1, &out), 0);
+    char want[100];
+    snprintf(want, sizeof want, "{\"hash\":\"%s\",", h);
+    CHECK(strncmp(out, want, strlen(want)) == 0);
+    free(out);
+    bk_lookup_close(l);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     dir = getenv("BK_SYNTH_DIR");
@@ -207,5 +286,6 @@ int main(void)
     RUN(test_sources_agree);
     RUN(test_lookups);
     RUN(test_blocksdir);
+    RUN(test_appended_block);
     return check_finish();
 }

@@ -239,15 +239,17 @@ static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, ui
     return BK_OK;
 }
 
-/* Core BlockManager::IsBlockPruned. */
+/* Core BlockManager::IsBlockPruned (no_data: the index has no data for
+ * the block; blocks found past the index's last flush have data). */
 static int is_pruned(const bk_lookup *l, const bk_chain_entry *e)
 {
-    return l->chain.pruned && !(e->status & BK_BLOCK_HAVE_DATA) && e->n_tx > 0;
+    return l->chain.pruned && e->no_data && e->n_tx > 0;
 }
 
 static int has_data(const bk_lookup *l, const bk_chain_entry *e)
 {
-    return l->chain.from_index ? (e->status & BK_BLOCK_HAVE_DATA) && !e->no_data : 1;
+    (void)l;
+    return !e->no_data;
 }
 
 /* The block's bytes, decoded into l->dec. Core's ReadBlockFromDisk also
@@ -534,8 +536,7 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
      * block has data or undo (Core: BLOCK_HAVE_MASK) and it is no coinbase. */
     bk_block_undo u;
     bk_undo_iter it, *itp = NULL;
-    if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) &&
-        (!l->chain.from_index || (be->status & BK_BLOCK_HAVE_MASK)) && has_data(l, be)) {
+    if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) && has_data(l, be) && be->has_undo) {
         bk_block b;
         bk_error be_err;
         if (load_block(l, be, &b, &be_err) == BK_OK && load_undo(l, be, &b, &u) == 0) {
