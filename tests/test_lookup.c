@@ -594,6 +594,14 @@ static void test_cli(void)
     out = cli("header 0", &st);
     CHECK_EQ_INT(st, 64);
     free(out);
+    static const char *const helps[] = {"header --help", "block --datadir . --help", "tx --datadir . --help",
+                                        "chain --tips --help"};
+    for (size_t i = 0; i < 4; i++) {
+        out = cli(helps[i], &st);
+        CHECK_EQ_INT(st, 0);
+        CHECK(strstr(out, "--datadir DIR") != NULL);
+        free(out);
+    }
 }
 
 int main(void)
