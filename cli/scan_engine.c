@@ -476,8 +476,9 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
                 continue;
             }
             if (skip_from >= 0 && !o->quiet)
-                fprintf(stderr, "blockkit: scan: heights %lld-%lld skipped: no block data on this node (pruned)\n",
-                        (long long)skip_from, (long long)h - 1);
+                fprintf(stderr, "blockkit: scan: heights %lld-%lld skipped: no block data on this node (%s)\n",
+                        (long long)skip_from, (long long)h - 1,
+                        E.chain.n_missing ? "pruned, or its blk file is missing" : "pruned");
             skip_from = -1;
             if (!e) continue; /* below base_height (an implied genesis), or past the end */
             E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);

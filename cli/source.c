@@ -105,6 +105,9 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
             if (c->n_appended)
                 fprintf(stderr, ", %llu block(s) past its last flush", (unsigned long long)c->n_appended);
             if (c->prune_height > 0) fprintf(stderr, ", pruned below height %d", (int)c->prune_height);
+            if (c->n_missing)
+                fprintf(stderr, ", %llu block(s) or undo record(s) in blk/rev files that are not there",
+                        (unsigned long long)c->n_missing);
             fputc('\n', stderr);
         }
     } else {

@@ -178,7 +178,10 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *    exactly as Core recorded them. Block and undo sizes are read from the
  *    8-byte record headers in the blk/rev files (their magic is checked):
  *    a position past the end of its file, or a record header that is not
- *    there, is an error naming the index key and the file.
+ *    there, is an error naming the index key and the file. A blk or rev
+ *    file that is not there at all (pruned by a running node after its
+ *    index was read, or a copy with only the index) leaves its blocks
+ *    without data (no_data) or undo, counted in c->n_missing.
  *  - chain work (GetBlockProof summed from the genesis) and median time
  *    past from the stored headers. A height that is not the parent's + 1,
  *    a parent that is not in the index, or a block without a parent at a

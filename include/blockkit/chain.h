@@ -114,6 +114,7 @@ typedef struct bk_chain {
     int32_t last_file;         /* the index's last blk file ('l'), -1 when absent */
     uint64_t n_no_data;        /* entries without block data */
     uint64_t n_appended;       /* blocks found in blk files past the index's last flush */
+    uint64_t n_missing;        /* blocks (undo records) the index places in a blk (rev) file that is not there: no_data (no undo) */
 } bk_chain;
 
 /* Options shared by every way of building a chain (header scan of the

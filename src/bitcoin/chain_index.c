@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ---- helpers ---- */
@@ -74,13 +75,31 @@ static void hash_hex(char out[65], const uint8_t h[32])
 }
 
 /* Big-endian 256-bit a += b. */
+static uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
 static void be256_add(uint8_t a[32], const uint8_t b[32])
 {
-    unsigned carry = 0;
-    for (int i = 31; i >= 0; i--) {
-        unsigned s = (unsigned)a[i] + b[i] + carry;
-        a[i] = (uint8_t)s;
-        carry = s >> 8;
+    uint64_t carry = 0;
+    for (int i = 3; i >= 0; i--) {
+        uint64_t x = load_be64(a + 8 * i), y = load_be64(b + 8 * i);
+        uint64_t s = x + y;
+        uint64_t c1 = s < x;
+        uint64_t t = s + carry;
+        carry = c1 | (t < s);
+        store_be64(a + 8 * i, t);
     }
 }
 
@@ -436,6 +455,55 @@ static int cmp_pos(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Sort refs by (file, pos, idx) in O(n): LSD radix over the 64-bit key
+ * file << 32 | pos in 16-bit digits (positions are Core's uint32
+ * nDataPos / nUndoPos), skipping digits that are the same everywhere;
+ * stable, so equal keys keep their (ascending) idx order. Falls back to
+ * qsort when the scratch buffer cannot be had. */
+static void sort_refs(const bk_allocator *a, pos_ref *refs, size_t n)
+{
+    if (n < 2) return;
+    size_t unsorted = 0;
+    for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
+    if (!unsorted) return; /* usual: heights ascend through the files */
+    int radix_ok = 1;
+    for (size_t i = 0; i < n && radix_ok; i++) radix_ok = refs[i].pos <= UINT32_MAX;
+    pos_ref *tmp = radix_ok ? bk_alloc(a, n * sizeof *tmp) : NULL;
+    uint32_t *count = radix_ok ? bk_alloc(a, 65536 * sizeof *count) : NULL;
+    if (!tmp || !count) {
+        bk_free(a, tmp, n * sizeof *tmp);
+        bk_free(a, count, 65536 * sizeof *count);
+        qsort(refs, n, sizeof *refs, cmp_pos);
+        return;
+    }
+    pos_ref *src = refs, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = (uint64_t)src[i].file << 32 | src[i].pos;
+            count[(key >> shift) & 0xffff]++;
+        }
+        uint64_t first = (uint64_t)src[0].file << 32 | src[0].pos;
+        if (count[(first >> shift) & 0xffff] == n) continue; /* one value of this digit */
+        uint32_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            uint32_t c0 = count[d];
+            count[d] = sum;
+            sum += c0;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = (uint64_t)src[i].file << 32 | src[i].pos;
+            dst[count[(key >> shift) & 0xffff]++] = src[i];
+        }
+        pos_ref *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != refs) memcpy(refs, src, n * sizeof *refs);
+    bk_free(a, tmp, n * sizeof *tmp);
+    bk_free(a, count, 65536 * sizeof *count);
+}
+
 static bk_status pos_fail(bk_error *err, bk_status st, const bk_chain_entry *e, bk_file_kind kind, uint64_t pos,
                           const char *what)
 {
@@ -514,10 +582,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         refs[m].idx = (uint32_t)k;
         m++;
     }
-    /* Usually already in order (heights ascend through the files). */
-    size_t unsorted = 0;
-    for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
-    if (unsorted) qsort(refs, n, sizeof *refs, cmp_pos);
+    sort_refs(c->alloc, refs, n);
     const uint8_t *magic = bk_network_get(c->net)->magic;
     uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
     bk_status st = BK_OK;
@@ -529,16 +594,39 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             break;
         }
         if (!bk_blocksdir_has(d, kind, file)) {
-            st = pos_fail(err, BK_ERR_NOT_FOUND, first, kind, refs[i].pos, "the file is missing");
-            break;
+            /* Pruned after the index was read (a running node), or a copy
+             * without it: its blocks have no data (or undo) here. */
+            (void)first;
+            for (; i < n && refs[i].file == file; i++) {
+                bk_chain_entry *e = &c->entries[refs[i].idx];
+                if (kind == BK_FILE_BLK) {
+                    e->no_data = 1;
+                    e->offset = 0;
+                    c->n_no_data++;
+                } else {
+                    e->has_undo = 0;
+                    e->undo_offset = 0;
+                }
+                c->n_missing++;
+            }
+            continue;
         }
         bk_blockfile f;
         st = bk_blocksdir_open_file(d, kind, file, &f, err);
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
+        /* Positions ascend: pages behind them are dropped from this
+         * process every 8 MiB, so a file of small blocks (every page
+         * touched) does not count in full towards the resident size. */
+        uint64_t dropped = 0;
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
             uint64_t pos = refs[i].pos;
+            if (f.map_ && pos >= dropped + ((uint64_t)16 << 20) && pos <= f.len) {
+                uint64_t upto = (pos - ((uint64_t)8 << 20)) & ~(uint64_t)0xfffff;
+                (void)madvise((uint8_t *)f.map_ + dropped, (size_t)(upto - dropped), MADV_DONTNEED);
+                dropped = upto;
+            }
             uint8_t hdr[8];
             char what[96];
             if (pos < 8 || pos > f.len) {
@@ -551,6 +639,19 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 break;
             }
             uint32_t size = bk_load_le32(hdr + 4);
+            if (kind == BK_FILE_BLK && size > BK_HEADER_SIZE && pos + BK_HEADER_SIZE <= f.len) {
+                /* The block there must be this one: its header against the
+                 * stored one (all but the merkle root, which the entry does
+                 * not keep), as a reader trusts the position. */
+                uint8_t h[BK_HEADER_SIZE];
+                if (bk_blockfile_copy(&f, pos, h, BK_HEADER_SIZE, NULL) != BK_OK ||
+                    (int32_t)bk_load_le32(h) != e->version || memcmp(h + 4, e->prev_hash, 32) != 0 ||
+                    bk_load_le32(h + 68) != e->time || bk_load_le32(h + 72) != e->bits ||
+                    bk_load_le32(h + 76) != e->nonce) {
+                    st = pos_fail(err, BK_ERR_MISMATCH, e, kind, pos, "another block's header is there");
+                    break;
+                }
+            }
             if ((kind == BK_FILE_BLK && size < BK_HEADER_SIZE + 1) || pos + size + tail > f.len) {
                 snprintf(what, sizeof what, "its record of %u bytes%s runs past the end of the file (%zu bytes)",
                          size, tail ? " and checksum" : "", f.len);
@@ -786,7 +887,7 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
                         cand[m].idx = (uint32_t)k;
                         m++;
                     }
-                if (n_cand) qsort(cand, n_cand, sizeof *cand, cmp_pos);
+                sort_refs(c->alloc, cand, n_cand);
             }
             if (!range_set) {
                 range_set = 1;
@@ -926,9 +1027,10 @@ static uint32_t most_work_tip(const bk_chain *c)
 
 static bk_status set_active(bk_chain *c, bk_error *err)
 {
-    for (size_t k = 0; k < c->n_entries; k++) {
-        c->entries[k].active = 0;
-        c->entries[k].next = BK_CHAIN_NONE;
+    /* Undo a previous best chain (entries start with active 0, next none). */
+    for (size_t h = 0; h < c->n_active; h++) {
+        c->entries[c->active[h]].active = 0;
+        c->entries[c->active[h]].next = BK_CHAIN_NONE;
     }
     bk_free(c->alloc, c->active, c->n_active * sizeof *c->active);
     c->active = NULL;
@@ -954,11 +1056,10 @@ static bk_status set_active(bk_chain *c, bk_error *err)
         next = i;
         c->active[e->height - c->base_height] = i;
     }
-    for (size_t k = 0; k < c->n_entries; k++)
-        if (c->entries[k].height >= 0 && !c->entries[k].active) c->n_stale++;
+    c->n_stale = c->n_entries - c->n_orphans - c->n_active;
     /* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
     c->prune_height = 0;
-    for (size_t h = c->n_active; h-- > 0;)
+    for (size_t h = c->n_active; c->n_no_data && h-- > 0;)
         if (c->entries[c->active[h]].no_data) {
             c->prune_height = (int32_t)(h + 1) + c->base_height;
             break;
@@ -1133,6 +1234,7 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
             c->tip = ext;
             st = set_active(c, err);
         }
+        c->n_stale = c->n_entries - c->n_orphans - c->n_active;
     }
     if (st == BK_OK && c->n_entries) st = scan_appended_undo(c, &d, &cov_rev, err);
     bk_free(alloc, cov_blk.v, cov_blk.cap * sizeof *cov_blk.v);
