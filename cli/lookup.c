@@ -25,7 +25,8 @@ static const char block_help[] =
     "(verbosity 2, 3) from its rev record. HEIGHT is a height on the active chain\n"
     "(getblockhash). One result per argument, one line each.\n"
     "\n"
-    "  --verbosity N     0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n";
+    "  --verbosity N     0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n"
+    "                    (also true = 1, false = 0, as getblock takes them)\n";
 
 static const char header_help[] =
     "usage: blockkit header --datadir DIR HASH|HEIGHT... [--verbose true|false] [options]\n"
@@ -210,7 +211,12 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             else if (!strcmp(a, "--tmpdir")) tmpdir = v;
             else if (!strcmp(a, "--blocksdir")) blocksdir = v;
             else if (!strcmp(a, "--core-compat")) ok = parse_long(v, BK_CORE_MIN, BK_CORE_NEWEST, &core);
-            else if (kind == L_BLOCK && !strcmp(a, "--verbosity")) ok = parse_long(v, 0, 3, &verbosity);
+            else if (kind == L_BLOCK && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
+                /* Core's getblock also takes a boolean: true = 1, false = 0. */
+                if (!strcmp(v, "true")) verbosity = 1;
+                else if (!strcmp(v, "false")) verbosity = 0;
+                else ok = parse_long(v, 0, 3, &verbosity);
+            }
             else if (kind == L_TX && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
                 if (!strcmp(v, "true")) verbosity = 1;
                 else if (!strcmp(v, "false")) verbosity = 0;
