@@ -46,9 +46,12 @@ static const char tx_help[] =
     "confirmations (0 for a block off the active chain), time and blocktime,\n"
     "2 also fee and prevout from the block's undo data. One result per argument.\n"
     "Without a txindex (or on a pruned node, which Core never runs with one)\n"
-    "every lookup is refused with Core's message.\n"
+    "every lookup without --blockhash is refused with Core's message.\n"
     "\n"
-    "  --verbosity N     0, 1 (default) or 2 (also true = 1, false = 0)\n";
+    "  --verbosity N     0, 1 (default) or 2 (also true = 1, false = 0)\n"
+    "  --blockhash HASH  look in that block instead (getrawtransaction's third\n"
+    "                    parameter: no txindex needed; the result starts with\n"
+    "                    \"in_active_chain\")\n";
 
 static const char tips_help[] =
     "usage: blockkit chain --tips --datadir DIR [options]\n"
@@ -141,20 +144,21 @@ static int hexval(char c)
     return -1;
 }
 
-/* Core ParseHashV(.., "parameter 1") for getrawtransaction's txid. */
-static int parse_txid(const char *cmd, const char *s, uint8_t out[32])
+/* Core ParseHashV(.., name) for getrawtransaction's txid ("parameter 1")
+ * and block hash ("parameter 3"). */
+static int parse_hash_param(const char *cmd, const char *s, const char *name, uint8_t out[32])
 {
     size_t n = strlen(s);
     int hex = n % 2 == 0 && n > 0;
     for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
     char msg[300];
     if (!hex) {
-        snprintf(msg, sizeof msg, "parameter 1 must be hexadecimal string (not '%.100s')", s);
+        snprintf(msg, sizeof msg, "%s must be hexadecimal string (not '%.100s')", name, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
     if (n != 64) {
-        snprintf(msg, sizeof msg, "parameter 1 must be of length 64 (not %zu, for '%.100s')", n, s);
+        snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
@@ -178,7 +182,7 @@ static int emit(bk_writer *w, int pretty)
 static int lookup_main(lookup_kind kind, int argc, char **argv)
 {
     const char *cmd = kind_cmd[kind];
-    const char *datadir = NULL, *blocksdir = NULL, *chain_name = NULL, *tmpdir = NULL;
+    const char *datadir = NULL, *blocksdir = NULL, *chain_name = NULL, *tmpdir = NULL, *blockhash = NULL;
     long verbosity = 1, core = BK_CORE_NEWEST;
     int pretty = 0, n_args = 0;
     char **args = calloc((size_t)argc + 1, sizeof *args);
@@ -210,6 +214,7 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             else if (!strcmp(a, "--chain")) chain_name = v;
             else if (!strcmp(a, "--tmpdir")) tmpdir = v;
             else if (!strcmp(a, "--blocksdir")) blocksdir = v;
+            else if (kind == L_TX && !strcmp(a, "--blockhash")) blockhash = v;
             else if (!strcmp(a, "--core-compat")) ok = parse_long(v, BK_CORE_MIN, BK_CORE_NEWEST, &core);
             else if (kind == L_BLOCK && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
                 /* Core's getblock also takes a boolean: true = 1, false = 0. */
@@ -272,6 +277,23 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
                  : bk_cli_report(cmd, &err);
         goto out;
     }
+    /* getrawtransaction's third parameter: look in that block (no txindex
+     * needed). Core: "Block hash not found" for a block it does not know. */
+    const bk_chain_entry *in_block = NULL;
+    if (blockhash) {
+        uint8_t bh[32];
+        if (!parse_hash_param(cmd, blockhash, "parameter 3", bh)) {
+            rc = BK_EXIT_USAGE;
+            bk_lookup_close(l);
+            goto out;
+        }
+        in_block = bk_chain_find(bk_lookup_chain(l), bh);
+        if (!in_block) {
+            rc = rpc_fail(cmd, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
+            bk_lookup_close(l);
+            goto out;
+        }
+    }
     bk_writer w;
     bk_writer_init(&w, NULL);
     int n_items = kind == L_TIPS ? 1 : n_args;
@@ -285,13 +307,13 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             st = bk_lookup_chain_tips(l, &j, &err);
         } else if (kind == L_TX) {
             uint8_t txid[32];
-            if (!parse_txid(cmd, args[k], txid)) {
+            if (!parse_hash_param(cmd, args[k], "parameter 1", txid)) {
                 rc = BK_EXIT_USAGE;
                 continue;
             }
             bk_tx_json_opts to;
             bk_tx_json_opts_init(&to);
-            st = bk_lookup_transaction(l, txid, (int)verbosity, &to, &j, &err);
+            st = bk_lookup_transaction_in(l, txid, in_block, (int)verbosity, &to, &j, &err);
         } else {
             const bk_chain_entry *e;
             st = bk_lookup_resolve(l, args[k], kind == L_HEADER ? "hash" : "blockhash", &e, &err);

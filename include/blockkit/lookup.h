@@ -138,6 +138,16 @@ BK_API bk_status bk_lookup_block(bk_lookup *l, const bk_chain_entry *e, const bk
 BK_API bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity,
                                        const bk_tx_json_opts *o, bk_json *j, bk_error *err) BK_WARN_UNUSED;
 
+/* getrawtransaction <txid> <verbosity> <blockhash>: the transaction looked
+ * for in block in_block (no txindex needed; NULL = through the txindex as
+ * bk_lookup_transaction). The result starts with "in_active_chain". RPC
+ * errors: the genesis coinbase as above; -1 "Block not available" (no
+ * data: pruned or headers-only); -5 "No such transaction found in the
+ * provided block. Use gettransaction for wallet transactions.". */
+BK_API bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const bk_chain_entry *in_block,
+                                          int verbosity, const bk_tx_json_opts *o, bk_json *j,
+                                          bk_error *err) BK_WARN_UNUSED;
+
 /* getchaintips. */
 BK_API bk_status bk_lookup_chain_tips(bk_lookup *l, bk_json *j, bk_error *err) BK_WARN_UNUSED;
 

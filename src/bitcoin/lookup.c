@@ -492,8 +492,28 @@ static const char NO_TXINDEX[] = "No such mempool transaction. Use -txindex or p
                                  "blockchain transaction queries. Use gettransaction for wallet transactions.";
 static const char NO_SUCH_TX[] = "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.";
 
+/* Insert text at offset `at` of j's writer (the result is in memory). */
+static int insert_text(bk_json *j, size_t at, const char *text, size_t n)
+{
+    bk_writer *w = j->w;
+    if (at > w->len || bk_writer_reserve(w, n) != BK_OK) return -1;
+    memmove(w->data + at + n, w->data + at, w->len - at);
+    memcpy(w->data + at, text, n);
+    w->len += n;
+    return 0;
+}
+
+static const char NO_TX_IN_BLOCK[] = "No such transaction found in the provided block. Use gettransaction for wallet "
+                                     "transactions.";
+
 bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity, const bk_tx_json_opts *o,
                                 bk_json *j, bk_error *err)
+{
+    return bk_lookup_transaction_in(l, txid, NULL, verbosity, o, j, err);
+}
+
+bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const bk_chain_entry *in_block,
+                                   int verbosity, const bk_tx_json_opts *o, bk_json *j, bk_error *err)
 {
     if (!l || !txid || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     start(l);
@@ -501,48 +521,70 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     if (is_genesis_coinbase(l->net, txid))
         return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY,
                          "The genesis block coinbase is not considered an ordinary transaction and cannot be retrieved");
-    /* Core refuses -txindex together with -prune: a pruned node's
-     * indexes/txindex is a leftover it does not read. */
-    if (l->chain.pruned) {
-        warn(l, "the node is pruned; Core does not run -txindex with -prune");
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
-    }
-    if (!l->txi_tried) {
-        l->txi_tried = 1;
-        char *dir = join(l->netdir, "indexes/txindex", "");
-        if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        bk_error e;
-        l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
-        snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
-        free(dir);
-    }
-    if (l->txi_status == BK_ERR_NOT_FOUND) {
-        warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
-    }
-    if (l->txi_status != BK_OK) return bk_error_set(err, l->txi_status, 0, "%s", l->txi_msg);
-
-    bk_tx_pos pos;
-    bk_error e;
-    bk_status st = bk_txindex_find(l->txi, txid, &pos, &e);
-    if (st == BK_ERR_NOT_FOUND) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
-    if (st != BK_OK) {
-        if (err) *err = e;
-        return st;
-    }
     uint8_t *txb = NULL, block_hash[32];
     size_t txlen = 0;
-    st = bk_txindex_read_tx(&l->blocks, &pos, txid, l->alloc, &txb, &txlen, block_hash, &e);
-    if (st != BK_OK) {
-        /* Core's FindTx fails the lookup the same way (and logs why). */
-        warn(l, "%s", e.msg);
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+    int owned = 0;
+    bk_tx_pos pos;
+    bk_error e;
+    bk_status st;
+    if (in_block) {
+        /* Core GetTransaction with a block index: read the block, take the
+         * tx whose txid matches. */
+        bk_block b;
+        if (!has_data(l, in_block) || load_block(l, in_block, &b, &e) != BK_OK)
+            return rpc_error(l, err, BK_RPC_MISC_ERROR, "Block not available");
+        uint32_t k = 0;
+        uint8_t id[32];
+        for (; k < b.n_tx; k++) {
+            bk_tx_txid(&b.txs[k], id);
+            if (memcmp(id, txid, 32) == 0) break;
+        }
+        if (k == b.n_tx) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TX_IN_BLOCK);
+        txb = (uint8_t *)b.txs[k].data; /* in the cached block: not ours to free */
+        txlen = b.txs[k].size;
+        memcpy(block_hash, in_block->hash, 32);
+        pos.file = in_block->file;
+        pos.block_pos = (uint32_t)in_block->offset;
+        pos.tx_offset = (uint32_t)(b.txs[k].data - b.data - BK_HEADER_SIZE);
+    } else {
+        /* Core refuses -txindex together with -prune: a pruned node's
+         * indexes/txindex is a leftover it does not read. */
+        if (l->chain.pruned) {
+            warn(l, "the node is pruned; Core does not run -txindex with -prune");
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+        }
+        if (!l->txi_tried) {
+            l->txi_tried = 1;
+            char *dir = join(l->netdir, "indexes/txindex", "");
+            if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
+            snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
+            free(dir);
+        }
+        if (l->txi_status == BK_ERR_NOT_FOUND) {
+            warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+        }
+        if (l->txi_status != BK_OK) return bk_error_set(err, l->txi_status, 0, "%s", l->txi_msg);
+        st = bk_txindex_find(l->txi, txid, &pos, &e);
+        if (st == BK_ERR_NOT_FOUND) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+        if (st != BK_OK) {
+            if (err) *err = e;
+            return st;
+        }
+        st = bk_txindex_read_tx(&l->blocks, &pos, txid, l->alloc, &txb, &txlen, block_hash, &e);
+        if (st != BK_OK) {
+            /* Core's FindTx fails the lookup the same way (and logs why). */
+            warn(l, "%s", e.msg);
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+        }
+        owned = 1;
     }
     if (verbosity == 0) {
         bk_json_hex(j, txb, txlen);
-        bk_free(l->alloc, txb, txlen);
         st = bk_json_status(j);
-        return st == BK_OK ? BK_OK : bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+        if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+        goto done;
     }
     bk_tx tx;
     st = bk_tx_parse(txb, txlen, &tx, NULL, err);
@@ -555,17 +597,18 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     to.verbosity = BK_TXV_DETAILS;
     to.txid = txid;
     to.wtxid = NULL;
-    const bk_chain_entry *be = bk_chain_find(&l->chain, block_hash);
+    const bk_chain_entry *be = in_block ? in_block : bk_chain_find(&l->chain, block_hash);
 
     /* Verbosity 2: the tx's CTxUndo from its block's undo data, when the
-     * block has data or undo (Core: BLOCK_HAVE_MASK) and it is no coinbase. */
+     * block has data and undo (Core: BLOCK_HAVE_MASK, then
+     * UndoReadFromDisk) and it is no coinbase. */
     bk_block_undo u;
     bk_undo_iter it, *itp = NULL;
     if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) && has_data(l, be) && be->has_undo) {
         bk_block b;
         bk_error be_err;
         if (load_block(l, be, &b, &be_err) == BK_OK && load_undo(l, be, &b, &u) == 0) {
-            /* The tx by its position in the block (the txindex names it). */
+            /* The tx by its position in the block. */
             size_t want = BK_HEADER_SIZE + pos.tx_offset;
             uint32_t k = 0;
             while (k < b.n_tx && (size_t)(b.txs[k].data - b.data) != want) k++;
@@ -578,11 +621,22 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
             }
         }
     }
+    size_t start_at = j->w->len;
     st = bk_json_tx(j, &tx, &to, itp, err);
     if (st != BK_OK) goto done;
     if (reopen_object(j) != 0) {
         st = bk_error_set(err, BK_ERR_ARG, 0, "the transaction object cannot be extended (JSON writer state)");
         goto done;
+    }
+    if (in_block) {
+        /* Core: "in_active_chain" first when a block hash was given. */
+        char text[80];
+        int n = snprintf(text, sizeof text, "%s%*s\"in_active_chain\":%s%s,", j->indent ? "\n" : "", (int)j->indent,
+                         "", j->indent ? " " : "", in_block->active ? "true" : "false");
+        if (insert_text(j, start_at + 1, text, (size_t)n) != 0) {
+            st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            goto done;
+        }
     }
     /* Core TxToJSON: blockhash, then with the block in the index
      * confirmations (0 off the active chain), time and blocktime. */
@@ -606,6 +660,6 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     st = bk_json_status(j);
     if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
 done:
-    bk_free(l->alloc, txb, txlen);
+    if (owned) bk_free(l->alloc, txb, txlen);
     return st;
 }
