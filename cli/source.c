@@ -58,7 +58,8 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
     memset(c, 0, sizeof *c);
     c->tip = BK_CHAIN_NONE;
     if (!s->blocksdir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--blocksdir or --datadir is required");
-    size_t cap = strlen(s->blocksdir) + 64 + (s->datadir ? strlen(s->datadir) : 0);
+    size_t cap = strlen(s->blocksdir) + 64 + (s->datadir ? strlen(s->datadir) : 0) +
+                 (s->blockindex ? strlen(s->blockindex) : 0);
     char *index = malloc(cap), *chainstate = malloc(cap), *current = malloc(cap + 16);
     if (!index || !chainstate || !current) {
         free(index);
@@ -66,12 +67,15 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
         free(current);
         return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
     }
-    snprintf(index, cap, "%s", s->blockindex ? s->blockindex : s->blocksdir);
-    if (!s->blockindex) strncat(index, "/index", cap - strlen(index) - 1);
+    /* Core keeps the index and the chainstate in <datadir>/<net>/ even when
+     * -blocksdir puts the blk/rev files elsewhere. */
+    const char *sub = bk_network_datadir_subdir(net);
+    if (s->blockindex) snprintf(index, cap, "%s", s->blockindex);
+    else if (s->datadir) snprintf(index, cap, "%s/%sblocks/index", s->datadir, sub);
+    else snprintf(index, cap, "%s/index", s->blocksdir);
     snprintf(current, cap + 16, "%s/CURRENT", index);
-    /* The chainstate: <datadir>/<net>/chainstate, or beside the blocks
-     * directory when only that was given (Core's layout). */
-    if (s->datadir) snprintf(chainstate, cap, "%s/%schainstate", s->datadir, bk_network_datadir_subdir(net));
+    if (s->datadir) snprintf(chainstate, cap, "%s/%schainstate", s->datadir, sub);
+    else if (s->blockindex) snprintf(chainstate, cap, "%s/../../chainstate", s->blockindex);
     else snprintf(chainstate, cap, "%s/../chainstate", s->blocksdir);
     int have_index = is_file(current);
     int use_index = s->source == BK_CLI_SOURCE_INDEX || (s->source == BK_CLI_SOURCE_AUTO && have_index);
@@ -87,7 +91,8 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
         memset(&o, 0, sizeof o);
         o.cancel = cancel;
         o.tmpdir = s->tmpdir;
-        bk_index_dirs dirs = {s->blocksdir, index, is_dir(chainstate) ? chainstate : NULL};
+        bk_index_dirs dirs = {.blocksdir = s->blocksdir, .indexdir = index,
+                              .chainstatedir = is_dir(chainstate) ? chainstate : NULL};
         bk_status st = bk_chain_build_index_dirs(c, &dirs, net, &o, NULL, &err);
         if (st != BK_OK) {
             rc = st == BK_ERR_CANCELLED ? bk_cli_fail(cmd, BK_EXIT_OK, "interrupted while reading the block index")

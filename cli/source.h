@@ -42,7 +42,11 @@ int bk_cli_source_option(const char *cmd, bk_cli_source *s, int argc, char **arg
  * --blocksdir gave it. Returns 0 or an exit code. */
 int bk_cli_source_blocksdir(const char *cmd, bk_cli_source *s, bk_network net);
 
-/* Build the chain from the chosen source and print one line on stderr
+/* The index is --blockindex, else <datadir>/<net>/blocks/index with
+ * --datadir (also when --blocksdir moves the blk files, as Core's
+ * -blocksdir does), else <blocksdir>/index; the chainstate is
+ * <datadir>/<net>/chainstate, else beside the index's blocks directory.
+ * Build the chain from the chosen source and print one line on stderr
  * naming it (unless quiet, and except for a plain header scan of a
  * --blocksdir with no index, which is the historic silent case). Returns
  * 0 or an exit code (66 when --source index finds no index). */

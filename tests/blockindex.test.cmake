@@ -39,3 +39,10 @@ set_tests_properties(blockindex_source_files PROPERTIES
 set_tests_properties(blockindex_scan_v1 blockindex_scan_v3 blockindex_scan_source_line blockindex_scan_pruned
   blockindex_scan_pruned_note blockindex_scan_pruned_start blockindex_chain_pruned blockindex_source_missing
   blockindex_source_files PROPERTIES FIXTURES_REQUIRED regtest)
+# A node started with -blocksdir: blk/rev files elsewhere, the index and the
+# chainstate in the datadir. --datadir with --blocksdir, or --blockindex,
+# finds both; the listing equals the plain datadir's.
+add_test(NAME blockindex_moved_blocksdir
+  COMMAND sh -c "set -e; m=${CMAKE_BINARY_DIR}/blockindex_moved; rm -rf $m; mkdir -p $m; cp -R ${BK_RT}/full/regtest/blocks $m/blocks; chmod -R u+w $m; rm -rf $m/blocks/index; B=$<TARGET_FILE:blockkit>; $B chain --datadir ${BK_RT}/full --chain regtest > $m/want 2>/dev/null; $B chain --datadir ${BK_RT}/full --blocksdir $m/blocks --chain regtest > $m/got1 2>$m/err1; $B chain --blocksdir $m/blocks --blockindex ${BK_RT}/full/regtest/blocks/index --chain regtest > $m/got2 2>$m/err2; cmp $m/want $m/got1; cmp $m/want $m/got2; cat $m/err1 $m/err2; rm -rf $m")
+set_tests_properties(blockindex_moved_blocksdir PROPERTIES FIXTURES_REQUIRED regtest
+  PASS_REGULAR_EXPRESSION "best block\\)\n.*best block\\)")

@@ -635,6 +635,77 @@ static void test_chain_full(void)
     bk_chain_free(&c);
 }
 
+/* trust_positions: the same sizes, positions and chain without reading
+ * each record header, on the full and the pruned datadir. */
+static void test_trust_positions(void)
+{
+    static const char *const dd[2] = {FULL, PRUNED};
+    for (int i = 0; i < 2; i++) {
+        char blocks[512], cs[512];
+        snprintf(blocks, sizeof blocks, "%s/regtest/blocks", dd[i]);
+        snprintf(cs, sizeof cs, "%s/regtest/chainstate", dd[i]);
+        bk_chain a, b;
+        bk_error err;
+        bk_chain_opts o;
+        memset(&o, 0, sizeof o);
+        o.tmpdir = g_tmp;
+        bk_index_dirs d1 = {.blocksdir = blocks, .chainstatedir = cs};
+        bk_index_dirs d2 = d1;
+        d2.trust_positions = 1;
+        CHECK_EQ_INT(bk_chain_build_index_dirs(&a, &d1, BK_NET_REGTEST, &o, NULL, &err), BK_OK);
+        CHECK_EQ_INT(bk_chain_build_index_dirs(&b, &d2, BK_NET_REGTEST, &o, NULL, &err), BK_OK);
+        CHECK_EQ_INT(a.n_entries, b.n_entries);
+        size_t diff = 0;
+        for (size_t k = 0; k < a.n_entries && k < b.n_entries; k++) {
+            const bk_chain_entry *x = &a.entries[k], *y = &b.entries[k];
+            diff += memcmp(x->hash, y->hash, 32) || x->size != y->size || x->offset != y->offset ||
+                    x->undo_size != y->undo_size || x->undo_offset != y->undo_offset || x->active != y->active ||
+                    memcmp(x->chainwork, y->chainwork, 32) || x->mediantime != y->mediantime;
+        }
+        CHECK_EQ_INT(diff, 0);
+        CHECK(a.tip == b.tip && a.n_active == b.n_active);
+        bk_chain_free(&a);
+        bk_chain_free(&b);
+    }
+    /* Two records at one position overlap: an error naming the key even
+     * without reading the files. */
+    char dd2[4200], idx[4300], blocks[4300];
+    snprintf(dd2, sizeof dd2, "%s/trust", g_tmp);
+    snprintf(idx, sizeof idx, "%s/regtest/blocks/index", dd2);
+    snprintf(blocks, sizeof blocks, "%s/regtest/blocks", dd2);
+    copy_dir(FULL, dd2);
+    const rec *tip = find_block_rec("50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6");
+    bk_disk_block_index d;
+    bk_error err;
+    CHECK(tip && bk_disk_block_index_decode(tip->k, tip->kl, tip->v, tip->vl, 1, &d, &err) == BK_OK);
+    if (!tip) return;
+    uint8_t buf[256];
+    size_t n = 0;
+    n += bk_varint_encode(buf + n, (uint64_t)d.client_version);
+    n += bk_varint_encode(buf + n, (uint64_t)d.height);
+    n += bk_varint_encode(buf + n, d.status);
+    n += bk_varint_encode(buf + n, d.n_tx);
+    n += bk_varint_encode(buf + n, (uint64_t)d.file);
+    n += bk_varint_encode(buf + n, 8); /* the file's first record */
+    n += bk_varint_encode(buf + n, d.undo_pos);
+    memcpy(buf + n, tip->v + tip->vl - 80, 80);
+    n += 80;
+    raw_put(idx, tip->k, tip->kl, buf, n);
+    bk_index_dirs d3 = {.blocksdir = blocks, .trust_positions = 1};
+    bk_chain c;
+    bk_chain_opts o;
+    memset(&o, 0, sizeof o);
+    o.tmpdir = g_tmp;
+    CHECK(bk_chain_build_index_dirs(&c, &d3, BK_NET_REGTEST, &o, NULL, &err) == BK_ERR_INVALID);
+    char kh[67];
+    bk_hex_encode(kh, tip->k, 33);
+    kh[66] = 0;
+    CHECK(strstr(err.msg, "next record") != NULL);
+    CHECK(strstr(err.msg, "blocks/index key 62") != NULL);
+    (void)kh;
+    sh("rm -rf '%s'%s", dd2, "");
+}
+
 /* ---- the pruned copy ---- */
 
 static void test_chain_pruned(void)
@@ -1177,6 +1248,7 @@ int main(void)
     RUN(test_decode_corrupt_records);
     RUN(test_chain_full);
     RUN(test_chain_pruned);
+    RUN(test_trust_positions);
     RUN(test_corrupt_index);
     RUN(test_random_record_damage);
     RUN(test_no_chainstate_and_appended);

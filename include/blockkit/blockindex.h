@@ -164,6 +164,15 @@ typedef struct bk_index_dirs {
     const char *blocksdir;      /* blkNNNNN.dat, revNNNNN.dat, xor.dat */
     const char *indexdir;       /* the LevelDB block index; NULL = <blocksdir>/index */
     const char *chainstatedir;  /* NULL: no chainstate (the tip is the most-work block, below) */
+    /* Non-zero: do not read each record's header to learn its size and
+     * check its position; a record's size is the distance to the next
+     * record the index knows in the same file (only the last one of each
+     * file is read). For lookups of a few blocks on a node whose files are
+     * not in the page cache (one page per block otherwise). A position
+     * that holds something else is then found only when the block is read
+     * (its hash or its parse fails). Overlapping positions are still an
+     * error. */
+    int trust_positions;
 } bk_index_dirs;
 
 /* The subdirectory Core uses for a network's data ("" for main,
@@ -176,9 +185,11 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *  - one entry per 'b' record, in height order (then key order), then
  *    the appended blocks (below) in file order; heights, nTx, status, file, data and undo positions
  *    exactly as Core recorded them. Block and undo sizes are read from the
- *    8-byte record headers in the blk/rev files (their magic is checked):
- *    a position past the end of its file, or a record header that is not
- *    there, is an error naming the index key and the file. A blk or rev
+ *    8-byte record headers in the blk/rev files (their magic is checked),
+ *    and the block header at a data position must be the stored one
+ *    (version, parent, time, bits, nonce): a position past the end of its
+ *    file, a record header that is not there, or another block's header,
+ *    is an error naming the index key and the file. A blk or rev
  *    file that is not there at all (pruned by a running node after its
  *    index was read, or a copy with only the index) leaves its blocks
  *    without data (no_data) or undo, counted in c->n_missing.

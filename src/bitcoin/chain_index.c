@@ -10,9 +10,9 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -74,7 +74,6 @@ static void hash_hex(char out[65], const uint8_t h[32])
     out[64] = 0;
 }
 
-/* Big-endian 256-bit a += b. */
 static uint64_t load_be64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -90,6 +89,7 @@ static void store_be64(uint8_t *p, uint64_t v)
     }
 }
 
+/* Big-endian 256-bit a += b. */
 static void be256_add(uint8_t a[32], const uint8_t b[32])
 {
     uint64_t carry = 0;
@@ -563,7 +563,7 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
 /* Read the 8-byte record header before each position: magic, then the size
  * (and for undo the 32-byte checksum after the record) inside the file. */
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
-                            covered_list *cov, bk_error *err)
+                            int trust, covered_list *cov, bk_error *err)
 {
     size_t n = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
@@ -633,6 +633,21 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 snprintf(what, sizeof what, "past the end of the file (%zu bytes)", f.len);
                 st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
                 break;
+            }
+            if (trust && i + 1 < n && refs[i + 1].file == file) {
+                /* Records are contiguous: this one ends where the next
+                 * one's 8-byte header begins (nothing read). */
+                uint64_t next = refs[i + 1].pos, min = kind == BK_FILE_BLK ? BK_HEADER_SIZE + 1 : 1;
+                if (next < pos + min + tail + 8 || next - pos - tail - 8 > UINT32_MAX) {
+                    snprintf(what, sizeof what, "the next record the index knows in the file is at %llu",
+                             (unsigned long long)next);
+                    st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);
+                    break;
+                }
+                uint32_t isize = (uint32_t)(next - pos - tail - 8);
+                if (kind == BK_FILE_BLK) e->size = isize;
+                else e->undo_size = isize;
+                continue;
             }
             if (bk_blockfile_copy(&f, pos - 8, hdr, 8, NULL) != BK_OK || memcmp(hdr, magic, 4) != 0) {
                 st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
@@ -1039,10 +1054,10 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     c->base_height = 0;
     if (c->tip == BK_CHAIN_NONE) return BK_OK;
     const bk_chain_entry *tip = &c->entries[c->tip];
-    uint32_t root = c->tip;
-    while (c->entries[root].parent != BK_CHAIN_NONE) root = c->entries[root].parent;
-    c->base_height = c->entries[root].height;
-    c->n_active = (size_t)(tip->height - c->base_height) + 1;
+    /* Every chain of the index starts at a height-0 block without a parent
+     * (link_all), and heights step by one. */
+    c->base_height = 0;
+    c->n_active = (size_t)tip->height + 1;
     c->active = bk_alloc(c->alloc, c->n_active * sizeof *c->active);
     if (!c->active) {
         c->n_active = 0;
@@ -1207,8 +1222,8 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK) st = sort_by_height(c, err);
     if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
     if (st == BK_OK) st = link_all(c, opts, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, &cov_blk, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, &cov_rev, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, dirs->trust_positions, &cov_blk, err);
+    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, dirs->trust_positions, &cov_rev, err);
     /* The tip Core has. */
     if (st == BK_OK && have_best) {
         c->tip = table_find(c, best);
@@ -1265,7 +1280,7 @@ bk_status bk_chain_build_index(bk_chain *c, const char *datadir, bk_network net,
     snprintf(blocks, cap, "%s/%sblocks", datadir, sub);
     snprintf(cs, cap, "%s/%schainstate", datadir, sub);
     struct stat sb;
-    bk_index_dirs dirs = {blocks, NULL, stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
+    bk_index_dirs dirs = {.blocksdir = blocks, .chainstatedir = stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
     bk_status st = bk_chain_build_index_dirs(c, &dirs, net, opts, alloc, err);
     bk_free(alloc, blocks, cap);
     bk_free(alloc, cs, cap);
