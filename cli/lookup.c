@@ -149,16 +149,16 @@ static int hexval(char c)
 static int parse_hash_param(const char *cmd, const char *s, const char *name, uint8_t out[32])
 {
     size_t n = strlen(s);
-    int hex = n % 2 == 0 && n > 0;
+    int hex = 1;
     for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
     char msg[300];
-    if (!hex) {
-        snprintf(msg, sizeof msg, "%s must be hexadecimal string (not '%.100s')", name, s);
+    if (n != 64) {
+        snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
-    if (n != 64) {
-        snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
+    if (!hex) {
+        snprintf(msg, sizeof msg, "%s must be hexadecimal string (not '%.100s')", name, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }

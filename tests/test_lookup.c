@@ -582,8 +582,12 @@ static void test_blocks(void)
     CHECK_EQ_STR(err.msg, "Block not found");
     CHECK(bk_lookup_resolve(l, "abcd", "blockhash", &e, &err) != BK_OK);
     CHECK_EQ_STR(err.msg, "blockhash must be of length 64 (not 4, for 'abcd')");
+    /* Core's ParseHashV checks the length first. */
     CHECK(bk_lookup_resolve(l, "xyz", "hash", &e, &err) != BK_OK);
-    CHECK_EQ_STR(err.msg, "hash must be hexadecimal string (not 'xyz')");
+    CHECK_EQ_STR(err.msg, "hash must be of length 64 (not 3, for 'xyz')");
+    CHECK(bk_lookup_resolve(l, "x000000000000000000000000000000000000000000000000000000000000000", "hash", &e, &err) !=
+          BK_OK);
+    CHECK_EQ_STR(err.msg, "hash must be hexadecimal string (not 'x000000000000000000000000000000000000000000000000000000000000000')");
     bk_lookup_close(p);
     bk_lookup_close(l);
 }

@@ -35,6 +35,8 @@ struct bk_lookup {
     size_t ucap;
     uint8_t *hbuf;         /* a header read from a blk file */
     size_t hcap;
+    uint8_t *rbuf;         /* a record's 8-byte header */
+    size_t rcap;
     /* The last block and undo loaded (batches of lookups in one block). */
     const bk_chain_entry *blk_of;
     bk_block blk;
@@ -108,7 +110,15 @@ bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network 
         goto fail;
     }
     struct stat sb;
-    bk_index_dirs dirs = {blocks, index, stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
+    bk_index_dirs dirs;
+    memset(&dirs, 0, sizeof dirs);
+    dirs.blocksdir = blocks;
+    dirs.indexdir = index;
+    dirs.chainstatedir = stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL;
+    /* A lookup reads a few records: their sizes come from their own
+     * headers when read (record_size), so the build need not touch one
+     * page per block of a node's files to learn them. */
+    dirs.trust_positions = 1;
     st = bk_chain_build_index_dirs(&l->chain, &dirs, net, opts, l->alloc, err);
     if (st != BK_OK) goto fail;
     st = bk_blocksdir_open(&l->blocks, blocks, net, l->alloc, err);
@@ -140,6 +150,7 @@ void bk_lookup_close(bk_lookup *l)
     if (l->buf) bk_free(l->alloc, l->buf, l->cap);
     if (l->ubuf) bk_free(l->alloc, l->ubuf, l->ucap);
     if (l->hbuf) bk_free(l->alloc, l->hbuf, l->hcap);
+    if (l->rbuf) bk_free(l->alloc, l->rbuf, l->rcap);
     free(l->netdir);
     free(l->tmpdir);
     free(l);
@@ -163,19 +174,16 @@ static int hexval(char c)
     return -1;
 }
 
-/* Core ParseHashV: 64 hex digits, the reversed display order. */
+/* Core ParseHashV: 64 hex digits (the length is checked first), the
+ * reversed display order. */
 static bk_status parse_hash(bk_lookup *l, const char *s, const char *name, uint8_t out[32], bk_error *err)
 {
     size_t n = strlen(s);
-    int ok = n == 64;
-    for (size_t i = 0; i < n && ok; i++) ok = hexval(s[i]) >= 0;
-    if (!ok) {
-        /* Core checks hex first (IsHex), then the length. */
-        int hex = n % 2 == 0 && n > 0;
-        for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
-        if (!hex) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
+    if (n != 64)
         return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (hexval(s[i]) < 0)
+            return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
     for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
     return BK_OK;
 }
@@ -264,6 +272,25 @@ static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, ui
                         len, (unsigned long long)off);
 }
 
+/* The size field of the blk/rev record whose bytes start at off (its
+ * 8-byte header: network magic, size). */
+static bk_status record_size(bk_lookup *l, bk_file_kind kind, uint32_t number, uint64_t off, uint32_t *size,
+                             bk_error *err)
+{
+    if (off < 8)
+        return bk_error_set(err, BK_ERR_INVALID, off, "%s%05u.dat: no record header before offset %llu",
+                            kind == BK_FILE_BLK ? "blk" : "rev", number, (unsigned long long)off);
+    bk_status st = read_range(l, kind, number, off - 8, 8, &l->rbuf, &l->rcap, err);
+    if (st != BK_OK) return st;
+    const uint8_t *hdr = l->rbuf;
+    const bk_network_params *np = bk_network_get(l->net);
+    if (!np || memcmp(hdr, np->magic, 4) != 0)
+        return bk_error_set(err, BK_ERR_MAGIC, off - 8, "%s%05u.dat: no record (network magic) at offset %llu",
+                            kind == BK_FILE_BLK ? "blk" : "rev", number, (unsigned long long)(off - 8));
+    *size = bk_load_le32(hdr + 4);
+    return BK_OK;
+}
+
 /* Core BlockManager::IsBlockPruned (no_data: the index has no data for
  * the block; blocks found past the index's last flush have data). */
 static int is_pruned(const bk_lookup *l, const bk_chain_entry *e)
@@ -287,8 +314,10 @@ static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, 
     }
     l->blk_of = NULL;
     l->undo_of = NULL;
-    bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, e->size, &l->buf, &l->cap, err);
-    if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, e->size, b, err);
+    uint32_t size = 0;
+    bk_status st = record_size(l, BK_FILE_BLK, e->file, e->offset, &size, err);
+    if (st == BK_OK) st = read_range(l, BK_FILE_BLK, e->file, e->offset, size, &l->buf, &l->cap, err);
+    if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, size, b, err);
     if (st == BK_OK) {
         uint8_t h[32];
         bk_block_hash(b, h);
@@ -312,7 +341,12 @@ static int load_undo_uncached(bk_lookup *l, const bk_chain_entry *e, const bk_bl
 {
     if (!e->has_undo) return -1;
     bk_error er;
-    size_t n = (size_t)e->undo_size;
+    uint32_t usize = 0;
+    if (record_size(l, BK_FILE_REV, e->undo_file, e->undo_offset, &usize, &er) != BK_OK) {
+        warn(l, "undo data not read: %s", er.msg);
+        return -1;
+    }
+    size_t n = (size_t)usize;
     if (read_range(l, BK_FILE_REV, e->undo_file, e->undo_offset, n + BK_UNDO_CHECKSUM_SIZE, &l->ubuf, &l->ucap,
                    &er) != BK_OK) {
         warn(l, "undo data not read: %s", er.msg);
