@@ -391,5 +391,5 @@ done:
     return rc;
 }
 
-BK_CLI_COMMAND(block_command, "block", "FILE [--undo FILE] [--verbosity 0-3] [--pretty] [context options]",
+BK_CLI_COMMAND(block_command, "block", "FILE [--undo FILE] [--verbosity 0-3] [--pretty] [context options] | --datadir DIR HASH|HEIGHT",
                "print a block as Bitcoin Core's getblock (verbosity 0-3), byte for byte", block_main)

@@ -25,7 +25,8 @@ static const char block_help[] =
     "(verbosity 2, 3) from its rev record. HEIGHT is a height on the active chain\n"
     "(getblockhash). One result per argument, one line each.\n"
     "\n"
-    "  --verbosity N     0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n";
+    "  --verbosity N     0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n"
+    "                    (also true = 1, false = 0, as getblock takes them)\n";
 
 static const char header_help[] =
     "usage: blockkit header --datadir DIR HASH|HEIGHT... [--verbose true|false] [options]\n"
@@ -45,9 +46,12 @@ static const char tx_help[] =
     "confirmations (0 for a block off the active chain), time and blocktime,\n"
     "2 also fee and prevout from the block's undo data. One result per argument.\n"
     "Without a txindex (or on a pruned node, which Core never runs with one)\n"
-    "every lookup is refused with Core's message.\n"
+    "every lookup without --blockhash is refused with Core's message.\n"
     "\n"
-    "  --verbosity N     0, 1 (default) or 2 (also true = 1, false = 0)\n";
+    "  --verbosity N     0, 1 (default) or 2 (also true = 1, false = 0)\n"
+    "  --blockhash HASH  look in that block instead (getrawtransaction's third\n"
+    "                    parameter: no txindex needed; the result starts with\n"
+    "                    \"in_active_chain\")\n";
 
 static const char tips_help[] =
     "usage: blockkit chain --tips --datadir DIR [options]\n"
@@ -63,6 +67,8 @@ static const char common_help[] =
     "  --chain NAME      main, test|testnet3, testnet4, signet, regtest (default: main\n"
     "                    when DIR/blocks/index exists, else the one network directory\n"
     "                    of DIR that has a block index)\n"
+    "  --blocksdir DIR   the node's -blocksdir: blk/rev files in DIR/<net>/blocks\n"
+    "                    (the block index stays in the datadir)\n"
     "  --tmpdir DIR      where the private LevelDB snapshots are made (default $TMPDIR\n"
     "                    or /tmp; on the datadir's filesystem they are hard links)\n"
     "  --core-compat V   Core release shape of block and header objects: 28, 29, 30,\n"
@@ -116,7 +122,10 @@ static int detect_network(const char *cmd, const char *datadir, bk_network *net)
     }
     if (!is_dir(datadir)) return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory", datadir);
     if (count == 0)
-        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s has no block index (blocks/index) for any network", datadir);
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                           "%s has no block index (blocks/index) for any network (lookups need the node's block "
+                           "index; blk/rev files alone: blockkit scan)",
+                           datadir);
     return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s has block indexes for several networks: give --chain", datadir);
 }
 
@@ -135,20 +144,21 @@ static int hexval(char c)
     return -1;
 }
 
-/* Core ParseHashV(.., "parameter 1") for getrawtransaction's txid. */
-static int parse_txid(const char *cmd, const char *s, uint8_t out[32])
+/* Core ParseHashV(.., name) for getrawtransaction's txid ("parameter 1")
+ * and block hash ("parameter 3"). */
+static int parse_hash_param(const char *cmd, const char *s, const char *name, uint8_t out[32])
 {
     size_t n = strlen(s);
-    int hex = n % 2 == 0 && n > 0;
+    int hex = 1;
     for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
     char msg[300];
-    if (!hex) {
-        snprintf(msg, sizeof msg, "parameter 1 must be hexadecimal string (not '%.100s')", s);
+    if (n != 64) {
+        snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
-    if (n != 64) {
-        snprintf(msg, sizeof msg, "parameter 1 must be of length 64 (not %zu, for '%.100s')", n, s);
+    if (!hex) {
+        snprintf(msg, sizeof msg, "%s must be hexadecimal string (not '%.100s')", name, s);
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
@@ -172,7 +182,7 @@ static int emit(bk_writer *w, int pretty)
 static int lookup_main(lookup_kind kind, int argc, char **argv)
 {
     const char *cmd = kind_cmd[kind];
-    const char *datadir = NULL, *chain_name = NULL, *tmpdir = NULL;
+    const char *datadir = NULL, *blocksdir = NULL, *chain_name = NULL, *tmpdir = NULL, *blockhash = NULL;
     long verbosity = 1, core = BK_CORE_NEWEST;
     int pretty = 0, n_args = 0;
     char **args = calloc((size_t)argc + 1, sizeof *args);
@@ -203,8 +213,15 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             if (!strcmp(a, "--datadir")) datadir = v;
             else if (!strcmp(a, "--chain")) chain_name = v;
             else if (!strcmp(a, "--tmpdir")) tmpdir = v;
+            else if (!strcmp(a, "--blocksdir")) blocksdir = v;
+            else if (kind == L_TX && !strcmp(a, "--blockhash")) blockhash = v;
             else if (!strcmp(a, "--core-compat")) ok = parse_long(v, BK_CORE_MIN, BK_CORE_NEWEST, &core);
-            else if (kind == L_BLOCK && !strcmp(a, "--verbosity")) ok = parse_long(v, 0, 3, &verbosity);
+            else if (kind == L_BLOCK && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
+                /* Core's getblock also takes a boolean: true = 1, false = 0. */
+                if (!strcmp(v, "true")) verbosity = 1;
+                else if (!strcmp(v, "false")) verbosity = 0;
+                else ok = parse_long(v, 0, 3, &verbosity);
+            }
             else if (kind == L_TX && (!strcmp(a, "--verbosity") || !strcmp(a, "--verbose"))) {
                 if (!strcmp(v, "true")) verbosity = 1;
                 else if (!strcmp(v, "false")) verbosity = 0;
@@ -253,9 +270,29 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
     bk_error err;
     bk_error_clear(&err);
     bk_lookup *l = NULL;
-    if (bk_lookup_open(datadir, net, &copts, NULL, &l, &err) != BK_OK) {
-        rc = err.status == BK_ERR_NOT_FOUND ? bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s", err.msg) : bk_cli_report(cmd, &err);
+    if (bk_lookup_open(datadir, blocksdir, net, &copts, NULL, &l, &err) != BK_OK) {
+        rc = err.status == BK_ERR_NOT_FOUND
+                 ? bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                               "%s (lookups need the node's block index; blk/rev files alone: blockkit scan)", err.msg)
+                 : bk_cli_report(cmd, &err);
         goto out;
+    }
+    /* getrawtransaction's third parameter: look in that block (no txindex
+     * needed). Core: "Block hash not found" for a block it does not know. */
+    const bk_chain_entry *in_block = NULL;
+    if (blockhash) {
+        uint8_t bh[32];
+        if (!parse_hash_param(cmd, blockhash, "parameter 3", bh)) {
+            rc = BK_EXIT_USAGE;
+            bk_lookup_close(l);
+            goto out;
+        }
+        in_block = bk_chain_find(bk_lookup_chain(l), bh);
+        if (!in_block) {
+            rc = rpc_fail(cmd, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
+            bk_lookup_close(l);
+            goto out;
+        }
     }
     bk_writer w;
     bk_writer_init(&w, NULL);
@@ -270,13 +307,13 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             st = bk_lookup_chain_tips(l, &j, &err);
         } else if (kind == L_TX) {
             uint8_t txid[32];
-            if (!parse_txid(cmd, args[k], txid)) {
+            if (!parse_hash_param(cmd, args[k], "parameter 1", txid)) {
                 rc = BK_EXIT_USAGE;
                 continue;
             }
             bk_tx_json_opts to;
             bk_tx_json_opts_init(&to);
-            st = bk_lookup_transaction(l, txid, (int)verbosity, &to, &j, &err);
+            st = bk_lookup_transaction_in(l, txid, in_block, (int)verbosity, &to, &j, &err);
         } else {
             const bk_chain_entry *e;
             st = bk_lookup_resolve(l, args[k], kind == L_HEADER ? "hash" : "blockhash", &e, &err);

@@ -179,5 +179,5 @@ done:
     return rc;
 }
 
-BK_CLI_COMMAND(tx_command, "tx", "[HEX | --file FILE | -] [--undo-coins FILE] [--chain NAME] [--pretty]",
+BK_CLI_COMMAND(tx_command, "tx", "[HEX | --file FILE | -] [--undo-coins FILE] [--chain NAME] [--pretty] | --datadir DIR TXID",
                "print a transaction as Bitcoin Core's decoderawtransaction / getrawtransaction", tx_main)

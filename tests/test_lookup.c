@@ -111,7 +111,7 @@ static bk_lookup *open_lookup(const char *dir)
 {
     bk_lookup *l = NULL;
     bk_error err;
-    bk_status st = bk_lookup_open(dir, BK_NET_REGTEST, NULL, NULL, &l, &err);
+    bk_status st = bk_lookup_open(dir, NULL, BK_NET_REGTEST, NULL, NULL, &l, &err);
     if (st != BK_OK) {
         fprintf(stderr, "bk_lookup_open %s: %s\n", dir, err.msg);
         exit(2);
@@ -277,6 +277,40 @@ static void collect_txs(const char *line, txobj **v, size_t *n, size_t *cap)
     }
 }
 
+/* getrawtransaction <txid> 1 <blockhash>: Core's answer without the block
+ * hash argument with "in_active_chain" first (true on the active chain,
+ * where confirmations > 0). l may be a pruned node (no txindex): blocks it
+ * pruned are "Block not available". Returns 1 when checked. */
+static int check_tx_in_block(bk_lookup *l, const uint8_t txid[32], const char *want, size_t *bad)
+{
+    static char want_in[8 << 20];
+    char bh[80];
+    uint8_t h[32];
+    const char *tail = strstr(want, ",\"blockhash\":\"");
+    if (!tail || !member(tail + 1, "blockhash", bh, sizeof bh) || !unhex_rev(bh, h)) return 0;
+    const bk_chain_entry *e = bk_chain_find(bk_lookup_chain(l), h);
+    CHECK(e != NULL);
+    if (!e) return 0;
+    int active = strstr(tail, "\"confirmations\":0}") == NULL;
+    snprintf(want_in, sizeof want_in, "{\"in_active_chain\":%s,%s", active ? "true" : "false", want + 1);
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    bk_json j;
+    bk_json_init(&j, &w, 0);
+    bk_error err;
+    bk_status st = bk_lookup_transaction_in(l, txid, e, 1, NULL, &j, &err);
+    if (e->no_data) {
+        CHECK(st != BK_OK);
+        CHECK_EQ_INT(bk_lookup_rpc_code(l), -1);
+        CHECK_EQ_STR(err.msg, "Block not available");
+    } else {
+        CHECK(st == BK_OK);
+        if (st == BK_OK && !same(&w, want_in) && (*bad)++ < 3) report("getrawtransaction with blockhash", bh, &w, want_in);
+    }
+    bk_writer_free(&w);
+    return 1;
+}
+
 static void check_txs(bk_lookup *l, const char *file, size_t want_n, const txobj *v3, size_t n_v3, int *n_conf0)
 {
     lines ls;
@@ -316,6 +350,7 @@ static void check_txs(bk_lookup *l, const char *file, size_t want_n, const txobj
             continue;
         }
         if (strstr(want, "\"confirmations\":0}")) (*n_conf0)++;
+        if (i % 5 == 0) CHECK(check_tx_in_block(l, txid, want, &bad));
         /* Verbosity 0: Core's "hex" as a JSON string. */
         const char *tail = strstr(want, "\",\"blockhash\":");
         const char *hx = NULL;
@@ -331,7 +366,8 @@ static void check_txs(bk_lookup *l, const char *file, size_t want_n, const txobj
         /* Verbosity 2: the tx object of Core's getblock verbosity 3 (fee,
          * prevout) followed by Core's blockhash/confirmations/time fields. */
         txobj key, *t;
-        snprintf(key.txid, sizeof key.txid, "%.64s", txid_hex);
+        memcpy(key.txid, txid_hex, 64);
+        key.txid[64] = 0;
         t = bsearch(&key, v3, n_v3, sizeof *v3, cmp_txobj);
         tail = strstr(want, ",\"blockhash\":");
         if (t && tail && t->len + strlen(tail) < sizeof want2) {
@@ -402,6 +438,31 @@ static void test_transactions(void)
     CHECK_EQ_INT(bk_lookup_rpc_code(l), -5);
     CHECK_EQ_STR(err.msg, "No such mempool transaction. Use -txindex or provide a block hash to enable blockchain "
                           "transaction queries. Use gettransaction for wallet transactions.");
+    /* With the block hash the pruned node answers for the blocks it kept
+     * (as Core: no txindex needed) and refuses the pruned ones. */
+    {
+        lines ls;
+        load_lines("regtest/getrawtransaction_v1.ndjson.zst", &ls);
+        size_t bad = 0, n_in = 0;
+        for (size_t i = 0; i < ls.n; i += 7) {
+            char txid_hex[80];
+            int is_err;
+            uint8_t id[32];
+            const char *want = core_part(ls.l[i], &is_err, big, sizeof big);
+            if (!want || is_err || !member(ls.l[i], "txid", txid_hex, sizeof txid_hex) || !unhex_rev(txid_hex, id))
+                continue;
+            n_in += (size_t)check_tx_in_block(l, id, want, &bad);
+        }
+        CHECK(n_in > 700);
+        CHECK_EQ_INT(bad, 0);
+        lines_free(&ls);
+        /* A tx looked for in another block. */
+        const bk_chain_entry *tip = bk_chain_tip(bk_lookup_chain(l));
+        bk_writer_reset(&w);
+        bk_json_init(&j, &w, 0);
+        CHECK(bk_lookup_transaction_in(l, txid, tip, 1, NULL, &j, &err) != BK_OK);
+        CHECK_EQ_STR(err.msg, "No such transaction found in the provided block. Use gettransaction for wallet transactions.");
+    }
     bk_writer_free(&w);
     bk_lookup_close(l);
 }
@@ -521,8 +582,12 @@ static void test_blocks(void)
     CHECK_EQ_STR(err.msg, "Block not found");
     CHECK(bk_lookup_resolve(l, "abcd", "blockhash", &e, &err) != BK_OK);
     CHECK_EQ_STR(err.msg, "blockhash must be of length 64 (not 4, for 'abcd')");
+    /* Core's ParseHashV checks the length first. */
     CHECK(bk_lookup_resolve(l, "xyz", "hash", &e, &err) != BK_OK);
-    CHECK_EQ_STR(err.msg, "hash must be hexadecimal string (not 'xyz')");
+    CHECK_EQ_STR(err.msg, "hash must be of length 64 (not 3, for 'xyz')");
+    CHECK(bk_lookup_resolve(l, "x000000000000000000000000000000000000000000000000000000000000000", "hash", &e, &err) !=
+          BK_OK);
+    CHECK_EQ_STR(err.msg, "hash must be hexadecimal string (not 'x000000000000000000000000000000000000000000000000000000000000000')");
     bk_lookup_close(p);
     bk_lookup_close(l);
 }
@@ -579,6 +644,20 @@ static void test_cli(void)
     CHECK_EQ_INT(st, 66);
     CHECK(strstr(out, "Use -txindex") != NULL);
     free(out);
+    /* With --blockhash a pruned node answers for a kept block (the tx at
+     * 3000 of Core's list is in block 79fc51dc..., height >= 448). */
+    out = cli("tx --datadir '" PRUNED "' 79fc51dc18923ae6c2ffc5a5950ab9ef2b5f6908e8a52c0ff85a12ea50aa5293 --blockhash "
+              "0000000000000000000000000000000000000000000000000000000000000000",
+              &st);
+    CHECK_EQ_INT(st, 66);
+    CHECK(strstr(out, "Block hash not found") != NULL);
+    free(out);
+    out = cli("tx --datadir '" PRUNED "' c7c839569487ff6365b6451c772ce6c2ef8df8f691630f9924193b8e076ee444 --blockhash "
+              "4a0e997b1b6e0cf80043064c09b82ad935e5230b2e7c99bf50a56f060bd9e77e",
+              &st);
+    CHECK_EQ_INT(st, 66);
+    CHECK(strstr(out, "Block not available (error code -1)") != NULL);
+    free(out);
     /* Two txids, one answer per line. */
     out = cli("tx --datadir '" FULL "' --verbosity 0 c7c839569487ff6365b6451c772ce6c2ef8df8f691630f9924193b8e076ee444 "
               "c7c839569487ff6365b6451c772ce6c2ef8df8f691630f9924193b8e076ee444",
@@ -593,6 +672,14 @@ static void test_cli(void)
     out = cli("header 0", &st);
     CHECK_EQ_INT(st, 64);
     free(out);
+    static const char *const helps[] = {"header --help", "block --datadir . --help", "tx --datadir . --help",
+                                        "chain --tips --help"};
+    for (size_t i = 0; i < 4; i++) {
+        out = cli(helps[i], &st);
+        CHECK_EQ_INT(st, 0);
+        CHECK(strstr(out, "--datadir DIR") != NULL);
+        free(out);
+    }
 }
 
 int main(void)

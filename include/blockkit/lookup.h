@@ -77,11 +77,16 @@ BK_API bk_status bk_json_chain_tips(bk_json *j, const bk_chain *c, const bk_chai
  * private snapshots, removed by bk_lookup_close. Not thread-safe. */
 typedef struct bk_lookup bk_lookup;
 
-/* datadir as Core's -datadir (blocks in <datadir>/<net subdir>blocks).
- * opts may be NULL (tmpdir for the snapshots, cancel flag). alloc NULL =
- * default. Errors as bk_chain_build_index and bk_blocksdir_open. */
-BK_API bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opts *opts,
-                                const bk_allocator *alloc, bk_lookup **l_out, bk_error *err) BK_WARN_UNUSED;
+/* datadir and blocksdir as Core's -datadir and -blocksdir: the index in
+ * <datadir>/<net subdir>blocks/index, the chainstate (when present) in
+ * <datadir>/<net subdir>chainstate, the txindex in
+ * <datadir>/<net subdir>indexes/txindex, blk/rev files in
+ * <blocksdir>/<net subdir>blocks (blocksdir NULL = datadir). opts may be
+ * NULL (tmpdir for the snapshots, cancel flag). alloc NULL = default.
+ * Errors as bk_chain_build_index_dirs and bk_blocksdir_open. */
+BK_API bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network net,
+                                const bk_chain_opts *opts, const bk_allocator *alloc, bk_lookup **l_out,
+                                bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_lookup_close(bk_lookup *l);
 BK_API const bk_chain *bk_lookup_chain(const bk_lookup *l);
 
@@ -132,6 +137,16 @@ BK_API bk_status bk_lookup_block(bk_lookup *l, const bk_chain_entry *e, const bk
  * transactions.". j must be at its top level (the result is one value). */
 BK_API bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity,
                                        const bk_tx_json_opts *o, bk_json *j, bk_error *err) BK_WARN_UNUSED;
+
+/* getrawtransaction <txid> <verbosity> <blockhash>: the transaction looked
+ * for in block in_block (no txindex needed; NULL = through the txindex as
+ * bk_lookup_transaction). The result starts with "in_active_chain". RPC
+ * errors: the genesis coinbase as above; -1 "Block not available" (no
+ * data: pruned or headers-only); -5 "No such transaction found in the
+ * provided block. Use gettransaction for wallet transactions.". */
+BK_API bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const bk_chain_entry *in_block,
+                                          int verbosity, const bk_tx_json_opts *o, bk_json *j,
+                                          bk_error *err) BK_WARN_UNUSED;
 
 /* getchaintips. */
 BK_API bk_status bk_lookup_chain_tips(bk_lookup *l, bk_json *j, bk_error *err) BK_WARN_UNUSED;

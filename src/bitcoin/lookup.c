@@ -18,6 +18,9 @@ struct bk_lookup {
     bk_chain chain;
     bk_blocksdir blocks;
     int have_blocks;
+    bk_blockfile files[2];  /* the last blk and rev file read, by bk_file_kind */
+    int file_open[2];
+    uint32_t file_num[2];
     char *netdir;          /* <datadir>/<subdir> */
     char *tmpdir;
     bk_txindex *txi;
@@ -30,6 +33,16 @@ struct bk_lookup {
     size_t cap;
     uint8_t *ubuf;         /* undo bytes + checksum */
     size_t ucap;
+    uint8_t *hbuf;         /* a header read from a blk file */
+    size_t hcap;
+    uint8_t *rbuf;         /* a record's 8-byte header */
+    size_t rcap;
+    /* The last block and undo loaded (batches of lookups in one block). */
+    const bk_chain_entry *blk_of;
+    bk_block blk;
+    const bk_chain_entry *undo_of;
+    bk_block_undo undo;
+    int undo_ok;
     int rpc_code;
     char warning[BK_ERROR_MSG_MAX];
     int has_warning;
@@ -67,8 +80,8 @@ static char *join(const char *a, const char *b, const char *c)
     return p;
 }
 
-bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opts *opts, const bk_allocator *alloc,
-                         bk_lookup **l_out, bk_error *err)
+bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network net, const bk_chain_opts *opts,
+                         const bk_allocator *alloc, bk_lookup **l_out, bk_error *err)
 {
     if (!datadir || !l_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     *l_out = NULL;
@@ -81,22 +94,45 @@ bk_status bk_lookup_open(const char *datadir, bk_network net, const bk_chain_opt
     bk_block_decoder_init(&l->dec, l->alloc);
     l->netdir = join(datadir, "/", sub);
     l->tmpdir = opts && opts->tmpdir ? join(opts->tmpdir, "", "") : NULL;
-    char *blocks = l->netdir ? join(l->netdir, "blocks", "") : NULL;
+    /* Core: -blocksdir moves the blk/rev files to <blocksdir>/<net>/blocks;
+     * the index stays in <datadir>/<net>/blocks/index. */
+    char *blocks = NULL, *index = NULL, *cs = NULL;
+    if (l->netdir) {
+        char *bnet = blocksdir ? join(blocksdir, "/", sub) : NULL;
+        blocks = join(bnet ? bnet : l->netdir, "blocks", "");
+        free(bnet);
+        index = join(l->netdir, "blocks/index", "");
+        cs = join(l->netdir, "chainstate", "");
+    }
     bk_status st = BK_OK;
-    if (!l->netdir || !blocks || (opts && opts->tmpdir && !l->tmpdir)) {
+    if (!l->netdir || !blocks || !index || !cs || (opts && opts->tmpdir && !l->tmpdir)) {
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto fail;
     }
-    st = bk_chain_build_index(&l->chain, datadir, net, opts, l->alloc, err);
+    struct stat sb;
+    bk_index_dirs dirs;
+    memset(&dirs, 0, sizeof dirs);
+    dirs.blocksdir = blocks;
+    dirs.indexdir = index;
+    dirs.chainstatedir = stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL;
+    /* A lookup reads a few records: their sizes come from their own
+     * headers when read (record_size), so the build need not touch one
+     * page per block of a node's files to learn them. */
+    dirs.trust_positions = 1;
+    st = bk_chain_build_index_dirs(&l->chain, &dirs, net, opts, l->alloc, err);
     if (st != BK_OK) goto fail;
     st = bk_blocksdir_open(&l->blocks, blocks, net, l->alloc, err);
     if (st != BK_OK) goto fail;
     l->have_blocks = 1;
     free(blocks);
+    free(index);
+    free(cs);
     *l_out = l;
     return BK_OK;
 fail:
     free(blocks);
+    free(index);
+    free(cs);
     bk_lookup_close(l);
     return st;
 }
@@ -105,12 +141,16 @@ void bk_lookup_close(bk_lookup *l)
 {
     if (!l) return;
     bk_chain_free(&l->chain);
+    for (int k = 0; k < 2; k++)
+        if (l->file_open[k]) bk_blockfile_close(&l->files[k]);
     if (l->have_blocks) bk_blocksdir_close(&l->blocks);
     bk_txindex_close(l->txi);
     bk_ldb_close(l->index);
     bk_block_decoder_free(&l->dec);
     if (l->buf) bk_free(l->alloc, l->buf, l->cap);
     if (l->ubuf) bk_free(l->alloc, l->ubuf, l->ucap);
+    if (l->hbuf) bk_free(l->alloc, l->hbuf, l->hcap);
+    if (l->rbuf) bk_free(l->alloc, l->rbuf, l->rcap);
     free(l->netdir);
     free(l->tmpdir);
     free(l);
@@ -134,19 +174,16 @@ static int hexval(char c)
     return -1;
 }
 
-/* Core ParseHashV: 64 hex digits, the reversed display order. */
+/* Core ParseHashV: 64 hex digits (the length is checked first), the
+ * reversed display order. */
 static bk_status parse_hash(bk_lookup *l, const char *s, const char *name, uint8_t out[32], bk_error *err)
 {
     size_t n = strlen(s);
-    int ok = n == 64;
-    for (size_t i = 0; i < n && ok; i++) ok = hexval(s[i]) >= 0;
-    if (!ok) {
-        /* Core checks hex first (IsHex), then the length. */
-        int hex = n % 2 == 0 && n > 0;
-        for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
-        if (!hex) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
+    if (n != 64)
         return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (hexval(s[i]) < 0)
+            return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
     for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
     return BK_OK;
 }
@@ -195,6 +232,26 @@ static bk_status grow(bk_lookup *l, uint8_t **p, size_t *cap, size_t need, bk_er
 
 /* Copy len bytes at off of blk/rev file `number` into *p. BK_ERR_NOT_FOUND
  * when the file is not there. */
+/* The blk or rev file `number`, kept open (mapped) until another file of
+ * that kind is needed; fresh = reopen it (the node may have grown it). */
+static bk_status open_file(bk_lookup *l, bk_file_kind kind, uint32_t number, int fresh, bk_blockfile **f_out,
+                           bk_error *err)
+{
+    bk_blockfile *f = &l->files[kind];
+    if (l->file_open[kind] && (fresh || l->file_num[kind] != number)) {
+        bk_blockfile_close(f);
+        l->file_open[kind] = 0;
+    }
+    if (!l->file_open[kind]) {
+        bk_status st = bk_blocksdir_open_file(&l->blocks, kind, number, f, err);
+        if (st != BK_OK) return st;
+        l->file_open[kind] = 1;
+        l->file_num[kind] = number;
+    }
+    *f_out = f;
+    return BK_OK;
+}
+
 static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, uint64_t off, size_t len, uint8_t **p,
                             size_t *cap, bk_error *err)
 {
@@ -203,35 +260,64 @@ static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, ui
         return bk_error_set(err, BK_ERR_NOT_FOUND, off, "%s%05u.dat is not in %s", what, number, l->blocks.path);
     bk_status st = grow(l, p, cap, len ? len : 1, err);
     if (st != BK_OK) return st;
-    bk_blockfile f;
-    st = bk_blocksdir_open_file(&l->blocks, kind, number, &f, err);
-    if (st != BK_OK) return st;
     bk_error e;
-    st = bk_blockfile_copy(&f, off, *p, len, &e);
-    bk_blockfile_close(&f);
-    if (st != BK_OK)
-        return bk_error_set(err, st, off, "%s%05u.dat: %zu bytes at offset %llu are past the end of the file", what,
-                            number, len, (unsigned long long)off);
+    for (int fresh = 0; fresh < 2; fresh++) {
+        bk_blockfile *f;
+        st = open_file(l, kind, number, fresh, &f, err);
+        if (st != BK_OK) return st;
+        st = bk_blockfile_copy(f, off, *p, len, &e);
+        if (st == BK_OK) return BK_OK;
+    }
+    return bk_error_set(err, st, off, "%s%05u.dat: %zu bytes at offset %llu are past the end of the file", what, number,
+                        len, (unsigned long long)off);
+}
+
+/* The size field of the blk/rev record whose bytes start at off (its
+ * 8-byte header: network magic, size). */
+static bk_status record_size(bk_lookup *l, bk_file_kind kind, uint32_t number, uint64_t off, uint32_t *size,
+                             bk_error *err)
+{
+    if (off < 8)
+        return bk_error_set(err, BK_ERR_INVALID, off, "%s%05u.dat: no record header before offset %llu",
+                            kind == BK_FILE_BLK ? "blk" : "rev", number, (unsigned long long)off);
+    bk_status st = read_range(l, kind, number, off - 8, 8, &l->rbuf, &l->rcap, err);
+    if (st != BK_OK) return st;
+    const uint8_t *hdr = l->rbuf;
+    const bk_network_params *np = bk_network_get(l->net);
+    if (!np || memcmp(hdr, np->magic, 4) != 0)
+        return bk_error_set(err, BK_ERR_MAGIC, off - 8, "%s%05u.dat: no record (network magic) at offset %llu",
+                            kind == BK_FILE_BLK ? "blk" : "rev", number, (unsigned long long)(off - 8));
+    *size = bk_load_le32(hdr + 4);
     return BK_OK;
 }
 
-/* Core BlockManager::IsBlockPruned. */
+/* Core BlockManager::IsBlockPruned (no_data: the index has no data for
+ * the block; blocks found past the index's last flush have data). */
 static int is_pruned(const bk_lookup *l, const bk_chain_entry *e)
 {
-    return l->chain.pruned && !(e->status & BK_BLOCK_HAVE_DATA) && e->n_tx > 0;
+    return l->chain.pruned && e->no_data && e->n_tx > 0;
 }
 
 static int has_data(const bk_lookup *l, const bk_chain_entry *e)
 {
-    return l->chain.from_index ? (e->status & BK_BLOCK_HAVE_DATA) && !e->no_data : 1;
+    (void)l;
+    return !e->no_data;
 }
 
 /* The block's bytes, decoded into l->dec. Core's ReadBlockFromDisk also
  * checks that the bytes hash to the index's hash. */
 static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, bk_error *err)
 {
-    bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, e->size, &l->buf, &l->cap, err);
-    if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, e->size, b, err);
+    if (l->blk_of == e) {
+        *b = l->blk;
+        return BK_OK;
+    }
+    l->blk_of = NULL;
+    l->undo_of = NULL;
+    uint32_t size = 0;
+    bk_status st = record_size(l, BK_FILE_BLK, e->file, e->offset, &size, err);
+    if (st == BK_OK) st = read_range(l, BK_FILE_BLK, e->file, e->offset, size, &l->buf, &l->cap, err);
+    if (st == BK_OK) st = bk_block_decode(&l->dec, l->buf, size, b, err);
     if (st == BK_OK) {
         uint8_t h[32];
         bk_block_hash(b, h);
@@ -240,6 +326,10 @@ static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, 
                               "blk%05u.dat: the block at offset %llu is not the one the index names", e->file,
                               (unsigned long long)e->offset);
     }
+    if (st == BK_OK) {
+        l->blk_of = e;
+        l->blk = *b;
+    }
     return st;
 }
 
@@ -247,11 +337,16 @@ static bk_status load_block(bk_lookup *l, const bk_chain_entry *e, bk_block *b, 
  * index's position, checksum against the parent hash. 0 with *u filled, or
  * -1 when there is none or it does not read (Core then renders the block
  * without undo; a warning says why). */
-static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
+static int load_undo_uncached(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
 {
     if (!e->has_undo) return -1;
     bk_error er;
-    size_t n = (size_t)e->undo_size;
+    uint32_t usize = 0;
+    if (record_size(l, BK_FILE_REV, e->undo_file, e->undo_offset, &usize, &er) != BK_OK) {
+        warn(l, "undo data not read: %s", er.msg);
+        return -1;
+    }
+    size_t n = (size_t)usize;
     if (read_range(l, BK_FILE_REV, e->undo_file, e->undo_offset, n + BK_UNDO_CHECKSUM_SIZE, &l->ubuf, &l->ucap,
                    &er) != BK_OK) {
         warn(l, "undo data not read: %s", er.msg);
@@ -270,17 +365,28 @@ static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, b
     return 0;
 }
 
+/* b must be the block load_block gave for e (the cache holds the pair). */
+static int load_undo(bk_lookup *l, const bk_chain_entry *e, const bk_block *b, bk_block_undo *u)
+{
+    if (l->undo_of != e) {
+        l->undo_ok = load_undo_uncached(l, e, b, &l->undo) == 0;
+        l->undo_of = l->undo_ok ? e : NULL;
+    }
+    if (l->undo_ok) *u = l->undo;
+    return l->undo_ok ? 0 : -1;
+}
+
 /* The 80 header bytes: from the blk file when the block has data, else
  * from the index record (pruned and headers-only blocks). */
 static bk_status load_header(bk_lookup *l, const bk_chain_entry *e, uint8_t hdr[BK_HEADER_SIZE], bk_error *err)
 {
     if (has_data(l, e) && bk_blocksdir_has(&l->blocks, BK_FILE_BLK, e->file)) {
-        bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, BK_HEADER_SIZE, &l->buf, &l->cap, err);
+        bk_status st = read_range(l, BK_FILE_BLK, e->file, e->offset, BK_HEADER_SIZE, &l->hbuf, &l->hcap, err);
         if (st != BK_OK) return st;
         uint8_t h[32];
-        bk_header_hash(l->buf, h);
+        bk_header_hash(l->hbuf, h);
         if (memcmp(h, e->hash, 32) == 0) {
-            memcpy(hdr, l->buf, BK_HEADER_SIZE);
+            memcpy(hdr, l->hbuf, BK_HEADER_SIZE);
             return BK_OK;
         }
     }
@@ -420,8 +526,28 @@ static const char NO_TXINDEX[] = "No such mempool transaction. Use -txindex or p
                                  "blockchain transaction queries. Use gettransaction for wallet transactions.";
 static const char NO_SUCH_TX[] = "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.";
 
+/* Insert text at offset `at` of j's writer (the result is in memory). */
+static int insert_text(bk_json *j, size_t at, const char *text, size_t n)
+{
+    bk_writer *w = j->w;
+    if (at > w->len || bk_writer_reserve(w, n) != BK_OK) return -1;
+    memmove(w->data + at + n, w->data + at, w->len - at);
+    memcpy(w->data + at, text, n);
+    w->len += n;
+    return 0;
+}
+
+static const char NO_TX_IN_BLOCK[] = "No such transaction found in the provided block. Use gettransaction for wallet "
+                                     "transactions.";
+
 bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity, const bk_tx_json_opts *o,
                                 bk_json *j, bk_error *err)
+{
+    return bk_lookup_transaction_in(l, txid, NULL, verbosity, o, j, err);
+}
+
+bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const bk_chain_entry *in_block,
+                                   int verbosity, const bk_tx_json_opts *o, bk_json *j, bk_error *err)
 {
     if (!l || !txid || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     start(l);
@@ -429,48 +555,70 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     if (is_genesis_coinbase(l->net, txid))
         return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY,
                          "The genesis block coinbase is not considered an ordinary transaction and cannot be retrieved");
-    /* Core refuses -txindex together with -prune: a pruned node's
-     * indexes/txindex is a leftover it does not read. */
-    if (l->chain.pruned) {
-        warn(l, "the node is pruned; Core does not run -txindex with -prune");
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
-    }
-    if (!l->txi_tried) {
-        l->txi_tried = 1;
-        char *dir = join(l->netdir, "indexes/txindex", "");
-        if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        bk_error e;
-        l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
-        snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
-        free(dir);
-    }
-    if (l->txi_status == BK_ERR_NOT_FOUND) {
-        warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
-    }
-    if (l->txi_status != BK_OK) return bk_error_set(err, l->txi_status, 0, "%s", l->txi_msg);
-
-    bk_tx_pos pos;
-    bk_error e;
-    bk_status st = bk_txindex_find(l->txi, txid, &pos, &e);
-    if (st == BK_ERR_NOT_FOUND) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
-    if (st != BK_OK) {
-        if (err) *err = e;
-        return st;
-    }
     uint8_t *txb = NULL, block_hash[32];
     size_t txlen = 0;
-    st = bk_txindex_read_tx(&l->blocks, &pos, txid, l->alloc, &txb, &txlen, block_hash, &e);
-    if (st != BK_OK) {
-        /* Core's FindTx fails the lookup the same way (and logs why). */
-        warn(l, "%s", e.msg);
-        return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+    int owned = 0;
+    bk_tx_pos pos;
+    bk_error e;
+    bk_status st;
+    if (in_block) {
+        /* Core GetTransaction with a block index: read the block, take the
+         * tx whose txid matches. */
+        bk_block b;
+        if (!has_data(l, in_block) || load_block(l, in_block, &b, &e) != BK_OK)
+            return rpc_error(l, err, BK_RPC_MISC_ERROR, "Block not available");
+        uint32_t k = 0;
+        uint8_t id[32];
+        for (; k < b.n_tx; k++) {
+            bk_tx_txid(&b.txs[k], id);
+            if (memcmp(id, txid, 32) == 0) break;
+        }
+        if (k == b.n_tx) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TX_IN_BLOCK);
+        txb = (uint8_t *)b.txs[k].data; /* in the cached block: not ours to free */
+        txlen = b.txs[k].size;
+        memcpy(block_hash, in_block->hash, 32);
+        pos.file = in_block->file;
+        pos.block_pos = (uint32_t)in_block->offset;
+        pos.tx_offset = (uint32_t)(b.txs[k].data - b.data - BK_HEADER_SIZE);
+    } else {
+        /* Core refuses -txindex together with -prune: a pruned node's
+         * indexes/txindex is a leftover it does not read. */
+        if (l->chain.pruned) {
+            warn(l, "the node is pruned; Core does not run -txindex with -prune");
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+        }
+        if (!l->txi_tried) {
+            l->txi_tried = 1;
+            char *dir = join(l->netdir, "indexes/txindex", "");
+            if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
+            snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
+            free(dir);
+        }
+        if (l->txi_status == BK_ERR_NOT_FOUND) {
+            warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
+        }
+        if (l->txi_status != BK_OK) return bk_error_set(err, l->txi_status, 0, "%s", l->txi_msg);
+        st = bk_txindex_find(l->txi, txid, &pos, &e);
+        if (st == BK_ERR_NOT_FOUND) return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+        if (st != BK_OK) {
+            if (err) *err = e;
+            return st;
+        }
+        st = bk_txindex_read_tx(&l->blocks, &pos, txid, l->alloc, &txb, &txlen, block_hash, &e);
+        if (st != BK_OK) {
+            /* Core's FindTx fails the lookup the same way (and logs why). */
+            warn(l, "%s", e.msg);
+            return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_SUCH_TX);
+        }
+        owned = 1;
     }
     if (verbosity == 0) {
         bk_json_hex(j, txb, txlen);
-        bk_free(l->alloc, txb, txlen);
         st = bk_json_status(j);
-        return st == BK_OK ? BK_OK : bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+        if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+        goto done;
     }
     bk_tx tx;
     st = bk_tx_parse(txb, txlen, &tx, NULL, err);
@@ -483,18 +631,18 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     to.verbosity = BK_TXV_DETAILS;
     to.txid = txid;
     to.wtxid = NULL;
-    const bk_chain_entry *be = bk_chain_find(&l->chain, block_hash);
+    const bk_chain_entry *be = in_block ? in_block : bk_chain_find(&l->chain, block_hash);
 
     /* Verbosity 2: the tx's CTxUndo from its block's undo data, when the
-     * block has data or undo (Core: BLOCK_HAVE_MASK) and it is no coinbase. */
+     * block has data and undo (Core: BLOCK_HAVE_MASK, then
+     * UndoReadFromDisk) and it is no coinbase. */
     bk_block_undo u;
     bk_undo_iter it, *itp = NULL;
-    if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) &&
-        (!l->chain.from_index || (be->status & BK_BLOCK_HAVE_MASK)) && has_data(l, be)) {
+    if (verbosity == 2 && be && !bk_tx_is_coinbase(&tx) && has_data(l, be) && be->has_undo) {
         bk_block b;
         bk_error be_err;
         if (load_block(l, be, &b, &be_err) == BK_OK && load_undo(l, be, &b, &u) == 0) {
-            /* The tx by its position in the block (the txindex names it). */
+            /* The tx by its position in the block. */
             size_t want = BK_HEADER_SIZE + pos.tx_offset;
             uint32_t k = 0;
             while (k < b.n_tx && (size_t)(b.txs[k].data - b.data) != want) k++;
@@ -507,11 +655,22 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
             }
         }
     }
+    size_t start_at = j->w->len;
     st = bk_json_tx(j, &tx, &to, itp, err);
     if (st != BK_OK) goto done;
     if (reopen_object(j) != 0) {
         st = bk_error_set(err, BK_ERR_ARG, 0, "the transaction object cannot be extended (JSON writer state)");
         goto done;
+    }
+    if (in_block) {
+        /* Core: "in_active_chain" first when a block hash was given. */
+        char text[80];
+        int n = snprintf(text, sizeof text, "%s%*s\"in_active_chain\":%s%s,", j->indent ? "\n" : "", (int)j->indent,
+                         "", j->indent ? " " : "", in_block->active ? "true" : "false");
+        if (insert_text(j, start_at + 1, text, (size_t)n) != 0) {
+            st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            goto done;
+        }
     }
     /* Core TxToJSON: blockhash, then with the block in the index
      * confirmations (0 off the active chain), time and blocktime. */
@@ -535,6 +694,6 @@ bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbos
     st = bk_json_status(j);
     if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
 done:
-    bk_free(l->alloc, txb, txlen);
+    if (owned) bk_free(l->alloc, txb, txlen);
     return st;
 }
