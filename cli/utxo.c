@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const utxo_usage =
     "usage: blockkit utxo stats (--datadir DIR | --utxo-snapshot FILE) [options]\n"
@@ -34,6 +35,7 @@ static const char *const utxo_usage =
     "  --height N            the height of the snapshot's base block (or of the chainstate's\n"
     "                        best block: then the block index is not read)\n"
     "  --hash-type T         stats: hash_serialized_3 (default), muhash, none\n"
+    "  --threads N           stats muhash: multiply on N threads (default: the online CPUs)\n"
     "  --format F            dump: csv (default, with a header line) or ndjson\n"
     "  -o FILE               dump: write to FILE instead of standard output\n"
     "  --tmpdir DIR          where the private LevelDB snapshots are made (default $TMPDIR, /tmp)\n"
@@ -44,7 +46,7 @@ static const char *const utxo_usage =
     "Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 74 I/O.\n";
 
 typedef struct utxo_opts {
-    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height;
+    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height, *threads;
 } utxo_opts;
 
 /* A stream of coins from either source. */
@@ -216,6 +218,7 @@ static int parse_args(const char *cmd, int argc, char **argv, utxo_opts *o, int 
                             : !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out_file
                             : !strcmp(a, "--tmpdir")        ? &o->tmpdir
                             : !strcmp(a, "--height")        ? &o->height
+                            : !strcmp(a, "--threads")       ? &o->threads
                                                             : NULL;
         if (!slot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown argument '%s' (see --help)", a);
         if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
@@ -249,6 +252,21 @@ static int utxo_stats(int argc, char **argv)
     if (bk_utxo_stats_begin(&st, ht, NULL, &err) != BK_OK) {
         source_close(&src);
         return bk_cli_report(cmd, &err);
+    }
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (o.threads) {
+        char *end;
+        threads = strtol(o.threads, &end, 10);
+        if (!*o.threads || *end || threads < 1 || threads > 64) {
+            bk_utxo_stats_free(&st);
+            source_close(&src);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--threads needs 1..64, not '%s'", o.threads);
+        }
+    }
+    if (threads > 1 && bk_utxo_stats_set_threads(&st, (unsigned)(threads > 64 ? 64 : threads)) != BK_OK) {
+        bk_utxo_stats_free(&st);
+        source_close(&src);
+        return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot set threads");
     }
     bk_utxo u;
     while (source_next(&src, &u)) {

@@ -308,6 +308,7 @@ static void test_stats(void)
         bk_utxo_snapshot *s;
         CHECK(snap_open(&s, &m, g_snap, g_snap_len, 65536, &err) == BK_OK);
         CHECK(bk_utxo_stats_begin(&st, ht, NULL, &err) == BK_OK);
+        CHECK(bk_utxo_stats_set_threads(&st, 3) == BK_OK); /* muhash: 3 workers, same product */
         while (bk_utxo_snapshot_next(s, &u)) CHECK(bk_utxo_stats_add(&st, &u, &err) == BK_OK);
         CHECK(bk_utxo_snapshot_status(s, &err) == BK_OK);
         CHECK(bk_utxo_stats_end(&st, &err) == BK_OK);

@@ -224,6 +224,11 @@ typedef struct bk_utxo_stats {
 
 BK_API bk_status bk_utxo_stats_begin(bk_utxo_stats *st, bk_utxo_hash_type type, const bk_allocator *alloc,
                                      bk_error *err) BK_WARN_UNUSED;
+/* muhash only: multiply on `threads` worker threads (0 or 1: inline, the
+ * default). Call after begin, before the first coin. The result does not
+ * depend on it (the product is order-free); memory grows by
+ * (2 x threads + 1) x 256 KiB of batches. BK_ERR_ARG after the first coin. */
+BK_API bk_status bk_utxo_stats_set_threads(bk_utxo_stats *st, unsigned threads) BK_WARN_UNUSED;
 BK_API bk_status bk_utxo_stats_add(bk_utxo_stats *st, const bk_utxo *u, bk_error *err) BK_WARN_UNUSED;
 BK_API bk_status bk_utxo_stats_end(bk_utxo_stats *st, bk_error *err) BK_WARN_UNUSED;
 /* Release the working memory (also after an error). */
