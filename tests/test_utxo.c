@@ -616,6 +616,27 @@ static void test_chainstate_decode_errors(void)
 }
 
 /* A synthetic chainstate written with libleveldb into a temp directory. */
+static int make_db(const char *dir, int with_h, int with_b, int bad_key);
+static int make_db_legacy(const char *dir)
+{
+    if (make_db(dir, 0, 1, 0) != 0) return -1;
+    leveldb_options_t *o = leveldb_options_create();
+    char *e = NULL;
+    leveldb_t *db = leveldb_open(o, dir, &e);
+    if (e) {
+        leveldb_free(e);
+        leveldb_options_destroy(o);
+        return -1;
+    }
+    leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+    uint8_t key[33] = {'c'};
+    leveldb_put(db, wo, (const char *)key, 33, "\x01", 1, &e);
+    leveldb_writeoptions_destroy(wo);
+    leveldb_close(db);
+    leveldb_options_destroy(o);
+    return 0;
+}
+
 static int make_db(const char *dir, int with_h, int with_b, int bad_key)
 {
     leveldb_options_t *o = leveldb_options_create();
@@ -689,6 +710,11 @@ static void test_chainstate_markers(void)
     snprintf(db, sizeof db, "%s/cs3", dir);
     CHECK(make_db(db, 0, 0, 0) == 0);
     CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_INVALID);
+    /* Core < 0.15's per-transaction records */
+    snprintf(db, sizeof db, "%s/cs5", dir);
+    CHECK(make_db_legacy(db) == 0);
+    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "0.15") != NULL);
     /* a wrong key in the coin range: an error naming it, after the good coin */
     snprintf(db, sizeof db, "%s/cs4", dir);
     CHECK(make_db(db, 0, 1, 1) == 0);

@@ -146,7 +146,8 @@ typedef struct bk_chainstate_iter bk_chainstate_iter;
  * marker ('H') is present ("the node was interrupted during a flush: start
  * bitcoind again and let it finish") or no best block is recorded, or the
  * obfuscation key or best block value is malformed (message names the
- * key). */
+ * key); BK_ERR_UNSUPPORTED for the per-transaction 'c' records of Core
+ * before 0.15 (Core upgrades them at its next start). */
 BK_API bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate **out,
                                     bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_chainstate_close(bk_chainstate *cs);

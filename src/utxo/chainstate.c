@@ -147,6 +147,28 @@ bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate 
         bk_chainstate_close(cs);
         return st;
     }
+    /* Before Core 0.15 the set was stored per transaction under 'c'; Core
+     * upgrades that database at its first start (txdb.cpp Upgrade). */
+    {
+        static const uint8_t c = 'c';
+        bk_ldb_iter *li = NULL;
+        st = bk_ldb_iter_new(cs->db, &c, 1, &li, err);
+        if (st != BK_OK) {
+            bk_chainstate_close(cs);
+            return st;
+        }
+        const uint8_t *lk, *lv;
+        size_t lkl, lvl;
+        int legacy = bk_ldb_iter_next(li, &lk, &lkl, &lv, &lvl);
+        bk_ldb_iter_free(li);
+        if (legacy) {
+            bk_chainstate_close(cs);
+            return bk_error_set(err, BK_ERR_UNSUPPORTED, 0,
+                                "%s: a chainstate in the per-transaction format of Bitcoin Core before 0.15 "
+                                "('c' records): start a newer bitcoind once to upgrade it",
+                                dir);
+        }
+    }
     /* An interrupted flush leaves 'H' (the old and new tips); Core replays
      * blocks at its next start to finish it. The coins are a mix then. */
     static const uint8_t H = 'H', B = 'B';
