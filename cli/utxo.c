@@ -168,7 +168,7 @@ static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
     s->net = net;
     char *dir = join(o->datadir, net, "chainstate");
     if (!dir) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-    bk_status st = bk_chainstate_open(dir, o->tmpdir, &s->cs, &err);
+    bk_status st = bk_chainstate_open(dir, o->tmpdir, NULL, &s->cs, &err);
     free(dir);
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);

@@ -141,7 +141,7 @@ static void test_gettxout(void)
 {
     bk_chainstate *cs = NULL;
     bk_error err;
-    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
     if (!cs) {
         fprintf(stderr, "chainstate: %s\n", err.msg);
         return;
@@ -210,7 +210,7 @@ static void test_chainstate_equals_snapshot(void)
     bk_chainstate *cs = NULL;
     bk_chainstate_iter *it = NULL;
     bk_error err;
-    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
     if (!cs) return;
     CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);
     mem_src m;
@@ -286,7 +286,7 @@ static void test_stats(void)
         /* chainstate */
         bk_chainstate *cs = NULL;
         bk_chainstate_iter *it = NULL;
-        CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+        CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
         if (!cs) continue;
         CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);
         bk_utxo_stats st;
@@ -685,7 +685,7 @@ static void test_chainstate_markers(void)
     bk_error err;
     /* clean: obfuscated best block and coin */
     CHECK(make_db(db, 0, 1, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_OK);
     if (cs) {
         uint8_t best[32];
         bk_chainstate_best_block(cs, best);
@@ -704,21 +704,21 @@ static void test_chainstate_markers(void)
     /* the head-blocks marker of an interrupted flush */
     snprintf(db, sizeof db, "%s/cs2", dir);
     CHECK(make_db(db, 1, 1, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_INVALID);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_INVALID);
     CHECK(strstr(err.msg, "finish the flush") != NULL);
     /* no best block */
     snprintf(db, sizeof db, "%s/cs3", dir);
     CHECK(make_db(db, 0, 0, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_INVALID);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_INVALID);
     /* Core < 0.15's per-transaction records */
     snprintf(db, sizeof db, "%s/cs5", dir);
     CHECK(make_db_legacy(db) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_UNSUPPORTED);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "0.15") != NULL);
     /* a wrong key in the coin range: an error naming it, after the good coin */
     snprintf(db, sizeof db, "%s/cs4", dir);
     CHECK(make_db(db, 0, 1, 1) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_OK);
     if (cs) {
         bk_chainstate_iter *it;
         CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);

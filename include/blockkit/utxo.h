@@ -147,9 +147,11 @@ typedef struct bk_chainstate_iter bk_chainstate_iter;
  * bitcoind again and let it finish") or no best block is recorded, or the
  * obfuscation key or best block value is malformed (message names the
  * key); BK_ERR_UNSUPPORTED for the per-transaction 'c' records of Core
- * before 0.15 (Core upgrades them at its next start). */
-BK_API bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate **out,
-                                    bk_error *err) BK_WARN_UNUSED;
+ * before 0.15 (Core upgrades them at its next start). blockkit's own
+ * memory (handles, value buffers) comes from alloc (NULL = default);
+ * LevelDB's comes from the C library. */
+BK_API bk_status bk_chainstate_open(const char *dir, const char *tmpdir, const bk_allocator *alloc,
+                                    bk_chainstate **out, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_chainstate_close(bk_chainstate *cs);
 
 /* The best block (internal byte order). */
