@@ -765,6 +765,25 @@ static void test_stats_vout_order(void)
     bk_sha256d(h2, buf, n);
     CHECK_MEM(h1, h2, 32);
     CHECK_EQ_INT(n, 3 * (32 + 4 + 4 + 8 + 1 + 1));
+    /* one txid's coin data is bounded (no block creates 64 MiB of outputs) */
+    {
+        static uint8_t big[10000];
+        bk_utxo g;
+        memset(&g, 0, sizeof g);
+        memset(g.txid, 0x77, 32);
+        g.coin.raw_script = big;
+        g.coin.script_len = sizeof big;
+        CHECK(bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err) == BK_OK);
+        bk_status last = BK_OK;
+        uint32_t v = 0;
+        for (; v < 10000 && last == BK_OK; v++) {
+            g.vout = v;
+            last = bk_utxo_stats_add(&st, &g, &err);
+        }
+        CHECK(last == BK_ERR_LENGTH);
+        CHECK(v > 6000 && v < 7000);
+        bk_utxo_stats_free(&st);
+    }
     /* a txid below its predecessor is refused */
     CHECK(bk_utxo_stats_begin(&st, BK_UTXO_HASH_NONE, NULL, &err) == BK_OK);
     CHECK(bk_utxo_stats_add(&st, &a[0], &err) == BK_OK);

@@ -213,7 +213,8 @@ BK_API const char *bk_utxo_hash_type_name(bk_utxo_hash_type t);
  * Coins must come in key order (txids non-decreasing; each txid's coins
  * together): anything else is BK_ERR_INVALID, as is a vout seen twice. The
  * only memory is one txid's coins (at most a block's outputs), through
- * alloc. */
+ * alloc; a txid whose coins exceed 64 MiB of TxOutSer (no block can create
+ * that many) is BK_ERR_LENGTH. */
 typedef struct bk_utxo_stats {
     bk_utxo_hash_type hash_type;
     uint64_t txouts;

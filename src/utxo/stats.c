@@ -48,6 +48,8 @@ struct mu_pool {
     } args[MU_MAX_THREADS];
 };
 
+#define BK_UTXO_GROUP_MAX (64u << 20)
+
 typedef struct stats_coin {
     uint32_t vout;
     uint32_t off;   /* of its TxOutSer in the group buffer */
@@ -354,6 +356,14 @@ bk_status bk_utxo_stats_add(bk_utxo_stats *st, const bk_utxo *u, bk_error *err)
         else st->total_amount = t + v;
     }
     if (st->hash_type == BK_UTXO_HASH_SERIALIZED_3) {
+        /* One transaction's outputs fit one block (at most 1 MB of
+         * non-witness bytes, about 111,000 outputs): their TxOutSer stays far
+         * below this. More is not a chainstate's data, and would only grow
+         * memory. */
+        if (p->n_bytes + BK_UTXO_SER_MAX > BK_UTXO_GROUP_MAX)
+            return bk_error_set(err, BK_ERR_LENGTH, 0,
+                                "one txid with more coins than a block can create (over %u MiB of coin data)",
+                                (unsigned)(BK_UTXO_GROUP_MAX >> 20));
         if (!grow(p->alloc, (void **)&p->coins, &p->cap_coins, p->n_coins + 1, sizeof *p->coins) ||
             !grow(p->alloc, (void **)&p->bytes, &p->cap_bytes, p->n_bytes + BK_UTXO_SER_MAX, 1))
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
