@@ -314,9 +314,13 @@ static void csv_field(bk_writer *w, const char *s, size_t n)
 
 static void put_u64(bk_writer *w, uint64_t v)
 {
-    char b[24];
-    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-    bk_writer_put(w, b, (size_t)n);
+    char b[20];
+    size_t i = sizeof b;
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    bk_writer_put(w, b + i, sizeof b - i);
 }
 
 static int utxo_dump(int argc, char **argv)
