@@ -406,7 +406,8 @@ static int utxo_dump(int argc, char **argv)
             bk_writer_putc(&w, ',');
             put_u64(&w, u.coin.height);
             bk_writer_puts(&w, u.coin.coinbase ? ",true," : ",false,");
-            bk_writer_put_hex(&w, s, n);
+            if (n) bk_writer_put_hex(&w, s, n);
+            else bk_writer_puts(&w, "\"\""); /* an empty script, not a missing one */
             bk_writer_putc(&w, ',');
             bk_writer_puts(&w, type);
             bk_writer_putc(&w, ',');
