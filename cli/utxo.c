@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const utxo_usage =
@@ -80,12 +81,19 @@ static int height_from_index(const char *cmd, const utxo_opts *o, bk_network net
 {
     char *idx = join(o->datadir, net, "blocks/index");
     if (!idx) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    struct stat sb;
+    if (stat(idx, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block index at %s to find the height: give --height N", idx);
+        free(idx);
+        return rc;
+    }
     bk_error err;
     bk_error_clear(&err);
     bk_status st = bk_block_index_height(idx, o->tmpdir, hash, h, &err);
     if (st == BK_ERR_NOT_FOUND) {
         char hex[65];
         bk_hex_encode_rev(hex, hash, 32);
+        hex[64] = 0;
         int rc = bk_cli_fail(cmd, BK_EXIT_DATA, "block %s is not in the block index %s", hex, idx);
         free(idx);
         return rc;
@@ -171,6 +179,12 @@ static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
     char *dir = join(o->datadir, net, "chainstate");
     if (!dir) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
     bk_status st = bk_chainstate_open(dir, o->tmpdir, NULL, &s->cs, &err);
+    if (st == BK_ERR_NOT_FOUND) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no chainstate at %s (%s)%s", dir, err.msg,
+                             o->chain ? "" : "; a test network's datadir needs --chain");
+        free(dir);
+        return rc;
+    }
     free(dir);
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);

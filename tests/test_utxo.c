@@ -387,6 +387,18 @@ static void test_cli_stats(void)
              BK_CLI_PATH, BK_REGTEST_DIR);
     free(run_cmd(cmd, &len, &rc));
     CHECK_EQ_INT(rc, 64);
+    /* a datadir without the chain's subdirectory, without a block index */
+    snprintf(cmd, sizeof cmd, "%s utxo stats --datadir %s/full 2>&1", BK_CLI_PATH, BK_REGTEST_DIR);
+    out = run_cmd(cmd, &len, &rc);
+    CHECK_EQ_INT(rc, 66);
+    CHECK(strstr(out, "--chain") != NULL);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s utxo stats --utxo-snapshot %s --datadir /nonexistent 2>&1", BK_CLI_PATH,
+             snap_path);
+    out = run_cmd(cmd, &len, &rc);
+    CHECK_EQ_INT(rc, 66);
+    CHECK(strstr(out, "--height") != NULL);
+    free(out);
     /* dump: rows in key order, from both sources, identical */
     snprintf(cmd, sizeof cmd, "%s utxo dump --utxo-snapshot %s --format ndjson | cksum", BK_CLI_PATH, snap_path);
     char *a = run_cmd(cmd, &len, &rc);
