@@ -57,7 +57,7 @@ static int big_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     if (arg && !strcmp(arg, "chainstate")) {
         char path[4200];
         snprintf(path, sizeof path, "%s/chainstate", dir);
-        if (bk_chainstate_open(path, NULL, &b->cs, NULL) != BK_OK) {
+        if (bk_chainstate_open(path, NULL, alloc, &b->cs, NULL) != BK_OK) {
             bk_free(alloc, b, sizeof *b);
             return 1;
         }

@@ -9,8 +9,11 @@
 #include <blockkit/utxo.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const utxo_usage =
     "usage: blockkit utxo stats (--datadir DIR | --utxo-snapshot FILE) [options]\n"
@@ -34,6 +37,8 @@ static const char *const utxo_usage =
     "  --height N            the height of the snapshot's base block (or of the chainstate's\n"
     "                        best block: then the block index is not read)\n"
     "  --hash-type T         stats: hash_serialized_3 (default), muhash, none\n"
+    "  --threads N           stats muhash: multiply on N threads; dump: render rows on N threads\n"
+    "                        (written in key order); default: the online CPUs\n"
     "  --format F            dump: csv (default, with a header line) or ndjson\n"
     "  -o FILE               dump: write to FILE instead of standard output\n"
     "  --tmpdir DIR          where the private LevelDB snapshots are made (default $TMPDIR, /tmp)\n"
@@ -44,7 +49,7 @@ static const char *const utxo_usage =
     "Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 74 I/O.\n";
 
 typedef struct utxo_opts {
-    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height;
+    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height, *threads;
 } utxo_opts;
 
 /* A stream of coins from either source. */
@@ -76,12 +81,19 @@ static int height_from_index(const char *cmd, const utxo_opts *o, bk_network net
 {
     char *idx = join(o->datadir, net, "blocks/index");
     if (!idx) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    struct stat sb;
+    if (stat(idx, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block index at %s to find the height: give --height N", idx);
+        free(idx);
+        return rc;
+    }
     bk_error err;
     bk_error_clear(&err);
     bk_status st = bk_block_index_height(idx, o->tmpdir, hash, h, &err);
     if (st == BK_ERR_NOT_FOUND) {
         char hex[65];
         bk_hex_encode_rev(hex, hash, 32);
+        hex[64] = 0;
         int rc = bk_cli_fail(cmd, BK_EXIT_DATA, "block %s is not in the block index %s", hex, idx);
         free(idx);
         return rc;
@@ -166,7 +178,13 @@ static int source_open(const char *cmd, const utxo_opts *o, coin_source *s)
     s->net = net;
     char *dir = join(o->datadir, net, "chainstate");
     if (!dir) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-    bk_status st = bk_chainstate_open(dir, o->tmpdir, &s->cs, &err);
+    bk_status st = bk_chainstate_open(dir, o->tmpdir, NULL, &s->cs, &err);
+    if (st == BK_ERR_NOT_FOUND) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no chainstate at %s (%s)%s", dir, err.msg,
+                             o->chain ? "" : "; a test network's datadir needs --chain");
+        free(dir);
+        return rc;
+    }
     free(dir);
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);
@@ -216,6 +234,7 @@ static int parse_args(const char *cmd, int argc, char **argv, utxo_opts *o, int 
                             : !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out_file
                             : !strcmp(a, "--tmpdir")        ? &o->tmpdir
                             : !strcmp(a, "--height")        ? &o->height
+                            : !strcmp(a, "--threads")       ? &o->threads
                                                             : NULL;
         if (!slot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown argument '%s' (see --help)", a);
         if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
@@ -249,6 +268,21 @@ static int utxo_stats(int argc, char **argv)
     if (bk_utxo_stats_begin(&st, ht, NULL, &err) != BK_OK) {
         source_close(&src);
         return bk_cli_report(cmd, &err);
+    }
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (o.threads) {
+        char *end;
+        threads = strtol(o.threads, &end, 10);
+        if (!*o.threads || *end || threads < 1 || threads > 64) {
+            bk_utxo_stats_free(&st);
+            source_close(&src);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--threads needs 1..64, not '%s'", o.threads);
+        }
+    }
+    if (threads > 1 && bk_utxo_stats_set_threads(&st, (unsigned)(threads > 64 ? 64 : threads)) != BK_OK) {
+        bk_utxo_stats_free(&st);
+        source_close(&src);
+        return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot set threads");
     }
     bk_utxo u;
     while (source_next(&src, &u)) {
@@ -296,9 +330,213 @@ static void csv_field(bk_writer *w, const char *s, size_t n)
 
 static void put_u64(bk_writer *w, uint64_t v)
 {
-    char b[24];
-    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-    bk_writer_put(w, b, (size_t)n);
+    char b[20];
+    size_t i = sizeof b;
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    bk_writer_put(w, b + i, sizeof b - i);
+}
+
+/* One row of the dump into w (desc: scratch for the descriptor). */
+static void render_row(bk_writer *w, bk_writer *desc, const bk_utxo *u, bk_network net, int ndjson)
+{
+    const uint8_t *s = bk_coin_script(&u->coin);
+    size_t n = u->coin.script_len;
+    bk_script_info info;
+    if (bk_script_info_get(s, n, net, &info) != BK_OK) {
+        /* only an unknown network fails, and the source's is known */
+        memset(&info, 0, sizeof info);
+    }
+    bk_writer_reset(desc);
+    bk_script_info_descriptor(desc, s, n, &info);
+    char txid[65];
+    bk_hex_encode_rev(txid, u->txid, 32);
+    const char *type = bk_script_type_name(info.sol.type);
+    if (ndjson) {
+        bk_writer_puts(w, "{\"txid\":\"");
+        bk_writer_put(w, txid, 64);
+        bk_writer_puts(w, "\",\"vout\":");
+        put_u64(w, u->vout);
+        bk_writer_puts(w, ",\"value\":");
+        put_u64(w, (uint64_t)u->coin.value);
+        bk_writer_puts(w, ",\"height\":");
+        put_u64(w, u->coin.height);
+        bk_writer_puts(w, u->coin.coinbase ? ",\"is_coinbase\":true" : ",\"is_coinbase\":false");
+        bk_writer_puts(w, ",\"script_hex\":\"");
+        bk_writer_put_hex(w, s, n);
+        bk_writer_puts(w, "\",\"type\":\"");
+        bk_writer_puts(w, type);
+        if (info.address_len) {
+            bk_writer_puts(w, "\",\"address\":\"");
+            bk_writer_put(w, info.address, info.address_len);
+            bk_writer_puts(w, "\",\"desc\":\"");
+        } else {
+            bk_writer_puts(w, "\",\"address\":null,\"desc\":\"");
+        }
+        bk_writer_put(w, desc->data, desc->len);
+        bk_writer_puts(w, "\"}\n");
+    } else {
+        bk_writer_put(w, txid, 64);
+        bk_writer_putc(w, ',');
+        put_u64(w, u->vout);
+        bk_writer_putc(w, ',');
+        put_u64(w, (uint64_t)u->coin.value);
+        bk_writer_putc(w, ',');
+        put_u64(w, u->coin.height);
+        bk_writer_puts(w, u->coin.coinbase ? ",true," : ",false,");
+        if (n) bk_writer_put_hex(w, s, n);
+        else bk_writer_puts(w, "\"\""); /* an empty script, not a missing one */
+        bk_writer_putc(w, ',');
+        bk_writer_puts(w, type);
+        bk_writer_putc(w, ',');
+        bk_writer_put(w, info.address, info.address_len);
+        bk_writer_putc(w, ',');
+        csv_field(w, (const char *)desc->data, desc->len);
+        bk_writer_putc(w, '\n');
+    }
+}
+
+/* Rendering on worker threads, written in order: batches of coins (their
+ * raw scripts copied) go round a ring of slots; workers render slot by
+ * slot; the main thread writes a slot's text before it refills the slot,
+ * so the output keeps the key order and at most `depth` batches exist. */
+#define DUMP_BATCH 1024
+#define DUMP_ARENA (512u << 10)
+
+typedef struct dump_slot {
+    bk_utxo u[DUMP_BATCH];
+    uint8_t arena[DUMP_ARENA];
+    size_t n, arena_len;
+    bk_writer text, desc;
+    int done;
+} dump_slot;
+
+typedef struct dump_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    dump_slot *slots;
+    size_t depth;
+    uint64_t submitted, next_render;
+    int stop, ndjson;
+    bk_network net;
+} dump_pool;
+
+static void *dump_worker(void *arg)
+{
+    dump_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->next_render == p->submitted && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
+        if (p->next_render == p->submitted) break;
+        dump_slot *sl = &p->slots[p->next_render % p->depth];
+        p->next_render++;
+        pthread_mutex_unlock(&p->mu);
+        bk_writer_reset(&sl->text);
+        for (size_t i = 0; i < sl->n; i++) render_row(&sl->text, &sl->desc, &sl->u[i], p->net, p->ndjson);
+        pthread_mutex_lock(&p->mu);
+        sl->done = 1;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Write slot sl's text once rendered; returns non-zero on a writer fault. */
+static int dump_drain(dump_pool *p, dump_slot *sl, bk_writer *w)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!sl->done) pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    bk_writer_put(w, sl->text.data, sl->text.len);
+    int bad = bk_writer_status(&sl->text) != BK_OK || bk_writer_status(&sl->desc) != BK_OK;
+    sl->n = 0;
+    sl->arena_len = 0;
+    return bad;
+}
+
+/* Returns 0, or -1 for out of memory (threads could not start: the caller
+ * renders inline). */
+static int dump_parallel(coin_source *src, bk_writer *w, int ndjson, unsigned threads, int *nomem)
+{
+    dump_pool p;
+    memset(&p, 0, sizeof p);
+    p.depth = (size_t)threads + 2;
+    p.ndjson = ndjson;
+    p.net = src->net;
+    p.slots = calloc(p.depth, sizeof *p.slots);
+    if (!p.slots) return -1;
+    for (size_t i = 0; i < p.depth; i++) {
+        bk_writer_init(&p.slots[i].text, NULL);
+        bk_writer_init(&p.slots[i].desc, NULL);
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    pthread_t th[64];
+    unsigned started = 0;
+    for (; started < threads && started < 64; started++)
+        if (pthread_create(&th[started], NULL, dump_worker, &p) != 0) break;
+    int ret = started ? 0 : -1;
+    if (started) {
+        uint64_t seq = 0, written = 0; /* batches submitted, batches written */
+        dump_slot *cur = NULL;
+        bk_utxo u;
+        int more = 1;
+        while (more && !*nomem && bk_writer_status(w) == BK_OK) {
+            if (!cur) {
+                cur = &p.slots[seq % p.depth];
+                if (seq >= p.depth && dump_drain(&p, cur, w)) *nomem = 1;
+                if (seq >= p.depth) written++;
+                cur->done = 0;
+            }
+            more = source_next(src, &u);
+            if (more) {
+                size_t need = u.coin.raw_script ? u.coin.script_len : 0;
+                if (cur->arena_len + need > DUMP_ARENA) {
+                    /* full: submit, and take the next slot for this coin */
+                    pthread_mutex_lock(&p.mu);
+                    p.submitted = ++seq;
+                    pthread_cond_broadcast(&p.cv);
+                    pthread_mutex_unlock(&p.mu);
+                    cur = &p.slots[seq % p.depth];
+                    if (seq >= p.depth && dump_drain(&p, cur, w)) *nomem = 1;
+                    if (seq >= p.depth) written++;
+                    cur->done = 0;
+                }
+                bk_utxo *d = &cur->u[cur->n++];
+                *d = u;
+                if (need) {
+                    memcpy(cur->arena + cur->arena_len, u.coin.raw_script, need);
+                    d->coin.raw_script = cur->arena + cur->arena_len;
+                    cur->arena_len += need;
+                }
+            }
+            if (cur->n == DUMP_BATCH || (!more && cur->n)) {
+                pthread_mutex_lock(&p.mu);
+                p.submitted = ++seq;
+                pthread_cond_broadcast(&p.cv);
+                pthread_mutex_unlock(&p.mu);
+                cur = NULL;
+            }
+        }
+        /* the rendered rest, in order */
+        for (uint64_t k = written; k < seq; k++)
+            if (dump_drain(&p, &p.slots[k % p.depth], w)) *nomem = 1;
+        pthread_mutex_lock(&p.mu);
+        p.stop = 1;
+        pthread_cond_broadcast(&p.cv);
+        pthread_mutex_unlock(&p.mu);
+        for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+    }
+    for (size_t i = 0; i < p.depth; i++) {
+        bk_writer_free(&p.slots[i].text);
+        bk_writer_free(&p.slots[i].desc);
+    }
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+    free(p.slots);
+    return ret;
 }
 
 static int utxo_dump(int argc, char **argv)
@@ -317,6 +555,14 @@ static int utxo_dump(int argc, char **argv)
     if (o.format && !strcmp(o.format, "ndjson")) ndjson = 1;
     else if (o.format && strcmp(o.format, "csv"))
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown format '%s' (csv, ndjson)", o.format);
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (o.threads) {
+        char *end;
+        threads = strtol(o.threads, &end, 10);
+        if (!*o.threads || *end || threads < 1 || threads > 64)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--threads needs 1..64, not '%s'", o.threads);
+    }
+    if (threads > 64) threads = 64;
     coin_source src;
     /* A snapshot's height only bounds its coins here: not needed. */
     utxo_opts so = o;
@@ -338,70 +584,19 @@ static int utxo_dump(int argc, char **argv)
     if (!ndjson) bk_writer_puts(&w, "txid,vout,value,height,is_coinbase,script_hex,type,address,desc\n");
     bk_error err;
     bk_error_clear(&err);
-    bk_utxo u;
-    char txid[65];
-    while (source_next(&src, &u)) {
-        const uint8_t *s = bk_coin_script(&u.coin);
-        size_t n = u.coin.script_len;
-        bk_script_info info;
-        if (bk_script_info_get(s, n, src.net, &info) != BK_OK) {
-            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "script classification failed");
-            break;
-        }
-        bk_writer_reset(&desc);
-        bk_script_info_descriptor(&desc, s, n, &info);
-        bk_hex_encode_rev(txid, u.txid, 32);
-        const char *type = bk_script_type_name(info.sol.type);
-        if (ndjson) {
-            bk_writer_puts(&w, "{\"txid\":\"");
-            bk_writer_put(&w, txid, 64);
-            bk_writer_puts(&w, "\",\"vout\":");
-            put_u64(&w, u.vout);
-            bk_writer_puts(&w, ",\"value\":");
-            put_u64(&w, (uint64_t)u.coin.value);
-            bk_writer_puts(&w, ",\"height\":");
-            put_u64(&w, u.coin.height);
-            bk_writer_puts(&w, u.coin.coinbase ? ",\"is_coinbase\":true" : ",\"is_coinbase\":false");
-            bk_writer_puts(&w, ",\"script_hex\":\"");
-            bk_writer_put_hex(&w, s, n);
-            bk_writer_puts(&w, "\",\"type\":\"");
-            bk_writer_puts(&w, type);
-            if (info.address_len) {
-                bk_writer_puts(&w, "\",\"address\":\"");
-                bk_writer_put(&w, info.address, info.address_len);
-                bk_writer_puts(&w, "\",\"desc\":\"");
-            } else {
-                bk_writer_puts(&w, "\",\"address\":null,\"desc\":\"");
-            }
-            bk_writer_put(&w, desc.data, desc.len);
-            bk_writer_puts(&w, "\"}\n");
-        } else {
-            bk_writer_put(&w, txid, 64);
-            bk_writer_putc(&w, ',');
-            put_u64(&w, u.vout);
-            bk_writer_putc(&w, ',');
-            put_u64(&w, (uint64_t)u.coin.value);
-            bk_writer_putc(&w, ',');
-            put_u64(&w, u.coin.height);
-            bk_writer_puts(&w, u.coin.coinbase ? ",true," : ",false,");
-            bk_writer_put_hex(&w, s, n);
-            bk_writer_putc(&w, ',');
-            bk_writer_puts(&w, type);
-            bk_writer_putc(&w, ',');
-            bk_writer_put(&w, info.address, info.address_len);
-            bk_writer_putc(&w, ',');
-            csv_field(&w, (const char *)desc.data, desc.len);
-            bk_writer_putc(&w, '\n');
-        }
-        if (bk_writer_status(&w) != BK_OK || bk_writer_status(&desc) != BK_OK) break;
+    int nomem = 0;
+    if (threads < 2 || dump_parallel(&src, &w, ndjson, (unsigned)threads, &nomem) != 0) {
+        bk_utxo u;
+        while (bk_writer_status(&w) == BK_OK && bk_writer_status(&desc) == BK_OK && source_next(&src, &u))
+            render_row(&w, &desc, &u, src.net, ndjson);
+        if (bk_writer_status(&desc) != BK_OK) nomem = 1;
     }
-    if (!rc && bk_writer_status(&w) == BK_OK && bk_writer_status(&desc) == BK_OK &&
-        source_status(&src, &err) != BK_OK)
+    if (bk_writer_status(&w) == BK_OK && !nomem && source_status(&src, &err) != BK_OK)
         rc = bk_cli_report(cmd, &err);
     if (!rc) {
         (void)bk_writer_flush(&w);
         if (bk_cli_pipe_closed) rc = 0;
-        else if (bk_writer_status(&w) == BK_ERR_NOMEM || bk_writer_status(&desc) != BK_OK)
+        else if (bk_writer_status(&w) == BK_ERR_NOMEM || nomem)
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         else if (bk_writer_status(&w) != BK_OK || fflush(out) != 0)
             rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");

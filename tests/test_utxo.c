@@ -141,7 +141,7 @@ static void test_gettxout(void)
 {
     bk_chainstate *cs = NULL;
     bk_error err;
-    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
     if (!cs) {
         fprintf(stderr, "chainstate: %s\n", err.msg);
         return;
@@ -210,7 +210,7 @@ static void test_chainstate_equals_snapshot(void)
     bk_chainstate *cs = NULL;
     bk_chainstate_iter *it = NULL;
     bk_error err;
-    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
     if (!cs) return;
     CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);
     mem_src m;
@@ -286,7 +286,7 @@ static void test_stats(void)
         /* chainstate */
         bk_chainstate *cs = NULL;
         bk_chainstate_iter *it = NULL;
-        CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, &cs, &err) == BK_OK);
+        CHECK(bk_chainstate_open(REGTEST "/chainstate", NULL, NULL, &cs, &err) == BK_OK);
         if (!cs) continue;
         CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);
         bk_utxo_stats st;
@@ -308,6 +308,7 @@ static void test_stats(void)
         bk_utxo_snapshot *s;
         CHECK(snap_open(&s, &m, g_snap, g_snap_len, 65536, &err) == BK_OK);
         CHECK(bk_utxo_stats_begin(&st, ht, NULL, &err) == BK_OK);
+        CHECK(bk_utxo_stats_set_threads(&st, 3) == BK_OK); /* muhash: 3 workers, same product */
         while (bk_utxo_snapshot_next(s, &u)) CHECK(bk_utxo_stats_add(&st, &u, &err) == BK_OK);
         CHECK(bk_utxo_snapshot_status(s, &err) == BK_OK);
         CHECK(bk_utxo_stats_end(&st, &err) == BK_OK);
@@ -386,6 +387,18 @@ static void test_cli_stats(void)
              BK_CLI_PATH, BK_REGTEST_DIR);
     free(run_cmd(cmd, &len, &rc));
     CHECK_EQ_INT(rc, 64);
+    /* a datadir without the chain's subdirectory, without a block index */
+    snprintf(cmd, sizeof cmd, "%s utxo stats --datadir %s/full 2>&1", BK_CLI_PATH, BK_REGTEST_DIR);
+    out = run_cmd(cmd, &len, &rc);
+    CHECK_EQ_INT(rc, 66);
+    CHECK(strstr(out, "--chain") != NULL);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s utxo stats --utxo-snapshot %s --datadir /nonexistent 2>&1", BK_CLI_PATH,
+             snap_path);
+    out = run_cmd(cmd, &len, &rc);
+    CHECK_EQ_INT(rc, 66);
+    CHECK(strstr(out, "--height") != NULL);
+    free(out);
     /* dump: rows in key order, from both sources, identical */
     snprintf(cmd, sizeof cmd, "%s utxo dump --utxo-snapshot %s --format ndjson | cksum", BK_CLI_PATH, snap_path);
     char *a = run_cmd(cmd, &len, &rc);
@@ -615,6 +628,27 @@ static void test_chainstate_decode_errors(void)
 }
 
 /* A synthetic chainstate written with libleveldb into a temp directory. */
+static int make_db(const char *dir, int with_h, int with_b, int bad_key);
+static int make_db_legacy(const char *dir)
+{
+    if (make_db(dir, 0, 1, 0) != 0) return -1;
+    leveldb_options_t *o = leveldb_options_create();
+    char *e = NULL;
+    leveldb_t *db = leveldb_open(o, dir, &e);
+    if (e) {
+        leveldb_free(e);
+        leveldb_options_destroy(o);
+        return -1;
+    }
+    leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+    uint8_t key[33] = {'c'};
+    leveldb_put(db, wo, (const char *)key, 33, "\x01", 1, &e);
+    leveldb_writeoptions_destroy(wo);
+    leveldb_close(db);
+    leveldb_options_destroy(o);
+    return 0;
+}
+
 static int make_db(const char *dir, int with_h, int with_b, int bad_key)
 {
     leveldb_options_t *o = leveldb_options_create();
@@ -663,7 +697,7 @@ static void test_chainstate_markers(void)
     bk_error err;
     /* clean: obfuscated best block and coin */
     CHECK(make_db(db, 0, 1, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_OK);
     if (cs) {
         uint8_t best[32];
         bk_chainstate_best_block(cs, best);
@@ -682,16 +716,21 @@ static void test_chainstate_markers(void)
     /* the head-blocks marker of an interrupted flush */
     snprintf(db, sizeof db, "%s/cs2", dir);
     CHECK(make_db(db, 1, 1, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_INVALID);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_INVALID);
     CHECK(strstr(err.msg, "finish the flush") != NULL);
     /* no best block */
     snprintf(db, sizeof db, "%s/cs3", dir);
     CHECK(make_db(db, 0, 0, 0) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_ERR_INVALID);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_INVALID);
+    /* Core < 0.15's per-transaction records */
+    snprintf(db, sizeof db, "%s/cs5", dir);
+    CHECK(make_db_legacy(db) == 0);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "0.15") != NULL);
     /* a wrong key in the coin range: an error naming it, after the good coin */
     snprintf(db, sizeof db, "%s/cs4", dir);
     CHECK(make_db(db, 0, 1, 1) == 0);
-    CHECK(bk_chainstate_open(db, dir, &cs, &err) == BK_OK);
+    CHECK(bk_chainstate_open(db, dir, NULL, &cs, &err) == BK_OK);
     if (cs) {
         bk_chainstate_iter *it;
         CHECK(bk_chainstate_iter_new(cs, &it, &err) == BK_OK);
@@ -738,6 +777,25 @@ static void test_stats_vout_order(void)
     bk_sha256d(h2, buf, n);
     CHECK_MEM(h1, h2, 32);
     CHECK_EQ_INT(n, 3 * (32 + 4 + 4 + 8 + 1 + 1));
+    /* one txid's coin data is bounded (no block creates 64 MiB of outputs) */
+    {
+        static uint8_t big[10000];
+        bk_utxo g;
+        memset(&g, 0, sizeof g);
+        memset(g.txid, 0x77, 32);
+        g.coin.raw_script = big;
+        g.coin.script_len = sizeof big;
+        CHECK(bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err) == BK_OK);
+        bk_status last = BK_OK;
+        uint32_t v = 0;
+        for (; v < 10000 && last == BK_OK; v++) {
+            g.vout = v;
+            last = bk_utxo_stats_add(&st, &g, &err);
+        }
+        CHECK(last == BK_ERR_LENGTH);
+        CHECK(v > 6000 && v < 7000);
+        bk_utxo_stats_free(&st);
+    }
     /* a txid below its predecessor is refused */
     CHECK(bk_utxo_stats_begin(&st, BK_UTXO_HASH_NONE, NULL, &err) == BK_OK);
     CHECK(bk_utxo_stats_add(&st, &a[0], &err) == BK_OK);

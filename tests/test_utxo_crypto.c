@@ -43,6 +43,22 @@ static void test_chacha20_zero(void)
     uint8_t one[64];
     bk_chacha20_block(key, 1, nonce, one);
     CHECK_MEM(one, out + 64, 64);
+    /* Long streams (the 4- and 8-block paths) equal block-by-block output. */
+    static uint8_t big[1600], ref[1600];
+    uint8_t k2[32], n2[12];
+    for (int i = 0; i < 32; i++) k2[i] = (uint8_t)(7 * i + 1);
+    for (int i = 0; i < 12; i++) n2[i] = (uint8_t)(3 * i);
+    static const size_t lens[] = {1, 63, 64, 65, 128, 200, 256, 257, 384, 511, 512, 513, 1000, 1600};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t n = lens[li];
+        bk_chacha20_stream(k2, 0xfffffff0u, n2, big, n);
+        for (size_t b = 0; b * 64 < n; b++) {
+            uint8_t blk[64];
+            bk_chacha20_block(k2, 0xfffffff0u + (uint32_t)b, n2, blk);
+            memcpy(ref + 64 * b, blk, n - 64 * b < 64 ? n - 64 * b : 64);
+        }
+        CHECK_MEM(big, ref, n);
+    }
     /* An odd length takes a prefix of the same stream. */
     uint8_t part[70];
     bk_chacha20_stream(key, 0, nonce, part, 70);

@@ -27,7 +27,7 @@ try {
   const lines = execFileSync('zstd', ['-dc', join(src, 'tests/data/regtest/gettxout.ndjson.zst')],
                              { maxBuffer: 1 << 28 }).toString().split('\n').filter(Boolean);
   const byAddr = new Map(), byType = new Map();
-  let coins = 0, total = 0n;
+  let coins = 0, total = 0n, emptyScripts = 0;
   const txids = new Set();
   for (const line of lines) {
     const core = line.slice(line.indexOf(',"core":') + 8, -1);
@@ -37,6 +37,7 @@ try {
     const o = JSON.parse(core);
     const spk = o.scriptPubKey;
     coins++; total += sats;
+    if (spk.hex === '') emptyScripts++;
     txids.add(JSON.parse(line.slice(0, line.indexOf(',"n":')) + '}').txid);
     if (spk.address !== undefined) {
       const a = byAddr.get(spk.address) || { sats: 0n, coins: 0 };
@@ -87,6 +88,12 @@ try {
   }
   check(Math.abs(pct - 100) < 0.1, `percentages sum to ${pct}`);
   check(results[3][0].type === 'nonstandard', `most coins: ${results[3][0].type}`);
+  // empty scripts stay empty strings (not NULL)
+  const es = await con.runAndReadAll(`SELECT count(*) FILTER (WHERE script_hex = '') AS e,
+                                             count(*) FILTER (WHERE script_hex IS NULL) AS n FROM utxos`);
+  const [esr] = es.getRowObjectsJson();
+  check(Number(esr.e) === emptyScripts && emptyScripts > 0 && Number(esr.n) === 0,
+        `empty scripts ${esr.e}/${esr.n} vs ${emptyScripts}`);
   con.closeSync?.();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -146,9 +146,12 @@ typedef struct bk_chainstate_iter bk_chainstate_iter;
  * marker ('H') is present ("the node was interrupted during a flush: start
  * bitcoind again and let it finish") or no best block is recorded, or the
  * obfuscation key or best block value is malformed (message names the
- * key). */
-BK_API bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate **out,
-                                    bk_error *err) BK_WARN_UNUSED;
+ * key); BK_ERR_UNSUPPORTED for the per-transaction 'c' records of Core
+ * before 0.15 (Core upgrades them at its next start). blockkit's own
+ * memory (handles, value buffers) comes from alloc (NULL = default);
+ * LevelDB's comes from the C library. */
+BK_API bk_status bk_chainstate_open(const char *dir, const char *tmpdir, const bk_allocator *alloc,
+                                    bk_chainstate **out, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_chainstate_close(bk_chainstate *cs);
 
 /* The best block (internal byte order). */
@@ -210,7 +213,8 @@ BK_API const char *bk_utxo_hash_type_name(bk_utxo_hash_type t);
  * Coins must come in key order (txids non-decreasing; each txid's coins
  * together): anything else is BK_ERR_INVALID, as is a vout seen twice. The
  * only memory is one txid's coins (at most a block's outputs), through
- * alloc. */
+ * alloc; a txid whose coins exceed 64 MiB of TxOutSer (no block can create
+ * that many) is BK_ERR_LENGTH. */
 typedef struct bk_utxo_stats {
     bk_utxo_hash_type hash_type;
     uint64_t txouts;
@@ -224,6 +228,11 @@ typedef struct bk_utxo_stats {
 
 BK_API bk_status bk_utxo_stats_begin(bk_utxo_stats *st, bk_utxo_hash_type type, const bk_allocator *alloc,
                                      bk_error *err) BK_WARN_UNUSED;
+/* muhash only: multiply on `threads` worker threads (0 or 1: inline, the
+ * default). Call after begin, before the first coin. The result does not
+ * depend on it (the product is order-free); memory grows by
+ * (2 x threads + 1) x 256 KiB of batches. BK_ERR_ARG after the first coin. */
+BK_API bk_status bk_utxo_stats_set_threads(bk_utxo_stats *st, unsigned threads) BK_WARN_UNUSED;
 BK_API bk_status bk_utxo_stats_add(bk_utxo_stats *st, const bk_utxo *u, bk_error *err) BK_WARN_UNUSED;
 BK_API bk_status bk_utxo_stats_end(bk_utxo_stats *st, bk_error *err) BK_WARN_UNUSED;
 /* Release the working memory (also after an error). */

@@ -17,6 +17,7 @@
 static const uint8_t OBF_KEY[15] = {0x0e, 0x00, 'o', 'b', 'f', 'u', 's', 'c', 'a', 't', 'e', '_', 'k', 'e', 'y'};
 
 struct bk_chainstate {
+    const bk_allocator *alloc;
     bk_ldb *db;
     uint8_t obf[OBF_MAX];
     size_t obf_len;
@@ -102,27 +103,30 @@ bk_status bk_chainstate_decode(const uint8_t *key, size_t klen, const uint8_t *v
     return BK_OK;
 }
 
-static int ensure_scratch(uint8_t **buf, size_t *cap, size_t need)
+static int ensure_scratch(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
 {
     if (need <= *cap) return 1;
     size_t nc = *cap ? *cap : 256;
     while (nc < need) nc *= 2;
-    uint8_t *p = realloc(*buf, nc);
+    uint8_t *p = bk_realloc(a, *buf, *cap, nc);
     if (!p) return 0;
     *buf = p;
     *cap = nc;
     return 1;
 }
 
-bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate **out, bk_error *err)
+bk_status bk_chainstate_open(const char *dir, const char *tmpdir, const bk_allocator *alloc, bk_chainstate **out,
+                             bk_error *err)
 {
     if (!dir || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     *out = NULL;
-    bk_chainstate *cs = calloc(1, sizeof *cs);
+    bk_chainstate *cs = bk_alloc(alloc, sizeof *cs);
     if (!cs) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(cs, 0, sizeof *cs);
+    cs->alloc = alloc;
     bk_status st = bk_ldb_open(dir, tmpdir, &cs->db, err);
     if (st != BK_OK) {
-        free(cs);
+        bk_free(alloc, cs, sizeof *cs);
         return st;
     }
     uint8_t *v = NULL;
@@ -146,6 +150,28 @@ bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate 
     } else if (st != BK_ERR_NOT_FOUND) {
         bk_chainstate_close(cs);
         return st;
+    }
+    /* Before Core 0.15 the set was stored per transaction under 'c'; Core
+     * upgrades that database at its first start (txdb.cpp Upgrade). */
+    {
+        static const uint8_t c = 'c';
+        bk_ldb_iter *li = NULL;
+        st = bk_ldb_iter_new(cs->db, &c, 1, &li, err);
+        if (st != BK_OK) {
+            bk_chainstate_close(cs);
+            return st;
+        }
+        const uint8_t *lk, *lv;
+        size_t lkl, lvl;
+        int legacy = bk_ldb_iter_next(li, &lk, &lkl, &lv, &lvl);
+        bk_ldb_iter_free(li);
+        if (legacy) {
+            bk_chainstate_close(cs);
+            return bk_error_set(err, BK_ERR_UNSUPPORTED, 0,
+                                "%s: a chainstate in the per-transaction format of Bitcoin Core before 0.15 "
+                                "('c' records): start a newer bitcoind once to upgrade it",
+                                dir);
+        }
     }
     /* An interrupted flush leaves 'H' (the old and new tips); Core replays
      * blocks at its next start to finish it. The coins are a mix then. */
@@ -188,9 +214,10 @@ bk_status bk_chainstate_open(const char *dir, const char *tmpdir, bk_chainstate 
 void bk_chainstate_close(bk_chainstate *cs)
 {
     if (!cs) return;
+    const bk_allocator *a = cs->alloc;
     bk_ldb_close(cs->db);
-    free(cs->scratch);
-    free(cs);
+    bk_free(a, cs->scratch, cs->scratch_cap);
+    bk_free(a, cs, sizeof *cs);
 }
 
 void bk_chainstate_best_block(const bk_chainstate *cs, uint8_t out[32]) { memcpy(out, cs->best, 32); }
@@ -217,7 +244,7 @@ bk_status bk_chainstate_get(bk_chainstate *cs, const uint8_t txid[32], uint32_t 
     size_t vlen = 0;
     bk_status st = bk_ldb_get(cs->db, key, klen, &v, &vlen, err);
     if (st != BK_OK) return st;
-    if (!ensure_scratch(&cs->scratch, &cs->scratch_cap, vlen ? vlen : 1)) {
+    if (!ensure_scratch(cs->alloc, &cs->scratch, &cs->scratch_cap, vlen ? vlen : 1)) {
         bk_ldb_free(v);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
@@ -229,12 +256,13 @@ bk_status bk_chainstate_get(bk_chainstate *cs, const uint8_t txid[32], uint32_t 
 bk_status bk_chainstate_iter_new(bk_chainstate *cs, bk_chainstate_iter **out, bk_error *err)
 {
     *out = NULL;
-    bk_chainstate_iter *it = calloc(1, sizeof *it);
+    bk_chainstate_iter *it = bk_alloc(cs->alloc, sizeof *it);
     if (!it) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(it, 0, sizeof *it);
     static const uint8_t C = 'C';
     bk_status st = bk_ldb_iter_new(cs->db, &C, 1, &it->it, err);
     if (st != BK_OK) {
-        free(it);
+        bk_free(cs->alloc, it, sizeof *it);
         return st;
     }
     it->cs = cs;
@@ -251,7 +279,7 @@ int bk_chainstate_iter_next(bk_chainstate_iter *it, bk_utxo *u)
         (void)bk_ldb_iter_status(it->it, &it->err);
         return 0;
     }
-    if (!ensure_scratch(&it->scratch, &it->scratch_cap, vl ? vl : 1)) {
+    if (!ensure_scratch(it->cs->alloc, &it->scratch, &it->scratch_cap, vl ? vl : 1)) {
         bk_error_set(&it->err, BK_ERR_NOMEM, 0, "out of memory");
         return 0;
     }
@@ -270,9 +298,10 @@ bk_status bk_chainstate_iter_status(const bk_chainstate_iter *it, bk_error *err)
 void bk_chainstate_iter_free(bk_chainstate_iter *it)
 {
     if (!it) return;
+    const bk_allocator *a = it->cs->alloc;
     bk_ldb_iter_free(it->it);
-    free(it->scratch);
-    free(it);
+    bk_free(a, it->scratch, it->scratch_cap);
+    bk_free(a, it, sizeof *it);
 }
 
 bk_status bk_block_index_height(const char *index_dir, const char *tmpdir, const uint8_t hash[32],

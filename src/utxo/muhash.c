@@ -41,12 +41,16 @@ static void set_one(mp_limb_t *x)
 
 static void from_bytes(mp_limb_t *x, const uint8_t b[MU_BYTES])
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(x, b, MU_BYTES); /* the limbs are little-endian words already */
+#else
     const size_t lb = sizeof(mp_limb_t);
     for (size_t i = 0; i < MU_LIMBS; i++) {
         mp_limb_t v = 0;
         for (size_t k = 0; k < lb; k++) v |= (mp_limb_t)b[i * lb + k] << (8 * k);
         x[i] = v;
     }
+#endif
 }
 
 /* x = x * y mod p, both below 2^3072; the result below 2^3072. */

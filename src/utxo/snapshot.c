@@ -260,6 +260,7 @@ int bk_utxo_snapshot_next(bk_utxo_snapshot *s, bk_utxo *u)
             bk_reader_init(&r, s->buf + s->pos, s->len - s->pos);
         }
         size_t coin_start = s->pos;
+        uint64_t coin_off = s->base + coin_start; /* skip() below may move the buffer */
         uint64_t vout = bk_read_compact_size(&r, 1);
         /* Scan the coin's head first: an oversized script (Core skips its
          * bytes) may be larger than the buffer. */
@@ -280,7 +281,7 @@ int bk_utxo_snapshot_next(bk_utxo_snapshot *s, bk_utxo *u)
             uint64_t amount = bk_read_varint(&r);
             (void)bk_read_varint(&r);
             s->pos += r.pos;
-            if (skip(s, nsize - 6, s->base + coin_start + nsize_pos) != BK_OK) return 0;
+            if (skip(s, nsize - 6, coin_off + nsize_pos) != BK_OK) return 0;
             u->coin.height = (uint32_t)(code >> 1);
             u->coin.coinbase = (uint8_t)(code & 1);
             u->coin.value = (int64_t)bk_amount_decompress(amount);
@@ -295,13 +296,13 @@ int bk_utxo_snapshot_next(bk_utxo_snapshot *s, bk_utxo *u)
             s->pos += r.pos;
         }
         if (!bk_money_range(u->coin.value)) {
-            bk_error_set(&s->err, BK_ERR_VALUE, s->base + coin_start,
+            bk_error_set(&s->err, BK_ERR_VALUE, coin_off,
                          "bad tx out value after %llu coins (outside MoneyRange)",
                          (unsigned long long)s->coins_read);
             return 0;
         }
         if (s->have_max_height && u->coin.height > s->max_height) {
-            bk_error_set(&s->err, BK_ERR_VALUE, s->base + coin_start,
+            bk_error_set(&s->err, BK_ERR_VALUE, coin_off,
                          "coin height %u above the base block's height %u (bad snapshot data after %llu coins)",
                          u->coin.height, s->max_height, (unsigned long long)s->coins_read);
             return 0;

@@ -11,8 +11,44 @@
 #include <blockkit/utxo.h>
 #include <blockkit/sha256.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* MuHash with worker threads: coins' TxOutSer go into batches that workers
+ * multiply into their own accumulators (the product does not depend on
+ * the order); the partial products are combined at the end. At most
+ * 2 x threads + 1 batches exist, so memory stays bounded. */
+#define MU_BATCH_COINS 1024
+#define MU_BATCH_BYTES (256u << 10)
+#define MU_MAX_THREADS 64
+
+typedef struct mu_batch {
+    uint8_t *bytes;
+    uint32_t lens[MU_BATCH_COINS];
+    size_t n, nbytes;
+    struct mu_batch *next;
+} mu_batch;
+
+typedef struct mu_pool mu_pool;
+struct mu_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work, room;
+    mu_batch *full_head, *full_tail, *free_list;
+    mu_batch *cur;
+    int shutdown;
+    unsigned nthreads, started;
+    pthread_t th[MU_MAX_THREADS];
+    bk_muhash part[MU_MAX_THREADS];
+    mu_batch *all;
+    size_t nbatches;
+    struct mu_worker_arg {
+        struct mu_pool *pool;
+        unsigned idx;
+    } args[MU_MAX_THREADS];
+};
+
+#define BK_UTXO_GROUP_MAX (64u << 20)
 
 typedef struct stats_coin {
     uint32_t vout;
@@ -30,7 +66,157 @@ typedef struct stats_priv {
     size_t n_coins, cap_coins;
     uint8_t *bytes;
     size_t n_bytes, cap_bytes;
+    unsigned threads;
+    mu_pool *pool;
 } stats_priv;
+
+typedef struct mu_worker_arg mu_worker_arg;
+
+static void *mu_worker(void *arg)
+{
+    mu_pool *pl = ((mu_worker_arg *)arg)->pool;
+    unsigned idx = ((mu_worker_arg *)arg)->idx;
+    bk_muhash *acc = &pl->part[idx];
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        while (!pl->full_head && !pl->shutdown) pthread_cond_wait(&pl->work, &pl->mu);
+        mu_batch *b = pl->full_head;
+        if (!b) {
+            pthread_mutex_unlock(&pl->mu);
+            return NULL;
+        }
+        pl->full_head = b->next;
+        if (!pl->full_head) pl->full_tail = NULL;
+        pthread_mutex_unlock(&pl->mu);
+        size_t off = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            bk_muhash_insert(acc, b->bytes + off, b->lens[i]);
+            off += b->lens[i];
+        }
+        b->n = 0;
+        b->nbytes = 0;
+        pthread_mutex_lock(&pl->mu);
+        b->next = pl->free_list;
+        pl->free_list = b;
+        pthread_cond_signal(&pl->room);
+        pthread_mutex_unlock(&pl->mu);
+    }
+}
+
+static void pool_stop(stats_priv *p)
+{
+    mu_pool *pl = p->pool;
+    if (!pl) return;
+    pthread_mutex_lock(&pl->mu);
+    pl->shutdown = 1;
+    pthread_cond_broadcast(&pl->work);
+    pthread_mutex_unlock(&pl->mu);
+    for (unsigned i = 0; i < pl->started; i++) pthread_join(pl->th[i], NULL);
+    pl->started = 0;
+}
+
+static void pool_free(stats_priv *p)
+{
+    mu_pool *pl = p->pool;
+    if (!pl) return;
+    pool_stop(p);
+    for (size_t i = 0; i < pl->nbatches; i++) bk_free(p->alloc, pl->all[i].bytes, MU_BATCH_BYTES);
+    bk_free(p->alloc, pl->all, pl->nbatches * sizeof *pl->all);
+    pthread_mutex_destroy(&pl->mu);
+    pthread_cond_destroy(&pl->work);
+    pthread_cond_destroy(&pl->room);
+    bk_free(p->alloc, pl, sizeof *pl);
+    p->pool = NULL;
+}
+
+static bk_status pool_start(stats_priv *p, bk_error *err)
+{
+    mu_pool *pl = bk_alloc(p->alloc, sizeof *pl);
+    if (!pl) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(pl, 0, sizeof *pl);
+    pthread_mutex_init(&pl->mu, NULL);
+    pthread_cond_init(&pl->work, NULL);
+    pthread_cond_init(&pl->room, NULL);
+    p->pool = pl;
+    pl->nthreads = p->threads;
+    pl->nbatches = 2 * (size_t)p->threads + 1;
+    pl->all = bk_alloc(p->alloc, pl->nbatches * sizeof *pl->all);
+    if (!pl->all) {
+        pl->nbatches = 0;
+        pool_free(p);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(pl->all, 0, pl->nbatches * sizeof *pl->all);
+    for (size_t i = 0; i < pl->nbatches; i++) {
+        pl->all[i].bytes = bk_alloc(p->alloc, MU_BATCH_BYTES);
+        if (!pl->all[i].bytes) {
+            pool_free(p);
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        }
+        pl->all[i].next = pl->free_list;
+        pl->free_list = &pl->all[i];
+    }
+    for (unsigned i = 0; i < pl->nthreads; i++) {
+        bk_muhash_init(&pl->part[i]);
+        mu_worker_arg *a = &pl->args[i];
+        a->pool = pl;
+        a->idx = i;
+        if (pthread_create(&pl->th[i], NULL, mu_worker, a) != 0) break;
+        pl->started++;
+    }
+    if (pl->started == 0) {
+        pool_free(p);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "cannot start MuHash worker threads");
+    }
+    return BK_OK;
+}
+
+/* Hand the current batch to the workers. */
+static void pool_submit(mu_pool *pl)
+{
+    mu_batch *b = pl->cur;
+    pl->cur = NULL;
+    if (!b) return;
+    if (b->n == 0) {
+        pthread_mutex_lock(&pl->mu);
+        b->next = pl->free_list;
+        pl->free_list = b;
+        pthread_mutex_unlock(&pl->mu);
+        return;
+    }
+    pthread_mutex_lock(&pl->mu);
+    b->next = NULL;
+    if (pl->full_tail) pl->full_tail->next = b;
+    else pl->full_head = b;
+    pl->full_tail = b;
+    pthread_cond_signal(&pl->work);
+    pthread_mutex_unlock(&pl->mu);
+}
+
+static void pool_add(mu_pool *pl, const bk_utxo *u)
+{
+    if (pl->cur && (pl->cur->n == MU_BATCH_COINS || pl->cur->nbytes + BK_UTXO_SER_MAX > MU_BATCH_BYTES))
+        pool_submit(pl);
+    if (!pl->cur) {
+        pthread_mutex_lock(&pl->mu);
+        while (!pl->free_list) pthread_cond_wait(&pl->room, &pl->mu);
+        pl->cur = pl->free_list;
+        pl->free_list = pl->cur->next;
+        pthread_mutex_unlock(&pl->mu);
+    }
+    mu_batch *b = pl->cur;
+    size_t n = bk_utxo_txout_ser(u, b->bytes + b->nbytes);
+    b->lens[b->n++] = (uint32_t)n;
+    b->nbytes += n;
+}
+
+bk_status bk_utxo_stats_set_threads(bk_utxo_stats *st, unsigned threads)
+{
+    stats_priv *p = st->priv_;
+    if (!p || p->pool || st->txouts) return BK_ERR_ARG;
+    p->threads = threads > MU_MAX_THREADS ? MU_MAX_THREADS : threads;
+    return BK_OK;
+}
 
 bk_status bk_utxo_hash_type_parse(const char *s, bk_utxo_hash_type *out)
 {
@@ -170,6 +356,14 @@ bk_status bk_utxo_stats_add(bk_utxo_stats *st, const bk_utxo *u, bk_error *err)
         else st->total_amount = t + v;
     }
     if (st->hash_type == BK_UTXO_HASH_SERIALIZED_3) {
+        /* One transaction's outputs fit one block (at most 1 MB of
+         * non-witness bytes, about 111,000 outputs): their TxOutSer stays far
+         * below this. More is not a chainstate's data, and would only grow
+         * memory. */
+        if (p->n_bytes + BK_UTXO_SER_MAX > BK_UTXO_GROUP_MAX)
+            return bk_error_set(err, BK_ERR_LENGTH, 0,
+                                "one txid with more coins than a block can create (over %u MiB of coin data)",
+                                (unsigned)(BK_UTXO_GROUP_MAX >> 20));
         if (!grow(p->alloc, (void **)&p->coins, &p->cap_coins, p->n_coins + 1, sizeof *p->coins) ||
             !grow(p->alloc, (void **)&p->bytes, &p->cap_bytes, p->n_bytes + BK_UTXO_SER_MAX, 1))
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
@@ -185,9 +379,17 @@ bk_status bk_utxo_stats_add(bk_utxo_stats *st, const bk_utxo *u, bk_error *err)
         p->coins[0].vout = u->vout;
         p->n_coins = 1;
         if (st->hash_type == BK_UTXO_HASH_MUHASH) {
-            uint8_t ser[BK_UTXO_SER_MAX];
-            size_t n = bk_utxo_txout_ser(u, ser);
-            bk_muhash_insert(&p->mu, ser, n);
+            if (p->threads > 1 && !p->pool) {
+                bk_status s = pool_start(p, err);
+                if (s != BK_OK) return s;
+            }
+            if (p->pool) {
+                pool_add(p->pool, u);
+            } else {
+                uint8_t ser[BK_UTXO_SER_MAX];
+                size_t n = bk_utxo_txout_ser(u, ser);
+                bk_muhash_insert(&p->mu, ser, n);
+            }
         }
     }
     return BK_OK;
@@ -205,6 +407,12 @@ bk_status bk_utxo_stats_end(bk_utxo_stats *st, bk_error *err)
         bk_sha256_final(&p->sha, h);
         bk_sha256(st->hash, h, 32);
     } else if (st->hash_type == BK_UTXO_HASH_MUHASH) {
+        if (p->pool) {
+            pool_submit(p->pool);
+            pool_stop(p);
+            for (unsigned i = 0; i < p->pool->nthreads; i++) bk_muhash_combine(&p->mu, &p->pool->part[i]);
+            pool_free(p);
+        }
         bk_muhash_finalize(&p->mu, st->hash);
     }
     return BK_OK;
@@ -214,6 +422,7 @@ void bk_utxo_stats_free(bk_utxo_stats *st)
 {
     stats_priv *p = st->priv_;
     if (!p) return;
+    pool_free(p);
     const bk_allocator *a = p->alloc;
     bk_free(a, p->coins, p->cap_coins * sizeof *p->coins);
     bk_free(a, p->bytes, p->cap_bytes);
