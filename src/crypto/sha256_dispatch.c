@@ -431,6 +431,22 @@ static void calibrate(void)
         for (int s = 0; s < BK_SHA256_NSHAPES; s++) auto_names[s] = fallback->name;
     }
     for (int s = 0; s < BK_SHA256_NSHAPES; s++) cal.chosen[s] = auto_names[s];
+#if defined(__x86_64__)
+    /* The AVX-512 driver's SHA-NI tail: the stream count that measured
+     * fastest on segmented messages. */
+    {
+        const bk_sha256_impl *v[3] = {&bk_sha256_backend_shani, &bk_sha256_backend_shani_x3,
+                                      &bk_sha256_backend_shani_x2};
+        static const unsigned streams[3] = {4, 3, 2};
+        double best_ns = 0;
+        for (size_t i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++)
+                if (ok[i] == v[j] && (best_ns == 0 || cal.ns[i][BK_SHA256_SHAPE_MSGS] < best_ns)) {
+                    best_ns = cal.ns[i][BK_SHA256_SHAPE_MSGS];
+                    atomic_store_explicit(&bk_sha256_shani_tail_streams, streams[j], memory_order_relaxed);
+                }
+    }
+#endif
     cal.elapsed_ms = (now_ns() - t0) / 1e6;
     cal.cpu_ms = (cpu_ns() - c0) / 1e6;
 }
