@@ -276,10 +276,11 @@ static size_t candidates(const bk_sha256_impl **c)
 
 /* ---- calibration ---- */
 
-/* Work per sample: 64 messages or nodes (two full 32-message AVX-512
- * steps), 64 txid-shaped segmented messages of 60..400 bytes, 16 blocks of
- * one stream. A sample of the slowest backend (portable) takes ~0.1 ms. */
-enum { CAL_N64 = 64, CAL_NMSG = 64, CAL_NSTREAM = 16, CAL_MSGBYTES = 400, CAL_ROUNDS = 5 };
+/* Work per sample: 40 messages or nodes (a full 32-message AVX-512 step
+ * and a remainder, like a merkle level), 48 txid-shaped segmented messages
+ * of 60..300 bytes, 16 blocks of one stream. A round of the slowest backend
+ * (portable) takes ~0.07 ms here. */
+enum { CAL_N64 = 40, CAL_NMSG = 48, CAL_NSTREAM = 16, CAL_MSGBYTES = 300, CAL_ROUNDS = 5 };
 /* Rounds after the first stop once this much of the thread's CPU time is
  * spent (a preempted sample costs wall time, not CPU time, and loses the
  * best-of comparison anyway), or after the second once this much wall time
