@@ -248,25 +248,11 @@ BK_INLINE void schedule_d(v16 w[64])
         sy[6] = ADD(sy[6], yg); sy[7] = ADD(sy[7], yh);                                \
     } while (0)
 
-/* 64 rounds in two groups over their schedules (W + K added here). The
- * loop of eight (not unrolled) keeps the code in the micro-op cache. */
+/* 64 rounds in two groups over their schedules (W + K added here), as
+ * straight-line code: the message driver runs one compression per step,
+ * whose code fits the micro-op cache (the 64-byte kernels, three
+ * compressions per step, run eight-round loops instead). */
 BK_INLINE void rounds2_w(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
-{
-    DECL2(sx, sy);
-#define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
-#define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
-    BK_ROUND_LOOP
-    for (int i = 0; i < 64; i += 8) {
-        ROUNDS8_2(WX_, WY_, i);
-    }
-#undef WX_
-#undef WY_
-    FEED2(sx, sy);
-}
-
-/* The same as straight-line code (the message driver: one compression
- * per step, so the code of one fits the micro-op cache). */
-BK_INLINE void rounds2_w_unrolled(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
@@ -280,7 +266,8 @@ BK_INLINE void rounds2_w_unrolled(v16 sx[8], const v16 wx[64], v16 sy[8], const 
     FEED2(sx, sy);
 }
 
-/* The same from the IV (sx, sy hold it): round 0 folded. */
+/* 64 rounds in two groups from the IV (sx, sy hold it): round 0 folded,
+ * then eight-round loops. */
 BK_INLINE void rounds2_w_iv(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
 {
     DECL2(sx, sy);
@@ -550,7 +537,7 @@ static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const uint8_t 
     load16(wy, blk + 16);
     schedule(wx);
     schedule(wy);
-    rounds2_w_unrolled(sx, wx, sy, wy);
+    rounds2_w(sx, wx, sy, wy);
 }
 
 /* Messages in flight on 32 lanes, states in registers. Once no messages
