@@ -248,14 +248,16 @@ BK_INLINE void schedule_d(v16 w[64])
         sy[6] = ADD(sy[6], yg); sy[7] = ADD(sy[7], yh);                                \
     } while (0)
 
-/* 64 rounds in two groups over their schedules (W + K added here). The
- * loop of eight (not unrolled) keeps the code in the micro-op cache. */
+/* 64 rounds in two groups over their schedules (W + K added here), as
+ * straight-line code: the message driver runs one compression per step,
+ * whose code fits the micro-op cache (the 64-byte kernels, three
+ * compressions per step, run eight-round loops instead). */
 BK_INLINE void rounds2_w(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
 #define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
-    BK_ROUND_LOOP
+    BK_PRAGMA_(GCC unroll 8)
     for (int i = 0; i < 64; i += 8) {
         ROUNDS8_2(WX_, WY_, i);
     }
@@ -264,7 +266,8 @@ BK_INLINE void rounds2_w(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64
     FEED2(sx, sy);
 }
 
-/* The same from the IV (sx, sy hold it): round 0 folded. */
+/* 64 rounds in two groups from the IV (sx, sy hold it): round 0 folded,
+ * then eight-round loops. */
 BK_INLINE void rounds2_w_iv(v16 sx[8], const v16 wx[64], v16 sy[8], const v16 wy[64])
 {
     DECL2(sx, sy);
@@ -326,7 +329,7 @@ BK_INLINE void rounds1_w(v16 s[8], const v16 w[64])
 {
     v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
 #define WK_(i) ADD(w[i], SET1(bk_sha256_k[i]))
-    BK_ROUND_LOOP
+    BK_PRAGMA_(GCC unroll 8)
     for (int i = 0; i < 64; i += 8) {
         ROUNDS8(WK_, i);
     }
@@ -402,12 +405,55 @@ static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 
 typedef struct mdrv {
     const bk_sha256_msg *msgs;
-    size_t n, next;
+    size_t n, left;           /* messages, and how many are not started */
+    size_t pos[2];            /* scan positions of the two passes (next_msg) */
+    uint64_t thresh;          /* "long": more bytes than this */
     uint8_t *out;
     bk_lane L[32];
     const uint8_t *blk[32];   /* the lane's next block, NULL = idle */
     unsigned active[2];       /* busy lanes per group */
 } mdrv;
+
+static uint64_t msg_len(const bk_sha256_msg *m)
+{
+    uint64_t len = 0;
+    for (size_t i = 0; i < m->nsegs; i++) len += m->segs[i].len;
+    return len;
+}
+
+/* The next message to start: first the long ones (more than twice the
+ * mean length), then the rest, each pass in order. A long message started
+ * last would keep one lane busy while the other 31 idle; started first it
+ * runs alongside the short ones. Digests go to their own slots, so the
+ * order is free. */
+static void msgs_begin(mdrv *d)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < d->n; i++) total += msg_len(&d->msgs[i]);
+    d->thresh = d->n ? 2 * (total / d->n) : 0;
+    d->pos[0] = d->pos[1] = 0;
+    d->left = d->n;
+}
+
+static int next_msg(mdrv *d, bk_lane *l)
+{
+    size_t i = d->n;
+    while (d->pos[0] < d->n) {
+        size_t j = d->pos[0]++;
+        if (msg_len(&d->msgs[j]) > d->thresh) {
+            i = j;
+            break;
+        }
+    }
+    while (i == d->n && d->pos[1] < d->n) {
+        size_t j = d->pos[1]++;
+        if (msg_len(&d->msgs[j]) <= d->thresh) i = j;
+    }
+    if (i == d->n) return 0;
+    bk_lane_start(l, &d->msgs[i], d->out + 32 * i);
+    d->left--;
+    return 1;
+}
 
 /* Lane l's state words out of the group state s. */
 BK_INLINE void lane_state(const v16 s[8], unsigned l, uint32_t st[8])
@@ -437,11 +483,7 @@ static void advance_group(mdrv *d, unsigned g, v16 s[8])
             }
             for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
             p = bk_lane_hash_done(&d->L[i], st);
-            if (!p && d->next < d->n) {
-                bk_lane_start(&d->L[i], &d->msgs[d->next], d->out + 32 * d->next);
-                d->next++;
-                p = bk_lane_block(&d->L[i]);
-            }
+            if (!p && next_msg(d, &d->L[i])) p = bk_lane_block(&d->L[i]);
             reset |= (__mmask16)(1u << l);
             if (!p) d->active[g]--;
         }
@@ -478,27 +520,47 @@ static void compact(mdrv *d, v16 s0[8], v16 s1[8])
     for (int j = 0; j < 8; j++) s0[j] = _mm512_loadu_si512(t0[j]);
 }
 
+/* One block in each lane of one group / of two groups (separate functions:
+ * the other group's state is not live in the rounds, so nothing spills). */
+static __attribute__((noinline)) void step1(v16 s[8], const uint8_t *const *blk)
+{
+    v16 w[64];
+    load16(w, blk);
+    schedule(w);
+    rounds1_w(s, w);
+}
+
+static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const uint8_t *const *blk)
+{
+    v16 wx[64], wy[64];
+    load16(wx, blk);
+    load16(wy, blk + 16);
+    schedule(wx);
+    schedule(wy);
+    rounds2_w(sx, wx, sy, wy);
+}
+
 /* Messages in flight on 32 lanes, states in registers. Once no messages
  * remain, group 1 is folded into group 0 when its lanes fit, and once no
  * more than drain_at lanes are busy (typically one long transaction among
- * short ones) the rest is finished with SHA-NI four streams at a time, or
- * one stream each with compress1. */
+ * short ones) the rest is finished with SHA-NI streams (as many at a time
+ * as the calibration measured fastest), or one stream each with compress1.
+ * The tail matters: block 413567's txids (a few 16-65 KB transactions in
+ * batches of 512) take 12% longer draining at 4 lanes than at 8 or 12. */
 static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
                          void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
                          int shani, unsigned drain_at)
 {
     mdrv d;
-    v16 wx[64], wy[64], sx[8], sy[8];
+    v16 sx[8], sy[8];
     d.msgs = msgs;
     d.n = n;
-    d.next = 0;
     d.out = out;
     d.active[0] = d.active[1] = 0;
+    msgs_begin(&d);
     for (unsigned i = 0; i < 32; i++) {
         d.blk[i] = NULL;
-        if (d.next < n) {
-            bk_lane_start(&d.L[i], &msgs[d.next], out + 32 * d.next);
-            d.next++;
+        if (next_msg(&d, &d.L[i])) {
             d.blk[i] = bk_lane_block(&d.L[i]);
             d.active[i / 16]++;
         }
@@ -506,27 +568,19 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     state_iv(sx);
     state_iv(sy);
     for (;;) {
-        if (d.next >= n) {
+        if (d.left == 0) {
             if (d.active[1] && d.active[0] + d.active[1] <= 16) compact(&d, sx, sy);
             if (d.active[0] + d.active[1] <= drain_at) break;
         }
         if (d.active[0] && d.active[1]) {
-            load16(wx, d.blk);
-            load16(wy, d.blk + 16);
-            schedule(wx);
-            schedule(wy);
-            rounds2_w(sx, wx, sy, wy);
+            step2(sx, sy, d.blk);
             advance_group(&d, 0, sx);
             advance_group(&d, 1, sy);
         } else if (d.active[0]) {
-            load16(wx, d.blk);
-            schedule(wx);
-            rounds1_w(sx, wx);
+            step1(sx, d.blk);
             advance_group(&d, 0, sx);
         } else if (d.active[1]) {
-            load16(wy, d.blk + 16);
-            schedule(wy);
-            rounds1_w(sy, wy);
+            step1(sy, d.blk + 16);
             advance_group(&d, 1, sy);
         } else {
             return;
@@ -573,7 +627,7 @@ static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
         bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
         return;
     }
-    hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 8);
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 12);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {

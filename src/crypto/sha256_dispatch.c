@@ -276,10 +276,11 @@ static size_t candidates(const bk_sha256_impl **c)
 
 /* ---- calibration ---- */
 
-/* Work per sample: 64 messages or nodes (two full 32-message AVX-512
- * steps), 64 txid-shaped segmented messages of 60..400 bytes, 16 blocks of
- * one stream. A sample of the slowest backend (portable) takes ~0.1 ms. */
-enum { CAL_N64 = 64, CAL_NMSG = 64, CAL_NSTREAM = 16, CAL_MSGBYTES = 400, CAL_ROUNDS = 5 };
+/* Work per sample: 40 messages or nodes (a full 32-message AVX-512 step
+ * and a remainder, like a merkle level), 48 txid-shaped segmented messages
+ * of 60..300 bytes, 16 blocks of one stream. A round of the slowest backend
+ * (portable) takes ~0.07 ms here. */
+enum { CAL_N64 = 40, CAL_NMSG = 48, CAL_NSTREAM = 16, CAL_MSGBYTES = 300, CAL_ROUNDS = 5 };
 /* Rounds after the first stop once this much of the thread's CPU time is
  * spent (a preempted sample costs wall time, not CPU time, and loses the
  * best-of comparison anyway), or after the second once this much wall time
@@ -431,6 +432,22 @@ static void calibrate(void)
         for (int s = 0; s < BK_SHA256_NSHAPES; s++) auto_names[s] = fallback->name;
     }
     for (int s = 0; s < BK_SHA256_NSHAPES; s++) cal.chosen[s] = auto_names[s];
+#if defined(__x86_64__)
+    /* The AVX-512 driver's SHA-NI tail: the stream count that measured
+     * fastest on segmented messages. */
+    {
+        const bk_sha256_impl *v[3] = {&bk_sha256_backend_shani, &bk_sha256_backend_shani_x3,
+                                      &bk_sha256_backend_shani_x2};
+        static const unsigned streams[3] = {4, 3, 2};
+        double best_ns = 0;
+        for (size_t i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++)
+                if (ok[i] == v[j] && (best_ns == 0 || cal.ns[i][BK_SHA256_SHAPE_MSGS] < best_ns)) {
+                    best_ns = cal.ns[i][BK_SHA256_SHAPE_MSGS];
+                    atomic_store_explicit(&bk_sha256_shani_tail_streams, streams[j], memory_order_relaxed);
+                }
+    }
+#endif
     cal.elapsed_ms = (now_ns() - t0) / 1e6;
     cal.cpu_ms = (cpu_ns() - c0) / 1e6;
 }

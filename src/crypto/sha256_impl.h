@@ -9,6 +9,8 @@
 
 #include <blockkit/sha256.h>
 
+#include <stdatomic.h>
+
 extern const uint32_t bk_sha256_k[64];
 extern const uint32_t bk_sha256_iv[8];
 /* W[i] + K[i] for the padding block of a 64-byte message (0x80, zeros, bit
@@ -41,9 +43,13 @@ extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
 /* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
 void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 /* SHA-NI: finish k lanes already in flight (sha256_lane.h; states[i] the
- * state of lanes[i], blocks[i] its next block), four at a time; no new
+ * state of lanes[i], blocks[i] its next block), several at a time; no new
  * messages are started. For the AVX-512 driver's tail. */
 struct bk_lane;
+/* How many streams bk_sha256_shani_finish_lanes interleaves (1..4; the
+ * calibration stores the count of the fastest SHA-NI variant; relaxed
+ * atomic: any value is correct, only speed differs). */
+extern _Atomic unsigned bk_sha256_shani_tail_streams;
 void bk_sha256_shani_finish_lanes(struct bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k);
 #endif

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 
 #define BK_INLINE static inline __attribute__((always_inline))
+#define BK_PRAGMA(x) _Pragma(#x)
 
 /* One stream: state as the SHA-NI register pair (ABEF, CDGH) and the four
  * message-schedule registers of the block in flight. */
@@ -402,7 +403,7 @@ typedef struct slots {
 } slots;
 
 /* Fill slot i with new work; 0 when there is none. */
-static int slot_fill(slots *S, unsigned i, bk_lane *spare)
+BK_INLINE int slot_fill(slots *S, unsigned i, bk_lane *spare)
 {
     if (S->next < S->n) {
         bk_lane_start(spare, &S->msgs[S->next], S->out + 32 * S->next);
@@ -422,29 +423,37 @@ static int slot_fill(slots *S, unsigned i, bk_lane *spare)
     return 0;
 }
 
-/* Slot i's next block after a compression. */
-static void slot_next(slots *S, unsigned i)
+/* K (constant) busy slots with their states copied into locals, so they
+ * stay in registers, until one slot's message is done; then back to S. */
+BK_INLINE void run_k(slots *S, unsigned K)
 {
-    bk_lane *l = S->ln[i];
-    const uint8_t *p = bk_lane_block(l);
-    if (!p) {
-        uint32_t s[8];
-        state_store(&S->x[i], s);
-        p = bk_lane_hash_done(l, s);
-        state_iv(&S->x[i]);
+    st x[4];
+    BK_PRAGMA(GCC unroll 4)
+    for (unsigned i = 0; i < K; i++) x[i] = S->x[i];
+    for (;;) {
+        BK_PRAGMA(GCC unroll 4)
+        for (unsigned i = 0; i < K; i++) msg_load(&x[i], S->p[i]);
+        if (K == 4) rounds4(&x[0], &x[1], &x[2], &x[3]);
+        else if (K == 3) rounds3(&x[0], &x[1], &x[2]);
+        else if (K == 2) rounds2(&x[0], &x[1]);
+        else rounds1(&x[0]);
+        int ended = 0;
+        BK_PRAGMA(GCC unroll 4)
+        for (unsigned i = 0; i < K; i++) {
+            const uint8_t *p = bk_lane_block(S->ln[i]);
+            if (!p) {
+                uint32_t st8[8];
+                state_store(&x[i], st8);
+                p = bk_lane_hash_done(S->ln[i], st8);
+                state_iv(&x[i]);
+                ended |= !p;
+            }
+            S->p[i] = p;
+        }
+        if (ended) break;
     }
-    if (p) {
-        S->p[i] = p;
-        return;
-    }
-    if (slot_fill(S, i, l)) return;
-    /* Nothing left: the last slot moves here. */
-    S->k--;
-    if (i != S->k) {
-        S->x[i] = S->x[S->k];
-        S->ln[i] = S->ln[S->k];
-        S->p[i] = S->p[S->k];
-    }
+    BK_PRAGMA(GCC unroll 4)
+    for (unsigned i = 0; i < K; i++) S->x[i] = x[i];
 }
 
 static void slots_run(slots *S, bk_lane *own)
@@ -453,15 +462,24 @@ static void slots_run(slots *S, bk_lane *own)
     for (unsigned i = 0; i < S->max; i++)
         if (slot_fill(S, S->k, own ? &own[i] : NULL)) S->k++;
     while (S->k) {
-        for (unsigned i = 0; i < S->k; i++) msg_load(&S->x[i], S->p[i]);
         switch (S->k) {
-        case 4: rounds4(&S->x[0], &S->x[1], &S->x[2], &S->x[3]); break;
-        case 3: rounds3(&S->x[0], &S->x[1], &S->x[2]); break;
-        case 2: rounds2(&S->x[0], &S->x[1]); break;
-        default: rounds1(&S->x[0]); break;
+        case 4: run_k(S, 4); break;
+        case 3: run_k(S, 3); break;
+        case 2: run_k(S, 2); break;
+        default: run_k(S, 1); break;
         }
-        /* Backwards: a slot moved into i comes from above, already advanced. */
-        for (unsigned i = S->k; i-- > 0;) slot_next(S, i);
+        /* Refill the slots whose message is done, else close them up (from
+         * the top: a slot moved into i comes from above, already settled). */
+        for (unsigned i = S->k; i-- > 0;) {
+            if (S->p[i]) continue;
+            if (slot_fill(S, i, S->ln[i])) continue;
+            S->k--;
+            if (i != S->k) {
+                S->x[i] = S->x[S->k];
+                S->ln[i] = S->ln[S->k];
+                S->p[i] = S->p[S->k];
+            }
+        }
     }
 }
 
@@ -485,6 +503,8 @@ static void hashd_msgs_x4(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { h
 static void hashd_msgs_x3(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 3); }
 static void hashd_msgs_x2(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 2); }
 
+_Atomic unsigned bk_sha256_shani_tail_streams = 4;
+
 void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k)
 {
@@ -497,7 +517,8 @@ void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
     S.pend_blk = blocks;
     S.npend = k;
     S.taken = 0;
-    S.max = 4;
+    S.max = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    if (S.max < 1 || S.max > 4) S.max = 4;
     slots_run(&S, NULL);
 }
 
