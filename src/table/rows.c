@@ -223,6 +223,12 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_coin c;
             if (bk_undo_next_tx(&ui, &nc))
                 while (nc-- && bk_undo_next_coin(&ui, &c)) is += c.value;
+            /* Core: CHECK_NONFATAL(MoneyRange(fee)) - a fee outside [0, 21e6 BTC]
+             * means the undo record is not this block's. */
+            if (is - os < 0 || is - os > (int64_t)2100000000000000)
+                return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                                    "undo data does not match block: fee out of range in tx %zu (inputs %lld, "
+                                    "outputs %lld)", i, (long long)is, (long long)os);
             fee_total += is - os;
         }
         in_total += is;

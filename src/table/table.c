@@ -474,6 +474,14 @@ static void remove_older_partials(const bk_chunk_file *f)
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         if (strncmp(n, name, plen) != 0 || !strcmp(n, name)) continue;
+        size_t flen = strlen(name);
+        if (!strncmp(n, name, flen) && !strncmp(n + flen, ".tmp-", 5)) {
+            /* a killed run's temporary file of this chunk */
+            char p[BK_CHUNK_PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", dir, n);
+            unlink(p);
+            continue;
+        }
         const char *ndot = strrchr(n, '.');
         if (!ndot || strcmp(ndot, dot) != 0 || (size_t)(ndot - n) != (size_t)(dot - name)) continue;
         char p[BK_CHUNK_PATH_MAX * 2];
@@ -491,8 +499,10 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
         bk_writer_reset(&f->buf);
     }
     if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
-    if (st == BK_OK && (fsync(f->fd) != 0 || close(f->fd) != 0)) {
-        st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
+    int sync_failed = st == BK_OK && fsync(f->fd) != 0;
+    int e_sync = errno;
+    if (st == BK_OK && (sync_failed | (close(f->fd) != 0))) {
+        st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(sync_failed ? e_sync : errno));
         f->fd = -1;
         unlink(f->tmp_path);
     } else if (st == BK_OK) {
