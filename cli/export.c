@@ -35,6 +35,7 @@ static const char export_help[] =
     "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default all)\n"
     "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
     "  --compression C       parquet: zstd (default), snappy, none\n"
+    "  --zstd-level N        -7 (fastest) .. 19 (default 1)\n"
     "  --start H             first height (default 0)\n"
     "  --end H|-N            last height (default the tip); -N: N blocks below the tip\n"
     "  --chunk-size N        heights per chunk file (default 10000)\n"
@@ -131,6 +132,10 @@ static int export_main(int argc, char **argv)
             else if (!strcmp(a, "--datasets")) ok = bk_export_datasets_parse(v, &o.datasets) == BK_OK;
             else if (!strcmp(a, "--format")) ok = bk_table_format_parse(v, &o.format) == BK_OK;
             else if (!strcmp(a, "--compression")) ok = bk_pq_codec_parse(v, &o.pq.codec) == BK_OK;
+            else if (!strcmp(a, "--zstd-level")) {
+                ok = parse_i64(v, &n) && n >= -7 && n <= 19;
+                o.pq.zstd_level = (int)n;
+            }
             else if (!strcmp(a, "--start")) ok = parse_i64(v, &o.start) && o.start >= 0;
             else if (!strcmp(a, "--end")) {
                 ok = parse_i64(v, &n);

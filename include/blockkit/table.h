@@ -58,6 +58,11 @@ typedef struct bk_table_writer {
     uint64_t text_bytes;
     bk_status status;
     char msg[BK_ERROR_MSG_MAX];
+    /* text formats: the last timestamp's text */
+    int ts_valid, ts_type;
+    int64_t ts_value;
+    size_t ts_len;
+    char ts_text[40];
 } bk_table_writer;
 
 /* Open a writer of ncols columns (array and names must outlive it) into

@@ -52,6 +52,7 @@ typedef struct pq_col {
     bk_writer dict;        /* PLAIN entries */
     dict_ent *ents;
     size_t nents, ents_cap;
+    uint32_t last_idx;
     uint32_t *table;       /* entry + 1, 0 empty */
     size_t table_cap;
     /* finished pages of the chunk */
@@ -452,13 +453,21 @@ static int dict_rehash(bk_pq_writer *w, pq_col *c, size_t cap)
 /* The dictionary index of the value bytes p[0..n), inserting it. */
 static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, uint32_t *idx_out)
 {
+    /* Runs of one value (block_hash, block_number on every row of a block). */
+    if (c->nents && c->last_idx < c->nents) {
+        const dict_ent *e = &c->ents[c->last_idx];
+        if (e->len == n && !memcmp(c->dict.data + e->off, p, n)) {
+            *idx_out = c->last_idx;
+            return 1;
+        }
+    }
     if ((c->nents + 1) * 2 > c->table_cap && !dict_rehash(w, c, c->table_cap ? c->table_cap * 2 : 1024)) return 0;
     uint32_t mask = (uint32_t)(c->table_cap - 1);
     uint32_t h = hash_bytes(p, n) & mask;
     while (c->table[h]) {
         const dict_ent *e = &c->ents[c->table[h] - 1];
         if (e->len == n && !memcmp(c->dict.data + e->off, p, n)) {
-            *idx_out = c->table[h] - 1;
+            *idx_out = c->last_idx = c->table[h] - 1;
             return 1;
         }
         h = (h + 1) & mask;
@@ -481,7 +490,7 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     c->ents[c->nents].off = (uint32_t)off;
     c->ents[c->nents].len = (uint32_t)n;
     c->table[h] = (uint32_t)c->nents + 1;
-    *idx_out = (uint32_t)c->nents++;
+    *idx_out = c->last_idx = (uint32_t)c->nents++;
     return 1;
 }
 

@@ -5,6 +5,9 @@
 #include <blockkit/script.h>
 #include <blockkit/table.h>
 
+#include "bitcoin/script_internal.h"
+#include "json/json_internal.h"
+
 #include <stdio.h>
 
 #define STR BK_PQ_STRING
@@ -153,10 +156,10 @@ void bk_table_scratch_free(bk_table_scratch *s)
 
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
 static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t c_desc, const uint8_t *s, size_t n,
-                        bk_network net)
+                        bk_network net, bk_xonly_cursor_ *cur)
 {
     bk_script_info info;
-    if (bk_script_info_get(s, n, net, &info) != BK_OK) {
+    if (bk_script_info_get_hint(s, n, net, bk_xonly_cursor_take_(cur, s, n), &info) != BK_OK) {
         bk_table_null(t, c_type); /* unreachable for a known network; keeps the row whole */
         bk_table_null(t, c_addr);
         bk_table_null(t, c_desc);
@@ -164,6 +167,8 @@ static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t
     }
     const char *ty = bk_script_type_name(info.sol.type);
     bk_table_str(t, c_type, ty, strlen(ty));
+    /* Core: ExtractDestination gives no address for PUBKEY. */
+    if (info.sol.type == BK_SCRIPT_PUBKEY) info.address_len = 0;
     if (c_addr < c_desc) {
         if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
         else bk_table_null(t, c_addr);
@@ -203,6 +208,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     if (info->hash) memcpy(bhash, info->hash, 32);
     else bk_block_hash(b, bhash);
     int64_t btime = (int64_t)b->header.time * 1000000;
+    char bhex[64];
+    bk_hex_encode_rev(bhex, bhash, 32);
 
     /* Sums: outputs of every tx, spent coins of every non-coinbase tx. */
     uint64_t n_in = 0, n_out = 0;
@@ -279,19 +286,25 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
 
     if (undo) bk_undo_iter_init(&ui, undo);
     bk_table_writer *tt = w[BK_DS_TRANSACTIONS], *ti = w[BK_DS_INPUTS], *to = w[BK_DS_OUTPUTS];
+    /* Taproot keys decided in batches, in the order the rows take them
+     * (per tx: spent outputs, then outputs; json_internal.h). */
+    bk_xonly_cursor_ cur;
+    bk_xonly_cursor_init_(&cur, b, ti ? undo : NULL);
     for (size_t i = 0; i < n; i++) {
         const bk_tx *tx = &b->txs[i];
         const uint8_t *txid = txids + 32 * i;
+        char txhex[64];
+        bk_hex_encode_rev(txhex, txid, 32);
         int cb = i == 0;
         if (tt) {
-            bk_table_hex(tt, T_HASH, txid, 32, 1);
+            bk_table_str(tt, T_HASH, txhex, 64);
             bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
             bk_table_int(tt, T_SIZE, tx->size);
             bk_table_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
             bk_table_int(tt, T_WEIGHT, bk_tx_weight(tx));
             bk_table_int(tt, T_VERSION, tx->version);
             bk_table_int(tt, T_LOCK_TIME, tx->locktime);
-            bk_table_hex(tt, T_BLOCK_HASH, bhash, 32, 1);
+            bk_table_str(tt, T_BLOCK_HASH, bhex, 64);
             bk_table_int(tt, T_BLOCK_NUMBER, info->height);
             bk_table_int(tt, T_BLOCK_TIMESTAMP, btime);
             bk_table_int(tt, T_INDEX, (int64_t)i);
@@ -312,9 +325,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txin in;
             bk_txin_iter_init(&ii, tx);
             while (bk_txin_next(&ii, &in)) {
-                bk_table_hex(ti, I_TRANSACTION_HASH, txid, 32, 1);
+                bk_table_str(ti, I_TRANSACTION_HASH, txhex, 64);
                 bk_table_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-                bk_table_hex(ti, I_BLOCK_HASH, bhash, 32, 1);
+                bk_table_str(ti, I_BLOCK_HASH, bhex, 64);
                 bk_table_int(ti, I_BLOCK_NUMBER, info->height);
                 bk_table_int(ti, I_BLOCK_TIMESTAMP, btime);
                 bk_table_int(ti, I_INDEX, ii.index - 1);
@@ -342,7 +355,7 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 if (coins && ncoins && bk_undo_next_coin(&ui, &c)) {
                     ncoins--;
                     bk_table_int(ti, I_VALUE, c.value);
-                    script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net);
+                    script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net, &cur);
                     bk_table_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
                     bk_table_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
                 } else {
@@ -360,9 +373,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txout o;
             bk_txout_iter_init(&oi, tx);
             while (bk_txout_next(&oi, &o)) {
-                bk_table_hex(to, O_TRANSACTION_HASH, txid, 32, 1);
+                bk_table_str(to, O_TRANSACTION_HASH, txhex, 64);
                 bk_table_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-                bk_table_hex(to, O_BLOCK_HASH, bhash, 32, 1);
+                bk_table_str(to, O_BLOCK_HASH, bhex, 64);
                 bk_table_int(to, O_BLOCK_NUMBER, info->height);
                 bk_table_int(to, O_BLOCK_TIMESTAMP, btime);
                 bk_table_int(to, O_INDEX, oi.index - 1);
@@ -371,8 +384,10 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
                 /* type, address, desc: the order of the columns here */
                 bk_script_info sinfo;
-                if (bk_script_info_get(o.script, o.script_len, info->net, &sinfo) != BK_OK)
+                if (bk_script_info_get_hint(o.script, o.script_len, info->net,
+                                            bk_xonly_cursor_take_(&cur, o.script, o.script_len), &sinfo) != BK_OK)
                     return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+                if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
                 const char *ty = bk_script_type_name(sinfo.sol.type);
                 bk_table_str(to, O_TYPE, ty, strlen(ty));
                 if (sinfo.address_len) bk_table_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);

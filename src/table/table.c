@@ -252,7 +252,18 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
     char buf[64];
     size_t n;
     if (ty == BK_PQ_TIMESTAMP_MICROS || ty == BK_PQ_TIMESTAMP_MILLIS) {
-        n = format_ts(buf + 1, v, ty == BK_PQ_TIMESTAMP_MICROS);
+        /* one block's rows repeat its time: keep the last text */
+        if (t->ts_valid && t->ts_value == v && t->ts_type == (int)ty) {
+            n = t->ts_len;
+            memcpy(buf + 1, t->ts_text, n);
+        } else {
+            n = format_ts(buf + 1, v, ty == BK_PQ_TIMESTAMP_MICROS);
+            memcpy(t->ts_text, buf + 1, n);
+            t->ts_len = n;
+            t->ts_value = v;
+            t->ts_type = (int)ty;
+            t->ts_valid = 1;
+        }
         if (t->format == BK_TABLE_NDJSON || w == &t->lst) {
             buf[0] = '"';
             buf[n + 1] = '"';
@@ -262,8 +273,15 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
         }
         return;
     }
-    n = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)v);
-    bk_writer_put(w, buf, n);
+    /* decimal, without snprintf (the text formats' hot path) */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *e = buf + sizeof buf, *q = e;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--q = '-';
+    bk_writer_put(w, q, (size_t)(e - q));
 }
 
 void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
