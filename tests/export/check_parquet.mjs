@@ -6,9 +6,16 @@ import { readFileSync } from 'node:fs';
 import { readDuck, readHyp, readWasm } from './readers.mjs';
 import { isDeepStrictEqual } from 'node:util';
 
-const [expectedFile, ...files] = process.argv.slice(2);
+// (or: node check_parquet.mjs --pairs EXPECTED1 FILE1 EXPECTED2 FILE2 ...)
+const args = process.argv.slice(2);
+const jobs = [];
+if (args[0] === '--pairs') for (let i = 1; i + 1 < args.length; i += 2) jobs.push([args[i], [args[i + 1]]]);
+else jobs.push([args[0], args.slice(1)]);
+let bad = 0, nrows = 0, nfiles = 0;
+for (const [expectedFile, files] of jobs) {
 const expected = readFileSync(expectedFile, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
-let bad = 0;
+nrows += expected.length;
+nfiles += files.length;
 for (const f of files) {
   for (const [name, read] of [['duckdb', readDuck], ['hyparquet', readHyp], ['parquet-wasm', readWasm]]) {
     let rows;
@@ -35,5 +42,6 @@ for (const f of files) {
     }
   }
 }
+}
 if (bad) process.exit(1);
-console.log(`ok: ${files.length} files x 3 readers, ${expected.length} rows each`);
+console.log(`ok: ${nfiles} files x 3 readers, ${nrows} rows`);

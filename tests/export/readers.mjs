@@ -52,8 +52,16 @@ const compressors = {
   },
 };
 
+// Timestamps exactly (hyparquet's default parsers make millisecond Dates).
+class Micros { constructor(v) { this.v = v; } }
+const parsers = {
+  timestampFromMilliseconds: m => new Micros(BigInt(m) * 1000n),
+  timestampFromMicroseconds: u => new Micros(BigInt(u)),
+};
+
 function normHyp(v, isTs) {
   if (v === null || v === undefined) return null;
+  if (v instanceof Micros) return v.v.toString();
   if (Array.isArray(v)) return v.map(x => normHyp(x, false));
   if (v instanceof Date) return (BigInt(v.getTime()) * 1000n).toString();
   if (typeof v === 'bigint') return isTs ? v.toString() : v.toString();
@@ -64,7 +72,7 @@ function normHyp(v, isTs) {
 export async function readHyp(file) {
   const buf = readFileSync(file);
   const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
-  const rows = await hyparquet.parquetReadObjects({ file: ab, compressors, utf8: true });
+  const rows = await hyparquet.parquetReadObjects({ file: ab, compressors, utf8: true, parsers });
   return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normHyp(v, false)])));
 }
 
