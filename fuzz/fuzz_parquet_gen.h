@@ -53,7 +53,7 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
                                   uint64_t *rows_out, const bk_allocator *alloc)
 {
     pqgen_in in = {data, size, 0};
-    static char names[8][4];
+    static char names[8][24];
     bk_pq_column cols[8];
     size_t ncols = 1 + pqgen_byte(&in) % 8;
     for (size_t i = 0; i < ncols; i++) {

@@ -296,7 +296,7 @@ static bk_status add_orphans(ex_run *R, ex_worker *W, size_t *cap, bk_error *err
         if ((int64_t)h < R->o->start) continue;
         if (R->njobs == *cap) {
             size_t nc = *cap ? *cap * 2 : 64;
-            ex_job *p = realloc(R->jobs, nc * sizeof *p);
+            ex_job *p = bk_realloc(R->o->alloc, R->jobs, *cap * sizeof *p, nc * sizeof *p);
             if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
             R->jobs = p;
             *cap = nc;
@@ -328,6 +328,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     pthread_mutex_init(&R.mu, NULL);
     ex_worker *workers = NULL;
     int nw = o->workers;
+    size_t cap = 0, chunks_cap = 0;
     bk_status rc = BK_OK;
     double t0 = now_s();
 
@@ -335,7 +336,8 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
     st.chain_seconds = now_s() - t0;
 
-    workers = calloc((size_t)nw, sizeof *workers);
+    workers = bk_alloc(o->alloc, (size_t)nw * sizeof *workers);
+    if (workers) memset(workers, 0, (size_t)nw * sizeof *workers);
     if (!workers) {
         rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto out;
@@ -351,10 +353,9 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     /* Jobs: the best chain from start, then orphans; sorted by height. */
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
     int64_t tip_h = tip ? tip->height : -1;
-    size_t cap = 0;
     if (tip && o->start <= tip_h) {
         cap = (size_t)(tip_h - o->start + 1);
-        R.jobs = calloc(cap, sizeof *R.jobs);
+        R.jobs = bk_alloc(o->alloc, cap * sizeof *R.jobs);
         if (!R.jobs) {
             rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
             goto out;
@@ -364,6 +365,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
             if (!e) continue;
             R.jobs[R.njobs].entry = (uint32_t)(e - R.chain.entries);
             R.jobs[R.njobs].height = h;
+            R.jobs[R.njobs].orphan = 0;
             R.njobs++;
         }
     }
@@ -378,7 +380,9 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     while (R.njobs && R.jobs[R.njobs - 1].height > end) R.njobs--;
 
     /* Chunks. */
-    R.chunks = calloc(R.njobs ? R.njobs : 1, sizeof *R.chunks);
+    chunks_cap = R.njobs ? R.njobs : 1;
+    R.chunks = bk_alloc(o->alloc, chunks_cap * sizeof *R.chunks);
+    if (R.chunks) memset(R.chunks, 0, chunks_cap * sizeof *R.chunks);
     if (!R.chunks) {
         rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto out;
@@ -495,10 +499,10 @@ out:
             if (W->blk_fd >= 0) close(W->blk_fd);
             if (W->rev_fd >= 0) close(W->rev_fd);
         }
-        free(workers);
+        bk_free(o->alloc, workers, (size_t)o->workers * sizeof *workers);
     }
-    free(R.jobs);
-    free(R.chunks);
+    bk_free(o->alloc, R.jobs, cap * sizeof *R.jobs);
+    bk_free(o->alloc, R.chunks, chunks_cap * sizeof *R.chunks);
     bk_chain_free(&R.chain);
 out_nochain:
     bk_blocksdir_close(&R.dir);
