@@ -1,0 +1,679 @@
+/* Private read-only snapshots of LevelDB directories (blockkit/leveldb.h).
+ *
+ * The source directory is only ever read: openat(O_RDONLY|O_NONBLOCK|
+ * O_NOFOLLOW) of regular files, linkat() of table files into the snapshot
+ * (which changes the inode's link count, not the source directory), and
+ * readdir. LevelDB itself only sees the snapshot directory. */
+#include <blockkit/leveldb.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <leveldb/c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A compaction between our reading CURRENT and linking the tables it
+ * names makes us start over; after this many tries the node is compacting
+ * faster than we can snapshot, which is worth an error. */
+#define LDB_SNAPSHOT_TRIES 16
+#define LDB_COPY_CHUNK (1u << 20)
+
+struct bk_ldb {
+    leveldb_t *db;
+    leveldb_options_t *opts;
+    leveldb_readoptions_t *ropts;
+    char dir[4096];
+};
+
+struct bk_ldb_iter {
+    leveldb_iterator_t *it;
+    uint8_t *prefix;
+    size_t plen;
+    int started;
+    int done;
+};
+
+enum { SNAP_OK = 0, SNAP_RETRY = 1, SNAP_FAIL = 2 };
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* Remove every entry of a flat directory, then the directory. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        int dfd = dirfd(d);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            (void)unlinkat(dfd, e->d_name, 0);
+        }
+        closedir(d);
+    }
+    (void)rmdir(dir);
+}
+
+/* Empty the snapshot directory for another try (it stays in place). */
+static void clear_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        (void)unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Open a regular file of the source read-only without blocking on a FIFO
+ * or following a link. -1 with errno on failure; EINVAL for a non-regular
+ * file. */
+static int open_source(int srcfd, const char *name, struct stat *st)
+{
+    int fd = openat(srcfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+/* Copy at most `limit` bytes (UINT64_MAX: to the end) of an open source
+ * file into dstfd/name. The source may grow meanwhile; what we copy is a
+ * prefix, which LevelDB's log reader and our size check both handle. */
+static int copy_fd(int in, int dstfd, const char *name, uint64_t limit, char *buf, bk_error *err,
+                   const char *srcdir)
+{
+    int out = openat(dstfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0)
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot create snapshot file %s: %s", name,
+                            strerror(errno)),
+               SNAP_FAIL;
+    uint64_t done = 0;
+    for (;;) {
+        size_t want = LDB_COPY_CHUNK;
+        if (limit != UINT64_MAX && limit - done < want) want = (size_t)(limit - done);
+        if (want == 0) break;
+        ssize_t r = pread(in, buf, want, (off_t)done);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(out);
+            bk_error_set(err, BK_ERR_IO, done, "cannot read %s/%s: %s", srcdir, name, strerror(e));
+            return SNAP_FAIL;
+        }
+        if (r == 0) break;
+        for (ssize_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0) {
+                if (errno == EINTR) continue;
+                int e = errno;
+                close(out);
+                bk_error_set(err, BK_ERR_IO, 0, "cannot write snapshot file %s: %s", name, strerror(e));
+                return SNAP_FAIL;
+            }
+            off += w;
+        }
+        done += (uint64_t)r;
+    }
+    if (close(out) != 0)
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot write snapshot file %s: %s", name,
+                            strerror(errno)),
+               SNAP_FAIL;
+    return SNAP_OK;
+}
+
+/* Read CURRENT (at most 255 bytes, "MANIFEST-NNNNNN\n") into cur. */
+static int read_current(int srcfd, const char *srcdir, char cur[256], size_t *len, bk_error *err)
+{
+    struct stat st;
+    int fd = open_source(srcfd, "CURRENT", &st);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
+                                "%s is not a LevelDB directory (no CURRENT file)", srcdir),
+                   SNAP_FAIL;
+        if (errno == EINVAL)
+            return bk_error_set(err, BK_ERR_INVALID, 0, "%s/CURRENT is not a regular file", srcdir),
+                   SNAP_FAIL;
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s/CURRENT: %s", srcdir, strerror(errno)),
+               SNAP_FAIL;
+    }
+    ssize_t r;
+    do r = pread(fd, cur, 255, 0);
+    while (r < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s/CURRENT: %s", srcdir, strerror(e)),
+               SNAP_FAIL;
+    cur[r] = 0;
+    *len = (size_t)r;
+    /* Core writes CURRENT by rename, so a torn read means a concurrent
+     * change: try again. */
+    if (r < 10 || cur[r - 1] != '\n' || strncmp(cur, "MANIFEST-", 9) != 0) return SNAP_RETRY;
+    return SNAP_OK;
+}
+
+
+/* ---- MANIFEST: which tables are live, and the next file number ----
+ *
+ * Hard links are safe only for tables LevelDB will never write again: the
+ * live ones of the MANIFEST we copied. A table the node is still writing
+ * (a compaction under way) has a number >= the MANIFEST's next file number,
+ * and LevelDB opening our snapshot may create a file with exactly that
+ * name (O_TRUNC): through a hard link that would truncate the node's file.
+ * So only the live set is linked; nothing else is brought in.
+ *
+ * The MANIFEST is a LevelDB log (32 KiB blocks of records: crc32c, length,
+ * type FULL/FIRST/MIDDLE/LAST) of VersionEdits (doc/impl.md, doc/log_format.md
+ * in LevelDB's sources). libleveldb checks the checksums when it opens the
+ * snapshot; here a malformed manifest makes us copy instead of link. */
+typedef struct ldb_manifest {
+    uint64_t next_file;
+    uint64_t log_number;
+    uint64_t prev_log;
+    uint64_t *live;     /* table numbers */
+    size_t n_live, cap_live;
+} ldb_manifest;
+
+static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        r |= (uint64_t)(b & 127) << shift;
+        if (!(b & 128)) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int skip_slice(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t n;
+    if (!get_varint(p, end, &n) || n > (uint64_t)(end - *p)) return 0;
+    *p += n;
+    return 1;
+}
+
+static int live_add(ldb_manifest *m, uint64_t num)
+{
+    for (size_t i = 0; i < m->n_live; i++)
+        if (m->live[i] == num) return 1;
+    if (m->n_live == m->cap_live) {
+        size_t cap = m->cap_live ? m->cap_live * 2 : 64;
+        uint64_t *l = realloc(m->live, cap * sizeof *l);
+        if (!l) return 0;
+        m->live = l;
+        m->cap_live = cap;
+    }
+    m->live[m->n_live++] = num;
+    return 1;
+}
+
+static void live_del(ldb_manifest *m, uint64_t num)
+{
+    for (size_t i = 0; i < m->n_live; i++)
+        if (m->live[i] == num) {
+            m->live[i] = m->live[--m->n_live];
+            return;
+        }
+}
+
+/* One VersionEdit. 0 on a malformed edit. */
+static int apply_edit(ldb_manifest *m, const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        uint64_t tag, v, level;
+        if (!get_varint(&p, end, &tag)) return 0;
+        switch (tag) {
+        case 1: if (!skip_slice(&p, end)) return 0; break;                     /* comparator */
+        case 2: if (!get_varint(&p, end, &m->log_number)) return 0; break;      /* log number */
+        case 3: if (!get_varint(&p, end, &v)) return 0;                         /* next file */
+                if (v > m->next_file) m->next_file = v;
+                break;
+        case 4: if (!get_varint(&p, end, &v)) return 0; break;                  /* last sequence */
+        case 5: if (!get_varint(&p, end, &level) || !skip_slice(&p, end)) return 0; break; /* compact pointer */
+        case 6: if (!get_varint(&p, end, &level) || !get_varint(&p, end, &v)) return 0;     /* deleted file */
+                live_del(m, v);
+                break;
+        case 7: {                                                               /* new file */
+            uint64_t num, size;
+            if (!get_varint(&p, end, &level) || !get_varint(&p, end, &num) || !get_varint(&p, end, &size) ||
+                !skip_slice(&p, end) || !skip_slice(&p, end))
+                return 0;
+            if (!live_add(m, num)) return 0;
+            break;
+        }
+        case 9: if (!get_varint(&p, end, &m->prev_log)) return 0; break;        /* prev log number */
+        default: return 0;
+        }
+    }
+    return 1;
+}
+
+/* Parse a MANIFEST image; 0 when it does not parse (then nothing is linked). */
+static int parse_manifest(const uint8_t *data, size_t len, ldb_manifest *m)
+{
+    enum { BLOCK = 32768, HDR = 7 };
+    uint8_t *rec = NULL;
+    size_t rlen = 0, rcap = 0;
+    int in_frag = 0, ok = 1;
+    size_t pos = 0;
+    while (ok && pos < len) {
+        size_t left_in_block = BLOCK - pos % BLOCK;
+        if (left_in_block < HDR) {
+            pos += left_in_block; /* trailer padding */
+            continue;
+        }
+        if (len - pos < HDR) break; /* a torn last header: ignore, as LevelDB does */
+        const uint8_t *h = data + pos;
+        size_t n = (size_t)h[4] | (size_t)h[5] << 8;
+        uint8_t type = h[6];
+        if (type == 0 && n == 0) { /* zero fill (preallocation) */
+            pos += left_in_block;
+            continue;
+        }
+        if (HDR + n > left_in_block || pos + HDR + n > len) break; /* torn last record */
+        const uint8_t *payload = h + HDR;
+        pos += HDR + n;
+        if (type == 1) { /* FULL */
+            ok = apply_edit(m, payload, payload + n);
+            in_frag = 0;
+        } else if (type == 2 || type == 3 || type == 4) {
+            if (type == 2) rlen = 0, in_frag = 1;
+            else if (!in_frag) { ok = 0; break; }
+            if (rlen + n > rcap) {
+                size_t cap = (rlen + n) * 2;
+                uint8_t *r = realloc(rec, cap);
+                if (!r) { ok = 0; break; }
+                rec = r;
+                rcap = cap;
+            }
+            memcpy(rec + rlen, payload, n);
+            rlen += n;
+            if (type == 4) {
+                ok = apply_edit(m, rec, rec + rlen);
+                in_frag = 0;
+            }
+        } else {
+            ok = 0;
+        }
+    }
+    free(rec);
+    return ok && m->next_file > 0;
+}
+
+/* Table number of "NNNNNN.ldb" / ".sst", or 0 when the name is not one. */
+static uint64_t table_number(const char *n)
+{
+    uint64_t v = 0;
+    const char *p = n;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') {
+        if (v > (UINT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (uint64_t)(*p++ - '0');
+    }
+    return (!strcmp(p, ".ldb") || !strcmp(p, ".sst")) ? v : 0;
+}
+
+static int is_live(const ldb_manifest *m, uint64_t num)
+{
+    for (size_t i = 0; i < m->n_live; i++)
+        if (m->live[i] == num) return 1;
+    return 0;
+}
+
+static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < 0) { close(fd); return 0; }
+    size_t n = (size_t)st.st_size;
+    uint8_t *b = malloc(n ? n : 1);
+    size_t got = 0;
+    while (b && got < n) {
+        ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!b || got != n) { free(b); return 0; }
+    *out = b;
+    *len = n;
+    return 1;
+}
+
+/* One attempt at a consistent snapshot of srcdir into dstdir. */
+static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk_error *err)
+{
+    char cur[256], cur2[256];
+    size_t curlen = 0, curlen2 = 0;
+    int rc = read_current(srcfd, srcdir, cur, &curlen, err);
+    if (rc != SNAP_OK) return rc;
+    char manifest[256];
+    memcpy(manifest, cur, curlen - 1);
+    manifest[curlen - 1] = 0;
+    if (strchr(manifest, '/')) return bk_error_set(err, BK_ERR_INVALID, 0, "%s/CURRENT names %s", srcdir, manifest), SNAP_FAIL;
+
+    /* The manifest first: its size now is what the tables below must cover. */
+    struct stat mst;
+    int mfd = open_source(srcfd, manifest, &mst);
+    if (mfd < 0) {
+        if (errno == ENOENT) return SNAP_RETRY;
+        if (errno == EINVAL)
+            return bk_error_set(err, BK_ERR_INVALID, 0, "%s/%s is not a regular file", srcdir, manifest),
+                   SNAP_FAIL;
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s/%s: %s", srcdir, manifest, strerror(errno)),
+               SNAP_FAIL;
+    }
+    uint64_t msize = (uint64_t)mst.st_size;
+    rc = copy_fd(mfd, dstfd, manifest, msize, buf, err, srcdir);
+    close(mfd);
+    if (rc != SNAP_OK) return rc;
+    ldb_manifest m = {0};
+    uint8_t *mdata = NULL;
+    size_t mlen = 0;
+    int parsed = read_whole(dstfd, manifest, &mdata, &mlen) && parse_manifest(mdata, mlen, &m);
+    free(mdata);
+
+    /* Tables (linked, or copied), then logs (copied, last: they grow). */
+    for (int pass = 0; pass < 2; pass++) {
+        int dupfd = dup(srcfd);
+        if (dupfd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", srcdir, strerror(errno)), SNAP_FAIL;
+        DIR *d = fdopendir(dupfd);
+        if (!d) {
+            close(dupfd);
+            return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", srcdir, strerror(errno)), SNAP_FAIL;
+        }
+        rewinddir(d);
+        struct dirent *e;
+        rc = SNAP_OK;
+        while (rc == SNAP_OK && (e = readdir(d)) != NULL) {
+            const char *n = e->d_name;
+            uint64_t num = table_number(n);
+            int table = num != 0;
+            int log = ends_with(n, ".log");
+            if (pass == 0 ? !table : !log) continue;
+            /* Only the live tables of our MANIFEST: anything else is obsolete
+             * or still being written (see above). Unparsed: copy them all. */
+            int linkable = parsed && num < m.next_file && is_live(&m, num);
+            if (table && parsed && !linkable) continue;
+            struct stat st;
+            int fd = open_source(srcfd, n, &st);
+            if (fd < 0) {
+                if (errno == ENOENT) rc = SNAP_RETRY; /* removed by a compaction */
+                else if (errno == EINVAL)
+                    rc = SNAP_FAIL, bk_error_set(err, BK_ERR_INVALID, 0, "%s/%s is not a regular file", srcdir, n);
+                else
+                    rc = SNAP_FAIL, bk_error_set(err, BK_ERR_IO, 0, "cannot open %s/%s: %s", srcdir, n, strerror(errno));
+                break;
+            }
+            if (linkable && linkat(fd, "", dstfd, n, AT_EMPTY_PATH) == 0) {
+                close(fd);
+                continue;
+            }
+            if (linkable && linkat(srcfd, n, dstfd, n, 0) == 0) {
+                /* The name may now point at another file than fd (removed and
+                 * recreated): LevelDB never reuses table numbers, so it is the
+                 * same table or an ENOENT above. */
+                close(fd);
+                continue;
+            }
+            rc = copy_fd(fd, dstfd, n, UINT64_MAX, buf, err, srcdir);
+            close(fd);
+        }
+        closedir(d);
+        if (rc != SNAP_OK) {
+            free(m.live);
+            return rc;
+        }
+    }
+    /* Every live table must be here, else a compaction removed one after
+     * the MANIFEST was read. */
+    for (size_t i = 0; parsed && i < m.n_live; i++) {
+        char tn[32];
+        struct stat st;
+        snprintf(tn, sizeof tn, "%06llu.ldb", (unsigned long long)m.live[i]);
+        if (fstatat(dstfd, tn, &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+        snprintf(tn, sizeof tn, "%06llu.sst", (unsigned long long)m.live[i]);
+        if (fstatat(dstfd, tn, &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+        free(m.live);
+        return SNAP_RETRY;
+    }
+    free(m.live);
+
+    /* Consistent only if CURRENT and the manifest did not move on. */
+    rc = read_current(srcfd, srcdir, cur2, &curlen2, err);
+    if (rc != SNAP_OK) return rc;
+    if (curlen2 != curlen || memcmp(cur, cur2, curlen) != 0) return SNAP_RETRY;
+    struct stat mst2;
+    if (fstatat(srcfd, manifest, &mst2, AT_SYMLINK_NOFOLLOW) != 0) return SNAP_RETRY;
+    if ((uint64_t)mst2.st_size != msize) return SNAP_RETRY;
+
+    int cfd = openat(dstfd, "CURRENT", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (cfd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot create snapshot CURRENT: %s", strerror(errno)), SNAP_FAIL;
+    ssize_t w = write(cfd, cur, curlen);
+    if (close(cfd) != 0 || w != (ssize_t)curlen)
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot write snapshot CURRENT"), SNAP_FAIL;
+    return SNAP_OK;
+}
+
+bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk_error *err)
+{
+    if (!db_out || !dbdir) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_open: NULL argument");
+    *db_out = NULL;
+    struct stat st;
+    if (stat(dbdir, &st) != 0)
+        return bk_error_set(err, errno == ENOENT ? BK_ERR_NOT_FOUND : BK_ERR_IO, 0, "cannot open %s: %s", dbdir,
+                            strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "%s is not a directory", dbdir);
+    int srcfd = open(dbdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (srcfd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", dbdir, strerror(errno));
+
+    bk_ldb *db = calloc(1, sizeof *db);
+    char *buf = malloc(LDB_COPY_CHUNK);
+    if (!db || !buf) {
+        free(db);
+        free(buf);
+        close(srcfd);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    if (!tmpdir || !*tmpdir) tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
+    int n = snprintf(db->dir, sizeof db->dir, "%s/blockkit-ldb-XXXXXX", tmpdir);
+    if (n < 0 || (size_t)n >= sizeof db->dir || !mkdtemp(db->dir)) {
+        int e = errno;
+        free(db);
+        free(buf);
+        close(srcfd);
+        return bk_error_set(err, BK_ERR_IO, 0, "cannot make a snapshot directory under %s: %s", tmpdir,
+                            n >= 0 && (size_t)n < sizeof db->dir ? strerror(e) : "path too long");
+    }
+    int dstfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = dstfd < 0 ? SNAP_FAIL : SNAP_RETRY;
+    if (dstfd < 0) bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", db->dir, strerror(errno));
+    for (int attempt = 0; attempt < LDB_SNAPSHOT_TRIES && rc == SNAP_RETRY; attempt++) {
+        if (attempt) {
+            /* Let a flush or compaction under way finish: 1, 2, 4 .. 64 ms. */
+            struct timespec ts = {0, (long)(1000000L << (attempt < 7 ? attempt - 1 : 6))};
+            nanosleep(&ts, NULL);
+            clear_dir(db->dir);
+        }
+        rc = snapshot_once(srcfd, dbdir, dstfd, buf, err);
+    }
+    if (rc == SNAP_RETRY)
+        bk_error_set(err, BK_ERR_IO, 0, "%s kept changing: no consistent snapshot after %d tries", dbdir,
+                     LDB_SNAPSHOT_TRIES);
+    if (dstfd >= 0) close(dstfd);
+    close(srcfd);
+    free(buf);
+    if (rc != SNAP_OK) {
+        remove_tree(db->dir);
+        free(db);
+        return err ? err->status : BK_ERR_IO;
+    }
+
+    db->opts = leveldb_options_create();
+    leveldb_options_set_create_if_missing(db->opts, 0);
+    leveldb_options_set_max_open_files(db->opts, 64);
+    db->ropts = leveldb_readoptions_create();
+    leveldb_readoptions_set_verify_checksums(db->ropts, 1);
+    leveldb_readoptions_set_fill_cache(db->ropts, 0);
+    char *lerr = NULL;
+    db->db = leveldb_open(db->opts, db->dir, &lerr);
+    if (!db->db) {
+        bk_error_set(err, BK_ERR_IO, 0, "LevelDB cannot open a snapshot of %s: %s", dbdir,
+                     lerr ? lerr : "unknown error");
+        leveldb_free(lerr);
+        bk_ldb_close(db);
+        return BK_ERR_IO;
+    }
+    *db_out = db;
+    return BK_OK;
+}
+
+void bk_ldb_close(bk_ldb *db)
+{
+    if (!db) return;
+    if (db->db) leveldb_close(db->db);
+    if (db->ropts) leveldb_readoptions_destroy(db->ropts);
+    if (db->opts) leveldb_options_destroy(db->opts);
+    if (db->dir[0]) remove_tree(db->dir);
+    free(db);
+}
+
+const char *bk_ldb_snapshot_dir(const bk_ldb *db) { return db ? db->dir : ""; }
+
+bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen, uint8_t **val_out, size_t *vlen_out,
+                     bk_error *err)
+{
+    if (!db || !val_out || !vlen_out || (!key && klen))
+        return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_get: NULL argument");
+    *val_out = NULL;
+    *vlen_out = 0;
+    char *lerr = NULL;
+    size_t vlen = 0;
+    char *v = leveldb_get(db->db, db->ropts, (const char *)key, klen, &vlen, &lerr);
+    if (lerr) {
+        bk_error_set(err, BK_ERR_IO, 0, "LevelDB read failed: %s", lerr);
+        leveldb_free(lerr);
+        leveldb_free(v);
+        return BK_ERR_IO;
+    }
+    if (!v) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "key not found");
+    /* leveldb_get's buffer comes from malloc (LevelDB's C API contract:
+     * leveldb_free is free), so it is handed out as is. */
+    *val_out = (uint8_t *)v;
+    *vlen_out = vlen;
+    return BK_OK;
+}
+
+void bk_ldb_free(void *p) { leveldb_free(p); }
+
+bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen, bk_ldb_iter **it_out, bk_error *err)
+{
+    if (!db || !it_out || (!prefix && plen)) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_iter_new: NULL argument");
+    *it_out = NULL;
+    bk_ldb_iter *it = calloc(1, sizeof *it);
+    if (!it) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    if (plen) {
+        it->prefix = malloc(plen);
+        if (!it->prefix) {
+            free(it);
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        }
+        memcpy(it->prefix, prefix, plen);
+    }
+    it->plen = plen;
+    it->it = leveldb_create_iterator(db->db, db->ropts);
+    if (!it->it) {
+        free(it->prefix);
+        free(it);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    *it_out = it;
+    return BK_OK;
+}
+
+int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen)
+{
+    if (!it || it->done) return 0;
+    if (!it->started) {
+        it->started = 1;
+        if (it->plen) leveldb_iter_seek(it->it, (const char *)it->prefix, it->plen);
+        else leveldb_iter_seek_to_first(it->it);
+    } else {
+        leveldb_iter_next(it->it);
+    }
+    if (!leveldb_iter_valid(it->it)) {
+        it->done = 1;
+        return 0;
+    }
+    size_t kl = 0, vl = 0;
+    const char *k = leveldb_iter_key(it->it, &kl);
+    if (kl < it->plen || memcmp(k, it->prefix, it->plen) != 0) {
+        it->done = 1;
+        return 0;
+    }
+    const char *v = leveldb_iter_value(it->it, &vl);
+    if (key) *key = (const uint8_t *)k;
+    if (klen) *klen = kl;
+    if (val) *val = (const uint8_t *)v;
+    if (vlen) *vlen = vl;
+    return 1;
+}
+
+bk_status bk_ldb_iter_status(const bk_ldb_iter *it, bk_error *err)
+{
+    if (!it) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_iter_status: NULL argument");
+    char *lerr = NULL;
+    leveldb_iter_get_error(it->it, &lerr);
+    if (lerr) {
+        bk_error_set(err, BK_ERR_IO, 0, "LevelDB read failed: %s", lerr);
+        leveldb_free(lerr);
+        return BK_ERR_IO;
+    }
+    return BK_OK;
+}
+
+void bk_ldb_iter_free(bk_ldb_iter *it)
+{
+    if (!it) return;
+    if (it->it) leveldb_iter_destroy(it->it);
+    free(it->prefix);
+    free(it);
+}
+
+uint64_t bk_ldb_approximate_size(bk_ldb *db, const uint8_t *start, size_t slen, const uint8_t *limit, size_t llen)
+{
+    if (!db) return 0;
+    const char *s = (const char *)start, *l = (const char *)limit;
+    uint64_t size = 0;
+    leveldb_approximate_sizes(db->db, 1, &s, &slen, &l, &llen, &size);
+    return size;
+}
