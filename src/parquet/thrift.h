@@ -69,7 +69,7 @@ static inline void tc_bool(bk_writer *w, int *last, int id, int v)
 static inline void tc_raw_binary(bk_writer *w, const void *p, size_t n)
 {
     tc_varint(w, n);
-    bk_writer_put(w, p, n);
+    if (n) bk_writer_put(w, p, n);
 }
 
 static inline void tc_binary(bk_writer *w, int *last, int id, const void *p, size_t n)

@@ -16,6 +16,12 @@
 #include <stdio.h>
 #include <zstd.h>
 
+/* bk_writer_put that accepts nothing to write (NULL, 0). */
+static inline void put_n(bk_writer *w, const void *p, size_t n)
+{
+    if (n) bk_writer_put(w, p, n);
+}
+
 #define STAT_MAX 64 /* bytes kept of a string min/max */
 
 /* Physical types (parquet.thrift Type). */
@@ -171,7 +177,7 @@ void bk_pq_rle_encode(bk_writer *out, const uint32_t *v, size_t n, unsigned bw)
             tc_varint(out, (uint64_t)r << 1);
             uint8_t b[4];
             for (size_t k = 0; k < vbytes; k++) b[k] = (uint8_t)(v[i] >> (8 * k));
-            bk_writer_put(out, b, vbytes);
+            put_n(out, b, vbytes);
             i += r;
             continue;
         }
@@ -456,7 +462,7 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     /* Runs of one value (block_hash, block_number on every row of a block). */
     if (c->nents && c->last_idx < c->nents) {
         const dict_ent *e = &c->ents[c->last_idx];
-        if (e->len == n && !memcmp(c->dict.data + e->off, p, n)) {
+        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
             *idx_out = c->last_idx;
             return 1;
         }
@@ -466,7 +472,7 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     uint32_t h = hash_bytes(p, n) & mask;
     while (c->table[h]) {
         const dict_ent *e = &c->ents[c->table[h] - 1];
-        if (e->len == n && !memcmp(c->dict.data + e->off, p, n)) {
+        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
             *idx_out = c->last_idx = c->table[h] - 1;
             return 1;
         }
@@ -482,10 +488,10 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     if (c->ptype == PT_BYTE_ARRAY) {
         uint8_t l[4];
         bk_store_le32(l, (uint32_t)n);
-        bk_writer_put(&c->dict, l, 4);
+        put_n(&c->dict, l, 4);
     }
     size_t off = c->dict.len;
-    bk_writer_put(&c->dict, p, n);
+    put_n(&c->dict, p, n);
     if (bk_writer_status(&c->dict) != BK_OK || off > UINT32_MAX) return 0;
     c->ents[c->nents].off = (uint32_t)off;
     c->ents[c->nents].len = (uint32_t)n;
@@ -507,7 +513,8 @@ static void stat_int(pq_col *c, int64_t v)
 
 static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-    int r = memcmp(a, b, an < bn ? an : bn);
+    size_t m = an < bn ? an : bn;
+    int r = m ? memcmp(a, b, m) : 0;
     if (r) return r;
     return an < bn ? -1 : an > bn;
 }
@@ -516,8 +523,8 @@ static void stat_str(pq_col *c, const uint8_t *p, size_t n)
 {
     size_t t = n < STAT_MAX ? n : STAT_MAX;
     if (!c->has_minmax) {
-        bk_writer_put(&c->smin, p, t);
-        bk_writer_put(&c->smax, p, t);
+        put_n(&c->smin, p, t);
+        put_n(&c->smax, p, t);
         c->smin_cut = c->smax_cut = t < n;
         c->has_minmax = 1;
         return;
@@ -526,7 +533,7 @@ static void stat_str(pq_col *c, const uint8_t *p, size_t n)
     int r = bytes_cmp(p, t, c->smin.data, c->smin.len);
     if (r < 0) {
         bk_writer_reset(&c->smin);
-        bk_writer_put(&c->smin, p, t);
+        put_n(&c->smin, p, t);
         c->smin_cut = t < n;
     } else if (r == 0 && t == n) {
         c->smin_cut = 0;
@@ -534,7 +541,7 @@ static void stat_str(pq_col *c, const uint8_t *p, size_t n)
     r = bytes_cmp(p, t, c->smax.data, c->smax.len);
     if (r > 0) {
         bk_writer_reset(&c->smax);
-        bk_writer_put(&c->smax, p, t);
+        put_n(&c->smax, p, t);
         c->smax_cut = t < n;
     } else if (r == 0 && t < n) {
         c->smax_cut = 1;
@@ -594,9 +601,9 @@ static void put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
     if (c->ptype == PT_BYTE_ARRAY) {
         uint8_t l[4];
         bk_store_le32(l, (uint32_t)n);
-        bk_writer_put(&c->vals, l, 4);
+        put_n(&c->vals, l, 4);
     }
-    bk_writer_put(&c->vals, p, n);
+    put_n(&c->vals, p, n);
     if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
 }
 
@@ -759,8 +766,8 @@ static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t nu
         tc_stop(h);
     }
     tc_stop(h);
-    bk_writer_put(dst, h->data, h->len);
-    bk_writer_put(dst, body->data, body->len);
+    put_n(dst, h->data, h->len);
+    put_n(dst, body->data, body->len);
     if (bk_writer_status(h) != BK_OK || bk_writer_status(dst) != BK_OK) {
         fail(w, BK_ERR_NOMEM, "out of memory (pages)");
         return 0;
@@ -771,7 +778,7 @@ static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t nu
 static void levels_section(bk_pq_writer *w, const uint32_t *lv, size_t n, unsigned bw)
 {
     size_t at = w->page.len;
-    bk_writer_put(&w->page, "\0\0\0\0", 4);
+    put_n(&w->page, "\0\0\0\0", 4);
     bk_pq_rle_encode(&w->page, lv, n, bw);
     put_u32_at(&w->page, at, (uint32_t)(w->page.len - at - 4));
 }
@@ -800,7 +807,7 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
         }
         c->had_plain = 1;
     } else {
-        bk_writer_put(&w->page, c->vals.data, c->vals.len);
+        put_n(&w->page, c->vals.data, c->vals.len);
         c->had_plain = 1;
     }
     if (bk_writer_status(&w->page) != BK_OK) {
@@ -891,7 +898,7 @@ static void flush_row_group(bk_pq_writer *w)
         int has_dict = c->had_dict && c->nents;
         if (has_dict) {
             bk_writer_reset(&w->page);
-            bk_writer_put(&w->page, c->dict.data, c->dict.len);
+            put_n(&w->page, c->dict.data, c->dict.len);
             bk_writer_reset(&w->hdr);
             bk_writer tmp;
             bk_writer_init(&tmp, w->alloc);
@@ -1058,7 +1065,7 @@ bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err)
     }
     tc_i64(&m, &l, 3, (int64_t)w->rows);
     tc_list(&m, &l, 4, TC_STRUCT, w->n_rowgroups);
-    bk_writer_put(&m, w->rgmeta.data, w->rgmeta.len);
+    put_n(&m, w->rgmeta.data, w->rgmeta.len);
     tc_binary(&m, &l, 6, w->o.created_by, strlen(w->o.created_by));
     tc_list(&m, &l, 7, TC_STRUCT, w->ncols);
     for (size_t i = 0; i < w->ncols; i++) {

@@ -43,6 +43,7 @@ typedef struct ex_worker {
 
 typedef struct ex_run {
     const bk_export_opts *o;
+    bk_pq_opts pq;             /* o->pq with the row group bounded by the memory budget */
     bk_blocksdir dir;
     bk_chain chain;
     ex_job *jobs;
@@ -163,7 +164,7 @@ static bk_status write_chunk(ex_run *R, ex_worker *W, const ex_chunk *ch, bk_err
         size_t nc;
         const bk_pq_column *cols = bk_dataset_columns((bk_dataset)d, &nc);
         st = bk_chunk_file_open(&W->files[d], o->out_dir, bk_dataset_name((bk_dataset)d), ch->first, ch->last,
-                                o->format, cols, nc, &o->pq, o->alloc, err);
+                                o->format, cols, nc, &R->pq, o->alloc, err);
         if (st == BK_OK) {
             opened[d] = 1;
             tw[d] = &W->files[d].table;
@@ -426,8 +427,13 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     }
     if (st.next_height < 0) st.next_height = o->start;
 
-    /* Workers. */
+    /* Workers. Memory: each holds four open tables of up to one row group
+     * each: keep workers x 4 row groups within about 384 MiB. */
     if (nw > (int)R.nchunks) nw = R.nchunks ? (int)R.nchunks : 1;
+    R.pq = o->pq;
+    size_t rg_cap = ((size_t)384 << 20) / (4 * (size_t)nw);
+    if (rg_cap < ((size_t)4 << 20)) rg_cap = (size_t)4 << 20;
+    if (!R.pq.row_group_size || R.pq.row_group_size > rg_cap) R.pq.row_group_size = rg_cap;
     st.workers = nw;
     double t1 = now_s();
     for (int i = 0; i < nw && R.nchunks; i++) {

@@ -11,6 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* bk_writer_put that accepts nothing to write (NULL, 0). */
+static inline void put_n(bk_writer *w, const void *p, size_t n)
+{
+    if (n) bk_writer_put(w, p, n);
+}
+
 bk_status bk_table_format_parse(const char *name, bk_table_format *out)
 {
     if (!name || !out) return BK_ERR_ARG;
@@ -72,7 +78,7 @@ bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_
             if (i) bk_writer_putc(&t->out, ',');
             bk_writer_puts(&t->out, cols[i].name);
         }
-        bk_writer_put(&t->out, "\r\n", 2);
+        put_n(&t->out, "\r\n", 2);
     }
     return treport(t, err);
 }
@@ -103,23 +109,23 @@ static void json_escaped(bk_writer *w, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\') continue;
-        bk_writer_put(w, s + run, i - run);
+        put_n(w, s + run, i - run);
         run = i + 1;
         char e[6] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15]};
         if (c == '"' || c == '\\') {
             e[1] = (char)c;
-            bk_writer_put(w, e, 2);
+            put_n(w, e, 2);
         } else if (c == '\n') {
-            bk_writer_put(w, "\\n", 2);
+            put_n(w, "\\n", 2);
         } else if (c == '\t') {
-            bk_writer_put(w, "\\t", 2);
+            put_n(w, "\\t", 2);
         } else if (c == '\r') {
-            bk_writer_put(w, "\\r", 2);
+            put_n(w, "\\r", 2);
         } else {
-            bk_writer_put(w, e, 6);
+            put_n(w, e, 6);
         }
     }
-    bk_writer_put(w, s + run, n - run);
+    put_n(w, s + run, n - run);
     bk_writer_putc(w, '"');
 }
 
@@ -129,18 +135,18 @@ static void csv_field(bk_writer *w, const char *s, size_t n)
     for (size_t i = 0; i < n && !quote; i++)
         if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') quote = 1;
     if (!quote) {
-        bk_writer_put(w, s, n);
+        put_n(w, s, n);
         return;
     }
     bk_writer_putc(w, '"');
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '"') continue;
-        bk_writer_put(w, s + run, i + 1 - run);
+        put_n(w, s + run, i + 1 - run);
         bk_writer_putc(w, '"');
         run = i + 1;
     }
-    bk_writer_put(w, s + run, n - run);
+    put_n(w, s + run, n - run);
     bk_writer_putc(w, '"');
 }
 
@@ -224,7 +230,7 @@ void bk_table_null(bk_table_writer *t, size_t col)
         return;
     }
     bk_writer *w = text_begin(t, col);
-    if (w && t->format == BK_TABLE_NDJSON) bk_writer_put(w, "null", 4);
+    if (w && t->format == BK_TABLE_NDJSON) put_n(w, "null", 4);
 }
 
 void bk_table_bool(bk_table_writer *t, size_t col, int v)
@@ -267,9 +273,9 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
         if (t->format == BK_TABLE_NDJSON || w == &t->lst) {
             buf[0] = '"';
             buf[n + 1] = '"';
-            bk_writer_put(w, buf, n + 2);
+            put_n(w, buf, n + 2);
         } else {
-            bk_writer_put(w, buf + 1, n);
+            put_n(w, buf + 1, n);
         }
         return;
     }
@@ -281,7 +287,7 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
         u /= 10;
     } while (u);
     if (v < 0) *--q = '-';
-    bk_writer_put(w, q, (size_t)(e - q));
+    put_n(w, q, (size_t)(e - q));
 }
 
 void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
@@ -358,7 +364,7 @@ void bk_table_list_end(bk_table_writer *t, size_t col)
     t->in_list = SIZE_MAX;
     bk_writer *w = text_begin(t, col);
     if (!w) return;
-    if (t->format == BK_TABLE_NDJSON) bk_writer_put(w, t->lst.data, t->lst.len);
+    if (t->format == BK_TABLE_NDJSON) put_n(w, t->lst.data, t->lst.len);
     else csv_field(w, (const char *)t->lst.data, t->lst.len);
 }
 
@@ -372,8 +378,8 @@ bk_status bk_table_end_row(bk_table_writer *t, bk_error *err)
     }
     if (t->next != t->ncols || t->in_list != SIZE_MAX)
         tfail(t, BK_ERR_ARG, "table: row ended at column %zu of %zu", t->next, t->ncols);
-    if (t->format == BK_TABLE_CSV) bk_writer_put(&t->out, "\r\n", 2);
-    else bk_writer_put(&t->out, "}\n", 2);
+    if (t->format == BK_TABLE_CSV) put_n(&t->out, "\r\n", 2);
+    else put_n(&t->out, "}\n", 2);
     t->next = 0;
     t->rows++;
     /* (the sink writer flushes itself as it passes its chunk size) */
@@ -427,7 +433,7 @@ static int buf_sink(void *ctx, const uint8_t *p, size_t n)
         bk_writer_reset(&f->buf);
     }
     if (n >= ((size_t)1 << 20)) return fd_sink(f, p, n);
-    bk_writer_put(&f->buf, p, n);
+    put_n(&f->buf, p, n);
     return bk_writer_status(&f->buf) == BK_OK ? 0 : -1;
 }
 
