@@ -23,10 +23,14 @@ endforeach()
 # scan cannot tell apart (tests/data/regtest/mismatches/02; Core's block
 # index, branch `index`, is the exact source); the export refuses it (fee
 # out of range, exit 65) rather than print a wrong fee: export_regtest_584.
-add_test(NAME export_regtest_0_583
+add_test(NAME export_regtest_0_299
   COMMAND node ${BK_EXPORT_CHECK} --bk $<TARGET_FILE:blockkit> --tmp ${BK_EXPORT_TMP}/regtest_a
           --core ${CMAKE_SOURCE_DIR}/tests/data/regtest/core_getblock_v3.ndjson.zst --
-          --datadir ${CMAKE_BINARY_DIR}/regtest/full --chain regtest --chunk-size 100 --end 583)
+          --datadir ${CMAKE_BINARY_DIR}/regtest/full --chain regtest --chunk-size 100 --end 299)
+add_test(NAME export_regtest_300_583
+  COMMAND node ${BK_EXPORT_CHECK} --bk $<TARGET_FILE:blockkit> --tmp ${BK_EXPORT_TMP}/regtest_a2
+          --core ${CMAKE_SOURCE_DIR}/tests/data/regtest/core_getblock_v3.ndjson.zst --
+          --datadir ${CMAKE_BINARY_DIR}/regtest/full --chain regtest --chunk-size 100 --start 300 --end 583)
 add_test(NAME export_regtest_585_939
   COMMAND node ${BK_EXPORT_CHECK} --bk $<TARGET_FILE:blockkit> --tmp ${BK_EXPORT_TMP}/regtest_b
           --core ${CMAKE_SOURCE_DIR}/tests/data/regtest/core_getblock_v3.ndjson.zst --
@@ -38,6 +42,7 @@ add_test(NAME export_resume
           --datadir ${CMAKE_BINARY_DIR}/regtest/full --chain regtest --start 585 --chunk-size 20)
 add_test(NAME export_usage
   COMMAND sh -c "$<TARGET_FILE:blockkit> export --help | grep -q 'usage: blockkit export' && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent 2>/dev/null; test $? -eq 64; } && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent --out '${BK_EXPORT_TMP}/none' 2>/dev/null; test $? -eq 74; } && { $<TARGET_FILE:blockkit> export --blocksdir x --out y --format xml 2>/dev/null; test $? -eq 64; }")
-set_tests_properties(export_regtest_0_583 export_regtest_585_939 export_regtest_584 export_resume
+set_tests_properties(export_regtest_0_299 export_regtest_300_583 export_regtest_585_939 export_regtest_584 export_resume
   PROPERTIES FIXTURES_REQUIRED regtest)
-set_tests_properties(export_sample export_regtest_0_583 export_regtest_585_939 PROPERTIES TIMEOUT 300)
+set_tests_properties(export_sample export_regtest_0_299 export_regtest_300_583 export_regtest_585_939
+  PROPERTIES TIMEOUT 300)

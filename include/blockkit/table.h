@@ -55,7 +55,9 @@ typedef struct bk_table_writer {
     size_t in_list;
     uint32_t list_items;
     uint64_t rows;
-    uint64_t text_bytes;
+    uint64_t text_bytes;       /* text formats: bytes handed to the sink */
+    bk_sink_fn sink;           /* text formats: the caller's sink */
+    void *sink_ctx;
     bk_status status;
     char msg[BK_ERROR_MSG_MAX];
     /* text formats: the last timestamp's text */

@@ -55,6 +55,15 @@ static bk_status treport(bk_table_writer *t, bk_error *err)
     return bk_error_set(err, t->status, t->rows, "%s", t->msg);
 }
 
+/* Text formats: count what reaches the caller's sink. */
+static int count_sink(void *ctx, const uint8_t *p, size_t n)
+{
+    bk_table_writer *t = ctx;
+    if (t->sink(t->sink_ctx, p, n) != 0) return -1;
+    t->text_bytes += n;
+    return 0;
+}
+
 bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_column *cols, size_t ncols,
                         const bk_pq_opts *pq, bk_sink_fn sink, void *ctx, const bk_allocator *alloc,
                         bk_error *err)
@@ -72,7 +81,9 @@ bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_
         bk_writer_init(&t->out, alloc);
         return bk_pq_writer_new(&t->pq, cols, ncols, pq, sink, ctx, alloc, err);
     }
-    bk_writer_init_sink(&t->out, alloc, sink, ctx, (size_t)1 << 20);
+    t->sink = sink;
+    t->sink_ctx = ctx;
+    bk_writer_init_sink(&t->out, alloc, count_sink, t, (size_t)1 << 20);
     if (format == BK_TABLE_CSV) {
         for (size_t i = 0; i < ncols; i++) {
             if (i) bk_writer_putc(&t->out, ',');
@@ -95,7 +106,7 @@ void bk_table_close(bk_table_writer *t)
 
 uint64_t bk_table_bytes(const bk_table_writer *t)
 {
-    return t->pq ? bk_pq_bytes(t->pq) : t->text_bytes + t->out.len;
+    return t->pq ? bk_pq_bytes(t->pq) : t->text_bytes;
 }
 
 /* ---- text rendering ---- */
@@ -391,9 +402,7 @@ bk_status bk_table_finish(bk_table_writer *t, bk_error *err)
     if (t->status != BK_OK) return treport(t, err);
     if (t->pq) return bk_pq_finish(t->pq, err);
     if (t->next) tfail(t, BK_ERR_ARG, "table: finish inside a row");
-    t->text_bytes += t->out.len;
     if (bk_writer_flush(&t->out) != BK_OK) tfail(t, BK_ERR_IO, "writing the output failed");
-    t->text_bytes -= t->out.len;
     return treport(t, err);
 }
 

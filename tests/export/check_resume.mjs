@@ -3,7 +3,8 @@
 // finishes gives the same files, byte for byte, as an uninterrupted export
 // (and leaves no temporary file); SIGTERM ends an export with status 0
 // and removes its unfinished chunk; a rerun of a finished export writes
-// nothing; a partial tail chunk is replaced when the range grows.
+// nothing; a partial tail chunk is replaced when the range grows; --follow
+// writes only complete chunks the tip is --lag past and stops on SIGTERM.
 import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -92,6 +93,35 @@ execFileSync(bk, ['export', ...base, '--end', String(start + 7), '--out', tail, 
 const tailFiles = readdirSync(path.join(tail, 'blocks'));
 if (tailFiles.length !== 1 || !tailFiles[0].endsWith(`_${String(start + 7).padStart(8, '0')}.parquet`))
   fail(`tail chunks: ${tailFiles}`);
+
+// --follow: only complete chunks (the tip --lag past their end), then a
+// clean stop on SIGTERM.
+const fol = path.join(tmp, 'follow');
+const fr = await new Promise(resolve => {
+  const p = spawn(bk, ['export', ...base, '--out', fol, '--datasets', 'blocks', '--follow', '--lag', '6', '--poll', '1',
+    '--progress', 'never'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  p.stderr.on('data', d => { err += d; });
+  const iv = setInterval(() => {
+    try { if (readdirSync(path.join(fol, 'blocks')).some(n => n.endsWith('.parquet'))) { clearInterval(iv); setTimeout(() => p.kill('SIGTERM'), 1500); } } catch { /* not yet */ }
+  }, 100);
+  p.on('exit', (code, signal) => { clearInterval(iv); resolve({ code, signal, err }); });
+});
+if (fr.code !== 0) fail(`--follow: status ${fr.code} signal ${fr.signal}: ${fr.err}`);
+const chunk = Number(base[base.indexOf('--chunk-size') + 1]);
+const tipFiles = readdirSync(path.join(ref, 'blocks')).sort();
+const lastRef = tipFiles[tipFiles.length - 1].match(/_(\d+)\.parquet$/)[1];
+const tipH = Number(lastRef); // the reference export ends at the tip
+for (const n of readdirSync(path.join(fol, 'blocks'))) {
+  const m = n.match(/_(\d+)_(\d+)\.parquet$/);
+  if (!m) { fail(`--follow left ${n}`); continue; }
+  const last = Number(m[2]);
+  if ((last + 1) % chunk !== 0) fail(`--follow wrote a partial chunk ${n}`);
+  if (last + 6 > tipH) fail(`--follow wrote ${n} less than 6 blocks below the tip ${tipH}`);
+}
+const nFollow = readdirSync(path.join(fol, 'blocks')).length;
+const expectFollow = tipFiles.filter(n => { const l = Number(n.match(/_(\d+)\.parquet$/)[1]); return (l + 1) % chunk === 0 && l + 6 <= tipH; }).length;
+if (nFollow !== expectFollow) fail(`--follow wrote ${nFollow} chunks, expected ${expectFollow}`);
 
 if (failures) process.exit(1);
 console.log(`ok: ${wantNames.length} files identical after ${kills} SIGKILLs and resumes; SIGTERM clean; rerun skips; tail replaced`);
