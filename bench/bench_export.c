@@ -1,0 +1,163 @@
+/* Export/parquet/j1, Export/parquet/j2, Export/csv/j1: bk_export_run (the
+ * engine of `blockkit export`, all four tables, every column) over the
+ * generated blocks directory of the Scan rows (bench_scan.c: 150 blocks,
+ * 217 MB, XOR-obfuscated, real undo data), in chunks of 10 blocks (15
+ * chunks, so -j2 has work for both threads), Parquet with zstd (level 1)
+ * or CSV, into a temporary directory emptied before each op. One op = one
+ * whole export, chain build and fsyncs included; unit = MB of blk input.
+ * The directory comes from the Scan bench's setup (BLOCKKIT_BENCH_SCAN_DIR
+ * when set, else a temporary one removed at teardown). Teardown prints
+ * the output size relative to the block data on stderr. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <blockkit/export.h>
+
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXPORT_BYTES (130.0 * 1581623 + 10.0 * (999994 + 149164))
+#define EXPORT_BLOCKS 150
+
+typedef struct export_bench {
+    char dir[4096];
+    char out[4096];
+    int keep;
+    int workers;
+    bk_table_format format;
+    uint64_t bytes_out;
+    double ratio;
+} export_bench;
+
+typedef struct export_arg {
+    int workers;
+    bk_table_format format;
+} export_arg;
+
+static void rm_tree(const char *p)
+{
+    struct stat sb;
+    if (lstat(p, &sb) != 0) return;
+    if (S_ISDIR(sb.st_mode)) {
+        DIR *d = opendir(p);
+        if (d) {
+            struct dirent *e;
+            char q[8300];
+            while ((e = readdir(d)) != NULL) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                snprintf(q, sizeof q, "%s/%s", p, e->d_name);
+                rm_tree(q);
+            }
+            closedir(d);
+        }
+        rmdir(p);
+    } else {
+        unlink(p);
+    }
+}
+
+static const bk_bench *scan_bench(void)
+{
+    for (size_t i = 0; i < bk_bench_count; i++)
+        if (!strcmp(bk_bench_table[i]->name, "Scan/sample/v3/j1")) return bk_bench_table[i];
+    return NULL;
+}
+
+static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    const export_arg *a = arg;
+    const bk_bench *sb = scan_bench();
+    if (!sb) return 1;
+    export_bench *b = bk_alloc(alloc, sizeof *b);
+    if (!b) return 1;
+    memset(b, 0, sizeof *b);
+    b->workers = a->workers;
+    b->format = a->format;
+    const char *t = getenv("TMPDIR"), *keep = getenv("BLOCKKIT_BENCH_SCAN_DIR");
+    if (keep && *keep) {
+        b->keep = 1;
+        snprintf(b->dir, sizeof b->dir, "%s", keep);
+    } else {
+        snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-export-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(b->dir)) {
+            bk_free(alloc, b, sizeof *b);
+            return 1;
+        }
+        rmdir(b->dir); /* the Scan setup creates and fills it */
+        setenv("BLOCKKIT_BENCH_SCAN_DIR", b->dir, 1);
+    }
+    void *sctx = NULL;
+    int rc = sb->setup(&sctx, sb->arg, alloc);
+    if (rc == 0) sb->teardown(sctx, alloc); /* keeps the directory */
+    if (!b->keep) unsetenv("BLOCKKIT_BENCH_SCAN_DIR");
+    snprintf(b->out, sizeof b->out, "%s/blockkit-bench-export-out-XXXXXX", t && *t ? t : "/tmp");
+    if (rc != 0 || !mkdtemp(b->out)) {
+        if (!b->keep) rm_tree(b->dir);
+        bk_free(alloc, b, sizeof *b);
+        return 1;
+    }
+    *ctx = b;
+    return 0;
+}
+
+static void export_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    export_bench *b = ctx;
+    cpu_set_t pinned, all;
+    int widened = 0;
+    if (b->workers > 1 && sched_getaffinity(0, sizeof pinned, &pinned) == 0) {
+        CPU_ZERO(&all);
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
+        widened = sched_setaffinity(0, sizeof all, &all) == 0;
+    }
+    char out[4200];
+    snprintf(out, sizeof out, "%s/x", b->out);
+    for (uint64_t i = 0; i < iters; i++) {
+        rm_tree(out);
+        bk_export_opts o;
+        bk_export_opts_init(&o);
+        o.blocksdir = b->dir;
+        o.out_dir = out;
+        o.format = b->format;
+        o.chunk_size = 10;
+        o.workers = b->workers;
+        /* the counting allocator is single-threaded: count the j1 rows only */
+        o.alloc = b->workers == 1 ? alloc : NULL;
+        bk_export_stats st;
+        bk_error err;
+        if (bk_export_run(&o, &st, &err) != BK_OK || st.blocks != EXPORT_BLOCKS) {
+            fprintf(stderr, "bench Export: export failed: %s\n", err.msg);
+            break;
+        }
+        b->bytes_out = st.bytes_out;
+        bk_bench_keep(&st);
+    }
+    if (widened) sched_setaffinity(0, sizeof pinned, &pinned);
+}
+
+static void export_teardown(void *ctx, const bk_allocator *alloc)
+{
+    export_bench *b = ctx;
+    if (b->bytes_out)
+        fprintf(stderr, "Export/%s: output %.1f MB = %.3f x the block data (%.1f MB)\n",
+                bk_table_format_ext(b->format), (double)b->bytes_out / 1e6, (double)b->bytes_out / EXPORT_BYTES,
+                EXPORT_BYTES / 1e6);
+    rm_tree(b->out);
+    if (!b->keep) rm_tree(b->dir);
+    bk_free(alloc, b, sizeof *b);
+}
+
+static const export_arg PQ_J1 = {1, BK_TABLE_PARQUET}, PQ_J2 = {2, BK_TABLE_PARQUET}, CSV_J1 = {1, BK_TABLE_CSV};
+
+BK_BENCH(bench_export_pq_j1, "Export/parquet/j1", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &PQ_J1, export_setup,
+         export_run, export_teardown)
+BK_BENCH(bench_export_pq_j2, "Export/parquet/j2", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &PQ_J2, export_setup,
+         export_run, export_teardown)
+BK_BENCH(bench_export_csv_j1, "Export/csv/j1", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &CSV_J1, export_setup,
+         export_run, export_teardown)

@@ -1,0 +1,131 @@
+/* blockkit: a streaming Apache Parquet writer (apache/parquet-format).
+ *
+ * Flat schemas of leaf columns, each required, optional, or a list of
+ * required values (the three-level LIST structure of LogicalTypes.md:
+ * `<required|optional> group name (LIST) { repeated group list { required
+ * <type> element; } }`). Physical and logical types: BOOLEAN, INT32, INT64,
+ * BYTE_ARRAY (STRING), INT64 TIMESTAMP(MILLIS|MICROS, UTC).
+ *
+ * Data pages (v1) are PLAIN or, for columns that ask for it, RLE_DICTIONARY
+ * with one PLAIN dictionary page per column chunk (a chunk whose dictionary
+ * grows past dict_max_bytes continues with PLAIN pages). Definition and
+ * repetition levels use the RLE / bit-packed hybrid. Pages end at row
+ * boundaries once their values pass page_size bytes; a row group is written
+ * out once the bytes buffered for it (compressed pages, open pages and
+ * dictionaries) pass row_group_size, so memory is bounded by about
+ * row_group_size plus one row. Each page body is compressed with zstd,
+ * snappy or nothing. Column chunk statistics: null_count always (non-list
+ * columns), min_value / max_value in the type's order (strings compared as
+ * unsigned bytes and cut to 64 bytes: the min a prefix, the max a prefix
+ * with its last byte raised, flagged not exact), so engines prune row
+ * groups by a column such as block_number.
+ *
+ * The output is a byte stream handed to a sink (no seeking): "PAR1",
+ * column chunks, the Thrift compact FileMetaData, its length, "PAR1".
+ *
+ * Values of a row are given column by column in schema order with the
+ * bk_pq_* calls, then bk_pq_end_row. Misuse (a value of the wrong type, a
+ * null for a required column, a column out of order, a missing value) is a
+ * sticky BK_ERR_ARG reported by bk_pq_end_row / bk_pq_finish with a
+ * message naming the column. All memory comes from the caller's allocator. */
+#ifndef BLOCKKIT_PARQUET_H
+#define BLOCKKIT_PARQUET_H
+
+#include <blockkit/stream.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bk_pq_type {
+    BK_PQ_BOOLEAN = 0,
+    BK_PQ_INT32,
+    BK_PQ_INT64,
+    BK_PQ_STRING,              /* BYTE_ARRAY, logical STRING (UTF-8) */
+    BK_PQ_TIMESTAMP_MILLIS,    /* INT64, TIMESTAMP(isAdjustedToUTC, MILLIS) */
+    BK_PQ_TIMESTAMP_MICROS,    /* INT64, TIMESTAMP(isAdjustedToUTC, MICROS) */
+    BK_PQ_TYPE_COUNT_
+} bk_pq_type;
+
+/* Column flags. */
+#define BK_PQ_OPTIONAL 1u  /* the value (or the list) may be null */
+#define BK_PQ_LIST 2u      /* a list of required values of the type */
+#define BK_PQ_DICT 4u      /* dictionary-encode (falls back to PLAIN when the dictionary gets large) */
+
+typedef struct bk_pq_column {
+    const char *name;      /* ASCII; the writer keeps the pointer */
+    bk_pq_type type;
+    unsigned flags;
+} bk_pq_column;
+
+typedef enum bk_pq_codec {
+    BK_PQ_UNCOMPRESSED = 0,
+    BK_PQ_SNAPPY = 1,
+    BK_PQ_ZSTD = 6
+} bk_pq_codec;
+
+typedef struct bk_pq_opts {
+    bk_pq_codec codec;         /* default BK_PQ_ZSTD */
+    int zstd_level;            /* default 1 */
+    size_t page_size;          /* default 1 MiB of encoded values */
+    size_t row_group_size;     /* default 64 MiB buffered */
+    size_t dict_max_bytes;     /* default 1 MiB of dictionary per chunk */
+    const char *created_by;    /* default "blockkit" */
+} bk_pq_opts;
+
+BK_API void bk_pq_opts_init(bk_pq_opts *o);
+/* "zstd", "snappy", "none" (or "uncompressed"). BK_ERR_ARG otherwise. */
+BK_API bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out);
+
+typedef struct bk_pq_writer bk_pq_writer;
+
+/* A writer for ncols columns (the array and its names must outlive it),
+ * writing to sink(ctx, ...). Writes "PAR1" at once. BK_ERR_ARG for an
+ * empty or bad schema (no name, unknown type or flags), BK_ERR_NOMEM,
+ * BK_ERR_IO when the sink fails. */
+BK_API bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t ncols,
+                                  const bk_pq_opts *opts, bk_sink_fn sink, void *ctx,
+                                  const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+/* The next value of column col (which must be the next in schema order,
+ * or, inside a list, the list's column). */
+BK_API void bk_pq_null(bk_pq_writer *w, size_t col);
+BK_API void bk_pq_bool(bk_pq_writer *w, size_t col, int v);
+BK_API void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v);
+/* INT64 and both TIMESTAMP types. */
+BK_API void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v);
+BK_API void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len);
+/* A list value: begin, then its elements with the calls above (not null),
+ * then end. An empty list is begin + end; a null list (BK_PQ_OPTIONAL) is
+ * bk_pq_null. */
+BK_API void bk_pq_list_begin(bk_pq_writer *w, size_t col);
+BK_API void bk_pq_list_end(bk_pq_writer *w, size_t col);
+
+/* Close the row (every column must have its value); may write pages or a
+ * row group to the sink. Returns the sticky status. */
+BK_API bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
+/* Write the last row group and the footer. The writer accepts nothing
+ * after. Returns the sticky status. */
+BK_API bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_pq_writer_free(bk_pq_writer *w);
+
+BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
+/* Bytes handed to the sink so far. */
+BK_API uint64_t bk_pq_bytes(const bk_pq_writer *w);
+/* Bytes held right now (page, dictionary and row-group buffers). */
+BK_API size_t bk_pq_buffered(const bk_pq_writer *w);
+
+/* ---- building blocks (exposed for tests and fuzzing) ---- */
+
+/* Append the RLE / bit-packed hybrid encoding of n values of bit_width bits
+ * (1..32) to out (no length prefix). */
+BK_API void bk_pq_rle_encode(bk_writer *out, const uint32_t *vals, size_t n, unsigned bit_width);
+/* Decode a hybrid stream into vals[0..n); BK_ERR_TRUNCATED when it ends
+ * early, BK_ERR_INVALID for a run over n. For tests. */
+BK_API bk_status bk_pq_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, uint32_t *vals,
+                                  size_t n) BK_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,180 @@
+/* blockkit: analyst tables of the chain (docs/export.md).
+ *
+ * 1. bk_table_writer: one row sink, three formats. Rows are given column by
+ *    column in schema order (bk_pq_column: name, type, flags) and written
+ *    as Parquet (blockkit/parquet.h), CSV (RFC 4180: a header line, CRLF
+ *    line ends, fields quoted when they hold a comma, quote, CR or LF;
+ *    null is an empty unquoted field, "" an empty string; lists as a JSON
+ *    array text) or NDJSON (one flat JSON object per line, keys in schema
+ *    order, null as null, integers as numbers, lists as arrays).
+ *    Timestamps in the text formats: "YYYY-MM-DD HH:MM:SS" UTC (with a
+ *    fraction when not whole seconds). Any later dataset (the UTXO set,
+ *    block stats) defines its columns and reuses the writer.
+ *
+ * 2. The four Bitcoin tables, columns named as BigQuery's crypto_bitcoin
+ *    dataset names them where the meaning is the same: bk_dataset_columns()
+ *    and bk_table_block_rows(), which appends one block's rows to any of
+ *    the four writers.
+ *
+ * 3. Chunk files: <dir>/<dataset>/<dataset>_<first:08>_<last:08>.<ext>,
+ *    written under a temporary name in the same directory and renamed when
+ *    complete (bk_chunk_file_*), so a listing sorts by height and a killed
+ *    run never leaves a partial file under a final name. */
+#ifndef BLOCKKIT_TABLE_H
+#define BLOCKKIT_TABLE_H
+
+#include <blockkit/bitcoin.h>
+#include <blockkit/parquet.h>
+#include <blockkit/undo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bk_table_format {
+    BK_TABLE_PARQUET = 0,
+    BK_TABLE_CSV,
+    BK_TABLE_NDJSON,
+    BK_TABLE_FORMAT_COUNT_
+} bk_table_format;
+
+/* "parquet", "csv", "ndjson" (also "json"); BK_ERR_ARG otherwise. */
+BK_API bk_status bk_table_format_parse(const char *name, bk_table_format *out);
+/* File extension without the dot: "parquet", "csv", "ndjson". */
+BK_API const char *bk_table_format_ext(bk_table_format f);
+
+typedef struct bk_table_writer {
+    bk_table_format format;
+    const bk_pq_column *cols;
+    size_t ncols;
+    bk_pq_writer *pq;          /* Parquet */
+    bk_writer out;             /* text formats: flushed to the sink */
+    bk_writer tmp;             /* scratch for hex / asm values */
+    bk_writer lst;             /* text formats: the open list's JSON text */
+    size_t next;
+    size_t in_list;
+    uint32_t list_items;
+    uint64_t rows;
+    uint64_t text_bytes;       /* text formats: bytes handed to the sink */
+    bk_sink_fn sink;           /* text formats: the caller's sink */
+    void *sink_ctx;
+    bk_status status;
+    char msg[BK_ERROR_MSG_MAX];
+    /* text formats: the last timestamp's text */
+    int ts_valid, ts_type;
+    int64_t ts_value;
+    size_t ts_len;
+    char ts_text[40];
+} bk_table_writer;
+
+/* Open a writer of ncols columns (array and names must outlive it) into
+ * sink. pq: Parquet options (NULL = defaults; ignored for text). CSV
+ * writes its header line at once. */
+BK_API bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_column *cols,
+                               size_t ncols, const bk_pq_opts *pq, bk_sink_fn sink, void *ctx,
+                               const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_table_null(bk_table_writer *t, size_t col);
+BK_API void bk_table_bool(bk_table_writer *t, size_t col, int v);
+/* INT32, INT64 and TIMESTAMP columns (the value in the column's unit). */
+BK_API void bk_table_int(bk_table_writer *t, size_t col, int64_t v);
+BK_API void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len);
+/* A STRING column holding the lowercase hex of n bytes; rev: last byte
+ * first (Core's display order of hashes). */
+BK_API void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev);
+/* The scratch writer for building a string value in place (script asm,
+ * descriptors): reset it, write into it, then bk_table_tmp_str. */
+static inline bk_writer *bk_table_tmp(bk_table_writer *t)
+{
+    bk_writer_reset(&t->tmp);
+    return &t->tmp;
+}
+BK_API void bk_table_tmp_str(bk_table_writer *t, size_t col);
+BK_API void bk_table_list_begin(bk_table_writer *t, size_t col);
+BK_API void bk_table_list_end(bk_table_writer *t, size_t col);
+BK_API bk_status bk_table_end_row(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
+/* Flush everything (Parquet: the footer). */
+BK_API bk_status bk_table_finish(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_table_close(bk_table_writer *t);
+/* Bytes handed to the sink so far. */
+BK_API uint64_t bk_table_bytes(const bk_table_writer *t);
+
+/* ---- the Bitcoin tables ---- */
+
+typedef enum bk_dataset {
+    BK_DS_BLOCKS = 0,
+    BK_DS_TRANSACTIONS,
+    BK_DS_INPUTS,
+    BK_DS_OUTPUTS,
+    BK_DS_COUNT_
+} bk_dataset;
+
+BK_API const char *bk_dataset_name(bk_dataset ds);
+BK_API bk_status bk_dataset_parse(const char *name, bk_dataset *out);
+/* The dataset's columns (docs/export.md documents each). */
+BK_API const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out);
+
+/* What a block's rows need beyond its bytes. */
+typedef struct bk_table_block_info {
+    bk_network net;
+    int64_t height;
+    const uint8_t *hash;        /* 32 bytes internal order, or NULL to hash the header */
+    int64_t mediantime;         /* Core GetMedianTimePast, or -1 when not known (column null) */
+    const uint8_t *chainwork;   /* 32 bytes big-endian, or NULL (column null) */
+} bk_table_block_info;
+
+/* Reusable scratch of bk_table_block_rows (txids, wtxids, tx offsets):
+ * grows to the largest block, then allocates nothing. */
+typedef struct bk_table_scratch {
+    const bk_allocator *alloc;
+    uint8_t *ids;
+    size_t ids_cap;
+} bk_table_scratch;
+
+BK_API void bk_table_scratch_init(bk_table_scratch *s, const bk_allocator *alloc);
+BK_API void bk_table_scratch_free(bk_table_scratch *s);
+
+/* Append block b's rows to the writers of w[BK_DS_COUNT_] (NULL entries
+ * are skipped; each must have been opened with bk_dataset_columns of its
+ * dataset). undo: the block's CBlockUndo or NULL (fee, input values and the
+ * spent-output columns are then null); it is checked against the block
+ * first (BK_ERR_MISMATCH). Errors of the writers are returned with their
+ * message. */
+BK_API bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_block *b,
+                                     const bk_block_undo *undo, const bk_table_block_info *info,
+                                     bk_table_scratch *s, bk_error *err) BK_WARN_UNUSED;
+
+/* ---- chunk files ---- */
+
+#define BK_CHUNK_PATH_MAX 4096
+
+typedef struct bk_chunk_file {
+    char path[BK_CHUNK_PATH_MAX];      /* final name */
+    char tmp_path[BK_CHUNK_PATH_MAX];  /* <final>.tmp-<pid> */
+    int fd;
+    int failed;                        /* a write failed (errno in err_no) */
+    int err_no;
+    bk_writer buf;                     /* write buffer in front of fd */
+    bk_table_writer table;
+} bk_chunk_file;
+
+/* The final path of a chunk into out (BK_ERR_BUFFER when it does not fit). */
+BK_API bk_status bk_chunk_path(char *out, size_t cap, const char *dir, const char *dataset, int64_t first,
+                               int64_t last, const char *ext) BK_WARN_UNUSED;
+/* Create <dir>/<dataset>/ if needed and open the temporary file, then the
+ * table writer on it (f->table). BK_ERR_IO naming the path. */
+BK_API bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first,
+                                    int64_t last, bk_table_format format, const bk_pq_column *cols,
+                                    size_t ncols, const bk_pq_opts *pq, const bk_allocator *alloc,
+                                    bk_error *err) BK_WARN_UNUSED;
+/* Finish the table, flush, fsync, close and rename to the final name;
+ * then remove older partial chunks of the same dataset and first height
+ * (<dataset>_<first>_<other last>.<ext>). On failure the temporary file
+ * is removed. */
+BK_API bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err) BK_WARN_UNUSED;
+/* Close and remove the temporary file (no-op after commit). */
+BK_API void bk_chunk_file_abort(bk_chunk_file *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

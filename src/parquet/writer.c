@@ -1,0 +1,1089 @@
+/* Parquet writer (see blockkit/parquet.h). Written from apache/parquet-format
+ * (parquet.thrift, Encodings.md, Compression.md, LogicalTypes.md).
+ *
+ * Per column: the open page (levels as u32, PLAIN values or dictionary
+ * indices), the chunk's finished pages (header + compressed body), the
+ * chunk's dictionary (PLAIN entries + an open-addressing table) and its
+ * statistics. A row group is written column after column (dictionary page
+ * first) when the buffered bytes pass row_group_size; its metadata is kept
+ * serialized until the footer. */
+#include <blockkit/parquet.h>
+
+#include "thrift.h"
+
+#include <snappy-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <zstd.h>
+
+/* bk_writer_put that accepts nothing to write (NULL, 0). */
+static inline void put_n(bk_writer *w, const void *p, size_t n)
+{
+    if (n) bk_writer_put(w, p, n);
+}
+
+#define STAT_MAX 64 /* bytes kept of a string min/max */
+
+/* Physical types (parquet.thrift Type). */
+enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
+/* Encoding. */
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+/* FieldRepetitionType. */
+enum { REP_REQUIRED = 0, REP_OPTIONAL = 1, REP_REPEATED = 2 };
+/* ConvertedType. */
+enum { CV_UTF8 = 0, CV_LIST = 3, CV_TIMESTAMP_MILLIS = 9, CV_TIMESTAMP_MICROS = 10 };
+/* PageType. */
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
+
+typedef struct dict_ent {
+    uint32_t off; /* of the value bytes in dict */
+    uint32_t len;
+} dict_ent;
+
+typedef struct pq_col {
+    const bk_pq_column *def;
+    int max_def, max_rep;
+    int ptype;
+    size_t width;          /* fixed PLAIN width (0: byte array, bool packs bits) */
+    /* open page */
+    uint32_t *def_lv, *rep_lv;
+    size_t nlv, lv_cap, rep_cap;
+    bk_writer vals;        /* PLAIN values (bools one byte each) */
+    uint32_t *idx;
+    size_t nidx, idx_cap;
+    size_t page_values;    /* level entries (or rows) in the page */
+    /* dictionary of the chunk */
+    int use_dict;          /* column asked for it */
+    int dict_on;           /* values go to the dictionary */
+    bk_writer dict;        /* PLAIN entries */
+    dict_ent *ents;
+    size_t nents, ents_cap;
+    uint32_t last_idx;
+    uint32_t *table;       /* entry + 1, 0 empty */
+    size_t table_cap;
+    /* finished pages of the chunk */
+    bk_writer chunk;
+    uint64_t chunk_values;
+    uint64_t chunk_uncompressed;
+    int had_plain, had_dict;
+    /* statistics */
+    int64_t nulls;
+    int has_minmax;
+    int64_t imin, imax;
+    bk_writer smin, smax;
+    int smin_cut, smax_cut;
+} pq_col;
+
+struct bk_pq_writer {
+    const bk_allocator *alloc;
+    bk_pq_opts o;
+    const bk_pq_column *cols_def;
+    pq_col *cols;
+    size_t ncols;
+    bk_sink_fn sink;
+    void *sink_ctx;
+    uint64_t pos;          /* bytes written */
+    uint64_t rows, rg_rows;
+    size_t next;           /* column expected next */
+    size_t in_list;        /* column of the open list, or SIZE_MAX */
+    uint32_t list_items;
+    bk_writer page;        /* scratch: a page body */
+    bk_writer comp;        /* scratch: compressed body */
+    bk_writer hdr;         /* scratch: page header */
+    bk_writer rgmeta;      /* serialized RowGroup structs */
+    size_t n_rowgroups;
+    ZSTD_CCtx *zctx;
+    bk_status status;
+    char msg[BK_ERROR_MSG_MAX];
+    int finished;
+};
+
+void bk_pq_opts_init(bk_pq_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->codec = BK_PQ_ZSTD;
+    o->zstd_level = 1;
+    o->page_size = (size_t)1 << 20;
+    o->row_group_size = (size_t)64 << 20;
+    o->dict_max_bytes = (size_t)1 << 20;
+    o->created_by = "blockkit";
+}
+
+bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out)
+{
+    if (!name || !out) return BK_ERR_ARG;
+    if (!strcmp(name, "zstd")) *out = BK_PQ_ZSTD;
+    else if (!strcmp(name, "snappy")) *out = BK_PQ_SNAPPY;
+    else if (!strcmp(name, "none") || !strcmp(name, "uncompressed")) *out = BK_PQ_UNCOMPRESSED;
+    else return BK_ERR_ARG;
+    return BK_OK;
+}
+
+static void fail(bk_pq_writer *w, bk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(bk_pq_writer *w, bk_status st, const char *fmt, ...)
+{
+    if (w->status != BK_OK) return;
+    w->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+    va_end(ap);
+}
+
+static bk_status report(const bk_pq_writer *w, bk_error *err)
+{
+    if (w->status == BK_OK) return BK_OK;
+    return bk_error_set(err, w->status, w->pos, "parquet: %s", w->msg);
+}
+
+static void out_put(bk_pq_writer *w, const void *p, size_t n)
+{
+    if (w->status != BK_OK || n == 0) return;
+    if (w->sink(w->sink_ctx, p, n) != 0) {
+        fail(w, BK_ERR_IO, "writing to the sink failed at byte %llu", (unsigned long long)w->pos);
+        return;
+    }
+    w->pos += n;
+}
+
+static int grow_u32(const bk_allocator *a, uint32_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 1;
+    size_t n = *cap ? *cap : 256;
+    while (n < need) n *= 2;
+    uint32_t *q = bk_realloc(a, *p, *cap * sizeof **p, n * sizeof **p);
+    if (!q) return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+/* ---- RLE / bit-packed hybrid (Encodings.md) ---- */
+
+static size_t run_at(const uint32_t *v, size_t i, size_t n, size_t limit)
+{
+    size_t j = i + 1;
+    while (j < n && j - i < limit && v[j] == v[i]) j++;
+    return j - i;
+}
+
+void bk_pq_rle_encode(bk_writer *out, const uint32_t *v, size_t n, unsigned bw)
+{
+    size_t vbytes = (bw + 7) / 8;
+    size_t i = 0;
+    while (i < n) {
+        size_t r = run_at(v, i, n, SIZE_MAX);
+        if (r >= 8) {
+            tc_varint(out, (uint64_t)r << 1);
+            uint8_t b[4];
+            for (size_t k = 0; k < vbytes; k++) b[k] = (uint8_t)(v[i] >> (8 * k));
+            put_n(out, b, vbytes);
+            i += r;
+            continue;
+        }
+        /* Bit-packed groups of 8 until a run of 8 starts at a group
+         * boundary; only the last group of the stream is padded. */
+        size_t j = i;
+        do {
+            j += 8;
+        } while (j < n && run_at(v, j, n, 8) < 8 && (j - i) / 8 < 0x3fffffff);
+        size_t groups = (j - i) / 8;
+        tc_varint(out, ((uint64_t)groups << 1) | 1);
+        size_t nbytes = groups * bw;
+        uint8_t *p = bk_writer_space(out, nbytes);
+        if (!p) return;
+        memset(p, 0, nbytes);
+        uint64_t bit = 0;
+        for (size_t k = i; k < j; k++) {
+            uint32_t x = k < n ? v[k] : 0;
+            for (unsigned b = 0; b < bw; b++, bit++)
+                if ((x >> b) & 1) p[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+        }
+        bk_writer_commit(out, nbytes);
+        i = j;
+    }
+}
+
+bk_status bk_pq_rle_decode(const uint8_t *p, size_t len, unsigned bw, uint32_t *vals, size_t n)
+{
+    if (bw < 1 || bw > 32) return BK_ERR_ARG;
+    size_t pos = 0, got = 0, vbytes = (bw + 7) / 8;
+    while (got < n) {
+        uint64_t h = 0;
+        unsigned shift = 0;
+        for (;;) {
+            if (pos >= len) return BK_ERR_TRUNCATED;
+            uint8_t b = p[pos++];
+            if (shift > 63) return BK_ERR_INVALID;
+            h |= (uint64_t)(b & 0x7f) << shift;
+            shift += 7;
+            if (!(b & 0x80)) break;
+        }
+        if (h & 1) {
+            uint64_t cnt = (h >> 1) * 8;
+            if (len - pos < (h >> 1) * bw) return BK_ERR_TRUNCATED;
+            uint64_t bit = 0;
+            for (uint64_t k = 0; k < cnt; k++) {
+                uint32_t x = 0;
+                for (unsigned b = 0; b < bw; b++, bit++)
+                    x |= (uint32_t)((p[pos + (bit >> 3)] >> (bit & 7)) & 1) << b;
+                if (got < n) vals[got++] = x;
+                else if (x) return BK_ERR_INVALID;
+            }
+            pos += (size_t)((h >> 1) * bw);
+        } else {
+            uint64_t cnt = h >> 1;
+            if (len - pos < vbytes) return BK_ERR_TRUNCATED;
+            uint32_t x = 0;
+            for (size_t k = 0; k < vbytes; k++) x |= (uint32_t)p[pos + k] << (8 * k);
+            pos += vbytes;
+            if (cnt > n - got) return BK_ERR_INVALID;
+            for (uint64_t k = 0; k < cnt; k++) vals[got++] = x;
+        }
+    }
+    return BK_OK;
+}
+
+static unsigned bits_for(uint64_t max)
+{
+    unsigned b = 0;
+    while (max) {
+        b++;
+        max >>= 1;
+    }
+    return b ? b : 1;
+}
+
+/* ---- schema ---- */
+
+static int ptype_of(bk_pq_type t)
+{
+    switch (t) {
+    case BK_PQ_BOOLEAN: return PT_BOOLEAN;
+    case BK_PQ_INT32: return PT_INT32;
+    case BK_PQ_STRING: return PT_BYTE_ARRAY;
+    default: return PT_INT64;
+    }
+}
+
+static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
+{
+    memset(c, 0, sizeof *c);
+    c->def = d;
+    c->ptype = ptype_of(d->type);
+    c->width = c->ptype == PT_INT32 ? 4 : c->ptype == PT_INT64 ? 8 : 0;
+    int opt = (d->flags & BK_PQ_OPTIONAL) != 0;
+    if (d->flags & BK_PQ_LIST) {
+        c->max_def = 1 + opt;
+        c->max_rep = 1;
+    } else {
+        c->max_def = opt;
+    }
+    c->use_dict = (d->flags & BK_PQ_DICT) && c->ptype != PT_BOOLEAN;
+    c->dict_on = c->use_dict;
+    bk_writer_init(&c->vals, w->alloc);
+    bk_writer_init(&c->dict, w->alloc);
+    bk_writer_init(&c->chunk, w->alloc);
+    bk_writer_init(&c->smin, w->alloc);
+    bk_writer_init(&c->smax, w->alloc);
+}
+
+static void col_free(bk_pq_writer *w, pq_col *c)
+{
+    const bk_allocator *a = w->alloc;
+    bk_free(a, c->def_lv, c->lv_cap * sizeof(uint32_t));
+    bk_free(a, c->rep_lv, c->rep_cap * sizeof(uint32_t));
+    bk_free(a, c->idx, c->idx_cap * sizeof(uint32_t));
+    bk_free(a, c->ents, c->ents_cap * sizeof(dict_ent));
+    bk_free(a, c->table, c->table_cap * sizeof(uint32_t));
+    bk_writer_free(&c->vals);
+    bk_writer_free(&c->dict);
+    bk_writer_free(&c->chunk);
+    bk_writer_free(&c->smin);
+    bk_writer_free(&c->smax);
+}
+
+bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *opts,
+                           bk_sink_fn sink, void *ctx, const bk_allocator *alloc, bk_error *err)
+{
+    if (!out || !cols || !ncols || !sink || ncols > 100000)
+        return bk_error_set(err, BK_ERR_ARG, 0, "parquet: no columns or no sink");
+    *out = NULL;
+    for (size_t i = 0; i < ncols; i++) {
+        if (!cols[i].name || !cols[i].name[0] || cols[i].type >= BK_PQ_TYPE_COUNT_ ||
+            (cols[i].flags & ~(BK_PQ_OPTIONAL | BK_PQ_LIST | BK_PQ_DICT)))
+            return bk_error_set(err, BK_ERR_ARG, 0, "parquet: column %zu has no name, or a bad type or flags", i);
+    }
+    bk_pq_writer *w = bk_alloc(alloc, sizeof *w);
+    if (!w) return bk_error_set(err, BK_ERR_NOMEM, 0, "parquet: out of memory");
+    memset(w, 0, sizeof *w);
+    w->alloc = alloc;
+    if (opts) w->o = *opts;
+    else bk_pq_opts_init(&w->o);
+    if (!w->o.page_size) w->o.page_size = (size_t)1 << 20;
+    if (!w->o.row_group_size) w->o.row_group_size = (size_t)64 << 20;
+    if (!w->o.dict_max_bytes) w->o.dict_max_bytes = (size_t)1 << 20;
+    if (!w->o.created_by) w->o.created_by = "blockkit";
+    if (w->o.codec != BK_PQ_UNCOMPRESSED && w->o.codec != BK_PQ_SNAPPY && w->o.codec != BK_PQ_ZSTD) {
+        bk_free(alloc, w, sizeof *w);
+        return bk_error_set(err, BK_ERR_ARG, 0, "parquet: unknown codec %d", (int)w->o.codec);
+    }
+    w->cols_def = cols;
+    w->ncols = ncols;
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->in_list = SIZE_MAX;
+    bk_writer_init(&w->page, alloc);
+    bk_writer_init(&w->comp, alloc);
+    bk_writer_init(&w->hdr, alloc);
+    bk_writer_init(&w->rgmeta, alloc);
+    w->cols = bk_alloc(alloc, ncols * sizeof *w->cols);
+    if (!w->cols) {
+        bk_free(alloc, w, sizeof *w);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "parquet: out of memory");
+    }
+    for (size_t i = 0; i < ncols; i++) col_init(w, &w->cols[i], &cols[i]);
+    if (w->o.codec == BK_PQ_ZSTD) {
+        w->zctx = ZSTD_createCCtx();
+        if (!w->zctx) {
+            bk_pq_writer_free(w);
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "parquet: out of memory (zstd context)");
+        }
+    }
+    out_put(w, "PAR1", 4);
+    if (w->status != BK_OK) {
+        bk_status st = report(w, err);
+        bk_pq_writer_free(w);
+        return st;
+    }
+    *out = w;
+    return BK_OK;
+}
+
+void bk_pq_writer_free(bk_pq_writer *w)
+{
+    if (!w) return;
+    const bk_allocator *a = w->alloc;
+    if (w->cols)
+        for (size_t i = 0; i < w->ncols; i++) col_free(w, &w->cols[i]);
+    bk_free(a, w->cols, w->ncols * sizeof *w->cols);
+    bk_writer_free(&w->page);
+    bk_writer_free(&w->comp);
+    bk_writer_free(&w->hdr);
+    bk_writer_free(&w->rgmeta);
+    if (w->zctx) ZSTD_freeCCtx(w->zctx);
+    bk_free(a, w, sizeof *w);
+}
+
+uint64_t bk_pq_rows(const bk_pq_writer *w) { return w->rows; }
+uint64_t bk_pq_bytes(const bk_pq_writer *w) { return w->pos; }
+
+static size_t col_buffered(const pq_col *c)
+{
+    return c->chunk.len + c->vals.len + c->nidx * 4 + c->nlv * 8 + c->dict.len + c->nents * sizeof(dict_ent) +
+           c->table_cap * 4;
+}
+
+size_t bk_pq_buffered(const bk_pq_writer *w)
+{
+    size_t s = 0;
+    for (size_t i = 0; i < w->ncols; i++) s += col_buffered(&w->cols[i]);
+    return s;
+}
+
+/* ---- values ---- */
+
+static void push_levels(bk_pq_writer *w, pq_col *c, uint32_t def, uint32_t rep)
+{
+    if (!c->max_def && !c->max_rep) {
+        c->page_values++;
+        return;
+    }
+    if (c->nlv == c->lv_cap) {
+        size_t nc = c->lv_cap ? c->lv_cap * 2 : 256;
+        uint32_t *d = bk_realloc(w->alloc, c->def_lv, c->lv_cap * sizeof *d, nc * sizeof *d);
+        if (!d) {
+            fail(w, BK_ERR_NOMEM, "out of memory (levels of column %s)", c->def->name);
+            return;
+        }
+        c->def_lv = d;
+        c->lv_cap = nc;
+    }
+    if (c->max_rep && c->nlv == c->rep_cap) {
+        size_t nc = c->rep_cap ? c->rep_cap * 2 : 256;
+        uint32_t *r = bk_realloc(w->alloc, c->rep_lv, c->rep_cap * sizeof *r, nc * sizeof *r);
+        if (!r) {
+            fail(w, BK_ERR_NOMEM, "out of memory (levels of column %s)", c->def->name);
+            return;
+        }
+        c->rep_lv = r;
+        c->rep_cap = nc;
+    }
+    c->def_lv[c->nlv] = def;
+    if (c->max_rep) c->rep_lv[c->nlv] = rep;
+    c->nlv++;
+    c->page_values++;
+}
+
+static uint32_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        h = (h ^ v) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+static int dict_rehash(bk_pq_writer *w, pq_col *c, size_t cap)
+{
+    uint32_t *t = bk_alloc(w->alloc, cap * sizeof *t);
+    if (!t) return 0;
+    memset(t, 0, cap * sizeof *t);
+    for (size_t e = 0; e < c->nents; e++) {
+        uint32_t h = hash_bytes(c->dict.data + c->ents[e].off, c->ents[e].len) & (uint32_t)(cap - 1);
+        while (t[h]) h = (h + 1) & (uint32_t)(cap - 1);
+        t[h] = (uint32_t)e + 1;
+    }
+    bk_free(w->alloc, c->table, c->table_cap * sizeof *c->table);
+    c->table = t;
+    c->table_cap = cap;
+    return 1;
+}
+
+/* The dictionary index of the value bytes p[0..n), inserting it. */
+static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, uint32_t *idx_out)
+{
+    /* Runs of one value (block_hash, block_number on every row of a block). */
+    if (c->nents && c->last_idx < c->nents) {
+        const dict_ent *e = &c->ents[c->last_idx];
+        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
+            *idx_out = c->last_idx;
+            return 1;
+        }
+    }
+    if ((c->nents + 1) * 2 > c->table_cap && !dict_rehash(w, c, c->table_cap ? c->table_cap * 2 : 1024)) return 0;
+    uint32_t mask = (uint32_t)(c->table_cap - 1);
+    uint32_t h = hash_bytes(p, n) & mask;
+    while (c->table[h]) {
+        const dict_ent *e = &c->ents[c->table[h] - 1];
+        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
+            *idx_out = c->last_idx = c->table[h] - 1;
+            return 1;
+        }
+        h = (h + 1) & mask;
+    }
+    if (c->nents == c->ents_cap) {
+        size_t nc = c->ents_cap ? c->ents_cap * 2 : 256;
+        dict_ent *q = bk_realloc(w->alloc, c->ents, c->ents_cap * sizeof *q, nc * sizeof *q);
+        if (!q) return 0;
+        c->ents = q;
+        c->ents_cap = nc;
+    }
+    if (c->ptype == PT_BYTE_ARRAY) {
+        uint8_t l[4];
+        bk_store_le32(l, (uint32_t)n);
+        put_n(&c->dict, l, 4);
+    }
+    size_t off = c->dict.len;
+    put_n(&c->dict, p, n);
+    if (bk_writer_status(&c->dict) != BK_OK || off > UINT32_MAX) return 0;
+    c->ents[c->nents].off = (uint32_t)off;
+    c->ents[c->nents].len = (uint32_t)n;
+    c->table[h] = (uint32_t)c->nents + 1;
+    *idx_out = c->last_idx = (uint32_t)c->nents++;
+    return 1;
+}
+
+static void stat_int(pq_col *c, int64_t v)
+{
+    if (!c->has_minmax) {
+        c->imin = c->imax = v;
+        c->has_minmax = 1;
+        return;
+    }
+    if (v < c->imin) c->imin = v;
+    if (v > c->imax) c->imax = v;
+}
+
+static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    size_t m = an < bn ? an : bn;
+    int r = m ? memcmp(a, b, m) : 0;
+    if (r) return r;
+    return an < bn ? -1 : an > bn;
+}
+
+static void stat_str(pq_col *c, const uint8_t *p, size_t n)
+{
+    size_t t = n < STAT_MAX ? n : STAT_MAX;
+    if (!c->has_minmax) {
+        put_n(&c->smin, p, t);
+        put_n(&c->smax, p, t);
+        c->smin_cut = c->smax_cut = t < n;
+        c->has_minmax = 1;
+        return;
+    }
+    /* Truncation keeps the order (a <= b gives cut(a) <= cut(b)). */
+    int r = bytes_cmp(p, t, c->smin.data, c->smin.len);
+    if (r < 0) {
+        bk_writer_reset(&c->smin);
+        put_n(&c->smin, p, t);
+        c->smin_cut = t < n;
+    } else if (r == 0 && t == n) {
+        c->smin_cut = 0;
+    }
+    r = bytes_cmp(p, t, c->smax.data, c->smax.len);
+    if (r > 0) {
+        bk_writer_reset(&c->smax);
+        put_n(&c->smax, p, t);
+        c->smax_cut = t < n;
+    } else if (r == 0 && t < n) {
+        c->smax_cut = 1;
+    }
+}
+
+static pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, const char *what)
+{
+    if (w->status != BK_OK) return NULL;
+    if (w->finished) {
+        fail(w, BK_ERR_ARG, "value after finish");
+        return NULL;
+    }
+    if (col >= w->ncols) {
+        fail(w, BK_ERR_ARG, "no column %zu", col);
+        return NULL;
+    }
+    pq_col *c = &w->cols[col];
+    if (c->ptype != want_ptype) {
+        fail(w, BK_ERR_ARG, "column %s does not take %s", c->def->name, what);
+        return NULL;
+    }
+    if (w->in_list != SIZE_MAX) {
+        if (w->in_list != col) {
+            fail(w, BK_ERR_ARG, "column %s: a value inside the list of column %s", c->def->name,
+                 w->cols[w->in_list].def->name);
+            return NULL;
+        }
+        push_levels(w, c, (uint32_t)c->max_def, w->list_items ? 1u : 0u);
+        w->list_items++;
+        return c;
+    }
+    if (col != w->next) {
+        fail(w, BK_ERR_ARG, "column %s given out of order (column %zu expected)", c->def->name, w->next);
+        return NULL;
+    }
+    if (c->def->flags & BK_PQ_LIST) {
+        fail(w, BK_ERR_ARG, "column %s is a list: use bk_pq_list_begin", c->def->name);
+        return NULL;
+    }
+    push_levels(w, c, (uint32_t)c->max_def, 0);
+    w->next++;
+    return c;
+}
+
+static void put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
+{
+    if (c->dict_on) {
+        uint32_t ix;
+        if (!grow_u32(w->alloc, &c->idx, &c->idx_cap, c->nidx + 1) || !dict_index(w, c, p, n, &ix)) {
+            fail(w, BK_ERR_NOMEM, "out of memory (dictionary of column %s)", c->def->name);
+            return;
+        }
+        c->idx[c->nidx++] = ix;
+        return;
+    }
+    if (c->ptype == PT_BYTE_ARRAY) {
+        uint8_t l[4];
+        bk_store_le32(l, (uint32_t)n);
+        put_n(&c->vals, l, 4);
+    }
+    put_n(&c->vals, p, n);
+    if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+}
+
+void bk_pq_null(bk_pq_writer *w, size_t col)
+{
+    if (w->status != BK_OK) return;
+    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->finished) {
+        fail(w, BK_ERR_ARG, "null for column %zu out of order (column %zu expected)", col, w->next);
+        return;
+    }
+    pq_col *c = &w->cols[col];
+    if (!(c->def->flags & BK_PQ_OPTIONAL)) {
+        fail(w, BK_ERR_ARG, "null for required column %s", c->def->name);
+        return;
+    }
+    push_levels(w, c, 0, 0);
+    c->nulls++;
+    w->next++;
+}
+
+void bk_pq_bool(bk_pq_writer *w, size_t col, int v)
+{
+    pq_col *c = value_col(w, col, PT_BOOLEAN, "a boolean");
+    if (!c) return;
+    uint8_t b = v ? 1 : 0;
+    bk_writer_putc(&c->vals, (char)b);
+    if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+    stat_int(c, b);
+}
+
+void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
+{
+    pq_col *c = value_col(w, col, PT_INT32, "an INT32");
+    if (!c) return;
+    uint8_t b[4];
+    bk_store_le32(b, (uint32_t)v);
+    put_value(w, c, b, 4);
+    stat_int(c, v);
+}
+
+void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
+{
+    pq_col *c = value_col(w, col, PT_INT64, "an INT64");
+    if (!c) return;
+    uint8_t b[8];
+    bk_store_le64(b, (uint64_t)v);
+    put_value(w, c, b, 8);
+    stat_int(c, v);
+}
+
+void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
+{
+    if (len > 0x7fffffff) {
+        fail(w, BK_ERR_ARG, "string of %zu bytes for column %zu (limit 2 GiB - 1)", len, col);
+        return;
+    }
+    pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
+    if (!c) return;
+    put_value(w, c, (const uint8_t *)s, len);
+    stat_str(c, (const uint8_t *)s, len);
+}
+
+void bk_pq_list_begin(bk_pq_writer *w, size_t col)
+{
+    if (w->status != BK_OK) return;
+    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->finished ||
+        !(w->cols[col].def->flags & BK_PQ_LIST)) {
+        fail(w, BK_ERR_ARG, "list for column %zu: not the next column, not a list, or inside a list", col);
+        return;
+    }
+    w->in_list = col;
+    w->list_items = 0;
+}
+
+void bk_pq_list_end(bk_pq_writer *w, size_t col)
+{
+    if (w->status != BK_OK) return;
+    if (w->in_list != col) {
+        fail(w, BK_ERR_ARG, "end of a list for column %zu that is not open", col);
+        return;
+    }
+    pq_col *c = &w->cols[col];
+    if (!w->list_items) push_levels(w, c, (uint32_t)c->max_def - 1, 0);
+    w->in_list = SIZE_MAX;
+    w->next++;
+}
+
+/* ---- pages ---- */
+
+static void put_u32_at(bk_writer *b, size_t at, uint32_t v)
+{
+    if (bk_writer_status(b) == BK_OK) bk_store_le32(b->data + at, v);
+}
+
+/* Compress w->page into w->comp (or leave it); returns the bytes to write. */
+static const bk_writer *compress_page(bk_pq_writer *w)
+{
+    if (w->o.codec == BK_PQ_UNCOMPRESSED) return &w->page;
+    bk_writer_reset(&w->comp);
+    size_t n = w->page.len;
+    if (w->o.codec == BK_PQ_ZSTD) {
+        size_t cap = ZSTD_compressBound(n);
+        uint8_t *p = bk_writer_space(&w->comp, cap);
+        if (!p) {
+            fail(w, BK_ERR_NOMEM, "out of memory (compression buffer)");
+            return &w->comp;
+        }
+        size_t r = ZSTD_compressCCtx(w->zctx, p, cap, w->page.data, n, w->o.zstd_level);
+        if (ZSTD_isError(r)) {
+            fail(w, BK_ERR_INVALID, "zstd: %s", ZSTD_getErrorName(r));
+            return &w->comp;
+        }
+        bk_writer_commit(&w->comp, r);
+    } else {
+        size_t cap = snappy_max_compressed_length(n);
+        uint8_t *p = bk_writer_space(&w->comp, cap);
+        if (!p) {
+            fail(w, BK_ERR_NOMEM, "out of memory (compression buffer)");
+            return &w->comp;
+        }
+        size_t r = cap;
+        if (snappy_compress((const char *)w->page.data, n, (char *)p, &r) != SNAPPY_OK) {
+            fail(w, BK_ERR_INVALID, "snappy compression failed");
+            return &w->comp;
+        }
+        bk_writer_commit(&w->comp, r);
+    }
+    return &w->comp;
+}
+
+/* Append a page (header + compressed w->page) to dst; returns its total
+ * uncompressed size (header included) or 0 on failure. */
+static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t num_values, int encoding)
+{
+    if (w->page.len > 0x7fffffff) {
+        fail(w, BK_ERR_LENGTH, "a page of %zu bytes (limit 2 GiB - 1)", w->page.len);
+        return 0;
+    }
+    const bk_writer *body = compress_page(w);
+    if (w->status != BK_OK) return 0;
+    bk_writer *h = &w->hdr;
+    bk_writer_reset(h);
+    int last = 0;
+    tc_i32(h, &last, 1, type);
+    tc_i32(h, &last, 2, (int32_t)w->page.len);
+    tc_i32(h, &last, 3, (int32_t)body->len);
+    if (type == PAGE_DATA) {
+        tc_struct(h, &last, 5);
+        int l2 = 0;
+        tc_i32(h, &l2, 1, (int32_t)num_values);
+        tc_i32(h, &l2, 2, encoding);
+        tc_i32(h, &l2, 3, ENC_RLE);
+        tc_i32(h, &l2, 4, ENC_RLE);
+        tc_stop(h);
+    } else {
+        tc_struct(h, &last, 7);
+        int l2 = 0;
+        tc_i32(h, &l2, 1, (int32_t)num_values);
+        tc_i32(h, &l2, 2, ENC_PLAIN);
+        tc_stop(h);
+    }
+    tc_stop(h);
+    put_n(dst, h->data, h->len);
+    put_n(dst, body->data, body->len);
+    if (bk_writer_status(h) != BK_OK || bk_writer_status(dst) != BK_OK) {
+        fail(w, BK_ERR_NOMEM, "out of memory (pages)");
+        return 0;
+    }
+    return h->len + w->page.len;
+}
+
+static void levels_section(bk_pq_writer *w, const uint32_t *lv, size_t n, unsigned bw)
+{
+    size_t at = w->page.len;
+    put_n(&w->page, "\0\0\0\0", 4);
+    bk_pq_rle_encode(&w->page, lv, n, bw);
+    put_u32_at(&w->page, at, (uint32_t)(w->page.len - at - 4));
+}
+
+static void flush_page(bk_pq_writer *w, pq_col *c)
+{
+    if (!c->page_values || w->status != BK_OK) return;
+    bk_writer_reset(&w->page);
+    if (c->max_rep) levels_section(w, c->rep_lv, c->nlv, bits_for((uint64_t)c->max_rep));
+    if (c->max_def) levels_section(w, c->def_lv, c->nlv, bits_for((uint64_t)c->max_def));
+    int enc = ENC_PLAIN;
+    if (c->nidx) {
+        enc = ENC_RLE_DICTIONARY;
+        unsigned bw = bits_for(c->nents ? c->nents - 1 : 0);
+        bk_writer_putc(&w->page, (char)bw);
+        bk_pq_rle_encode(&w->page, c->idx, c->nidx, bw);
+        c->had_dict = 1;
+    } else if (c->ptype == PT_BOOLEAN) {
+        size_t nb = (c->vals.len + 7) / 8;
+        uint8_t *p = bk_writer_space(&w->page, nb);
+        if (p) {
+            memset(p, 0, nb);
+            for (size_t i = 0; i < c->vals.len; i++)
+                if (c->vals.data[i]) p[i >> 3] |= (uint8_t)(1u << (i & 7));
+            bk_writer_commit(&w->page, nb);
+        }
+        c->had_plain = 1;
+    } else {
+        put_n(&w->page, c->vals.data, c->vals.len);
+        c->had_plain = 1;
+    }
+    if (bk_writer_status(&w->page) != BK_OK) {
+        fail(w, BK_ERR_NOMEM, "out of memory (page of column %s)", c->def->name);
+        return;
+    }
+    uint64_t u = emit_page(w, &c->chunk, PAGE_DATA, (uint32_t)c->page_values, enc);
+    c->chunk_uncompressed += u;
+    c->chunk_values += c->page_values;
+    c->page_values = 0;
+    c->nlv = 0;
+    c->nidx = 0;
+    bk_writer_reset(&c->vals);
+}
+
+static size_t page_bytes(const pq_col *c) { return c->vals.len + c->nidx * 4 + c->nlv * 8; }
+
+/* ---- row groups and footer ---- */
+
+static void write_stats(bk_writer *m, int *last, const pq_col *c)
+{
+    if (c->def->flags & BK_PQ_LIST) return; /* LIST order is undefined; null_count ambiguous */
+    tc_struct(m, last, 12);
+    int l = 0;
+    tc_i64(m, &l, 3, c->nulls);
+    if (c->has_minmax) {
+        uint8_t mn[8], mx[8];
+        size_t n = 0;
+        const uint8_t *pmin = mn, *pmax = mx;
+        size_t nmin = 0, nmax = 0;
+        int max_exact = 1, have_max = 1;
+        uint8_t cut[STAT_MAX];
+        if (c->ptype == PT_BYTE_ARRAY) {
+            pmin = c->smin.data;
+            nmin = c->smin.len;
+            pmax = c->smax.data;
+            nmax = c->smax.len;
+            if (c->smax_cut) {
+                /* an upper bound: the prefix with its last byte below 0x7f raised */
+                memcpy(cut, c->smax.data, nmax);
+                while (nmax && cut[nmax - 1] >= 0x7f) nmax--;
+                if (nmax) cut[nmax - 1]++;
+                else have_max = 0;
+                pmax = cut;
+                max_exact = 0;
+            }
+        } else {
+            n = c->ptype == PT_BOOLEAN ? 1 : c->width;
+            for (size_t i = 0; i < n; i++) {
+                mn[i] = (uint8_t)((uint64_t)c->imin >> (8 * i));
+                mx[i] = (uint8_t)((uint64_t)c->imax >> (8 * i));
+            }
+            nmin = nmax = n;
+        }
+        if (have_max) {
+            tc_binary(m, &l, 5, pmax, nmax);
+            tc_binary(m, &l, 6, pmin, nmin);
+            tc_bool(m, &l, 7, max_exact);
+            tc_bool(m, &l, 8, c->ptype != PT_BYTE_ARRAY || !c->smin_cut);
+        }
+    }
+    tc_stop(m);
+}
+
+static void path_in_schema(bk_writer *m, int *last, const pq_col *c)
+{
+    int list = (c->def->flags & BK_PQ_LIST) != 0;
+    tc_list(m, last, 3, TC_BINARY, list ? 3 : 1);
+    tc_raw_binary(m, c->def->name, strlen(c->def->name));
+    if (list) {
+        tc_raw_binary(m, "list", 4);
+        tc_raw_binary(m, "element", 7);
+    }
+}
+
+static void flush_row_group(bk_pq_writer *w)
+{
+    if (!w->rg_rows || w->status != BK_OK) return;
+    bk_writer *m = &w->rgmeta;
+    int lrg = 0;
+    uint64_t rg_start = w->pos, total_unc = 0;
+    /* RowGroup.columns: each chunk written and described in turn. */
+    tc_list(m, &lrg, 1, TC_STRUCT, w->ncols);
+    for (size_t i = 0; i < w->ncols && w->status == BK_OK; i++) {
+        pq_col *c = &w->cols[i];
+        flush_page(w, c);
+        uint64_t dict_off = 0, unc = c->chunk_uncompressed, comp = 0;
+        int has_dict = c->had_dict && c->nents;
+        if (has_dict) {
+            bk_writer_reset(&w->page);
+            put_n(&w->page, c->dict.data, c->dict.len);
+            bk_writer_reset(&w->hdr);
+            bk_writer tmp;
+            bk_writer_init(&tmp, w->alloc);
+            uint64_t du = emit_page(w, &tmp, PAGE_DICTIONARY, (uint32_t)c->nents, ENC_PLAIN);
+            dict_off = w->pos;
+            out_put(w, tmp.data, tmp.len);
+            comp += tmp.len;
+            unc += du;
+            bk_writer_free(&tmp);
+        }
+        uint64_t data_off = w->pos;
+        out_put(w, c->chunk.data, c->chunk.len);
+        comp += c->chunk.len;
+        total_unc += unc;
+
+        int lcc = 0;
+        tc_i64(m, &lcc, 2, 0);
+        tc_struct(m, &lcc, 3);
+        int l = 0;
+        tc_i32(m, &l, 1, c->ptype);
+        int nenc = 1 + (has_dict ? 1 : 0) + ((c->had_plain || has_dict) ? 1 : 0);
+        tc_list(m, &l, 2, TC_I32, (size_t)nenc);
+        tc_zigzag(m, ENC_RLE);
+        if (has_dict) tc_zigzag(m, ENC_RLE_DICTIONARY);
+        if (c->had_plain || has_dict) tc_zigzag(m, ENC_PLAIN);
+        path_in_schema(m, &l, c);
+        tc_i32(m, &l, 4, (int32_t)w->o.codec);
+        tc_i64(m, &l, 5, (int64_t)c->chunk_values);
+        tc_i64(m, &l, 6, (int64_t)unc);
+        tc_i64(m, &l, 7, (int64_t)comp);
+        tc_i64(m, &l, 9, (int64_t)data_off);
+        if (has_dict) tc_i64(m, &l, 11, (int64_t)dict_off);
+        write_stats(m, &l, c);
+        tc_stop(m); /* ColumnMetaData */
+        tc_stop(m); /* ColumnChunk */
+
+        /* reset the chunk */
+        bk_writer_reset(&c->chunk);
+        c->chunk_values = c->chunk_uncompressed = 0;
+        c->had_plain = c->had_dict = 0;
+        c->nulls = 0;
+        c->has_minmax = 0;
+        c->smin_cut = c->smax_cut = 0;
+        bk_writer_reset(&c->smin);
+        bk_writer_reset(&c->smax);
+        bk_writer_reset(&c->dict);
+        c->nents = 0;
+        if (c->table) memset(c->table, 0, c->table_cap * sizeof *c->table);
+        c->dict_on = c->use_dict;
+    }
+    tc_i64(m, &lrg, 2, (int64_t)total_unc);
+    tc_i64(m, &lrg, 3, (int64_t)w->rg_rows);
+    tc_i64(m, &lrg, 5, (int64_t)rg_start);
+    tc_i64(m, &lrg, 6, (int64_t)(w->pos - rg_start));
+    tc_field(m, &lrg, 7, TC_I16);
+    tc_zigzag(m, (int64_t)(w->n_rowgroups & 0x7fff));
+    tc_stop(m);
+    if (bk_writer_status(m) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (metadata)");
+    w->n_rowgroups++;
+    w->rg_rows = 0;
+}
+
+bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err)
+{
+    if (w->status == BK_OK && (w->next != w->ncols || w->in_list != SIZE_MAX || w->finished))
+        fail(w, BK_ERR_ARG, "row ended at column %zu of %zu%s", w->next, w->ncols,
+             w->in_list != SIZE_MAX ? " inside a list" : "");
+    if (w->status != BK_OK) return report(w, err);
+    w->next = 0;
+    w->rows++;
+    w->rg_rows++;
+    size_t total = 0;
+    for (size_t i = 0; i < w->ncols; i++) {
+        pq_col *c = &w->cols[i];
+        if (c->dict_on && c->dict.len > w->o.dict_max_bytes) {
+            /* Too many distinct values: this page keeps its indices, the
+             * rest of the chunk is PLAIN. */
+            flush_page(w, c);
+            c->dict_on = 0;
+        }
+        if (page_bytes(c) >= w->o.page_size) flush_page(w, c);
+        total += col_buffered(c);
+    }
+    if (total >= w->o.row_group_size) flush_row_group(w);
+    return report(w, err);
+}
+
+static void schema_leaf(bk_writer *m, const pq_col *c, const char *name, int rep)
+{
+    int l = 0;
+    tc_i32(m, &l, 1, c->ptype);
+    tc_i32(m, &l, 3, rep);
+    tc_binary(m, &l, 4, name, strlen(name));
+    bk_pq_type t = c->def->type;
+    if (t == BK_PQ_STRING) {
+        tc_i32(m, &l, 6, CV_UTF8);
+        tc_struct(m, &l, 10);
+        int lt = 0;
+        tc_struct(m, &lt, 1);
+        tc_stop(m);
+        tc_stop(m);
+    } else if (t == BK_PQ_TIMESTAMP_MILLIS || t == BK_PQ_TIMESTAMP_MICROS) {
+        tc_i32(m, &l, 6, t == BK_PQ_TIMESTAMP_MILLIS ? CV_TIMESTAMP_MILLIS : CV_TIMESTAMP_MICROS);
+        tc_struct(m, &l, 10);
+        int lt = 0;
+        tc_struct(m, &lt, 8);
+        int ts = 0;
+        tc_bool(m, &ts, 1, 1);
+        tc_struct(m, &ts, 2);
+        int tu = 0;
+        tc_struct(m, &tu, t == BK_PQ_TIMESTAMP_MILLIS ? 1 : 2);
+        tc_stop(m); /* MilliSeconds / MicroSeconds */
+        tc_stop(m); /* TimeUnit */
+        tc_stop(m); /* TimestampType */
+        tc_stop(m); /* LogicalType */
+    }
+    tc_stop(m);
+}
+
+bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err)
+{
+    if (w->status == BK_OK && w->finished) fail(w, BK_ERR_ARG, "finished twice");
+    if (w->status == BK_OK && (w->next != 0 || w->in_list != SIZE_MAX)) fail(w, BK_ERR_ARG, "finish inside a row");
+    if (w->status != BK_OK) return report(w, err);
+    flush_row_group(w);
+    w->finished = 1;
+    bk_writer m;
+    bk_writer_init(&m, w->alloc);
+    int l = 0;
+    tc_i32(&m, &l, 1, 2);
+    size_t nschema = 1;
+    for (size_t i = 0; i < w->ncols; i++) nschema += (w->cols[i].def->flags & BK_PQ_LIST) ? 3 : 1;
+    tc_list(&m, &l, 2, TC_STRUCT, nschema);
+    {
+        int r = 0;
+        tc_binary(&m, &r, 4, "schema", 6);
+        tc_i32(&m, &r, 5, (int32_t)w->ncols);
+        tc_stop(&m);
+    }
+    for (size_t i = 0; i < w->ncols; i++) {
+        const pq_col *c = &w->cols[i];
+        int opt = (c->def->flags & BK_PQ_OPTIONAL) != 0;
+        if (c->def->flags & BK_PQ_LIST) {
+            int g = 0;
+            tc_i32(&m, &g, 3, opt ? REP_OPTIONAL : REP_REQUIRED);
+            tc_binary(&m, &g, 4, c->def->name, strlen(c->def->name));
+            tc_i32(&m, &g, 5, 1);
+            tc_i32(&m, &g, 6, CV_LIST);
+            tc_struct(&m, &g, 10);
+            int lt = 0;
+            tc_struct(&m, &lt, 3);
+            tc_stop(&m);
+            tc_stop(&m);
+            tc_stop(&m);
+            int r = 0;
+            tc_i32(&m, &r, 3, REP_REPEATED);
+            tc_binary(&m, &r, 4, "list", 4);
+            tc_i32(&m, &r, 5, 1);
+            tc_stop(&m);
+            schema_leaf(&m, c, "element", REP_REQUIRED);
+        } else {
+            schema_leaf(&m, c, c->def->name, opt ? REP_OPTIONAL : REP_REQUIRED);
+        }
+    }
+    tc_i64(&m, &l, 3, (int64_t)w->rows);
+    tc_list(&m, &l, 4, TC_STRUCT, w->n_rowgroups);
+    put_n(&m, w->rgmeta.data, w->rgmeta.len);
+    tc_binary(&m, &l, 6, w->o.created_by, strlen(w->o.created_by));
+    tc_list(&m, &l, 7, TC_STRUCT, w->ncols);
+    for (size_t i = 0; i < w->ncols; i++) {
+        int co = 0;
+        tc_struct(&m, &co, 1); /* TYPE_ORDER */
+        tc_stop(&m);
+        tc_stop(&m);
+    }
+    tc_stop(&m);
+    if (bk_writer_status(&m) != BK_OK || m.len > UINT32_MAX) {
+        fail(w, BK_ERR_NOMEM, "out of memory (footer)");
+    } else {
+        uint8_t tail[8];
+        bk_store_le32(tail, (uint32_t)m.len);
+        memcpy(tail + 4, "PAR1", 4);
+        out_put(w, m.data, m.len);
+        out_put(w, tail, 8);
+    }
+    bk_writer_free(&m);
+    return report(w, err);
+}

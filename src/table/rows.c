@@ -1,0 +1,403 @@
+/* The four Bitcoin tables (blockkit/table.h, docs/export.md): columns and
+ * one block's rows. Script text comes from the same functions Core-exact
+ * JSON uses (asm, type, address, descriptor), amounts are satoshis. */
+#include <blockkit/json.h>
+#include <blockkit/script.h>
+#include <blockkit/table.h>
+
+#include "bitcoin/script_internal.h"
+#include "json/json_internal.h"
+
+#include <stdio.h>
+
+#define STR BK_PQ_STRING
+#define I64 BK_PQ_INT64
+#define TS BK_PQ_TIMESTAMP_MICROS
+#define BOOL BK_PQ_BOOLEAN
+#define OPT BK_PQ_OPTIONAL
+#define DICT BK_PQ_DICT
+
+enum {
+    B_HASH, B_SIZE, B_STRIPPED_SIZE, B_WEIGHT, B_NUMBER, B_VERSION, B_MERKLE_ROOT, B_TIMESTAMP, B_NONCE, B_BITS,
+    B_COINBASE_PARAM, B_TRANSACTION_COUNT, B_PREVIOUS_BLOCK_HASH, B_MEDIAN_TIME, B_CHAINWORK, B_INPUT_COUNT,
+    B_OUTPUT_COUNT, B_INPUT_VALUE, B_OUTPUT_VALUE, B_FEE, B_NCOLS
+};
+static const bk_pq_column BLOCK_COLS[B_NCOLS] = {
+    {"hash", STR, 0},
+    {"size", I64, 0},
+    {"stripped_size", I64, 0},
+    {"weight", I64, 0},
+    {"number", I64, 0},
+    {"version", I64, 0},
+    {"merkle_root", STR, 0},
+    {"timestamp", TS, 0},
+    {"nonce", I64, 0},
+    {"bits", STR, 0},
+    {"coinbase_param", STR, 0},
+    {"transaction_count", I64, 0},
+    {"previous_block_hash", STR, OPT},
+    {"median_time", TS, OPT},
+    {"chainwork", STR, OPT},
+    {"input_count", I64, 0},
+    {"output_count", I64, 0},
+    {"input_value", I64, OPT},
+    {"output_value", I64, 0},
+    {"fee", I64, OPT},
+};
+
+enum {
+    T_HASH, T_WTXID, T_SIZE, T_VIRTUAL_SIZE, T_WEIGHT, T_VERSION, T_LOCK_TIME, T_BLOCK_HASH, T_BLOCK_NUMBER,
+    T_BLOCK_TIMESTAMP, T_INDEX, T_INPUT_COUNT, T_OUTPUT_COUNT, T_INPUT_VALUE, T_OUTPUT_VALUE, T_IS_COINBASE, T_FEE,
+    T_NCOLS
+};
+static const bk_pq_column TX_COLS[T_NCOLS] = {
+    {"hash", STR, 0},
+    {"wtxid", STR, 0},
+    {"size", I64, 0},
+    {"virtual_size", I64, 0},
+    {"weight", I64, 0},
+    {"version", I64, 0},
+    {"lock_time", I64, 0},
+    {"block_hash", STR, DICT},
+    {"block_number", I64, DICT},
+    {"block_timestamp", TS, DICT},
+    {"index", I64, 0},
+    {"input_count", I64, 0},
+    {"output_count", I64, 0},
+    {"input_value", I64, OPT},
+    {"output_value", I64, 0},
+    {"is_coinbase", BOOL, 0},
+    {"fee", I64, OPT},
+};
+
+enum {
+    I_TRANSACTION_HASH, I_TRANSACTION_INDEX, I_BLOCK_HASH, I_BLOCK_NUMBER, I_BLOCK_TIMESTAMP, I_INDEX,
+    I_SPENT_TRANSACTION_HASH, I_SPENT_OUTPUT_INDEX, I_SCRIPT_ASM, I_SCRIPT_HEX, I_SEQUENCE, I_WITNESS,
+    I_IS_COINBASE, I_VALUE, I_TYPE, I_ADDRESS, I_DESC, I_SPENT_BLOCK_NUMBER, I_SPENT_IS_COINBASE, I_NCOLS
+};
+static const bk_pq_column IN_COLS[I_NCOLS] = {
+    {"transaction_hash", STR, 0},
+    {"transaction_index", I64, 0},
+    {"block_hash", STR, DICT},
+    {"block_number", I64, DICT},
+    {"block_timestamp", TS, DICT},
+    {"index", I64, 0},
+    {"spent_transaction_hash", STR, OPT},
+    {"spent_output_index", I64, OPT},
+    {"script_asm", STR, OPT},
+    {"script_hex", STR, 0},
+    {"sequence", I64, 0},
+    {"witness", STR, BK_PQ_LIST},
+    {"is_coinbase", BOOL, 0},
+    {"value", I64, OPT},
+    {"type", STR, OPT | DICT},
+    {"address", STR, OPT},
+    {"desc", STR, OPT},
+    {"spent_block_number", I64, OPT},
+    {"spent_is_coinbase", BOOL, OPT},
+};
+
+enum {
+    O_TRANSACTION_HASH, O_TRANSACTION_INDEX, O_BLOCK_HASH, O_BLOCK_NUMBER, O_BLOCK_TIMESTAMP, O_INDEX, O_SCRIPT_ASM,
+    O_SCRIPT_HEX, O_TYPE, O_ADDRESS, O_DESC, O_VALUE, O_NCOLS
+};
+static const bk_pq_column OUT_COLS[O_NCOLS] = {
+    {"transaction_hash", STR, 0},
+    {"transaction_index", I64, 0},
+    {"block_hash", STR, DICT},
+    {"block_number", I64, DICT},
+    {"block_timestamp", TS, DICT},
+    {"index", I64, 0},
+    {"script_asm", STR, 0},
+    {"script_hex", STR, 0},
+    {"type", STR, DICT},
+    {"address", STR, OPT},
+    {"desc", STR, 0},
+    {"value", I64, 0},
+};
+
+static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks", "transactions", "inputs", "outputs"};
+
+const char *bk_dataset_name(bk_dataset ds) { return ds < BK_DS_COUNT_ ? DS_NAMES[ds] : "?"; }
+
+bk_status bk_dataset_parse(const char *name, bk_dataset *out)
+{
+    for (int i = 0; i < BK_DS_COUNT_; i++)
+        if (name && !strcmp(name, DS_NAMES[i])) {
+            *out = (bk_dataset)i;
+            return BK_OK;
+        }
+    return BK_ERR_ARG;
+}
+
+const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
+{
+    switch (ds) {
+    case BK_DS_BLOCKS: *n_out = B_NCOLS; return BLOCK_COLS;
+    case BK_DS_TRANSACTIONS: *n_out = T_NCOLS; return TX_COLS;
+    case BK_DS_INPUTS: *n_out = I_NCOLS; return IN_COLS;
+    case BK_DS_OUTPUTS: *n_out = O_NCOLS; return OUT_COLS;
+    default: *n_out = 0; return NULL;
+    }
+}
+
+void bk_table_scratch_init(bk_table_scratch *s, const bk_allocator *alloc)
+{
+    memset(s, 0, sizeof *s);
+    s->alloc = alloc;
+}
+
+void bk_table_scratch_free(bk_table_scratch *s)
+{
+    bk_free(s->alloc, s->ids, s->ids_cap);
+    s->ids = NULL;
+    s->ids_cap = 0;
+}
+
+/* The script columns shared by outputs and spent outputs: type, address, desc. */
+static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t c_desc, const uint8_t *s, size_t n,
+                        bk_network net, bk_xonly_cursor_ *cur)
+{
+    bk_script_info info;
+    if (bk_script_info_get_hint(s, n, net, bk_xonly_cursor_take_(cur, s, n), &info) != BK_OK) {
+        bk_table_null(t, c_type); /* unreachable for a known network; keeps the row whole */
+        bk_table_null(t, c_addr);
+        bk_table_null(t, c_desc);
+        return;
+    }
+    const char *ty = bk_script_type_name(info.sol.type);
+    bk_table_str(t, c_type, ty, strlen(ty));
+    /* Core: ExtractDestination gives no address for PUBKEY. */
+    if (info.sol.type == BK_SCRIPT_PUBKEY) info.address_len = 0;
+    if (c_addr < c_desc) {
+        if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
+        else bk_table_null(t, c_addr);
+    }
+    bk_script_info_descriptor(bk_table_tmp(t), s, n, &info);
+    bk_table_tmp_str(t, c_desc);
+    if (c_addr > c_desc) {
+        if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
+        else bk_table_null(t, c_addr);
+    }
+}
+
+static bk_status row_done(bk_table_writer *t, bk_error *err) { return bk_table_end_row(t, err); }
+
+bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_block *b, const bk_block_undo *undo,
+                              const bk_table_block_info *info, bk_table_scratch *s, bk_error *err)
+{
+    if (!w || !b || !info || !s) return bk_error_set(err, BK_ERR_ARG, 0, "table rows: NULL argument");
+    if (undo) {
+        bk_status st = bk_block_undo_check(undo, b, err);
+        if (st != BK_OK) return st;
+    }
+    size_t n = b->n_tx;
+    size_t need = n * 80;
+    if (need > s->ids_cap) {
+        size_t cap = need + need / 4 + 1024;
+        uint8_t *p = bk_realloc(s->alloc, s->ids, s->ids_cap, cap);
+        if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu transactions)", n);
+        s->ids = p;
+        s->ids_cap = cap;
+    }
+    uint8_t *txids = s->ids, *wtxids = s->ids + 32 * n;
+    int64_t *sums = (int64_t *)(void *)(s->ids + 64 * n); /* in, out per tx; 64n is 8-aligned */
+    int need_ids = w[BK_DS_TRANSACTIONS] || w[BK_DS_INPUTS] || w[BK_DS_OUTPUTS];
+    if (need_ids) bk_block_txids_wtxids(b, txids, wtxids);
+    uint8_t bhash[32];
+    if (info->hash) memcpy(bhash, info->hash, 32);
+    else bk_block_hash(b, bhash);
+    int64_t btime = (int64_t)b->header.time * 1000000;
+    char bhex[64];
+    bk_hex_encode_rev(bhex, bhash, 32);
+
+    /* Sums: outputs of every tx, spent coins of every non-coinbase tx. */
+    uint64_t n_in = 0, n_out = 0;
+    int64_t in_total = 0, out_total = 0, fee_total = 0;
+    bk_undo_iter ui;
+    if (undo) bk_undo_iter_init(&ui, undo);
+    for (size_t i = 0; i < n; i++) {
+        const bk_tx *tx = &b->txs[i];
+        n_in += tx->n_in;
+        n_out += tx->n_out;
+        int64_t os = 0, is = 0;
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, tx);
+        while (bk_txout_next(&oi, &o)) os += o.value;
+        if (i && undo) {
+            uint32_t nc;
+            bk_coin c;
+            if (bk_undo_next_tx(&ui, &nc))
+                while (nc-- && bk_undo_next_coin(&ui, &c)) is += c.value;
+            /* Core: CHECK_NONFATAL(MoneyRange(fee)) - a fee outside [0, 21e6 BTC]
+             * means the undo record is not this block's. */
+            if (is - os < 0 || is - os > (int64_t)2100000000000000)
+                return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                                    "undo data does not match block: fee out of range in tx %zu (inputs %lld, "
+                                    "outputs %lld)", i, (long long)is, (long long)os);
+            fee_total += is - os;
+        }
+        in_total += is;
+        out_total += os;
+        sums[2 * i] = is;
+        sums[2 * i + 1] = os;
+    }
+    int have_undo = undo != NULL || n == 1;
+
+    bk_table_writer *t = w[BK_DS_BLOCKS];
+    bk_status st = BK_OK;
+    if (t) {
+        char bits[9];
+        snprintf(bits, sizeof bits, "%08x", b->header.bits);
+        bk_table_hex(t, B_HASH, bhash, 32, 1);
+        bk_table_int(t, B_SIZE, (int64_t)b->size);
+        bk_table_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
+        bk_table_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
+        bk_table_int(t, B_NUMBER, info->height);
+        bk_table_int(t, B_VERSION, b->header.version);
+        bk_table_hex(t, B_MERKLE_ROOT, b->header.merkle_root, 32, 1);
+        bk_table_int(t, B_TIMESTAMP, btime);
+        bk_table_int(t, B_NONCE, b->header.nonce);
+        bk_table_str(t, B_BITS, bits, 8);
+        bk_txin_iter ii;
+        bk_txin cin;
+        bk_txin_iter_init(&ii, &b->txs[0]);
+        if (bk_txin_next(&ii, &cin)) bk_table_hex(t, B_COINBASE_PARAM, cin.script_sig, cin.script_sig_len, 0);
+        else bk_table_str(t, B_COINBASE_PARAM, "", 0);
+        bk_table_int(t, B_TRANSACTION_COUNT, (int64_t)n);
+        static const uint8_t zero[32];
+        if (memcmp(b->header.prev_hash, zero, 32)) bk_table_hex(t, B_PREVIOUS_BLOCK_HASH, b->header.prev_hash, 32, 1);
+        else bk_table_null(t, B_PREVIOUS_BLOCK_HASH);
+        if (info->mediantime >= 0) bk_table_int(t, B_MEDIAN_TIME, info->mediantime * 1000000);
+        else bk_table_null(t, B_MEDIAN_TIME);
+        if (info->chainwork) bk_table_hex(t, B_CHAINWORK, info->chainwork, 32, 0);
+        else bk_table_null(t, B_CHAINWORK);
+        bk_table_int(t, B_INPUT_COUNT, (int64_t)n_in);
+        bk_table_int(t, B_OUTPUT_COUNT, (int64_t)n_out);
+        if (have_undo) bk_table_int(t, B_INPUT_VALUE, in_total);
+        else bk_table_null(t, B_INPUT_VALUE);
+        bk_table_int(t, B_OUTPUT_VALUE, out_total);
+        if (have_undo) bk_table_int(t, B_FEE, fee_total);
+        else bk_table_null(t, B_FEE);
+        if ((st = row_done(t, err)) != BK_OK) return st;
+    }
+    if (!need_ids) return BK_OK;
+
+    if (undo) bk_undo_iter_init(&ui, undo);
+    bk_table_writer *tt = w[BK_DS_TRANSACTIONS], *ti = w[BK_DS_INPUTS], *to = w[BK_DS_OUTPUTS];
+    /* Taproot keys decided in batches, in the order the rows take them
+     * (per tx: spent outputs, then outputs; json_internal.h). */
+    bk_xonly_cursor_ cur;
+    bk_xonly_cursor_init_(&cur, b, ti ? undo : NULL);
+    for (size_t i = 0; i < n; i++) {
+        const bk_tx *tx = &b->txs[i];
+        const uint8_t *txid = txids + 32 * i;
+        char txhex[64];
+        bk_hex_encode_rev(txhex, txid, 32);
+        int cb = i == 0;
+        if (tt) {
+            bk_table_str(tt, T_HASH, txhex, 64);
+            bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
+            bk_table_int(tt, T_SIZE, tx->size);
+            bk_table_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
+            bk_table_int(tt, T_WEIGHT, bk_tx_weight(tx));
+            bk_table_int(tt, T_VERSION, tx->version);
+            bk_table_int(tt, T_LOCK_TIME, tx->locktime);
+            bk_table_str(tt, T_BLOCK_HASH, bhex, 64);
+            bk_table_int(tt, T_BLOCK_NUMBER, info->height);
+            bk_table_int(tt, T_BLOCK_TIMESTAMP, btime);
+            bk_table_int(tt, T_INDEX, (int64_t)i);
+            bk_table_int(tt, T_INPUT_COUNT, tx->n_in);
+            bk_table_int(tt, T_OUTPUT_COUNT, tx->n_out);
+            if (!cb && undo) bk_table_int(tt, T_INPUT_VALUE, sums[2 * i]);
+            else bk_table_null(tt, T_INPUT_VALUE);
+            bk_table_int(tt, T_OUTPUT_VALUE, sums[2 * i + 1]);
+            bk_table_bool(tt, T_IS_COINBASE, cb);
+            if (!cb && undo) bk_table_int(tt, T_FEE, sums[2 * i] - sums[2 * i + 1]);
+            else bk_table_null(tt, T_FEE);
+            if ((st = row_done(tt, err)) != BK_OK) return st;
+        }
+        uint32_t ncoins = 0;
+        int coins = !cb && undo && bk_undo_next_tx(&ui, &ncoins);
+        if (ti) {
+            bk_txin_iter ii;
+            bk_txin in;
+            bk_txin_iter_init(&ii, tx);
+            while (bk_txin_next(&ii, &in)) {
+                bk_table_str(ti, I_TRANSACTION_HASH, txhex, 64);
+                bk_table_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
+                bk_table_str(ti, I_BLOCK_HASH, bhex, 64);
+                bk_table_int(ti, I_BLOCK_NUMBER, info->height);
+                bk_table_int(ti, I_BLOCK_TIMESTAMP, btime);
+                bk_table_int(ti, I_INDEX, ii.index - 1);
+                if (cb) {
+                    bk_table_null(ti, I_SPENT_TRANSACTION_HASH);
+                    bk_table_null(ti, I_SPENT_OUTPUT_INDEX);
+                    bk_table_null(ti, I_SCRIPT_ASM);
+                } else {
+                    bk_table_hex(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid, 32, 1);
+                    bk_table_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
+                    bk_script_asm(bk_table_tmp(ti), in.script_sig, in.script_sig_len, 1);
+                    bk_table_tmp_str(ti, I_SCRIPT_ASM);
+                }
+                bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
+                bk_table_int(ti, I_SEQUENCE, in.sequence);
+                bk_table_list_begin(ti, I_WITNESS);
+                bk_witness_iter wi;
+                const uint8_t *item;
+                uint32_t ilen;
+                bk_witness_iter_init(&wi, &in);
+                while (bk_witness_next(&wi, &item, &ilen)) bk_table_hex(ti, I_WITNESS, item, ilen, 0);
+                bk_table_list_end(ti, I_WITNESS);
+                bk_table_bool(ti, I_IS_COINBASE, cb);
+                bk_coin c;
+                if (coins && ncoins && bk_undo_next_coin(&ui, &c)) {
+                    ncoins--;
+                    bk_table_int(ti, I_VALUE, c.value);
+                    script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net, &cur);
+                    bk_table_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
+                    bk_table_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
+                } else {
+                    for (size_t k = I_VALUE; k <= I_SPENT_IS_COINBASE; k++) bk_table_null(ti, k);
+                }
+                if ((st = row_done(ti, err)) != BK_OK) return st;
+            }
+        } else if (coins) {
+            bk_coin c;
+            while (ncoins-- && bk_undo_next_coin(&ui, &c)) {
+            }
+        }
+        if (to) {
+            bk_txout_iter oi;
+            bk_txout o;
+            bk_txout_iter_init(&oi, tx);
+            while (bk_txout_next(&oi, &o)) {
+                bk_table_str(to, O_TRANSACTION_HASH, txhex, 64);
+                bk_table_int(to, O_TRANSACTION_INDEX, (int64_t)i);
+                bk_table_str(to, O_BLOCK_HASH, bhex, 64);
+                bk_table_int(to, O_BLOCK_NUMBER, info->height);
+                bk_table_int(to, O_BLOCK_TIMESTAMP, btime);
+                bk_table_int(to, O_INDEX, oi.index - 1);
+                bk_script_asm(bk_table_tmp(to), o.script, o.script_len, 0);
+                bk_table_tmp_str(to, O_SCRIPT_ASM);
+                bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
+                /* type, address, desc: the order of the columns here */
+                bk_script_info sinfo;
+                if (bk_script_info_get_hint(o.script, o.script_len, info->net,
+                                            bk_xonly_cursor_take_(&cur, o.script, o.script_len), &sinfo) != BK_OK)
+                    return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+                if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
+                const char *ty = bk_script_type_name(sinfo.sol.type);
+                bk_table_str(to, O_TYPE, ty, strlen(ty));
+                if (sinfo.address_len) bk_table_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
+                else bk_table_null(to, O_ADDRESS);
+                bk_script_info_descriptor(bk_table_tmp(to), o.script, o.script_len, &sinfo);
+                bk_table_tmp_str(to, O_DESC);
+                bk_table_int(to, O_VALUE, o.value);
+                if ((st = row_done(to, err)) != BK_OK) return st;
+            }
+        }
+    }
+    return BK_OK;
+}

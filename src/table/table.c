@@ -1,0 +1,552 @@
+/* One row sink, three formats (blockkit/table.h), and chunk files written
+ * under a temporary name and renamed when complete. */
+#include <blockkit/hex.h>
+#include <blockkit/table.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* bk_writer_put that accepts nothing to write (NULL, 0). */
+static inline void put_n(bk_writer *w, const void *p, size_t n)
+{
+    if (n) bk_writer_put(w, p, n);
+}
+
+bk_status bk_table_format_parse(const char *name, bk_table_format *out)
+{
+    if (!name || !out) return BK_ERR_ARG;
+    if (!strcmp(name, "parquet")) *out = BK_TABLE_PARQUET;
+    else if (!strcmp(name, "csv")) *out = BK_TABLE_CSV;
+    else if (!strcmp(name, "ndjson") || !strcmp(name, "json")) *out = BK_TABLE_NDJSON;
+    else return BK_ERR_ARG;
+    return BK_OK;
+}
+
+const char *bk_table_format_ext(bk_table_format f)
+{
+    return f == BK_TABLE_CSV ? "csv" : f == BK_TABLE_NDJSON ? "ndjson" : "parquet";
+}
+
+static void tfail(bk_table_writer *t, bk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tfail(bk_table_writer *t, bk_status st, const char *fmt, ...)
+{
+    if (t->status != BK_OK) return;
+    t->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+}
+
+static bk_status treport(bk_table_writer *t, bk_error *err)
+{
+    if (t->status == BK_OK) {
+        bk_status ws = bk_writer_status(&t->out);
+        if (ws == BK_OK) ws = bk_writer_status(&t->tmp);
+        if (ws == BK_OK) ws = bk_writer_status(&t->lst);
+        if (ws != BK_OK) tfail(t, ws, ws == BK_ERR_IO ? "writing the output failed" : "out of memory");
+    }
+    if (t->status == BK_OK) return BK_OK;
+    return bk_error_set(err, t->status, t->rows, "%s", t->msg);
+}
+
+/* Text formats: count what reaches the caller's sink. */
+static int count_sink(void *ctx, const uint8_t *p, size_t n)
+{
+    bk_table_writer *t = ctx;
+    if (t->sink(t->sink_ctx, p, n) != 0) return -1;
+    t->text_bytes += n;
+    return 0;
+}
+
+bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_column *cols, size_t ncols,
+                        const bk_pq_opts *pq, bk_sink_fn sink, void *ctx, const bk_allocator *alloc,
+                        bk_error *err)
+{
+    if (!t || !cols || !ncols || !sink || format >= BK_TABLE_FORMAT_COUNT_)
+        return bk_error_set(err, BK_ERR_ARG, 0, "table: bad arguments");
+    memset(t, 0, sizeof *t);
+    t->format = format;
+    t->cols = cols;
+    t->ncols = ncols;
+    t->in_list = SIZE_MAX;
+    bk_writer_init(&t->tmp, alloc);
+    bk_writer_init(&t->lst, alloc);
+    if (format == BK_TABLE_PARQUET) {
+        bk_writer_init(&t->out, alloc);
+        return bk_pq_writer_new(&t->pq, cols, ncols, pq, sink, ctx, alloc, err);
+    }
+    t->sink = sink;
+    t->sink_ctx = ctx;
+    bk_writer_init_sink(&t->out, alloc, count_sink, t, (size_t)1 << 20);
+    if (format == BK_TABLE_CSV) {
+        for (size_t i = 0; i < ncols; i++) {
+            if (i) bk_writer_putc(&t->out, ',');
+            bk_writer_puts(&t->out, cols[i].name);
+        }
+        put_n(&t->out, "\r\n", 2);
+    }
+    return treport(t, err);
+}
+
+void bk_table_close(bk_table_writer *t)
+{
+    if (!t) return;
+    bk_pq_writer_free(t->pq);
+    t->pq = NULL;
+    bk_writer_free(&t->out);
+    bk_writer_free(&t->tmp);
+    bk_writer_free(&t->lst);
+}
+
+uint64_t bk_table_bytes(const bk_table_writer *t)
+{
+    return t->pq ? bk_pq_bytes(t->pq) : t->text_bytes;
+}
+
+/* ---- text rendering ---- */
+
+/* JSON string escaping (RFC 8259): quote, backslash, control characters. */
+static void json_escaped(bk_writer *w, const char *s, size_t n)
+{
+    static const char hexd[] = "0123456789abcdef";
+    bk_writer_putc(w, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        put_n(w, s + run, i - run);
+        run = i + 1;
+        char e[6] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15]};
+        if (c == '"' || c == '\\') {
+            e[1] = (char)c;
+            put_n(w, e, 2);
+        } else if (c == '\n') {
+            put_n(w, "\\n", 2);
+        } else if (c == '\t') {
+            put_n(w, "\\t", 2);
+        } else if (c == '\r') {
+            put_n(w, "\\r", 2);
+        } else {
+            put_n(w, e, 6);
+        }
+    }
+    put_n(w, s + run, n - run);
+    bk_writer_putc(w, '"');
+}
+
+static void csv_field(bk_writer *w, const char *s, size_t n)
+{
+    int quote = n == 0;
+    for (size_t i = 0; i < n && !quote; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') quote = 1;
+    if (!quote) {
+        put_n(w, s, n);
+        return;
+    }
+    bk_writer_putc(w, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '"') continue;
+        put_n(w, s + run, i + 1 - run);
+        bk_writer_putc(w, '"');
+        run = i + 1;
+    }
+    put_n(w, s + run, n - run);
+    bk_writer_putc(w, '"');
+}
+
+/* Howard Hinnant's civil_from_days, for "YYYY-MM-DD HH:MM:SS[.f]" UTC. */
+static size_t format_ts(char *out, int64_t v, int micros)
+{
+    int64_t unit = micros ? 1000000 : 1000;
+    int64_t secs = v / unit, frac = v % unit;
+    if (frac < 0) {
+        frac += unit;
+        secs--;
+    }
+    int64_t days = secs / 86400, sod = secs % 86400;
+    if (sod < 0) {
+        sod += 86400;
+        days--;
+    }
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = yoe + era * 400;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    if (m <= 2) y++;
+    int n = snprintf(out, 64, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld", (long long)y, (long long)m, (long long)d,
+                     (long long)(sod / 3600), (long long)(sod / 60 % 60), (long long)(sod % 60));
+    if (frac) n += snprintf(out + n, 64 - (size_t)n, micros ? ".%06lld" : ".%03lld", (long long)frac);
+    return (size_t)n;
+}
+
+/* Start a text value of column col: checks order, writes the separator
+ * and (NDJSON) the key. Returns the writer to put the value into: the
+ * output, or the open list's text. NULL on misuse. */
+static bk_writer *text_begin(bk_table_writer *t, size_t col)
+{
+    if (t->in_list != SIZE_MAX) {
+        if (col != t->in_list) {
+            tfail(t, BK_ERR_ARG, "table: column %zu inside the list of column %s", col, t->cols[t->in_list].name);
+            return NULL;
+        }
+        if (t->list_items++) bk_writer_putc(&t->lst, ',');
+        return &t->lst;
+    }
+    if (col != t->next) {
+        tfail(t, BK_ERR_ARG, "table: column %zu given out of order (%zu expected)", col, t->next);
+        return NULL;
+    }
+    if (t->format == BK_TABLE_CSV) {
+        if (col) bk_writer_putc(&t->out, ',');
+    } else {
+        bk_writer_putc(&t->out, col ? ',' : '{');
+        json_escaped(&t->out, t->cols[col].name, strlen(t->cols[col].name));
+        bk_writer_putc(&t->out, ':');
+    }
+    t->next++;
+    return &t->out;
+}
+
+static int check_col(bk_table_writer *t, size_t col)
+{
+    if (t->status != BK_OK) return 0;
+    if (col >= t->ncols) {
+        tfail(t, BK_ERR_ARG, "table: no column %zu", col);
+        return 0;
+    }
+    return 1;
+}
+
+void bk_table_null(bk_table_writer *t, size_t col)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq) {
+        bk_pq_null(t->pq, col);
+        return;
+    }
+    if (!(t->cols[col].flags & BK_PQ_OPTIONAL) || t->in_list != SIZE_MAX) {
+        tfail(t, BK_ERR_ARG, "table: null for required column %s", t->cols[col].name);
+        return;
+    }
+    bk_writer *w = text_begin(t, col);
+    if (w && t->format == BK_TABLE_NDJSON) put_n(w, "null", 4);
+}
+
+void bk_table_bool(bk_table_writer *t, size_t col, int v)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq) {
+        bk_pq_bool(t->pq, col, v);
+        return;
+    }
+    bk_writer *w = text_begin(t, col);
+    if (w) bk_writer_puts(w, v ? "true" : "false");
+}
+
+void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
+{
+    if (!check_col(t, col)) return;
+    bk_pq_type ty = t->cols[col].type;
+    if (t->pq) {
+        if (ty == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
+        else bk_pq_i64(t->pq, col, v);
+        return;
+    }
+    bk_writer *w = text_begin(t, col);
+    if (!w) return;
+    char buf[64];
+    size_t n;
+    if (ty == BK_PQ_TIMESTAMP_MICROS || ty == BK_PQ_TIMESTAMP_MILLIS) {
+        /* one block's rows repeat its time: keep the last text */
+        if (t->ts_valid && t->ts_value == v && t->ts_type == (int)ty) {
+            n = t->ts_len;
+            memcpy(buf + 1, t->ts_text, n);
+        } else {
+            n = format_ts(buf + 1, v, ty == BK_PQ_TIMESTAMP_MICROS);
+            memcpy(t->ts_text, buf + 1, n);
+            t->ts_len = n;
+            t->ts_value = v;
+            t->ts_type = (int)ty;
+            t->ts_valid = 1;
+        }
+        if (t->format == BK_TABLE_NDJSON || w == &t->lst) {
+            buf[0] = '"';
+            buf[n + 1] = '"';
+            put_n(w, buf, n + 2);
+        } else {
+            put_n(w, buf + 1, n);
+        }
+        return;
+    }
+    /* decimal, without snprintf (the text formats' hot path) */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *e = buf + sizeof buf, *q = e;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--q = '-';
+    put_n(w, q, (size_t)(e - q));
+}
+
+void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq) {
+        bk_pq_str(t->pq, col, s, len);
+        return;
+    }
+    bk_writer *w = text_begin(t, col);
+    if (!w) return;
+    if (t->format == BK_TABLE_NDJSON || w == &t->lst) json_escaped(w, s, len);
+    else csv_field(w, s, len);
+}
+
+void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq || n == 0) {
+        /* Parquet (and the empty string, which CSV quotes): via the scratch. */
+        bk_writer *s = bk_table_tmp(t);
+        if (rev) bk_writer_put_hex_rev(s, p, n);
+        else bk_writer_put_hex(s, p, n);
+        bk_table_tmp_str(t, col);
+        return;
+    }
+    bk_writer *w = text_begin(t, col);
+    if (!w) return;
+    int q = t->format == BK_TABLE_NDJSON || w == &t->lst;
+    if (q) bk_writer_putc(w, '"');
+    if (rev) bk_writer_put_hex_rev(w, p, n);
+    else bk_writer_put_hex(w, p, n);
+    if (q) bk_writer_putc(w, '"');
+}
+
+void bk_table_tmp_str(bk_table_writer *t, size_t col)
+{
+    if (bk_writer_status(&t->tmp) != BK_OK) {
+        tfail(t, BK_ERR_NOMEM, "table: out of memory");
+        return;
+    }
+    bk_table_str(t, col, t->tmp.len ? (const char *)t->tmp.data : "", t->tmp.len);
+}
+
+void bk_table_list_begin(bk_table_writer *t, size_t col)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq) {
+        bk_pq_list_begin(t->pq, col);
+        return;
+    }
+    if (!(t->cols[col].flags & BK_PQ_LIST) || t->in_list != SIZE_MAX || col != t->next) {
+        tfail(t, BK_ERR_ARG, "table: list for column %zu: not a list, not next, or inside a list", col);
+        return;
+    }
+    t->in_list = col;
+    t->list_items = 0;
+    bk_writer_reset(&t->lst);
+    bk_writer_putc(&t->lst, '[');
+}
+
+void bk_table_list_end(bk_table_writer *t, size_t col)
+{
+    if (!check_col(t, col)) return;
+    if (t->pq) {
+        bk_pq_list_end(t->pq, col);
+        return;
+    }
+    if (t->in_list != col) {
+        tfail(t, BK_ERR_ARG, "table: end of a list for column %zu that is not open", col);
+        return;
+    }
+    bk_writer_putc(&t->lst, ']');
+    t->in_list = SIZE_MAX;
+    bk_writer *w = text_begin(t, col);
+    if (!w) return;
+    if (t->format == BK_TABLE_NDJSON) put_n(w, t->lst.data, t->lst.len);
+    else csv_field(w, (const char *)t->lst.data, t->lst.len);
+}
+
+bk_status bk_table_end_row(bk_table_writer *t, bk_error *err)
+{
+    if (t->status != BK_OK) return treport(t, err);
+    if (t->pq) {
+        bk_status st = bk_pq_end_row(t->pq, err);
+        if (st == BK_OK) t->rows++;
+        return st;
+    }
+    if (t->next != t->ncols || t->in_list != SIZE_MAX)
+        tfail(t, BK_ERR_ARG, "table: row ended at column %zu of %zu", t->next, t->ncols);
+    if (t->format == BK_TABLE_CSV) put_n(&t->out, "\r\n", 2);
+    else put_n(&t->out, "}\n", 2);
+    t->next = 0;
+    t->rows++;
+    /* (the sink writer flushes itself as it passes its chunk size) */
+    return treport(t, err);
+}
+
+bk_status bk_table_finish(bk_table_writer *t, bk_error *err)
+{
+    if (t->status != BK_OK) return treport(t, err);
+    if (t->pq) return bk_pq_finish(t->pq, err);
+    if (t->next) tfail(t, BK_ERR_ARG, "table: finish inside a row");
+    if (bk_writer_flush(&t->out) != BK_OK) tfail(t, BK_ERR_IO, "writing the output failed");
+    return treport(t, err);
+}
+
+/* ---- chunk files ---- */
+
+bk_status bk_chunk_path(char *out, size_t cap, const char *dir, const char *dataset, int64_t first, int64_t last,
+                        const char *ext)
+{
+    int n = snprintf(out, cap, "%s/%s/%s_%08lld_%08lld.%s", dir, dataset, dataset, (long long)first,
+                     (long long)last, ext);
+    return n < 0 || (size_t)n >= cap ? BK_ERR_BUFFER : BK_OK;
+}
+
+static int fd_sink(void *ctx, const uint8_t *p, size_t n)
+{
+    bk_chunk_file *f = ctx;
+    while (n) {
+        ssize_t r = write(f->fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            f->failed = 1;
+            f->err_no = r < 0 ? errno : EIO;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Table writers hand bytes to this sink; a 1 MiB buffer in front of fd. */
+static int buf_sink(void *ctx, const uint8_t *p, size_t n)
+{
+    bk_chunk_file *f = ctx;
+    if (f->buf.len + n > f->buf.cap && f->buf.len) {
+        if (fd_sink(f, f->buf.data, f->buf.len)) return -1;
+        bk_writer_reset(&f->buf);
+    }
+    if (n >= ((size_t)1 << 20)) return fd_sink(f, p, n);
+    put_n(&f->buf, p, n);
+    return bk_writer_status(&f->buf) == BK_OK ? 0 : -1;
+}
+
+bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first, int64_t last,
+                             bk_table_format format, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
+                             const bk_allocator *alloc, bk_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    if (bk_chunk_path(f->path, sizeof f->path, dir, dataset, first, last, bk_table_format_ext(format)) != BK_OK ||
+        snprintf(f->tmp_path, sizeof f->tmp_path, "%s.tmp-%ld", f->path, (long)getpid()) >= (int)sizeof f->tmp_path)
+        return bk_error_set(err, BK_ERR_ARG, 0, "output path too long under %s", dir);
+    char sub[BK_CHUNK_PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/%s", dir, dataset);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
+    if (mkdir(sub, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", sub, strerror(errno));
+    f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
+    bk_writer_init(&f->buf, alloc);
+    if (bk_writer_reserve(&f->buf, (size_t)1 << 20) != BK_OK) {
+        bk_chunk_file_abort(f);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    bk_status st = bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
+    if (st != BK_OK) {
+        if (f->failed) bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
+        bk_chunk_file_abort(f);
+        return err ? err->status : st;
+    }
+    return BK_OK;
+}
+
+void bk_chunk_file_abort(bk_chunk_file *f)
+{
+    bk_table_close(&f->table);
+    bk_writer_free(&f->buf);
+    if (f->fd >= 0) {
+        close(f->fd);
+        f->fd = -1;
+        unlink(f->tmp_path);
+    }
+}
+
+/* Remove <dataset>_<first>_<other>.<ext> beside the final file: a partial
+ * tail chunk an earlier run wrote when its end was lower. */
+static void remove_older_partials(const bk_chunk_file *f)
+{
+    char dir[BK_CHUNK_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", f->path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = 0;
+    const char *name = slash + 1;
+    /* prefix "<dataset>_<first>_" is the name up to its last '_' */
+    const char *us = strrchr(name, '_');
+    const char *dot = strrchr(name, '.');
+    if (!us || !dot || dot < us) return;
+    size_t plen = (size_t)(us - name) + 1;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, name, plen) != 0 || !strcmp(n, name)) continue;
+        size_t flen = strlen(name);
+        if (!strncmp(n, name, flen) && !strncmp(n + flen, ".tmp-", 5)) {
+            /* a killed run's temporary file of this chunk */
+            char p[BK_CHUNK_PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", dir, n);
+            unlink(p);
+            continue;
+        }
+        const char *ndot = strrchr(n, '.');
+        if (!ndot || strcmp(ndot, dot) != 0 || (size_t)(ndot - n) != (size_t)(dot - name)) continue;
+        char p[BK_CHUNK_PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/%s", dir, n);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
+{
+    bk_status st = bk_table_finish(&f->table, err);
+    if (st == BK_OK && f->buf.len) {
+        if (fd_sink(f, f->buf.data, f->buf.len)) st = BK_ERR_IO;
+        bk_writer_reset(&f->buf);
+    }
+    if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
+    int sync_failed = st == BK_OK && fsync(f->fd) != 0;
+    int e_sync = errno;
+    if (st == BK_OK && (sync_failed | (close(f->fd) != 0))) {
+        st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(sync_failed ? e_sync : errno));
+        f->fd = -1;
+        unlink(f->tmp_path);
+    } else if (st == BK_OK) {
+        f->fd = -1;
+        if (rename(f->tmp_path, f->path) != 0) {
+            st = bk_error_set(err, BK_ERR_IO, 0, "rename %s: %s", f->path, strerror(errno));
+            unlink(f->tmp_path);
+        } else {
+            remove_older_partials(f);
+        }
+    }
+    bk_chunk_file_abort(f);
+    return st;
+}
