@@ -2,6 +2,8 @@
  * SSZ values given as binary, 0x hex or JSON. */
 #include "cli.h"
 
+#include <errno.h>
+
 #include <blockkit/ssz.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,10 @@ static int usage(FILE *f)
             "       blockkit ssz encode TYPE [--schema FILE] [FILE | -]          (value JSON in, 0x hex out)\n"
             "       blockkit ssz proof TYPE --path a.b.c [--path ...] [--gindex N ...] [--schema FILE] [FILE | - | --hex 0x..]\n"
             "       blockkit ssz verify TYPE [--path a.b.c] [--root 0x..] [--schema FILE] [PROOF.json | -]\n"
+            "       blockkit ssz synth TYPE --count N [--min-limit L] [--seed S]   (binary out)\n"
+            "root and proof take -j N: hash large lists on N threads (same result).\n"
+            "synth writes a valid random value whose lists of limit >= L (default 2^40) hold N\n"
+            "elements (a mainnet-size BeaconState: synth BeaconState --count 1048576).\n"
             "\n"
             "TYPE: uint8..uint256, bool, Vector[T,N], List[T,N], ByteVector[N], ByteList[N],\n"
             "      Bitvector[N], Bitlist[N], Union[T0,...], ProgressiveList[T], ProgressiveByteList,\n"
@@ -96,10 +102,12 @@ static int ssz_main(int argc, char **argv)
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) return usage(stdout);
     int mode = !strcmp(sub, "root") ? 0 : !strcmp(sub, "decode") ? 1 : !strcmp(sub, "encode") ? 2
-             : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : -1;
-    if (mode < 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify)", sub);
+             : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : !strcmp(sub, "synth") ? 5 : -1;
+    if (mode < 0)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify, synth)", sub);
     const char *type_str = NULL, *schema = NULL, *file = NULL, *hex = NULL, *root_hex = NULL;
     const char *fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1), *preset = "mainnet";
+    unsigned long long threads = 1, count = 0, min_limit = UINT64_C(1) << 40, seed = 1;
     char *paths[MAX_PATHS];
     size_t npaths = 0;
     uint64_t gidx[MAX_PATHS];
@@ -109,10 +117,24 @@ static int ssz_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
-                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset");
+                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset") || !strcmp(a, "-j") ||
+                   !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed");
         if (need && i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
         if (!strcmp(a, "--schema")) schema = argv[++i];
         else if (!strcmp(a, "--fork")) fork = argv[++i];
+        else if (!strcmp(a, "-j") || !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed")) {
+            char *end;
+            const char *v = argv[++i];
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-' || (!strcmp(a, "-j") && (x < 1 || x > 256)))
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s: expected a number%s, got \"%s\"", a,
+                                   !strcmp(a, "-j") ? " from 1 to 256" : "", v);
+            if (!strcmp(a, "-j")) threads = x;
+            else if (!strcmp(a, "--count")) count = x;
+            else if (!strcmp(a, "--min-limit")) min_limit = x;
+            else seed = x;
+        }
         else if (!strcmp(a, "--preset")) preset = argv[++i];
         else if (!strcmp(a, "--hex")) hex = argv[++i];
         else if (!strcmp(a, "--root")) root_hex = argv[++i];
@@ -144,6 +166,7 @@ static int ssz_main(int argc, char **argv)
     bk_error_clear(&err);
     bk_ssz_registry *reg = NULL;
     bk_ssz_hasher *h = NULL;
+    bk_ssz_pool *pool = NULL;
     bk_cli_input in = {0};
     uint8_t *bytes = NULL;
     size_t nbytes = 0;
@@ -177,6 +200,22 @@ static int ssz_main(int argc, char **argv)
     if (bk_ssz_type_parse(reg, type_str, &t, &err) != BK_OK) {
         rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s (\"%s\" at character %llu)", err.msg, type_str,
                          (unsigned long long)err.offset);
+        goto out;
+    }
+    if (threads > 1) {
+        if (bk_ssz_pool_create(&pool, (unsigned)threads, 0, NULL, &err) != BK_OK) {
+            rc = bk_cli_report(CMD, &err);
+            goto out;
+        }
+        bk_ssz_hasher_set_pool(h, pool);
+    }
+    if (mode == 5) {
+        /* A synthetic valid value: binary on stdout. */
+        if (bk_ssz_synthesize(t, count, min_limit, seed, &w, &err) != BK_OK) {
+            rc = bk_cli_report(CMD, &err);
+            goto out;
+        }
+        rc = bk_cli_write_all(stdout, w.data, w.len);
         goto out;
     }
     /* Generalized indices of the paths. */
@@ -256,6 +295,7 @@ out:
     free(bytes);
     if (in.data) bk_cli_input_free(&in);
     bk_ssz_hasher_free(h);
+    bk_ssz_pool_free(pool);
     bk_ssz_registry_free(reg);
     return rc;
 }

@@ -19,6 +19,10 @@
 #define DEFAULT_SCRATCH (256u * 1024u)
 #define KMAX_LOG2 10              /* batches of up to 1024 chunks (32 KiB) */
 
+_Thread_local uint64_t bk_ssz_tls_compressions;
+
+uint64_t bk_ssz_compressions(void) { return bk_ssz_tls_compressions; }
+
 const uint8_t *bk_ssz_zero_hash(unsigned depth)
 {
     return depth <= 64 ? bk_ssz_zero_hashes[depth] : NULL;
@@ -29,7 +33,7 @@ void bk_ssz_hash_pair(uint8_t out[32], const uint8_t left[32], const uint8_t rig
     uint8_t m[64];
     memcpy(m, left, 32);
     memcpy(m + 32, right, 32);
-    bk_sha256_64(out, m, 1);
+    bk_ssz_sha64(out, m, 1);
 }
 
 void bk_ssz_mix_in_length(uint8_t out[32], const uint8_t root[32], uint64_t length)
@@ -38,7 +42,7 @@ void bk_ssz_mix_in_length(uint8_t out[32], const uint8_t root[32], uint64_t leng
     memcpy(m, root, 32);
     memset(m + 32, 0, 32);
     bk_store_le64(m + 32, length);
-    bk_sha256_64(out, m, 1);
+    bk_ssz_sha64(out, m, 1);
 }
 
 bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_bytes, const bk_allocator *alloc)
@@ -57,6 +61,8 @@ bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_bytes, cons
     }
     h->cap = scratch_bytes;
     h->used = 0;
+    h->pool = NULL;
+    h->in_parallel = 0;
     *h_out = h;
     return BK_OK;
 }
@@ -120,8 +126,8 @@ static void mz_reduce_block(mz *m, const uint8_t *src)
         if (src != m->buf) memcpy(m->buf, src, 32);
         return;
     }
-    bk_sha256_64(m->buf, src, (size_t)(n / 2));
-    for (n /= 2; n > 1; n /= 2) bk_sha256_64(m->buf, m->buf, (size_t)(n / 2));
+    bk_ssz_sha64(m->buf, src, (size_t)(n / 2));
+    for (n /= 2; n > 1; n /= 2) bk_ssz_sha64(m->buf, m->buf, (size_t)(n / 2));
 }
 
 static void mz_push_root(mz *m, const uint8_t *root)
@@ -183,7 +189,7 @@ static void mz_finish(bk_ssz_hasher *h, mz *m, uint8_t out[32])
         uint64_t cnt = m->nbuf;
         for (unsigned level = 0; level < m->kdepth; level++) {
             if (cnt & 1) memcpy(m->buf + 32 * cnt++, bk_ssz_zero_hashes[level], 32);
-            bk_sha256_64(m->buf, m->buf, (size_t)(cnt / 2));
+            bk_ssz_sha64(m->buf, m->buf, (size_t)(cnt / 2));
             cnt /= 2;
         }
         memcpy(cur, m->buf, 32);
@@ -344,7 +350,7 @@ static void run_plan_many(const bk_ssz_plan *pl, const uint8_t *d, uint64_t stri
                 else plan_gather(m + 32, r, de, NULL, NULL, NULL);
             }
         }
-        bk_sha256_64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
+        bk_ssz_sha64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
         start = end;
     }
     for (uint64_t e = 0; e < g; e++) {
@@ -390,8 +396,10 @@ bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *
     }
     uint64_t span = sub_depth >= 64 ? UINT64_MAX : UINT64_C(1) << sub_depth;
     uint64_t hi = total - lo < span ? total : lo + span;
+    bk_status st;
+    if (bk_ssz_par_subtree(h, t, d, len, lo, hi, sub_depth, out, &st, err)) return st;
     mz m;
-    bk_status st = mz_init(h, &m, sub_depth, hi - lo, err);
+    st = mz_init(h, &m, sub_depth, hi - lo, err);
     if (st != BK_OK) return st;
     if (is_packed(t)) {
         packed p = packed_of(t, d, len);
@@ -478,7 +486,7 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
             plan_gather(m, pl->nodes[j].l, d, vals, ext, vch);
             plan_gather(m + 32, pl->nodes[j].r, d, vals, ext, vch);
         }
-        bk_sha256_64(vals + 32 * (size_t)start, msgs, end - start);
+        bk_ssz_sha64(vals + 32 * (size_t)start, msgs, end - start);
         start = end;
     }
     plan_gather(out, pl->root, d, vals, ext, vch);
