@@ -233,6 +233,41 @@ BK_API bk_status bk_ssz_merkleize(bk_ssz_hasher *h, const uint8_t *chunks, uint6
 BK_API bk_status bk_ssz_synthesize(const bk_ssz_type *t, uint64_t n, uint64_t min_limit, uint64_t seed,
                                    bk_writer *w, bk_error *err) BK_WARN_UNUSED;
 
+/* ---- incremental re-hashing: a cached tree over a container's bytes ----
+ * The tree keeps a copy of the serialization, every top-level field's root,
+ * and the levels of every large list or vector field (256 chunks or more at
+ * its limit: a BeaconState's validators, balances, participation, scores,
+ * mixes, roots). Edits write the bytes and mark what they touched;
+ * bk_ssz_tree_root re-hashes only those paths (one balance of a 2^20-validator
+ * state: about 25 pair hashes). Memory: about 64 bytes per cached composite
+ * element (validator) and 32 bytes per 2 leaf chunks of packed lists, plus
+ * the bytes. Progressive list fields are not cached (re-hashed from their
+ * bytes when touched). */
+typedef struct bk_ssz_tree bk_ssz_tree;
+/* Validate data (a container of type t) and copy it; nothing is hashed
+ * until the first bk_ssz_tree_root. BK_ERR_ARG when t is no container. */
+BK_API bk_status bk_ssz_tree_create(bk_ssz_tree **tree_out, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                                    const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_ssz_tree_free(bk_ssz_tree *tree);
+/* The root now; the first call hashes everything (h's pool, if any, is
+ * used), later ones only what changed. */
+BK_API bk_status bk_ssz_tree_root(bk_ssz_tree *tree, bk_ssz_hasher *h, uint8_t out[32], bk_error *err)
+    BK_WARN_UNUSED;
+/* Overwrite the fixed-size value at path (field names and indices, as for
+ * bk_ssz_gindex: {"balances","17"}, {"slot"}, {"validators","5",
+ * "effective_balance"}) with n serialized bytes (validated for its type).
+ * BK_ERR_NOT_FOUND for a missing field or an index past the end, BK_ERR_ARG
+ * for a variable-size target, BK_ERR_LENGTH for a wrong size. */
+BK_API bk_status bk_ssz_tree_set(bk_ssz_tree *tree, const char *const *path, size_t npath, const uint8_t *value,
+                                 size_t n, bk_error *err) BK_WARN_UNUSED;
+/* Append one fixed-size element (n serialized bytes) to the list field
+ * `field` of the top-level container (validators, balances, ...); later
+ * variable fields move. BK_ERR_LENGTH when the list is full. */
+BK_API bk_status bk_ssz_tree_append(bk_ssz_tree *tree, const char *field, const uint8_t *value, size_t n,
+                                    bk_error *err) BK_WARN_UNUSED;
+/* The current serialization (owned by the tree; valid until the next edit). */
+BK_API const uint8_t *bk_ssz_tree_bytes(const bk_ssz_tree *tree, size_t *len_out);
+
 /* ---- values (the JSON form of the consensus spec tests) ----
  * Integers are decimal strings, bool true/false, byte vectors/lists and
  * bitfields "0x" hex of their serialized bytes, containers objects keyed by
