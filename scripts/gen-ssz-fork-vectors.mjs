@@ -32,6 +32,12 @@ const rnd = () => {
   return seed / 4294967296;
 };
 const rint = (n) => Math.floor(rnd() * n);
+// "0x.." string values in lowercase (keys untouched: some API types use camelCase).
+const lowerHex = (v) =>
+  typeof v === "string" ? (v.startsWith("0x") ? v.toLowerCase() : v)
+  : Array.isArray(v) ? v.map(lowerHex)
+  : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, lowerHex(x)]))
+  : v;
 
 async function gen(preset) {
   const { ssz } = await import(lib("@lodestar", "types"));
@@ -154,7 +160,7 @@ async function gen(preset) {
           ssz: hex(bytes),
           // Lodestar prints execution addresses EIP-55 mixed-case; the spec
           // tests' value form (and blockkit's) is lowercase hex.
-          value: JSON.parse(JSON.stringify(t.toJson(back)).toLowerCase()),
+          value: lowerHex(t.toJson(back)),
           root: hex(t.hashTreeRoot(back)),
         };
         lines.push(JSON.stringify(line));

@@ -19,3 +19,6 @@ endforeach()
 # The generated fork tables match their source (@lodestar/types in tests/npm).
 add_test(NAME ssz_forks_generated_current
   COMMAND node ${CMAKE_SOURCE_DIR}/scripts/gen-ssz-forks.mjs --check)
+# Proofs through progressive types (scripts/gen-ssz-progressive-proofs.mjs).
+add_test(NAME ssz_vectors_progressive_proofs
+  COMMAND ssz_vectors ${BK_SSZ_DATA}/progressive_proofs.jsonl WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)

@@ -536,16 +536,32 @@ static bk_status prog_container_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, 
     return BK_OK;
 }
 
-static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
-                           bk_error *err)
+/* Subtree k of a progressive data tree: chunks [start_k, start_k + 4^k),
+ * start_k = (4^k - 1) / 3, depth 2k. */
+bk_status bk_ssz_prog_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k,
+                              uint8_t out[32], bk_error *err)
 {
-    int cont = t->kind == BK_SSZ_CONTAINER;
-    uint64_t total = cont ? t->active_bits : bk_ssz_chunks(t, d, len);
+    uint64_t lo = ((UINT64_C(1) << (2 * k)) - 1) / 3;
+    return t->kind == BK_SSZ_CONTAINER ? prog_container_subtree(h, t, d, len, lo, 2 * k, out, err)
+                                       : bk_ssz_subtree(h, t, d, len, lo, 2 * k, out, err);
+}
+
+uint64_t bk_ssz_prog_chunks(const bk_ssz_type *t, const uint8_t *d, size_t len)
+{
+    return t->kind == BK_SSZ_CONTAINER ? t->active_bits : bk_ssz_chunks(t, d, len);
+}
+
+/* Spine node k0 of a progressive data tree: merkleize_progressive of the
+ * chunks from start_k0 on (k0 = 0: the data root). */
+bk_status bk_ssz_prog_spine(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k0,
+                            uint8_t out[32], bk_error *err)
+{
+    uint64_t total = bk_ssz_prog_chunks(t, d, len);
     uint8_t roots[PROG_MAX_LEVELS][32];
-    unsigned k = 0;
-    for (uint64_t lo = 0, width = 1; lo < total; lo += width, width <<= 2, k++) {
-        bk_status st = cont ? prog_container_subtree(h, t, d, len, lo, 2 * k, roots[k], err)
-                            : bk_ssz_subtree(h, t, d, len, lo, 2 * k, roots[k], err);
+    unsigned k = k0;
+    for (uint64_t lo = ((UINT64_C(1) << (2 * k0)) - 1) / 3, width = UINT64_C(1) << (2 * k0); lo < total && k < PROG_MAX_LEVELS - 1;
+         lo += width, width <<= 2, k++) {
+        bk_status st = bk_ssz_prog_subtree(h, t, d, len, k, roots[k - k0], err);
         if (st != BK_OK) return st;
         if (width > UINT64_MAX / 4) {
             k++;
@@ -553,8 +569,36 @@ static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t
         }
     }
     uint8_t acc[32] = {0};
-    while (k-- > 0) bk_ssz_hash_pair(acc, roots[k], acc);
-    if (cont) {
+    for (unsigned j = k - k0; j-- > 0;) bk_ssz_hash_pair(acc, roots[j], acc);
+    memcpy(out, acc, 32);
+    return BK_OK;
+}
+
+uint64_t bk_ssz_prog_chunk_gindex(uint64_t pos)
+{
+    /* k right steps along the spine, one left step into subtree k, then
+     * 2k steps to the chunk (chainsafe's progressiveChunkGindex, EIP-7916). */
+    unsigned k = 0;
+    uint64_t start = 0, width = 1;
+    while (pos >= start + width) {
+        start += width;
+        width <<= 2;
+        k++;
+    }
+    if (2 * k + 1 + k >= 63) return 0;
+    uint64_t g = 1;
+    for (unsigned i = 0; i < k; i++) g = 2 * g + 1;
+    g = 2 * g;
+    return (g << (2 * k)) | (pos - start);
+}
+
+static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
+                           bk_error *err)
+{
+    uint8_t acc[32];
+    bk_status st = bk_ssz_prog_spine(h, t, d, len, 0, acc, err);
+    if (st != BK_OK) return st;
+    if (t->kind == BK_SSZ_CONTAINER) {
         /* mix_in_active_fields: hash(root, the bitvector packed into one chunk). */
         uint8_t bits[32] = {0};
         memcpy(bits, t->active_fields, (t->active_bits + 7) / 8);

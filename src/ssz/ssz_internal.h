@@ -155,4 +155,17 @@ bk_status bk_ssz_root_unchecked(bk_ssz_hasher *h, const bk_ssz_type *t, const ui
 
 void bk_ssz_hash_pair(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
 
+/* Progressive trees (EIP-7916 / EIP-7495): the data root is spine node 0;
+ * spine node k = hash(subtree k, spine node k + 1), subtree k holding chunks
+ * [(4^k - 1) / 3, ...) at depth 2k (a ProgressiveContainer's chunks are its
+ * active-field positions, zero where inactive). */
+uint64_t bk_ssz_prog_chunks(const bk_ssz_type *t, const uint8_t *d, size_t len);
+bk_status bk_ssz_prog_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k,
+                              uint8_t out[32], bk_error *err);
+bk_status bk_ssz_prog_spine(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k0,
+                            uint8_t out[32], bk_error *err);
+/* Chunk `pos` of a progressive data tree as a generalized index relative
+ * to the data root. 0 on overflow. */
+uint64_t bk_ssz_prog_chunk_gindex(uint64_t pos);
+
 #endif
