@@ -13,12 +13,15 @@ static const char *CMD = "ssz";
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [FILE | - | --hex 0x..]\n"
+            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [-j N] [--set PATH=0xHEX]\n"
+            "                                [FILE | - | --hex 0x..]\n"
             "       blockkit ssz encode TYPE [--schema FILE] [FILE | -]          (value JSON in, 0x hex out)\n"
             "       blockkit ssz proof TYPE --path a.b.c [--path ...] [--gindex N ...] [--schema FILE] [FILE | - | --hex 0x..]\n"
             "       blockkit ssz verify TYPE [--path a.b.c] [--root 0x..] [--schema FILE] [PROOF.json | -]\n"
             "       blockkit ssz synth TYPE --count N [--min-limit L] [--seed S]   (binary out)\n"
             "root and proof take -j N: hash large lists on N threads (same result).\n"
+            "root --set PATH=0xHEX (repeatable): print the root, apply the edits to a cached\n"
+            "tree and print the new root, re-hashing only the changed paths.\n"
             "synth writes a valid random value whose lists of limit >= L (default 2^40) hold N\n"
             "elements (a mainnet-size BeaconState: synth BeaconState --count 1048576).\n"
             "\n"
@@ -79,6 +82,7 @@ static int unhex_arg(const char *s, uint8_t **out, size_t *n)
 }
 
 #define MAX_PATHS 64
+#define MAX_SETS 64
 #define MAX_PATH_ELEMS 64
 
 /* Split "a.b.3.__len__" in place into elements. */
@@ -108,6 +112,8 @@ static int ssz_main(int argc, char **argv)
     const char *type_str = NULL, *schema = NULL, *file = NULL, *hex = NULL, *root_hex = NULL;
     const char *fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1), *preset = "mainnet";
     unsigned long long threads = 1, count = 0, min_limit = UINT64_C(1) << 40, seed = 1;
+    const char *sets[MAX_SETS];
+    size_t nsets = 0;
     char *paths[MAX_PATHS];
     size_t npaths = 0;
     uint64_t gidx[MAX_PATHS];
@@ -118,10 +124,14 @@ static int ssz_main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
                    !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset") || !strcmp(a, "-j") ||
-                   !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed");
+                   !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed") || !strcmp(a, "--set");
         if (need && i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
         if (!strcmp(a, "--schema")) schema = argv[++i];
         else if (!strcmp(a, "--fork")) fork = argv[++i];
+        else if (!strcmp(a, "--set")) {
+            if (nsets == MAX_SETS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "at most %d --set", MAX_SETS);
+            sets[nsets++] = argv[++i];
+        }
         else if (!strcmp(a, "-j") || !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed")) {
             char *end;
             const char *v = argv[++i];
@@ -244,8 +254,40 @@ static int ssz_main(int argc, char **argv)
     switch (mode) {
     case 0: {
         uint8_t r[32];
-        st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
+        if (!nsets) {
+            st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
+            if (st == BK_OK) rc = put_hex_line(r, 32);
+            break;
+        }
+        /* --set PATH=0xHEX ...: the root before, then after the edits,
+         * re-hashed incrementally through a cached tree (bk_ssz_tree). */
+        bk_ssz_tree *tree = NULL;
+        st = bk_ssz_tree_create(&tree, t, data, nbytes, NULL, &err);
+        if (st == BK_OK) st = bk_ssz_tree_root(tree, h, r, &err);
         if (st == BK_OK) rc = put_hex_line(r, 32);
+        for (size_t k = 0; k < nsets && st == BK_OK && rc == BK_EXIT_OK; k++) {
+            char spec[512];
+            const char *eq = strchr(sets[k], '=');
+            if (!eq || (size_t)(eq - sets[k]) >= sizeof spec) {
+                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: expected PATH=0xHEX", sets[k]);
+                break;
+            }
+            memcpy(spec, sets[k], (size_t)(eq - sets[k]));
+            spec[eq - sets[k]] = 0;
+            const char *elems[MAX_PATH_ELEMS];
+            size_t ne = split_path(spec, elems);
+            uint8_t *val = NULL;
+            size_t vn = 0;
+            if (!unhex_arg(eq + 1, &val, &vn)) {
+                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: the value is not hex", sets[k]);
+                break;
+            }
+            st = bk_ssz_tree_set(tree, elems, ne, val, vn, &err);
+            free(val);
+        }
+        if (st == BK_OK && rc == BK_EXIT_OK) st = bk_ssz_tree_root(tree, h, r, &err);
+        if (st == BK_OK && rc == BK_EXIT_OK) rc = put_hex_line(r, 32);
+        bk_ssz_tree_free(tree);
         break;
     }
     case 1:
