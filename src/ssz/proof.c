@@ -132,6 +132,9 @@ static bk_status prog_node(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t
         if (k > 32) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index past the progressive tree");
     }
     if (bit < 0) return bk_ssz_prog_spine(h, t, d, len, k, out, err);
+    /* Past the data a spine node is one zero chunk: nothing hangs below it. */
+    if (((UINT64_C(1) << (2 * k)) - 1) / 3 >= bk_ssz_prog_chunks(t, d, len))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below the empty end of a progressive tree");
     bit--; /* the step into subtree k */
     unsigned sd = 2 * k;     /* subtree depth */
     unsigned rem = (unsigned)(bit + 1);
