@@ -22,10 +22,17 @@ static int emit(const void *p, size_t n)
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [FILE | - | --hex 0x..]\n"
+            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [-j N] [--set PATH=0xHEX]\n"
+            "                                [FILE | - | --hex 0x..]\n"
             "       blockkit ssz encode TYPE [--schema FILE] [FILE | -]          (value JSON in, 0x hex out)\n"
             "       blockkit ssz proof TYPE --path a.b.c [--path ...] [--gindex N ...] [--schema FILE] [FILE | - | --hex 0x..]\n"
             "       blockkit ssz verify TYPE [--path a.b.c] [--root 0x..] [--schema FILE] [PROOF.json | -]\n"
+            "       blockkit ssz synth TYPE --count N [--min-limit L] [--seed S]   (binary out)\n"
+            "root and proof take -j N: hash large lists on N threads (same result).\n"
+            "root --set PATH=0xHEX (repeatable): print the root, apply the edits to a cached\n"
+            "tree and print the new root, re-hashing only the changed paths.\n"
+            "synth writes a valid random value whose lists of limit >= L (default 2^40) hold N\n"
+            "elements (a mainnet-size BeaconState: synth BeaconState --count 1048576).\n"
             "\n"
             "TYPE: uint8..uint256, bool, Vector[T,N], List[T,N], ByteVector[N], ByteList[N],\n"
             "      Bitvector[N], Bitlist[N], Union[T0,...], ProgressiveList[T], ProgressiveByteList,\n"
@@ -85,16 +92,38 @@ static int unhex_arg(const char *s, uint8_t **out, size_t *n)
 }
 
 #define MAX_PATHS 64
+#define MAX_SETS 64
+#define MAX_PATH_ELEMS 64
+
+/* Split "a.b.3.__len__" in place into elements. */
+static size_t split_path(char *s, const char **elems)
+{
+    size_t n = 0;
+    if (!*s) return 0;
+    for (char *p = s;;) {
+        char *dot = strchr(p, '.');
+        if (n < MAX_PATH_ELEMS) elems[n++] = p;
+        if (!dot) break;
+        *dot = 0;
+        p = dot + 1;
+    }
+    return n;
+}
+
 static int ssz_main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr);
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) return usage(stdout);
     int mode = !strcmp(sub, "root") ? 0 : !strcmp(sub, "decode") ? 1 : !strcmp(sub, "encode") ? 2
-             : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : -1;
-    if (mode < 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify)", sub);
+             : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : !strcmp(sub, "synth") ? 5 : -1;
+    if (mode < 0)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify, synth)", sub);
     const char *type_str = NULL, *schema = NULL, *file = NULL, *hex = NULL, *root_hex = NULL;
     const char *fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1), *preset = "mainnet";
+    unsigned long long threads = 1, count = 0, min_limit = UINT64_C(1) << 40, seed = 1;
+    const char *sets[MAX_SETS];
+    size_t nsets = 0;
     char *paths[MAX_PATHS];
     size_t npaths = 0;
     uint64_t gidx[MAX_PATHS];
@@ -106,10 +135,28 @@ static int ssz_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
-                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset");
+                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset") || !strcmp(a, "-j") ||
+                   !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed") || !strcmp(a, "--set");
         if (need && i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
         if (!strcmp(a, "--schema")) schema = argv[++i];
         else if (!strcmp(a, "--fork")) fork = argv[++i];
+        else if (!strcmp(a, "--set")) {
+            if (nsets == MAX_SETS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "at most %d --set", MAX_SETS);
+            sets[nsets++] = argv[++i];
+        }
+        else if (!strcmp(a, "-j") || !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed")) {
+            char *end;
+            const char *v = argv[++i];
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-' || (!strcmp(a, "-j") && (x < 1 || x > 256)))
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s: expected a number%s, got \"%s\"", a,
+                                   !strcmp(a, "-j") ? " from 1 to 256" : "", v);
+            if (!strcmp(a, "-j")) threads = x;
+            else if (!strcmp(a, "--count")) count = x;
+            else if (!strcmp(a, "--min-limit")) min_limit = x;
+            else seed = x;
+        }
         else if (!strcmp(a, "--preset")) preset = argv[++i];
         else if (!strcmp(a, "--hex")) hex = argv[++i];
         else if (!strcmp(a, "--root")) root_hex = argv[++i];
@@ -144,6 +191,7 @@ static int ssz_main(int argc, char **argv)
     int rc = BK_EXIT_OK;
     bk_ssz_registry *reg = NULL;
     bk_ssz_hasher *h = NULL;
+    bk_ssz_pool *pool = NULL;
     bk_cli_input in = {0};
     uint8_t *bytes = NULL;
     size_t nbytes = 0;
@@ -179,6 +227,22 @@ static int ssz_main(int argc, char **argv)
                          (unsigned long long)err.offset);
         goto out;
     }
+    if (threads > 1) {
+        if (bk_ssz_pool_create(&pool, (unsigned)threads, 0, NULL, &err) != BK_OK) {
+            rc = bk_cli_report(CMD, &err);
+            goto out;
+        }
+        bk_ssz_hasher_set_pool(h, pool);
+    }
+    if (mode == 5) {
+        /* A synthetic valid value: binary on stdout. */
+        if (bk_ssz_synthesize(t, count, min_limit, seed, &w, &err) != BK_OK) {
+            rc = bk_cli_report(CMD, &err);
+            goto out;
+        }
+        rc = emit(w.data, w.len);
+        goto out;
+    }
     /* Generalized indices of the paths. */
     for (size_t i = 0; i < npaths; i++) {
         if (bk_ssz_path_gindex(t, paths[i], strlen(paths[i]), &gidx[ng], &err) != BK_OK) {
@@ -204,8 +268,40 @@ static int ssz_main(int argc, char **argv)
     switch (mode) {
     case 0: {
         uint8_t r[32];
-        st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
+        if (!nsets) {
+            st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
+            if (st == BK_OK) rc = put_hex_line(r, 32);
+            break;
+        }
+        /* --set PATH=0xHEX ...: the root before, then after the edits,
+         * re-hashed incrementally through a cached tree (bk_ssz_tree). */
+        bk_ssz_tree *tree = NULL;
+        st = bk_ssz_tree_create(&tree, t, data, nbytes, NULL, &err);
+        if (st == BK_OK) st = bk_ssz_tree_root(tree, h, r, &err);
         if (st == BK_OK) rc = put_hex_line(r, 32);
+        for (size_t k = 0; k < nsets && st == BK_OK && rc == BK_EXIT_OK; k++) {
+            char spec[512];
+            const char *eq = strchr(sets[k], '=');
+            if (!eq || (size_t)(eq - sets[k]) >= sizeof spec) {
+                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: expected PATH=0xHEX", sets[k]);
+                break;
+            }
+            memcpy(spec, sets[k], (size_t)(eq - sets[k]));
+            spec[eq - sets[k]] = 0;
+            const char *elems[MAX_PATH_ELEMS];
+            size_t ne = split_path(spec, elems);
+            uint8_t *val = NULL;
+            size_t vn = 0;
+            if (!unhex_arg(eq + 1, &val, &vn)) {
+                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: the value is not hex", sets[k]);
+                break;
+            }
+            st = bk_ssz_tree_set(tree, elems, ne, val, vn, &err);
+            free(val);
+        }
+        if (st == BK_OK && rc == BK_EXIT_OK) st = bk_ssz_tree_root(tree, h, r, &err);
+        if (st == BK_OK && rc == BK_EXIT_OK) rc = put_hex_line(r, 32);
+        bk_ssz_tree_free(tree);
         break;
     }
     case 1:
@@ -255,6 +351,7 @@ out:
     free(bytes);
     if (in.data) bk_cli_input_free(&in);
     bk_ssz_hasher_free(h);
+    bk_ssz_pool_free(pool);
     bk_ssz_registry_free(reg);
     return rc;
 }

@@ -23,6 +23,15 @@ static const char *const fuzz_ssz_types[] = {
     "List[Container:VarTestStruct,4]",
     "List[Container:Checkpoint,64]",
     "Vector[Container:FixedTestStruct,5]",
+    /* Progressive types (EIP-7916 / EIP-7495) and fork containers built on them. */
+    "ProgressiveList[uint16]",
+    "ProgressiveBitlist",
+    "ProgressiveByteList[40]",
+    "ProgressiveList[Container:VarTestStruct]",
+    "List[ProgressiveList[uint8,5],4]",
+    "heze:Attestation",
+    "heze:IndexedAttestation",
+    "gloas:ExecutionRequests",
 };
 #define FUZZ_SSZ_NTYPES (sizeof fuzz_ssz_types / sizeof fuzz_ssz_types[0])
 

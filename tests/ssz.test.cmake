@@ -9,3 +9,16 @@ foreach(f ssz_generic ssz_static_phase0 oracle_generic oracle_phase0 oracle_merk
     COMMAND ssz_vectors --schema ${BK_SSZ_DATA}/types.json ${BK_SSZ_DATA}/${f}.jsonl.zst
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
 endforeach()
+# Every container of every fork (@lodestar/types, scripts/gen-ssz-fork-vectors.mjs):
+# values, JSON and roots equal, the oracle's rejections rejected.
+foreach(p mainnet minimal)
+  add_test(NAME ssz_vectors_forks_${p}
+    COMMAND ssz_vectors --preset ${p} ${BK_SSZ_DATA}/forks_${p}.jsonl.zst
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
+endforeach()
+# The generated fork tables match their source (@lodestar/types in tests/npm).
+add_test(NAME ssz_forks_generated_current
+  COMMAND node ${CMAKE_SOURCE_DIR}/scripts/gen-ssz-forks.mjs --check)
+# Proofs through progressive types (scripts/gen-ssz-progressive-proofs.mjs).
+add_test(NAME ssz_vectors_progressive_proofs
+  COMMAND ssz_vectors ${BK_SSZ_DATA}/progressive_proofs.jsonl WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)

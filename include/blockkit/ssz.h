@@ -171,6 +171,11 @@ BK_API bk_status bk_ssz_validate(const bk_ssz_type *t, const uint8_t *data, size
 
 /* ---- hashing ---- */
 
+/* The number of 64-byte SHA-256 compressions the SSZ functions have done on
+ * the calling thread (including pool workers' work for its calls): the
+ * difference around a call is the SHA-256 work that call needed. */
+BK_API uint64_t bk_ssz_compressions(void);
+
 /* zero_hash[depth] (depth 0..64): the root of a tree of 2^depth zero chunks.
  * Returns NULL for depth > 64. The table is constant. */
 BK_API const uint8_t *bk_ssz_zero_hash(unsigned depth);
@@ -188,6 +193,23 @@ BK_API bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_byte
                                       const bk_allocator *alloc) BK_WARN_UNUSED;
 BK_API void bk_ssz_hasher_free(bk_ssz_hasher *h);
 
+/* A pool of threads for hashing one large value on several cores: a hasher
+ * given a pool (bk_ssz_hasher_set_pool) splits every list or vector subtree
+ * of 4096 chunks or more into pieces that the pool's threads and the calling
+ * thread hash together (BeaconState validators, balances, participation).
+ * nthreads counts the caller: 1 = no extra thread. Each worker thread has
+ * its own hasher of scratch_bytes (0 = default); nothing is allocated per
+ * call. The result equals the one-thread result bit for bit. One call at a
+ * time may use a pool. BK_ERR_NOMEM, BK_ERR_IO (a thread could not start). */
+typedef struct bk_ssz_pool bk_ssz_pool;
+BK_API bk_status bk_ssz_pool_create(bk_ssz_pool **pool_out, unsigned nthreads, size_t scratch_bytes,
+                                    const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_ssz_pool_free(bk_ssz_pool *pool);
+BK_API unsigned bk_ssz_pool_threads(const bk_ssz_pool *pool);
+/* NULL detaches. The pool must outlive its use by h. */
+BK_API void bk_ssz_hasher_set_pool(bk_ssz_hasher *h, bk_ssz_pool *pool);
+
+
 /* hash_tree_root of the serialized value data[0..len) of type t, validated
  * first (errors as bk_ssz_validate). With a hasher it allocates nothing;
  * h NULL: a temporary hasher is created (and freed) with the default
@@ -202,6 +224,51 @@ BK_API bk_status bk_ssz_hash_tree_root(bk_ssz_hasher *h, const bk_ssz_type *t, c
  * h NULL: a temporary hasher, as above. */
 BK_API bk_status bk_ssz_merkleize(bk_ssz_hasher *h, const uint8_t *chunks, uint64_t n, uint64_t limit,
                                   uint8_t out[32], bk_error *err) BK_WARN_UNUSED;
+
+/* Append to w (a memory writer) a valid serialization of t with random
+ * contents from seed (uint64 values below 2^52, exact as doubles in
+ * JavaScript clients): every list (and bitlist) whose limit is at least
+ * min_limit holds min(n, limit) elements (bits), every other list is empty.
+ * E.g. n = 2^20, min_limit = 2^40: a BeaconState with 2^20 validators,
+ * balances, participation flags and inactivity scores. The result is
+ * validated before returning. BK_ERR_NOMEM; BK_ERR_LENGTH over 4 GiB. */
+BK_API bk_status bk_ssz_synthesize(const bk_ssz_type *t, uint64_t n, uint64_t min_limit, uint64_t seed,
+                                   bk_writer *w, bk_error *err) BK_WARN_UNUSED;
+
+/* ---- incremental re-hashing: a cached tree over a container's bytes ----
+ * The tree keeps a copy of the serialization, every top-level field's root,
+ * and the levels of every large list or vector field (256 chunks or more at
+ * its limit: a BeaconState's validators, balances, participation, scores,
+ * mixes, roots). Edits write the bytes and mark what they touched;
+ * bk_ssz_tree_root re-hashes only those paths (one balance of a 2^20-validator
+ * state: about 25 pair hashes). Memory: about 64 bytes per cached composite
+ * element (validator) and 32 bytes per 2 leaf chunks of packed lists, plus
+ * the bytes. Progressive list fields are not cached (re-hashed from their
+ * bytes when touched). */
+typedef struct bk_ssz_tree bk_ssz_tree;
+/* Validate data (a container of type t) and copy it; nothing is hashed
+ * until the first bk_ssz_tree_root. BK_ERR_ARG when t is no container. */
+BK_API bk_status bk_ssz_tree_create(bk_ssz_tree **tree_out, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                                    const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_ssz_tree_free(bk_ssz_tree *tree);
+/* The root now; the first call hashes everything (h's pool, if any, is
+ * used), later ones only what changed. */
+BK_API bk_status bk_ssz_tree_root(bk_ssz_tree *tree, bk_ssz_hasher *h, uint8_t out[32], bk_error *err)
+    BK_WARN_UNUSED;
+/* Overwrite the fixed-size value at path (field names and indices, as for
+ * bk_ssz_gindex: {"balances","17"}, {"slot"}, {"validators","5",
+ * "effective_balance"}) with n serialized bytes (validated for its type).
+ * BK_ERR_NOT_FOUND for a missing field or an index past the end, BK_ERR_ARG
+ * for a variable-size target, BK_ERR_LENGTH for a wrong size. */
+BK_API bk_status bk_ssz_tree_set(bk_ssz_tree *tree, const char *const *path, size_t npath, const uint8_t *value,
+                                 size_t n, bk_error *err) BK_WARN_UNUSED;
+/* Append one fixed-size element (n serialized bytes) to the list field
+ * `field` of the top-level container (validators, balances, ...); later
+ * variable fields move. BK_ERR_LENGTH when the list is full. */
+BK_API bk_status bk_ssz_tree_append(bk_ssz_tree *tree, const char *field, const uint8_t *value, size_t n,
+                                    bk_error *err) BK_WARN_UNUSED;
+/* The current serialization (owned by the tree; valid until the next edit). */
+BK_API const uint8_t *bk_ssz_tree_bytes(const bk_ssz_tree *tree, size_t *len_out);
 
 /* ---- values (the JSON form of the consensus spec tests) ----
  * Integers are decimal strings, bool true/false, byte vectors/lists and

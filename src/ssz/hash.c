@@ -19,6 +19,10 @@
 #define DEFAULT_SCRATCH (256u * 1024u)
 #define KMAX_LOG2 10              /* batches of up to 1024 chunks (32 KiB) */
 
+_Thread_local uint64_t bk_ssz_tls_compressions;
+
+uint64_t bk_ssz_compressions(void) { return bk_ssz_tls_compressions; }
+
 const uint8_t *bk_ssz_zero_hash(unsigned depth)
 {
     return depth <= 64 ? bk_ssz_zero_hashes[depth] : NULL;
@@ -29,7 +33,7 @@ void bk_ssz_hash_pair(uint8_t out[32], const uint8_t left[32], const uint8_t rig
     uint8_t m[64];
     memcpy(m, left, 32);
     memcpy(m + 32, right, 32);
-    bk_sha256_64(out, m, 1);
+    bk_ssz_sha64(out, m, 1);
 }
 
 void bk_ssz_mix_in_length(uint8_t out[32], const uint8_t root[32], uint64_t length)
@@ -38,7 +42,7 @@ void bk_ssz_mix_in_length(uint8_t out[32], const uint8_t root[32], uint64_t leng
     memcpy(m, root, 32);
     memset(m + 32, 0, 32);
     bk_store_le64(m + 32, length);
-    bk_sha256_64(out, m, 1);
+    bk_ssz_sha64(out, m, 1);
 }
 
 bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_bytes, const bk_allocator *alloc)
@@ -57,6 +61,8 @@ bk_status bk_ssz_hasher_create(bk_ssz_hasher **h_out, size_t scratch_bytes, cons
     }
     h->cap = scratch_bytes;
     h->used = 0;
+    h->pool = NULL;
+    h->in_parallel = 0;
     *h_out = h;
     return BK_OK;
 }
@@ -120,8 +126,8 @@ static void mz_reduce_block(mz *m, const uint8_t *src)
         if (src != m->buf) memcpy(m->buf, src, 32);
         return;
     }
-    bk_sha256_64(m->buf, src, (size_t)(n / 2));
-    for (n /= 2; n > 1; n /= 2) bk_sha256_64(m->buf, m->buf, (size_t)(n / 2));
+    bk_ssz_sha64(m->buf, src, (size_t)(n / 2));
+    for (n /= 2; n > 1; n /= 2) bk_ssz_sha64(m->buf, m->buf, (size_t)(n / 2));
 }
 
 static void mz_push_root(mz *m, const uint8_t *root)
@@ -183,7 +189,7 @@ static void mz_finish(bk_ssz_hasher *h, mz *m, uint8_t out[32])
         uint64_t cnt = m->nbuf;
         for (unsigned level = 0; level < m->kdepth; level++) {
             if (cnt & 1) memcpy(m->buf + 32 * cnt++, bk_ssz_zero_hashes[level], 32);
-            bk_sha256_64(m->buf, m->buf, (size_t)(cnt / 2));
+            bk_ssz_sha64(m->buf, m->buf, (size_t)(cnt / 2));
             cnt /= 2;
         }
         memcpy(cur, m->buf, 32);
@@ -344,7 +350,7 @@ static void run_plan_many(const bk_ssz_plan *pl, const uint8_t *d, uint64_t stri
                 else plan_gather(m + 32, r, de, NULL, NULL, NULL);
             }
         }
-        bk_sha256_64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
+        bk_ssz_sha64(vals + 32 * (size_t)start * g, msgs, (size_t)((end - start) * g));
         start = end;
     }
     for (uint64_t e = 0; e < g; e++) {
@@ -390,8 +396,10 @@ bk_status bk_ssz_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *
     }
     uint64_t span = sub_depth >= 64 ? UINT64_MAX : UINT64_C(1) << sub_depth;
     uint64_t hi = total - lo < span ? total : lo + span;
+    bk_status st;
+    if (bk_ssz_par_subtree(h, t, d, len, lo, hi, sub_depth, out, &st, err)) return st;
     mz m;
-    bk_status st = mz_init(h, &m, sub_depth, hi - lo, err);
+    st = mz_init(h, &m, sub_depth, hi - lo, err);
     if (st != BK_OK) return st;
     if (is_packed(t)) {
         packed p = packed_of(t, d, len);
@@ -478,7 +486,7 @@ static int run_plan(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, si
             plan_gather(m, pl->nodes[j].l, d, vals, ext, vch);
             plan_gather(m + 32, pl->nodes[j].r, d, vals, ext, vch);
         }
-        bk_sha256_64(vals + 32 * (size_t)start, msgs, end - start);
+        bk_ssz_sha64(vals + 32 * (size_t)start, msgs, end - start);
         start = end;
     }
     plan_gather(out, pl->root, d, vals, ext, vch);
@@ -528,16 +536,32 @@ static bk_status prog_container_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, 
     return BK_OK;
 }
 
-static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
-                           bk_error *err)
+/* Subtree k of a progressive data tree: chunks [start_k, start_k + 4^k),
+ * start_k = (4^k - 1) / 3, depth 2k. */
+bk_status bk_ssz_prog_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k,
+                              uint8_t out[32], bk_error *err)
 {
-    int cont = t->kind == BK_SSZ_CONTAINER;
-    uint64_t total = cont ? t->active_bits : bk_ssz_chunks(t, d, len);
+    uint64_t lo = ((UINT64_C(1) << (2 * k)) - 1) / 3;
+    return t->kind == BK_SSZ_CONTAINER ? prog_container_subtree(h, t, d, len, lo, 2 * k, out, err)
+                                       : bk_ssz_subtree(h, t, d, len, lo, 2 * k, out, err);
+}
+
+uint64_t bk_ssz_prog_chunks(const bk_ssz_type *t, const uint8_t *d, size_t len)
+{
+    return t->kind == BK_SSZ_CONTAINER ? t->active_bits : bk_ssz_chunks(t, d, len);
+}
+
+/* Spine node k0 of a progressive data tree: merkleize_progressive of the
+ * chunks from start_k0 on (k0 = 0: the data root). */
+bk_status bk_ssz_prog_spine(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k0,
+                            uint8_t out[32], bk_error *err)
+{
+    uint64_t total = bk_ssz_prog_chunks(t, d, len);
     uint8_t roots[PROG_MAX_LEVELS][32];
-    unsigned k = 0;
-    for (uint64_t lo = 0, width = 1; lo < total; lo += width, width <<= 2, k++) {
-        bk_status st = cont ? prog_container_subtree(h, t, d, len, lo, 2 * k, roots[k], err)
-                            : bk_ssz_subtree(h, t, d, len, lo, 2 * k, roots[k], err);
+    unsigned k = k0;
+    for (uint64_t lo = ((UINT64_C(1) << (2 * k0)) - 1) / 3, width = UINT64_C(1) << (2 * k0); lo < total && k < PROG_MAX_LEVELS - 1;
+         lo += width, width <<= 2, k++) {
+        bk_status st = bk_ssz_prog_subtree(h, t, d, len, k, roots[k - k0], err);
         if (st != BK_OK) return st;
         if (width > UINT64_MAX / 4) {
             k++;
@@ -545,8 +569,36 @@ static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t
         }
     }
     uint8_t acc[32] = {0};
-    while (k-- > 0) bk_ssz_hash_pair(acc, roots[k], acc);
-    if (cont) {
+    for (unsigned j = k - k0; j-- > 0;) bk_ssz_hash_pair(acc, roots[j], acc);
+    memcpy(out, acc, 32);
+    return BK_OK;
+}
+
+uint64_t bk_ssz_prog_chunk_gindex(uint64_t pos)
+{
+    /* k right steps along the spine, one left step into subtree k, then
+     * 2k steps to the chunk (chainsafe's progressiveChunkGindex, EIP-7916). */
+    unsigned k = 0;
+    uint64_t start = 0, width = 1;
+    while (pos >= start + width) {
+        start += width;
+        width <<= 2;
+        k++;
+    }
+    if (2 * k + 1 + k >= 63) return 0;
+    uint64_t g = 1;
+    for (unsigned i = 0; i < k; i++) g = 2 * g + 1;
+    g = 2 * g;
+    return (g << (2 * k)) | (pos - start);
+}
+
+static bk_status prog_root(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint8_t out[32],
+                           bk_error *err)
+{
+    uint8_t acc[32];
+    bk_status st = bk_ssz_prog_spine(h, t, d, len, 0, acc, err);
+    if (st != BK_OK) return st;
+    if (t->kind == BK_SSZ_CONTAINER) {
         /* mix_in_active_fields: hash(root, the bitvector packed into one chunk). */
         uint8_t bits[32] = {0};
         memcpy(bits, t->active_fields, (t->active_bits + 7) / 8);

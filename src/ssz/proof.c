@@ -99,6 +99,18 @@ static bk_status gindex_step(const bk_ssz_type **tp, uint64_t *rootp, const char
             next = t->elem;
         }
     }
+    if (t->kind == BK_SSZ_CONTAINER && t->progressive) pos = t->fields[pos].chunk;
+    if (t->progressive) {
+        /* The data tree is the left child (the length or the active fields
+         * on the right), then the progressive path to the chunk. */
+        uint64_t rel = bk_ssz_prog_chunk_gindex(pos), r;
+        unsigned dr = rel ? floor_log2(rel) : 0;
+        if (!rel || __builtin_mul_overflow(root, 2, &r) || dr >= 63 || r > (UINT64_MAX >> dr))
+            return bk_error_set(err, BK_ERR_OVERFLOW, at, "generalized index over 64 bits");
+        *rootp = (r << dr) | (rel & ((UINT64_C(1) << dr) - 1));
+        *tp = next;
+        return BK_OK;
+    }
     uint64_t base = (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST) ? 2 : 1;
     uint64_t width = pow2_ceil(t->chunk_count), r;
     if (__builtin_mul_overflow(root, base, &r) || __builtin_mul_overflow(r, width, &r) ||
@@ -145,6 +157,98 @@ bk_status bk_ssz_path_gindex(const bk_ssz_type *t, const char *path, size_t len,
     return BK_OK;
 }
 
+static bk_status node_rec(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t g,
+                          uint8_t out[32], bk_error *err);
+
+/* Node g (>= 2, depth dg) of a progressive type: the data tree on the left
+ * (spine nodes on the right, subtree k on the left of spine node k), the
+ * length or active-fields chunk on the right. */
+static bk_status prog_node(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t g,
+                           unsigned dg, uint8_t out[32], bk_error *err)
+{
+    uint64_t top = UINT64_C(1) << (dg - 1);
+    if (g & top) {
+        if (dg != 1) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a length chunk");
+        memset(out, 0, 32);
+        if (t->kind == BK_SSZ_CONTAINER) memcpy(out, t->active_fields, (t->active_bits + 7) / 8);
+        else bk_store_le64(out, bk_ssz_elem_count(t, d, len));
+        return BK_OK;
+    }
+    /* Walk the bits below the data root: 1 = along the spine, 0 = into a subtree. */
+    int bit = (int)dg - 2;
+    unsigned k = 0;
+    while (bit >= 0 && ((g >> bit) & 1)) {
+        k++;
+        bit--;
+        if (k > 32) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index past the progressive tree");
+    }
+    if (bit < 0) return bk_ssz_prog_spine(h, t, d, len, k, out, err);
+    /* Past the data a spine node is one zero chunk: nothing hangs below it. */
+    if (((UINT64_C(1) << (2 * k)) - 1) / 3 >= bk_ssz_prog_chunks(t, d, len))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below the empty end of a progressive tree");
+    bit--; /* the step into subtree k */
+    unsigned sd = 2 * k;     /* subtree depth */
+    unsigned rem = (unsigned)(bit + 1);
+    uint64_t start = ((UINT64_C(1) << (2 * k)) - 1) / 3;
+    uint64_t below = rem ? g & ((UINT64_C(1) << rem) - 1) : 0;
+    if (rem == 0) return bk_ssz_prog_subtree(h, t, d, len, k, out, err);
+    if (rem < sd) {
+        /* An inner node of subtree k. */
+        uint64_t lo = start + (below << (sd - rem));
+        uint64_t total = bk_ssz_prog_chunks(t, d, len);
+        if (lo >= total) {
+            memcpy(out, bk_ssz_zero_hash(sd - rem), 32);
+            return BK_OK;
+        }
+        if (t->kind == BK_SSZ_CONTAINER) {
+            /* Positions lo .. lo + 2^(sd-rem): field roots or zero chunks. */
+            uint8_t chunks[256 * 32];
+            uint64_t n = (UINT64_C(1) << (sd - rem));
+            if (lo + n > total) n = total - lo;
+            for (uint64_t j = 0; j < n; j++) {
+                memset(chunks + 32 * j, 0, 32);
+                for (size_t f = 0; f < t->nfields; f++)
+                    if (t->fields[f].chunk == lo + j) {
+                        const uint8_t *p;
+                        size_t pn;
+                        bk_ssz_elem_span(t, d, len, f, &p, &pn);
+                        bk_status st = bk_ssz_root_unchecked(h, t->fields[f].type, p, pn, chunks + 32 * j, err);
+                        if (st != BK_OK) return st;
+                    }
+            }
+            return bk_ssz_merkleize(h, chunks, n, UINT64_C(1) << (sd - rem), out, err);
+        }
+        return bk_ssz_subtree(h, t, d, len, lo, sd - rem, out, err);
+    }
+    /* A chunk (rem == sd), or below one (an element's own tree). */
+    uint64_t pos = start + (below >> (rem - sd));
+    uint64_t sub = (g & ((UINT64_C(1) << (rem - sd)) - 1)) | (UINT64_C(1) << (rem - sd));
+    if (pos >= bk_ssz_prog_chunks(t, d, len)) {
+        if (sub != 1) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a padding chunk");
+        memset(out, 0, 32);
+        return BK_OK;
+    }
+    if (t->kind == BK_SSZ_CONTAINER) {
+        for (size_t f = 0; f < t->nfields; f++)
+            if (t->fields[f].chunk == pos) {
+                const uint8_t *p;
+                size_t pn;
+                bk_ssz_elem_span(t, d, len, f, &p, &pn);
+                return node_rec(h, t->fields[f].type, p, pn, sub, out, err);
+            }
+        if (sub != 1) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below an inactive field");
+        memset(out, 0, 32);
+        return BK_OK;
+    }
+    if (sub == 1) return bk_ssz_chunk(h, t, d, len, pos, out, err);
+    if (t->kind == BK_SSZ_BITLIST || bk_ssz_is_basic(t->elem))
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a packed chunk");
+    const uint8_t *p;
+    size_t pn;
+    bk_ssz_elem_span(t, d, len, pos, &p, &pn);
+    return node_rec(h, t->elem, p, pn, sub, out, err);
+}
+
 /* Node g (relative, >= 1) of the tree of validated data d of type t. */
 static bk_status node_rec(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t g,
                           uint8_t out[32], bk_error *err)
@@ -153,6 +257,7 @@ static bk_status node_rec(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t 
     if (bk_ssz_is_basic(t) || t->kind == BK_SSZ_NONE)
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a basic leaf");
     unsigned dg = floor_log2(g);
+    if (t->progressive) return prog_node(h, t, d, len, g, dg, out, err);
     if (t->kind == BK_SSZ_LIST || t->kind == BK_SSZ_BITLIST || t->kind == BK_SSZ_UNION) {
         /* Root = hash(left, right): left the data tree / option root,
          * right the length / selector chunk. */

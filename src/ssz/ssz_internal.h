@@ -113,13 +113,32 @@ typedef struct bk_ssz_plan {
  * variable-size fields of a container are EXT leaves. */
 const bk_ssz_plan *bk_ssz_plan_build(bk_arena *a, const bk_allocator *alloc, const bk_ssz_type *t);
 
+/* ---- compression count: every 64-byte SHA-256 message the SSZ code
+ * hashes goes through bk_ssz_sha64, which counts it on the calling thread
+ * (pool workers add theirs to the caller's at the end of each job), so a
+ * benchmark can state the SHA-256 work a root needs (bk_ssz_compressions). */
+extern _Thread_local uint64_t bk_ssz_tls_compressions;
+static inline void bk_ssz_sha64(uint8_t *out, const uint8_t *in, size_t n)
+{
+    bk_ssz_tls_compressions += n;
+    bk_sha256_64(out, in, n);
+}
+
 /* ---- hashing internals (data must be valid) ---- */
 struct bk_ssz_hasher {
     const bk_allocator *alloc;
     uint8_t *scratch;       /* stack of merkleizer reservations */
     size_t cap;
     size_t used;
+    bk_ssz_pool *pool;      /* large subtrees split across its threads (pool.c) */
+    int in_parallel;        /* this hasher is already running pieces */
 };
+
+/* pool.c: the root of chunks [lo, hi) of t as a subtree of height sub_depth,
+ * in parallel pieces. 0 when it does not apply (no pool, a small range, no
+ * scratch): the caller then hashes sequentially. */
+int bk_ssz_par_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t lo,
+                       uint64_t hi, unsigned sub_depth, uint8_t out[32], bk_status *st, bk_error *err);
 
 /* Take n bytes (multiple of 32) of scratch; NULL when it does not fit. */
 uint8_t *bk_ssz_scratch_take(bk_ssz_hasher *h, size_t n);
@@ -141,5 +160,18 @@ bk_status bk_ssz_root_unchecked(bk_ssz_hasher *h, const bk_ssz_type *t, const ui
                                 uint8_t out[32], bk_error *err);
 
 void bk_ssz_hash_pair(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
+
+/* Progressive trees (EIP-7916 / EIP-7495): the data root is spine node 0;
+ * spine node k = hash(subtree k, spine node k + 1), subtree k holding chunks
+ * [(4^k - 1) / 3, ...) at depth 2k (a ProgressiveContainer's chunks are its
+ * active-field positions, zero where inactive). */
+uint64_t bk_ssz_prog_chunks(const bk_ssz_type *t, const uint8_t *d, size_t len);
+bk_status bk_ssz_prog_subtree(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k,
+                              uint8_t out[32], bk_error *err);
+bk_status bk_ssz_prog_spine(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, unsigned k0,
+                            uint8_t out[32], bk_error *err);
+/* Chunk `pos` of a progressive data tree as a generalized index relative
+ * to the data root. 0 on overflow. */
+uint64_t bk_ssz_prog_chunk_gindex(uint64_t pos);
 
 #endif

@@ -1,0 +1,505 @@
+/* Incremental re-hashing: a cached tree over a value's bytes (bk_ssz_tree).
+ *
+ * The tree owns a copy of the serialization. For the top-level container
+ * it keeps every field's root; for every field that is a list or vector of
+ * CACHE_MIN_CHUNKS chunks or more at its limit (a BeaconState's validators,
+ * balances, participation flags, inactivity scores, randao mixes, block and
+ * state roots) it also keeps the data tree's levels: level 0 the element
+ * roots (composite elements; packed basic values are their own chunks and
+ * are read from the bytes), level k the 2^k-chunk subtree roots, up to the
+ * one node that covers the data; above it the tree continues with zero
+ * subtrees to the limit's depth, and lists mix in their length.
+ *
+ * An edit (bk_ssz_tree_set, bk_ssz_tree_append) writes the bytes and marks
+ * the leaf it touched; bk_ssz_tree_root re-hashes only the marked leaves'
+ * paths, a level at a time (the parents of all marked nodes of one level
+ * in one bk_sha256_64 call), then the fields whose roots changed, then the
+ * top container from its field roots. Fields that are not cached (small
+ * ones; progressive lists) are re-hashed from their bytes when touched.
+ *
+ * Memory per cached element: 32 bytes at level 0 (composite elements only)
+ * plus about 32 bytes of upper levels per leaf chunk; for a 2^20-validator
+ * BeaconState about 64 bytes per validator for the registry and 16 bytes per
+ * validator for balances and inactivity scores (packed four to a chunk),
+ * plus the state's own bytes (121 + 8 + 1 + 1 + 8 per validator). */
+#include "ssz_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_MIN_CHUNKS 256
+
+typedef struct cfield {
+    int cached;
+    int packed;            /* leaves are the data's own chunks */
+    uint64_t count;        /* leaf chunks of the data now */
+    unsigned nlev;         /* levels stored: 0 .. nlev (nlev = ceil_log2(count)) */
+    uint8_t *lev[65];      /* lev[k]: ceil(count / 2^k) nodes; lev[0] NULL when packed */
+    uint64_t cap[65];      /* nodes allocated per level */
+    uint64_t *dirty;       /* marked leaves (unsorted, may repeat) */
+    size_t ndirty, capdirty;
+    int all;               /* rebuild the whole field */
+} cfield;
+
+struct bk_ssz_tree {
+    const bk_allocator *alloc;
+    const bk_ssz_type *t;
+    bk_writer buf;         /* the serialization */
+    uint8_t *roots;        /* nfields * 32 */
+    uint8_t *fdirty;       /* per field: its root must be recomputed */
+    cfield *f;             /* per field */
+    uint8_t root[32];
+    int root_valid;
+    /* The container's own levels over the field roots (not for a
+     * ProgressiveContainer): tlev[k] has ceil(nfields / 2^k) nodes. */
+    uint8_t *tlev[65];
+    size_t tlev_n[65];
+    int top_built;
+    uint8_t *changed;      /* per field: root changed since the last root */
+    uint8_t *msgs;         /* scratch: pairs of one level */
+    size_t msgcap;         /* messages */
+};
+
+static unsigned ceil_log2_u64(uint64_t n)
+{
+    unsigned d = 0;
+    while (d < 64 && (UINT64_C(1) << d) < n) d++;
+    return d;
+}
+
+static int is_packed_seq(const bk_ssz_type *t)
+{
+    return (t->kind == BK_SSZ_VECTOR || t->kind == BK_SSZ_LIST) && bk_ssz_is_basic(t->elem);
+}
+
+/* Leaf chunks of a field's data now. */
+static uint64_t leaf_count(const bk_ssz_type *ft, const uint8_t *p, size_t n)
+{
+    if (is_packed_seq(ft)) return (n + 31) / 32;
+    return bk_ssz_elem_count(ft, p, n);
+}
+
+static void field_span(const bk_ssz_tree *tr, size_t i, const uint8_t **p, size_t *n)
+{
+    bk_ssz_elem_span(tr->t, tr->buf.data, tr->buf.len, i, p, n);
+}
+
+static uint8_t *take_msgs(bk_ssz_tree *tr, size_t n)
+{
+    if (n <= tr->msgcap) return tr->msgs;
+    size_t cap = tr->msgcap ? tr->msgcap : 64;
+    while (cap < n) cap *= 2;
+    uint8_t *m = bk_realloc(tr->alloc, tr->msgs, 64 * tr->msgcap, 64 * cap);
+    if (!m) return NULL;
+    tr->msgs = m;
+    tr->msgcap = cap;
+    return m;
+}
+
+static int ensure_level(bk_ssz_tree *tr, cfield *c, unsigned k, uint64_t nodes)
+{
+    if (nodes <= c->cap[k] && c->lev[k]) return 1;
+    uint64_t cap = c->cap[k] ? c->cap[k] : 1;
+    while (cap < nodes) cap *= 2;
+    uint8_t *p = bk_realloc(tr->alloc, c->lev[k], 32 * (size_t)c->cap[k], 32 * (size_t)cap);
+    if (!p) return 0;
+    c->lev[k] = p;
+    c->cap[k] = cap;
+    return 1;
+}
+
+/* Chunk i of a packed field (zero padded past the data). */
+static void packed_leaf(const uint8_t *p, size_t n, uint64_t i, uint8_t out[32])
+{
+    size_t a = (size_t)(32 * i), b = a + 32 < n ? a + 32 : n;
+    memset(out, 0, 32);
+    if (a < b) memcpy(out, p + a, b - a);
+}
+
+/* Node k,i of a cached field (zero subtrees past the data). */
+static const uint8_t *node_at(const cfield *c, const uint8_t *p, size_t n, unsigned k, uint64_t i, uint8_t tmp[32])
+{
+    uint64_t nodes = k >= 64 ? 1 : (c->count + (UINT64_C(1) << k) - 1) >> k;
+    if (c->count == 0 || i >= nodes) return bk_ssz_zero_hash(k);
+    if (k == 0 && c->packed) {
+        packed_leaf(p, n, i, tmp);
+        return tmp;
+    }
+    return c->lev[k] + 32 * (size_t)i;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Recompute the level-0 roots of the marked composite elements, then every
+ * marked path upwards. Returns 0 on out-of-memory or a hashing error. */
+static int refresh_field(bk_ssz_tree *tr, bk_ssz_hasher *h, size_t fi, bk_error *err)
+{
+    cfield *c = &tr->f[fi];
+    const bk_ssz_type *ft = tr->t->fields[fi].type;
+    const uint8_t *p;
+    size_t n;
+    field_span(tr, fi, &p, &n);
+    uint64_t count = leaf_count(ft, p, n);
+    unsigned nlev = ceil_log2_u64(count);
+    int rebuild = c->all;
+    c->count = count;
+    c->nlev = nlev;
+    for (unsigned k = c->packed ? 1 : 0; k <= nlev; k++)
+        if (!ensure_level(tr, c, k, (count + (UINT64_C(1) << k) - 1) >> k ? (count + (UINT64_C(1) << k) - 1) >> k : 1))
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"), 0;
+    /* The marked leaves at level 0, sorted and unique. */
+    uint64_t *d = c->dirty;
+    size_t nd = c->ndirty;
+    if (rebuild) {
+        if (count > c->capdirty) {
+            uint64_t *nd2 = bk_realloc(tr->alloc, c->dirty, 8 * c->capdirty, 8 * (size_t)count);
+            if (!nd2) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"), 0;
+            c->dirty = d = nd2;
+            c->capdirty = (size_t)count;
+        }
+        for (uint64_t i = 0; i < count; i++) d[i] = i;
+        nd = (size_t)count;
+    } else {
+        qsort(d, nd, sizeof *d, cmp_u64);
+        size_t m = 0;
+        for (size_t i = 0; i < nd; i++)
+            if (d[i] < count && (m == 0 || d[m - 1] != d[i])) d[m++] = d[i];
+        nd = m;
+    }
+    if (!c->packed) {
+        for (size_t j = 0; j < nd; j++) {
+            const uint8_t *ep;
+            size_t en;
+            bk_ssz_elem_span(ft, p, n, d[j], &ep, &en);
+            bk_status st = bk_ssz_root_unchecked(h, ft->elem, ep, en, c->lev[0] + 32 * (size_t)d[j], err);
+            if (st != BK_OK) return 0;
+        }
+    }
+    /* Up the levels: the parents of this level's marked nodes. */
+    for (unsigned k = 1; k <= nlev && nd; k++) {
+        size_t m = 0;
+        for (size_t j = 0; j < nd; j++)
+            if (m == 0 || d[m - 1] != d[j] / 2) d[m++] = d[j] / 2;
+        nd = m;
+        uint8_t *msgs = take_msgs(tr, nd);
+        if (!msgs) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"), 0;
+        uint8_t tmp[32];
+        for (size_t j = 0; j < nd; j++) {
+            memcpy(msgs + 64 * j, node_at(c, p, n, k - 1, 2 * d[j], tmp), 32);
+            memcpy(msgs + 64 * j + 32, node_at(c, p, n, k - 1, 2 * d[j] + 1, tmp), 32);
+        }
+        uint8_t *out = c->lev[k];
+        if (nd == ((count + (UINT64_C(1) << k) - 1) >> k) && d[0] == 0) {
+            bk_ssz_sha64(out, msgs, nd); /* the whole level: contiguous */
+        } else {
+            uint8_t *res = msgs; /* in place: digests packed at the front */
+            bk_ssz_sha64(res, msgs, nd);
+            for (size_t j = nd; j-- > 0;) memmove(out + 32 * (size_t)d[j], res + 32 * j, 32);
+        }
+    }
+    c->ndirty = 0;
+    c->all = 0;
+    /* The field root: the data node, zero subtrees to the limit's depth,
+     * the length for lists. */
+    uint8_t r[32], tmp[32];
+    memcpy(r, node_at(c, p, n, nlev, 0, tmp), 32);
+    if (count == 0) memcpy(r, bk_ssz_zero_hash(ft->depth), 32);
+    else
+        for (unsigned k = nlev; k < ft->depth; k++) bk_ssz_hash_pair(r, r, bk_ssz_zero_hash(k));
+    if (ft->kind == BK_SSZ_LIST) bk_ssz_mix_in_length(r, r, bk_ssz_elem_count(ft, p, n));
+    memcpy(tr->roots + 32 * fi, r, 32);
+    return 1;
+}
+
+/* Mark a leaf; without room to list it the whole field is rebuilt. */
+static void mark(bk_ssz_tree *tr, cfield *c, uint64_t leaf)
+{
+    if (c->all) return;
+    if (c->ndirty == c->capdirty) {
+        size_t cap = c->capdirty ? 2 * c->capdirty : 16;
+        uint64_t *d = bk_realloc(tr->alloc, c->dirty, 8 * c->capdirty, 8 * cap);
+        if (!d) {
+            c->all = 1;
+            return;
+        }
+        c->dirty = d;
+        c->capdirty = cap;
+    }
+    c->dirty[c->ndirty++] = leaf;
+}
+
+void bk_ssz_tree_free(bk_ssz_tree *tr)
+{
+    if (!tr) return;
+    size_t nf = tr->t->nfields;
+    for (size_t i = 0; tr->f && i < nf; i++) {
+        cfield *c = &tr->f[i];
+        for (unsigned k = 0; k < 65; k++) bk_free(tr->alloc, c->lev[k], 32 * (size_t)c->cap[k]);
+        bk_free(tr->alloc, c->dirty, 8 * c->capdirty);
+    }
+    bk_free(tr->alloc, tr->f, nf * sizeof *tr->f);
+    bk_free(tr->alloc, tr->roots, 32 * nf);
+    bk_free(tr->alloc, tr->fdirty, nf);
+    bk_free(tr->alloc, tr->changed, nf);
+    for (unsigned k = 0; k < 65; k++) bk_free(tr->alloc, tr->tlev[k], 32 * tr->tlev_n[k]);
+    bk_free(tr->alloc, tr->msgs, 64 * tr->msgcap);
+    bk_writer_free(&tr->buf);
+    bk_free(tr->alloc, tr, sizeof *tr);
+}
+
+bk_status bk_ssz_tree_create(bk_ssz_tree **out, const bk_ssz_type *t, const uint8_t *data, size_t len,
+                             const bk_allocator *alloc, bk_error *err)
+{
+    *out = NULL;
+    if (t->kind != BK_SSZ_CONTAINER)
+        return bk_error_set(err, BK_ERR_ARG, 0, "a cached tree is built over a container");
+    bk_status st = bk_ssz_validate(t, data, len, err);
+    if (st != BK_OK) return st;
+    bk_ssz_tree *tr = bk_alloc(alloc, sizeof *tr);
+    if (!tr) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(tr, 0, sizeof *tr);
+    tr->alloc = alloc;
+    tr->t = t;
+    bk_writer_init(&tr->buf, alloc);
+    size_t nf = t->nfields;
+    tr->roots = bk_alloc(alloc, 32 * nf);
+    tr->fdirty = bk_alloc(alloc, nf);
+    tr->changed = bk_alloc(alloc, nf);
+    tr->f = bk_alloc(alloc, nf * sizeof *tr->f);
+    if (tr->changed) memset(tr->changed, 1, nf);
+    if (!t->progressive)
+        for (unsigned k = 1; k <= t->depth && tr->changed; k++) {
+            tr->tlev_n[k] = (nf + ((size_t)1 << k) - 1) >> k;
+            tr->tlev[k] = bk_alloc(alloc, 32 * tr->tlev_n[k]);
+            if (!tr->tlev[k]) {
+                bk_ssz_tree_free(tr);
+                return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            }
+        }
+    bk_writer_put(&tr->buf, data, len);
+    if (!tr->roots || !tr->fdirty || !tr->changed || !tr->f || bk_writer_status(&tr->buf) != BK_OK) {
+        bk_ssz_tree_free(tr);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    memset(tr->f, 0, nf * sizeof *tr->f);
+    for (size_t i = 0; i < nf; i++) {
+        const bk_ssz_type *ft = t->fields[i].type;
+        cfield *c = &tr->f[i];
+        c->cached = !ft->progressive && (ft->kind == BK_SSZ_VECTOR || ft->kind == BK_SSZ_LIST) &&
+                    ft->chunk_count >= CACHE_MIN_CHUNKS;
+        c->packed = c->cached && is_packed_seq(ft);
+        c->all = 1;
+        tr->fdirty[i] = 1;
+    }
+    *out = tr;
+    return BK_OK;
+}
+
+bk_status bk_ssz_tree_root(bk_ssz_tree *tr, bk_ssz_hasher *h, uint8_t out[32], bk_error *err)
+{
+    if (tr->root_valid) {
+        memcpy(out, tr->root, 32);
+        return BK_OK;
+    }
+    const bk_ssz_type *t = tr->t;
+    size_t mark_used = h->used;
+    for (size_t i = 0; i < t->nfields; i++) {
+        if (!tr->fdirty[i]) continue;
+        if (tr->f[i].cached) {
+            if (!refresh_field(tr, h, i, err)) {
+                h->used = mark_used;
+                return err ? err->status : BK_ERR_NOMEM;
+            }
+        } else {
+            const uint8_t *p;
+            size_t n;
+            field_span(tr, i, &p, &n);
+            bk_status st = bk_ssz_root_unchecked(h, t->fields[i].type, p, n, tr->roots + 32 * i, err);
+            if (st != BK_OK) {
+                h->used = mark_used;
+                return st;
+            }
+        }
+        tr->fdirty[i] = 0;
+        tr->changed[i] = 1;
+    }
+    h->used = mark_used;
+    /* The container from its field roots. */
+    if (t->progressive) {
+        /* Positions of the active-fields bitvector; progressive subtrees. */
+        uint8_t pos[256 * 32];
+        memset(pos, 0, 32 * (size_t)t->active_bits);
+        for (size_t i = 0; i < t->nfields; i++) memcpy(pos + 32 * (size_t)t->fields[i].chunk, tr->roots + 32 * i, 32);
+        uint8_t sub[34][32], acc[32] = {0};
+        unsigned k = 0;
+        for (uint64_t lo = 0, w = 1; lo < t->active_bits; lo += w, w <<= 2, k++) {
+            uint64_t cnt = t->active_bits - lo < w ? t->active_bits - lo : w;
+            bk_status st = bk_ssz_merkleize(h, pos + 32 * (size_t)lo, cnt, w, sub[k], err);
+            if (st != BK_OK) return st;
+        }
+        while (k-- > 0) bk_ssz_hash_pair(acc, sub[k], acc);
+        uint8_t bits[32] = {0};
+        memcpy(bits, t->active_fields, (t->active_bits + 7) / 8);
+        bk_ssz_hash_pair(tr->root, acc, bits);
+    } else if (t->depth == 0) {
+        memcpy(tr->root, tr->roots, 32);
+    } else {
+        /* Only the changed fields' paths through the container's levels. */
+        for (unsigned k = 1; k <= t->depth; k++) {
+            size_t below = k == 1 ? t->nfields : tr->tlev_n[k - 1];
+            const uint8_t *lower = k == 1 ? tr->roots : tr->tlev[k - 1];
+            for (size_t j = 0; j < tr->tlev_n[k]; j++) {
+                int touched = 0;
+                size_t lo = j << k, hi = lo + ((size_t)1 << k);
+                for (size_t f = lo; f < hi && f < t->nfields; f++) touched |= tr->changed[f];
+                if (!touched && tr->top_built) continue;
+                uint8_t m[64];
+                memcpy(m, lower + 64 * j, 32);
+                memcpy(m + 32, 2 * j + 1 < below ? lower + 32 * (2 * j + 1) : bk_ssz_zero_hash(k - 1), 32);
+                bk_ssz_sha64(tr->tlev[k] + 32 * j, m, 1);
+            }
+        }
+        memcpy(tr->root, tr->tlev[t->depth], 32);
+        tr->top_built = 1;
+    }
+    memset(tr->changed, 0, t->nfields);
+    tr->root_valid = 1;
+    memcpy(out, tr->root, 32);
+    return BK_OK;
+}
+
+const uint8_t *bk_ssz_tree_bytes(const bk_ssz_tree *tr, size_t *len_out)
+{
+    *len_out = tr->buf.len;
+    return tr->buf.data;
+}
+
+/* Resolve a path to the bytes of a fixed-size value: the top field, the
+ * element of that field (for a cached field), and the span. */
+static bk_status resolve(const bk_ssz_tree *tr, const char *const *path, size_t npath, size_t *field_out,
+                         uint64_t *elem_out, int *has_elem, size_t *off_out, const bk_ssz_type **type_out,
+                         bk_error *err)
+{
+    const bk_ssz_type *t = tr->t;
+    const uint8_t *p = tr->buf.data;
+    size_t n = tr->buf.len;
+    *has_elem = 0;
+    for (size_t k = 0; k < npath; k++) {
+        const char *s = path[k];
+        uint64_t i;
+        if (t->kind == BK_SSZ_CONTAINER) {
+            for (i = 0; i < t->nfields && strcmp(t->fields[i].name, s) != 0; i++) {}
+            if (i == t->nfields) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no field \"%s\" in %s", s, t->name);
+        } else if (t->kind == BK_SSZ_VECTOR || t->kind == BK_SSZ_LIST) {
+            char *end;
+            i = strtoull(s, &end, 10);
+            if (!*s || *end) return bk_error_set(err, BK_ERR_ARG, 0, "path element \"%s\": expected an index", s);
+            if (i >= bk_ssz_elem_count(t, p, n))
+                return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "index %llu past the end (%llu elements)",
+                                    (unsigned long long)i, (unsigned long long)bk_ssz_elem_count(t, p, n));
+        } else {
+            return bk_error_set(err, BK_ERR_ARG, 0, "path element \"%s\" below a basic value or bitfield", s);
+        }
+        if (k == 0) *field_out = (size_t)i;
+        if (k == 1) {
+            *elem_out = i;
+            *has_elem = 1;
+        }
+        const uint8_t *q;
+        size_t m;
+        bk_ssz_elem_span(t, p, n, i, &q, &m);
+        t = t->kind == BK_SSZ_CONTAINER ? t->fields[i].type : t->elem;
+        p = q;
+        n = m;
+    }
+    if (npath == 0) return bk_error_set(err, BK_ERR_ARG, 0, "an empty path");
+    if (t->is_variable) return bk_error_set(err, BK_ERR_ARG, 0, "the path names a variable-size value");
+    *off_out = (size_t)(p - tr->buf.data);
+    *type_out = t;
+    return BK_OK;
+}
+
+bk_status bk_ssz_tree_set(bk_ssz_tree *tr, const char *const *path, size_t npath, const uint8_t *value, size_t n,
+                          bk_error *err)
+{
+    size_t fi = 0, off = 0;
+    uint64_t ei = 0;
+    int has_elem;
+    const bk_ssz_type *vt = NULL;
+    bk_status st = resolve(tr, path, npath, &fi, &ei, &has_elem, &off, &vt, err);
+    if (st != BK_OK) return st;
+    if (n != vt->fixed_size)
+        return bk_error_set(err, BK_ERR_LENGTH, 0, "the value is %zu bytes, the path's type %llu", n,
+                            (unsigned long long)vt->fixed_size);
+    st = bk_ssz_validate(vt, value, n, err);
+    if (st != BK_OK) return st;
+    memcpy(tr->buf.data + off, value, n);
+    tr->fdirty[fi] = 1;
+    tr->root_valid = 0;
+    cfield *c = &tr->f[fi];
+    if (!c->cached) return BK_OK;
+    if (!has_elem) {
+        c->all = 1;
+        return BK_OK;
+    }
+    if (c->packed) {
+        const uint8_t *p;
+        size_t pn;
+        field_span(tr, fi, &p, &pn);
+        size_t rel = off - (size_t)(p - tr->buf.data);
+        for (uint64_t leaf = rel / 32; leaf <= (rel + n - 1) / 32; leaf++) mark(tr, c, leaf);
+    } else {
+        mark(tr, c, ei);
+    }
+    return BK_OK;
+}
+
+bk_status bk_ssz_tree_append(bk_ssz_tree *tr, const char *field, const uint8_t *value, size_t n, bk_error *err)
+{
+    const bk_ssz_type *t = tr->t;
+    size_t fi;
+    for (fi = 0; fi < t->nfields && strcmp(t->fields[fi].name, field) != 0; fi++) {}
+    if (fi == t->nfields) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no field \"%s\" in %s", field, t->name);
+    const bk_ssz_type *ft = t->fields[fi].type;
+    if (ft->kind != BK_SSZ_LIST || ft->elem->is_variable)
+        return bk_error_set(err, BK_ERR_ARG, 0, "%s is not a list of fixed-size values", field);
+    if (n != ft->elem->fixed_size)
+        return bk_error_set(err, BK_ERR_LENGTH, 0, "the value is %zu bytes, an element of %s %llu", n, field,
+                            (unsigned long long)ft->elem->fixed_size);
+    bk_status st = bk_ssz_validate(ft->elem, value, n, err);
+    if (st != BK_OK) return st;
+    const uint8_t *p;
+    size_t pn;
+    field_span(tr, fi, &p, &pn);
+    uint64_t count = bk_ssz_elem_count(ft, p, pn);
+    if (count >= ft->length) return bk_error_set(err, BK_ERR_LENGTH, 0, "%s is full (limit %llu)", field,
+                                                 (unsigned long long)ft->length);
+    if (tr->buf.len + n > UINT32_MAX) return bk_error_set(err, BK_ERR_LENGTH, 0, "the value would pass 4 GiB");
+    size_t at = (size_t)(p - tr->buf.data) + pn;
+    /* Insert at the end of the field's bytes; later variable fields move. */
+    if (bk_writer_reserve(&tr->buf, n) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memmove(tr->buf.data + at + n, tr->buf.data + at, tr->buf.len - at);
+    memcpy(tr->buf.data + at, value, n);
+    tr->buf.len += n;
+    for (size_t j = fi + 1; j < t->nfields; j++)
+        if (t->fields[j].type->is_variable) {
+            uint8_t *o = tr->buf.data + t->fields[j].offset;
+            bk_store_le32(o, bk_load_le32(o) + (uint32_t)n);
+        }
+    tr->fdirty[fi] = 1;
+    tr->root_valid = 0;
+    cfield *c = &tr->f[fi];
+    if (c->cached) {
+        if (c->packed) {
+            size_t rel = pn;
+            for (uint64_t leaf = rel / 32; leaf <= (rel + n - 1) / 32; leaf++) mark(tr, c, leaf);
+        } else {
+            mark(tr, c, count);
+        }
+    }
+    return BK_OK;
+}
