@@ -642,7 +642,19 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 continue;
             }
             if (bk_blockfile_copy(&f, pos - 8, hdr, 8, NULL) != BK_OK || memcmp(hdr, magic, 4) != 0) {
-                st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
+                /* Another network's files (a regtest directory read as main):
+                 * say which, and the --chain to use. */
+                const bk_network_params *other = NULL;
+                for (int k = 0; k < BK_NET_COUNT_ && !other; k++)
+                    if (memcmp(bk_network_get((bk_network)k)->magic, hdr, 4) == 0) other = bk_network_get((bk_network)k);
+                if (other) {
+                    st = bk_error_set(err, BK_ERR_MAGIC, pos - 8,
+                                      "%s%05u.dat: record magic of %s (%02x%02x%02x%02x), not %s's: use --chain %s",
+                                      kind == BK_FILE_BLK ? "blk" : "rev", f.number, other->name, hdr[0], hdr[1], hdr[2],
+                                      hdr[3], bk_network_get(c->net)->name, other->name);
+                } else {
+                    st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
+                }
                 break;
             }
             uint32_t size = bk_load_le32(hdr + 4);

@@ -30,8 +30,11 @@ run 20 "$BK" scan --blocksdir "$T/empty"
 expect "no blk files" 66 "no blk\*.dat files in $T/empty \(not a blocks directory\?\)"
 run 20 "$BK" scan --blocksdir "$SAMPLE"
 expect "scan, blocks without a genesis" 66 "no genesis: 3 block\(s\) in .*, none connected to a genesis block \(a pruned or partial directory\); see --orphans"
-run 20 "$BK" scan --datadir "$REGTEST/pruned" --chain regtest
-expect "scan of Core's pruned regtest datadir" 66 "no genesis: .*see --orphans"
+run 20 "$BK" scan --datadir "$REGTEST/pruned" --chain regtest --source files
+expect "scan of Core's pruned regtest datadir (header scan)" 66 "no genesis: .*see --orphans"
+# with Core's block index the pruned node's kept blocks print, with their true heights
+run 20 "$BK" scan --datadir "$REGTEST/pruned" --chain regtest --verbosity 0 --end 448
+expect "scan of Core's pruned regtest datadir (block index)" 0 "heights 0-447 skipped: no block data on this node \(pruned\)"
 # what still works: --orphans, and chain lists orphans
 run 20 sh -c '"$0" scan --blocksdir "$1" --orphans --verbosity 0 | wc -l' "$BK" "$SAMPLE"
 expect "scan --orphans of the sample" 0 ""
