@@ -38,7 +38,13 @@ int bk_cli_source_blocksdir(const char *cmd, bk_cli_source *s, bk_network net)
     snprintf(s->owned_, cap, "%s/%sblocks", s->datadir, sub);
     s->blocksdir = s->owned_;
     /* A missing chain directory names the chains the datadir does hold. */
-    return bk_cli_check_datadir(cmd, s->datadir, s->owned_, net);
+    int rc = bk_cli_check_datadir(cmd, s->datadir, s->owned_, net);
+    if (rc) {
+        free(s->owned_);
+        s->owned_ = NULL;
+        s->blocksdir = NULL;
+    }
+    return rc;
 }
 
 static int is_dir(const char *p)
