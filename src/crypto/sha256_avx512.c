@@ -412,6 +412,10 @@ typedef struct mdrv {
     bk_lane L[32];
     const uint8_t *blk[32];   /* the lane's next block, NULL = idle */
     unsigned active[2];       /* busy lanes per group */
+    /* Lanes whose next block is their second hash, built in registers from
+     * the first hash's state words dig (no round trip through memory). */
+    __mmask16 pend2[2];
+    v16 dig[2][8];
 } mdrv;
 
 static uint64_t msg_len(const bk_sha256_msg *m)
@@ -468,14 +472,24 @@ BK_INLINE void lane_state(const v16 s[8], unsigned l, uint32_t st[8])
  * message with the state reset to the IV (masked move). */
 static void advance_group(mdrv *d, unsigned g, v16 s[8])
 {
-    __mmask16 reset = 0;
+    static const uint8_t zero[64];
+    __mmask16 reset = 0, second = 0;
     uint32_t tmp[8][16];
     int stored = 0;
+    d->pend2[g] = 0;
     for (unsigned l = 0; l < 16; l++) {
         unsigned i = 16 * g + l;
         if (!d->blk[i]) continue;
         const uint8_t *p = bk_lane_block(&d->L[i]);
         if (!p) {
+            reset |= (__mmask16)(1u << l);
+            if (d->L[i].stage != BK_LANE_SECOND) {
+                /* First hash done: the second's block comes from s. */
+                bk_lane_second_in_registers(&d->L[i]);
+                second |= (__mmask16)(1u << l);
+                d->blk[i] = zero;
+                continue;
+            }
             uint32_t st[8];
             if (!stored) {
                 for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
@@ -484,13 +498,43 @@ static void advance_group(mdrv *d, unsigned g, v16 s[8])
             for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
             p = bk_lane_hash_done(&d->L[i], st);
             if (!p && next_msg(d, &d->L[i])) p = bk_lane_block(&d->L[i]);
-            reset |= (__mmask16)(1u << l);
             if (!p) d->active[g]--;
         }
         d->blk[i] = p;
     }
+    if (second) {
+        for (int j = 0; j < 8; j++) d->dig[g][j] = s[j];
+        d->pend2[g] = second;
+    }
     if (reset)
         for (int j = 0; j < 8; j++) s[j] = _mm512_mask_mov_epi32(s[j], reset, SET1(bk_sha256_iv[j]));
+}
+
+/* The message words of lanes starting their second hash (mask m, digest
+ * words dig): the digest, 0x80000000, zeros (their block is the zero
+ * block), 256. */
+BK_INLINE void second_words(v16 w[16], __mmask16 m, const v16 dig[8])
+{
+    if (!m) return;
+    for (int j = 0; j < 8; j++) w[j] = _mm512_mask_mov_epi32(w[j], m, dig[j]);
+    w[8] = _mm512_mask_mov_epi32(w[8], m, SET1(0x80000000u));
+    w[15] = _mm512_mask_mov_epi32(w[15], m, SET1(256));
+}
+
+/* Write the in-register second blocks of group g into their lanes'
+ * buffers (before the lanes leave the registers: compaction, draining). */
+static void second_to_memory(mdrv *d, unsigned g)
+{
+    if (!d->pend2[g]) return;
+    uint32_t t[8][16];
+    for (int j = 0; j < 8; j++) _mm512_storeu_si512(t[j], d->dig[g][j]);
+    for (unsigned l = 0; l < 16; l++) {
+        if (!(d->pend2[g] >> l & 1)) continue;
+        uint32_t st[8];
+        for (int j = 0; j < 8; j++) st[j] = t[j][l];
+        d->blk[16 * g + l] = bk_lane_second_block(&d->L[16 * g + l], st);
+    }
+    d->pend2[g] = 0;
 }
 
 /* Move the busy lanes of group 1 into the idle lanes of group 0 (only when
@@ -499,6 +543,8 @@ static void advance_group(mdrv *d, unsigned g, v16 s[8])
 static void compact(mdrv *d, v16 s0[8], v16 s1[8])
 {
     uint32_t t0[8][16], t1[8][16];
+    second_to_memory(d, 0);
+    second_to_memory(d, 1);
     for (int j = 0; j < 8; j++) {
         _mm512_storeu_si512(t0[j], s0[j]);
         _mm512_storeu_si512(t1[j], s1[j]);
@@ -522,19 +568,22 @@ static void compact(mdrv *d, v16 s0[8], v16 s1[8])
 
 /* One block in each lane of one group / of two groups (separate functions:
  * the other group's state is not live in the rounds, so nothing spills). */
-static __attribute__((noinline)) void step1(v16 s[8], const uint8_t *const *blk)
+static __attribute__((noinline)) void step1(v16 s[8], const mdrv *d, unsigned g)
 {
     v16 w[64];
-    load16(w, blk);
+    load16(w, d->blk + 16 * g);
+    second_words(w, d->pend2[g], d->dig[g]);
     schedule(w);
     rounds1_w(s, w);
 }
 
-static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const uint8_t *const *blk)
+static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const mdrv *d)
 {
     v16 wx[64], wy[64];
-    load16(wx, blk);
-    load16(wy, blk + 16);
+    load16(wx, d->blk);
+    load16(wy, d->blk + 16);
+    second_words(wx, d->pend2[0], d->dig[0]);
+    second_words(wy, d->pend2[1], d->dig[1]);
     schedule(wx);
     schedule(wy);
     rounds2_w(sx, wx, sy, wy);
@@ -557,6 +606,7 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     d.n = n;
     d.out = out;
     d.active[0] = d.active[1] = 0;
+    d.pend2[0] = d.pend2[1] = 0;
     msgs_begin(&d);
     for (unsigned i = 0; i < 32; i++) {
         d.blk[i] = NULL;
@@ -573,14 +623,14 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
             if (d.active[0] + d.active[1] <= drain_at) break;
         }
         if (d.active[0] && d.active[1]) {
-            step2(sx, sy, d.blk);
+            step2(sx, sy, &d);
             advance_group(&d, 0, sx);
             advance_group(&d, 1, sy);
         } else if (d.active[0]) {
-            step1(sx, d.blk);
+            step1(sx, &d, 0);
             advance_group(&d, 0, sx);
         } else if (d.active[1]) {
-            step1(sy, d.blk + 16);
+            step1(sy, &d, 1);
             advance_group(&d, 1, sy);
         } else {
             return;
@@ -588,6 +638,8 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     }
     if (d.active[0] + d.active[1] == 0) return;
     /* The lanes left (no messages remain). */
+    second_to_memory(&d, 0);
+    second_to_memory(&d, 1);
     bk_lane *left[32];
     uint32_t st[32][8];
     const uint8_t *lb[32];
