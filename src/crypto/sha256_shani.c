@@ -402,6 +402,10 @@ typedef struct slots {
     unsigned max;             /* streams: 2, 3 or 4 */
 } slots;
 
+/* A slot's next block when its message words are already in its st (the
+ * second hash of SHA256d, built from the state in registers). */
+static const uint8_t in_registers[1];
+
 /* Fill slot i with new work; 0 when there is none. */
 BK_INLINE int slot_fill(slots *S, unsigned i, bk_lane *spare)
 {
@@ -432,7 +436,8 @@ BK_INLINE void run_k(slots *S, unsigned K)
     for (unsigned i = 0; i < K; i++) x[i] = S->x[i];
     for (;;) {
         BK_PRAGMA(GCC unroll 4)
-        for (unsigned i = 0; i < K; i++) msg_load(&x[i], S->p[i]);
+        for (unsigned i = 0; i < K; i++)
+            if (S->p[i] != in_registers) msg_load(&x[i], S->p[i]);
         if (K == 4) rounds4(&x[0], &x[1], &x[2], &x[3]);
         else if (K == 3) rounds3(&x[0], &x[1], &x[2]);
         else if (K == 2) rounds2(&x[0], &x[1]);
@@ -441,7 +446,15 @@ BK_INLINE void run_k(slots *S, unsigned K)
         BK_PRAGMA(GCC unroll 4)
         for (unsigned i = 0; i < K; i++) {
             const uint8_t *p = bk_lane_block(S->ln[i]);
-            if (!p) {
+            if (!p && S->ln[i]->stage != BK_LANE_SECOND) {
+                /* First hash done: the second's block straight from the
+                 * state registers (msg_digest32), not through memory. */
+                st d = x[i];
+                bk_lane_second_in_registers(S->ln[i]);
+                state_iv(&x[i]);
+                msg_digest32(&x[i], &d);
+                p = in_registers;
+            } else if (!p) {
                 uint32_t st8[8];
                 state_store(&x[i], st8);
                 p = bk_lane_hash_done(S->ln[i], st8);
