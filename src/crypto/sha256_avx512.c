@@ -343,16 +343,66 @@ BK_INLINE void state_iv(v16 s[8])
     for (int j = 0; j < 8; j++) s[j] = SET1(bk_sha256_iv[j]);
 }
 
+/* One group's versions of the 64-byte kernels' rounds (a remainder of 16
+ * or fewer messages: the second group would only hash zero blocks). */
+#define FEED1(s) do {                                                                    \
+        s[0] = ADD(s[0], a); s[1] = ADD(s[1], b); s[2] = ADD(s[2], c); s[3] = ADD(s[3], d); \
+        s[4] = ADD(s[4], e); s[5] = ADD(s[5], f); s[6] = ADD(s[6], g); s[7] = ADD(s[7], h); \
+    } while (0)
+#define ROUNDS7(W, i)                              \
+    ROUND(h, a, b, c, d, e, f, g, W(i + 1));       \
+    ROUND(g, h, a, b, c, d, e, f, W(i + 2));       \
+    ROUND(f, g, h, a, b, c, d, e, W(i + 3));       \
+    ROUND(e, f, g, h, a, b, c, d, W(i + 4));       \
+    ROUND(d, e, f, g, h, a, b, c, W(i + 5));       \
+    ROUND(c, d, e, f, g, h, a, b, W(i + 6));       \
+    ROUND(b, c, d, e, f, g, h, a, W(i + 7))
+
+/* From the IV (s holds it), round 0 folded; dpad: rounds 8..15 over the
+ * constant words of SHA256d's second block. */
+BK_INLINE void rounds1_iv(v16 s[8], const v16 w[64], int dpad)
+{
+    v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+#define WK_(i) ADD(w[i], SET1(bk_sha256_k[i]))
+#define D_(i) SET1(dpad_wk[(i) - 8])
+    d = ADD(w[0], SET1(IV_D1));
+    h = ADD(w[0], SET1(IV_H1));
+    ROUNDS7(WK_, 0);
+    if (dpad) {
+        ROUNDS8(D_, 8);
+    } else {
+        ROUNDS8(WK_, 8);
+    }
+    BK_ROUND_LOOP
+    for (int i = 16; i < 64; i += 8) {
+        ROUNDS8(WK_, i);
+    }
+#undef WK_
+#undef D_
+    FEED1(s);
+}
+
+BK_INLINE void rounds1_c(v16 s[8], const uint32_t *wk)
+{
+    v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+#define C_(i) SET1(wk[i])
+    BK_ROUND_LOOP
+    for (int i = 0; i < 64; i += 8) {
+        ROUNDS8(C_, i);
+    }
+#undef C_
+    FEED1(s);
+}
+
 /* The second block of SHA256d from the first hash's state s. */
 BK_INLINE void digest_block(v16 w[64], const v16 s[8])
 {
     for (int j = 0; j < 8; j++) w[j] = s[j];
 }
 
-/* kx (1..16) and ky (0..16) contiguous 64-byte messages: group x at in,
+/* kx (1..16) and ky (1..16) contiguous 64-byte messages: group x at in,
  * group y at in + 64*16; digests likewise. Every load precedes every store
- * (in-place safe: digest i lies at or below message i). ky == 0 runs
- * group y on zero blocks and stores nothing for it. */
+ * (in-place safe: digest i lies at or below message i). */
 static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, int dbl)
 {
     v16 wx[64], wy[64], sx[8], sy[8];
@@ -374,12 +424,31 @@ static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, in
         rounds2_d(sx, wx, sy, wy);
     }
     store16(out, sx, kx);
-    if (ky) store16(out + 32 * 16, sy, ky);
+    store16(out + 32 * 16, sy, ky);
 }
 
-/* Full steps of 32 on two groups; the remainder on a masked step (or, for
- * fewer than 8 when `small` is given, SHA-NI: that beats a mostly idle
- * 16-lane step). */
+/* k (1..16) contiguous 64-byte messages on one group (loads before
+ * stores, as hash32). */
+static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
+{
+    v16 w[64], s[8];
+    load16_contig(w, in, k);
+    schedule(w);
+    state_iv(s);
+    rounds1_iv(s, w, 0);
+    rounds1_c(s, bk_sha256_pad64_wk);
+    if (dbl) {
+        digest_block(w, s);
+        schedule_d(w);
+        state_iv(s);
+        rounds1_iv(s, w, 1);
+    }
+    store16(out, s, k);
+}
+
+/* Full steps of 32 on two groups; a remainder of 17..31 on a two-group
+ * step, of 16 or fewer on one group (or, for fewer than 8 when `small` is
+ * given, SHA-NI: that beats a mostly idle 16-lane step). */
 static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
                       void (*small)(uint8_t *, const uint8_t *, size_t))
 {
@@ -387,18 +456,18 @@ static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
     if (!n) return;
     if (small && n < 8) small(out, in, n);
     else if (n > 16) hash32(out, in, 16, (unsigned)n - 16, dbl);
-    else hash32(out, in, (unsigned)n, 0, dbl);
+    else hash16(out, in, (unsigned)n, dbl);
 }
 
 static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
 static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1, NULL); }
 static void hash_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 {
-    hash_many(out, in, n, 0, bk_sha256_backend_shani.hash_64);
+    hash_many(out, in, n, 0, bk_sha256_shani_small_64);
 }
 static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 {
-    hash_many(out, in, n, 1, bk_sha256_backend_shani.hashd_64);
+    hash_many(out, in, n, 1, bk_sha256_shani_small_d64);
 }
 
 /* ---- segmented messages: 32 lanes in two groups ---- */
@@ -676,7 +745,7 @@ static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
     /* Few messages: SHA-NI streams beat 16 mostly idle lanes. */
     if (n < 8) {
-        bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
+        bk_sha256_shani_small_msgs(out, msgs, n);
         return;
     }
     hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 12);

@@ -374,12 +374,32 @@ BK_INLINE void hashd_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams
     }
 }
 
+_Atomic unsigned bk_sha256_shani_tail_streams = 4;
+
 static void hash_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 4); }
 static void hash_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 3); }
 static void hash_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 2); }
 static void hashd_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 4); }
 static void hashd_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 3); }
 static void hashd_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 2); }
+
+/* Short batches for the AVX-512 backend (fewer than 8 messages), with the
+ * stream count the calibration measured fastest. */
+void bk_sha256_shani_small_64(uint8_t *out, const uint8_t *in, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    if (k == 2) hash_64_x2(out, in, n);
+    else if (k == 3) hash_64_x3(out, in, n);
+    else hash_64_x4(out, in, n);
+}
+
+void bk_sha256_shani_small_d64(uint8_t *out, const uint8_t *in, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    if (k == 2) hashd_64_x2(out, in, n);
+    else if (k == 3) hashd_64_x3(out, in, n);
+    else hashd_64_x4(out, in, n);
+}
 
 /* Up to four streams over segmented messages (sha256_lane.h). Slot i
  * (0 <= i < k) runs lane ln[i] with state x[i] and next block p[i]. A lane
@@ -516,7 +536,11 @@ static void hashd_msgs_x4(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { h
 static void hashd_msgs_x3(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 3); }
 static void hashd_msgs_x2(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 2); }
 
-_Atomic unsigned bk_sha256_shani_tail_streams = 4;
+void bk_sha256_shani_small_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    hashd_msgs_n(out, msgs, n, k >= 2 && k <= 4 ? k : 4);
+}
 
 void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k)
