@@ -80,6 +80,10 @@ FLOOR_OF = {
 }
 
 
+# Rows whose unit holds many compressions (txids of block 413567).
+COMPRESSIONS = {"BlockTxids": 18013, "BlockTxidsOneCall": 18013}
+
+
 def floor_for(name, fl):
     for key, (kind, mult) in FLOOR_OF.items():
         if name == key or (key.endswith("/") and name.startswith(key)):
@@ -120,7 +124,9 @@ def main():
     print("|---|---|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
         name, ns = r["name"], r["ns_per_unit"]
-        ratio = "%.2f" % (ns / ossl) if ossl else ""
+        # Rows of many compressions compare with OpenSSL's time for as many.
+        per = COMPRESSIONS.get(name, 1)
+        ratio = "%.2f" % (ns / (per * ossl)) if ossl else ""
         f = floor_for(name, fl)
         fratio = "%.2f" % (ns / f) if f else ""
         tgt, res = "", ""

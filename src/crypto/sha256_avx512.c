@@ -343,16 +343,66 @@ BK_INLINE void state_iv(v16 s[8])
     for (int j = 0; j < 8; j++) s[j] = SET1(bk_sha256_iv[j]);
 }
 
+/* One group's versions of the 64-byte kernels' rounds (a remainder of 16
+ * or fewer messages: the second group would only hash zero blocks). */
+#define FEED1(s) do {                                                                    \
+        s[0] = ADD(s[0], a); s[1] = ADD(s[1], b); s[2] = ADD(s[2], c); s[3] = ADD(s[3], d); \
+        s[4] = ADD(s[4], e); s[5] = ADD(s[5], f); s[6] = ADD(s[6], g); s[7] = ADD(s[7], h); \
+    } while (0)
+#define ROUNDS7(W, i)                              \
+    ROUND(h, a, b, c, d, e, f, g, W(i + 1));       \
+    ROUND(g, h, a, b, c, d, e, f, W(i + 2));       \
+    ROUND(f, g, h, a, b, c, d, e, W(i + 3));       \
+    ROUND(e, f, g, h, a, b, c, d, W(i + 4));       \
+    ROUND(d, e, f, g, h, a, b, c, W(i + 5));       \
+    ROUND(c, d, e, f, g, h, a, b, W(i + 6));       \
+    ROUND(b, c, d, e, f, g, h, a, W(i + 7))
+
+/* From the IV (s holds it), round 0 folded; dpad: rounds 8..15 over the
+ * constant words of SHA256d's second block. */
+BK_INLINE void rounds1_iv(v16 s[8], const v16 w[64], int dpad)
+{
+    v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+#define WK_(i) ADD(w[i], SET1(bk_sha256_k[i]))
+#define D_(i) SET1(dpad_wk[(i) - 8])
+    d = ADD(w[0], SET1(IV_D1));
+    h = ADD(w[0], SET1(IV_H1));
+    ROUNDS7(WK_, 0);
+    if (dpad) {
+        ROUNDS8(D_, 8);
+    } else {
+        ROUNDS8(WK_, 8);
+    }
+    BK_ROUND_LOOP
+    for (int i = 16; i < 64; i += 8) {
+        ROUNDS8(WK_, i);
+    }
+#undef WK_
+#undef D_
+    FEED1(s);
+}
+
+BK_INLINE void rounds1_c(v16 s[8], const uint32_t *wk)
+{
+    v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+#define C_(i) SET1(wk[i])
+    BK_ROUND_LOOP
+    for (int i = 0; i < 64; i += 8) {
+        ROUNDS8(C_, i);
+    }
+#undef C_
+    FEED1(s);
+}
+
 /* The second block of SHA256d from the first hash's state s. */
 BK_INLINE void digest_block(v16 w[64], const v16 s[8])
 {
     for (int j = 0; j < 8; j++) w[j] = s[j];
 }
 
-/* kx (1..16) and ky (0..16) contiguous 64-byte messages: group x at in,
+/* kx (1..16) and ky (1..16) contiguous 64-byte messages: group x at in,
  * group y at in + 64*16; digests likewise. Every load precedes every store
- * (in-place safe: digest i lies at or below message i). ky == 0 runs
- * group y on zero blocks and stores nothing for it. */
+ * (in-place safe: digest i lies at or below message i). */
 static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, int dbl)
 {
     v16 wx[64], wy[64], sx[8], sy[8];
@@ -374,12 +424,31 @@ static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, in
         rounds2_d(sx, wx, sy, wy);
     }
     store16(out, sx, kx);
-    if (ky) store16(out + 32 * 16, sy, ky);
+    store16(out + 32 * 16, sy, ky);
 }
 
-/* Full steps of 32 on two groups; the remainder on a masked step (or, for
- * fewer than 8 when `small` is given, SHA-NI: that beats a mostly idle
- * 16-lane step). */
+/* k (1..16) contiguous 64-byte messages on one group (loads before
+ * stores, as hash32). */
+static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
+{
+    v16 w[64], s[8];
+    load16_contig(w, in, k);
+    schedule(w);
+    state_iv(s);
+    rounds1_iv(s, w, 0);
+    rounds1_c(s, bk_sha256_pad64_wk);
+    if (dbl) {
+        digest_block(w, s);
+        schedule_d(w);
+        state_iv(s);
+        rounds1_iv(s, w, 1);
+    }
+    store16(out, s, k);
+}
+
+/* Full steps of 32 on two groups; a remainder of 17..31 on a two-group
+ * step, of 16 or fewer on one group (or, for fewer than 8 when `small` is
+ * given, SHA-NI: that beats a mostly idle 16-lane step). */
 static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
                       void (*small)(uint8_t *, const uint8_t *, size_t))
 {
@@ -387,18 +456,18 @@ static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
     if (!n) return;
     if (small && n < 8) small(out, in, n);
     else if (n > 16) hash32(out, in, 16, (unsigned)n - 16, dbl);
-    else hash32(out, in, (unsigned)n, 0, dbl);
+    else hash16(out, in, (unsigned)n, dbl);
 }
 
 static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
 static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1, NULL); }
 static void hash_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 {
-    hash_many(out, in, n, 0, bk_sha256_backend_shani.hash_64);
+    hash_many(out, in, n, 0, bk_sha256_shani_small_64);
 }
 static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
 {
-    hash_many(out, in, n, 1, bk_sha256_backend_shani.hashd_64);
+    hash_many(out, in, n, 1, bk_sha256_shani_small_d64);
 }
 
 /* ---- segmented messages: 32 lanes in two groups ---- */
@@ -412,6 +481,10 @@ typedef struct mdrv {
     bk_lane L[32];
     const uint8_t *blk[32];   /* the lane's next block, NULL = idle */
     unsigned active[2];       /* busy lanes per group */
+    /* Lanes whose next block is their second hash, built in registers from
+     * the first hash's state words dig (no round trip through memory). */
+    __mmask16 pend2[2];
+    v16 dig[2][8];
 } mdrv;
 
 static uint64_t msg_len(const bk_sha256_msg *m)
@@ -468,14 +541,24 @@ BK_INLINE void lane_state(const v16 s[8], unsigned l, uint32_t st[8])
  * message with the state reset to the IV (masked move). */
 static void advance_group(mdrv *d, unsigned g, v16 s[8])
 {
-    __mmask16 reset = 0;
+    static const uint8_t zero[64];
+    __mmask16 reset = 0, second = 0;
     uint32_t tmp[8][16];
     int stored = 0;
+    d->pend2[g] = 0;
     for (unsigned l = 0; l < 16; l++) {
         unsigned i = 16 * g + l;
         if (!d->blk[i]) continue;
         const uint8_t *p = bk_lane_block(&d->L[i]);
         if (!p) {
+            reset |= (__mmask16)(1u << l);
+            if (d->L[i].stage != BK_LANE_SECOND) {
+                /* First hash done: the second's block comes from s. */
+                bk_lane_second_in_registers(&d->L[i]);
+                second |= (__mmask16)(1u << l);
+                d->blk[i] = zero;
+                continue;
+            }
             uint32_t st[8];
             if (!stored) {
                 for (int j = 0; j < 8; j++) _mm512_storeu_si512(tmp[j], s[j]);
@@ -484,13 +567,43 @@ static void advance_group(mdrv *d, unsigned g, v16 s[8])
             for (int j = 0; j < 8; j++) st[j] = tmp[j][l];
             p = bk_lane_hash_done(&d->L[i], st);
             if (!p && next_msg(d, &d->L[i])) p = bk_lane_block(&d->L[i]);
-            reset |= (__mmask16)(1u << l);
             if (!p) d->active[g]--;
         }
         d->blk[i] = p;
     }
+    if (second) {
+        for (int j = 0; j < 8; j++) d->dig[g][j] = s[j];
+        d->pend2[g] = second;
+    }
     if (reset)
         for (int j = 0; j < 8; j++) s[j] = _mm512_mask_mov_epi32(s[j], reset, SET1(bk_sha256_iv[j]));
+}
+
+/* The message words of lanes starting their second hash (mask m, digest
+ * words dig): the digest, 0x80000000, zeros (their block is the zero
+ * block), 256. */
+BK_INLINE void second_words(v16 w[16], __mmask16 m, const v16 dig[8])
+{
+    if (!m) return;
+    for (int j = 0; j < 8; j++) w[j] = _mm512_mask_mov_epi32(w[j], m, dig[j]);
+    w[8] = _mm512_mask_mov_epi32(w[8], m, SET1(0x80000000u));
+    w[15] = _mm512_mask_mov_epi32(w[15], m, SET1(256));
+}
+
+/* Write the in-register second blocks of group g into their lanes'
+ * buffers (before the lanes leave the registers: compaction, draining). */
+static void second_to_memory(mdrv *d, unsigned g)
+{
+    if (!d->pend2[g]) return;
+    uint32_t t[8][16];
+    for (int j = 0; j < 8; j++) _mm512_storeu_si512(t[j], d->dig[g][j]);
+    for (unsigned l = 0; l < 16; l++) {
+        if (!(d->pend2[g] >> l & 1)) continue;
+        uint32_t st[8];
+        for (int j = 0; j < 8; j++) st[j] = t[j][l];
+        d->blk[16 * g + l] = bk_lane_second_block(&d->L[16 * g + l], st);
+    }
+    d->pend2[g] = 0;
 }
 
 /* Move the busy lanes of group 1 into the idle lanes of group 0 (only when
@@ -499,6 +612,8 @@ static void advance_group(mdrv *d, unsigned g, v16 s[8])
 static void compact(mdrv *d, v16 s0[8], v16 s1[8])
 {
     uint32_t t0[8][16], t1[8][16];
+    second_to_memory(d, 0);
+    second_to_memory(d, 1);
     for (int j = 0; j < 8; j++) {
         _mm512_storeu_si512(t0[j], s0[j]);
         _mm512_storeu_si512(t1[j], s1[j]);
@@ -522,19 +637,22 @@ static void compact(mdrv *d, v16 s0[8], v16 s1[8])
 
 /* One block in each lane of one group / of two groups (separate functions:
  * the other group's state is not live in the rounds, so nothing spills). */
-static __attribute__((noinline)) void step1(v16 s[8], const uint8_t *const *blk)
+static __attribute__((noinline)) void step1(v16 s[8], const mdrv *d, unsigned g)
 {
     v16 w[64];
-    load16(w, blk);
+    load16(w, d->blk + 16 * g);
+    second_words(w, d->pend2[g], d->dig[g]);
     schedule(w);
     rounds1_w(s, w);
 }
 
-static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const uint8_t *const *blk)
+static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const mdrv *d)
 {
     v16 wx[64], wy[64];
-    load16(wx, blk);
-    load16(wy, blk + 16);
+    load16(wx, d->blk);
+    load16(wy, d->blk + 16);
+    second_words(wx, d->pend2[0], d->dig[0]);
+    second_words(wy, d->pend2[1], d->dig[1]);
     schedule(wx);
     schedule(wy);
     rounds2_w(sx, wx, sy, wy);
@@ -557,6 +675,7 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     d.n = n;
     d.out = out;
     d.active[0] = d.active[1] = 0;
+    d.pend2[0] = d.pend2[1] = 0;
     msgs_begin(&d);
     for (unsigned i = 0; i < 32; i++) {
         d.blk[i] = NULL;
@@ -573,14 +692,14 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
             if (d.active[0] + d.active[1] <= drain_at) break;
         }
         if (d.active[0] && d.active[1]) {
-            step2(sx, sy, d.blk);
+            step2(sx, sy, &d);
             advance_group(&d, 0, sx);
             advance_group(&d, 1, sy);
         } else if (d.active[0]) {
-            step1(sx, d.blk);
+            step1(sx, &d, 0);
             advance_group(&d, 0, sx);
         } else if (d.active[1]) {
-            step1(sy, d.blk + 16);
+            step1(sy, &d, 1);
             advance_group(&d, 1, sy);
         } else {
             return;
@@ -588,6 +707,8 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     }
     if (d.active[0] + d.active[1] == 0) return;
     /* The lanes left (no messages remain). */
+    second_to_memory(&d, 0);
+    second_to_memory(&d, 1);
     bk_lane *left[32];
     uint32_t st[32][8];
     const uint8_t *lb[32];
@@ -624,7 +745,7 @@ static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
     /* Few messages: SHA-NI streams beat 16 mostly idle lanes. */
     if (n < 8) {
-        bk_sha256_backend_shani.hashd_msgs(out, msgs, n);
+        bk_sha256_shani_small_msgs(out, msgs, n);
         return;
     }
     hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 12);

@@ -46,10 +46,15 @@ void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nbloc
  * state of lanes[i], blocks[i] its next block), several at a time; no new
  * messages are started. For the AVX-512 driver's tail. */
 struct bk_lane;
-/* How many streams bk_sha256_shani_finish_lanes interleaves (1..4; the
+/* How many streams bk_sha256_shani_finish_lanes interleaves (2..4; the
  * calibration stores the count of the fastest SHA-NI variant; relaxed
  * atomic: any value is correct, only speed differs). */
 extern _Atomic unsigned bk_sha256_shani_tail_streams;
+/* SHA-NI bk_sha256_64 / bk_sha256d_64 with that many streams (the AVX-512
+ * backend's batches of fewer than 8). */
+void bk_sha256_shani_small_64(uint8_t *out, const uint8_t *in, size_t n);
+void bk_sha256_shani_small_d64(uint8_t *out, const uint8_t *in, size_t n);
+void bk_sha256_shani_small_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
 void bk_sha256_shani_finish_lanes(struct bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k);
 #endif

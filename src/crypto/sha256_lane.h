@@ -91,20 +91,33 @@ static inline const uint8_t *bk_lane_block(bk_lane *l)
     return NULL;
 }
 
+/* The second hash's one block (the digest s of the first, 0x80, zeros,
+ * bit length 256) into the lane's buffer. */
+static inline const uint8_t *bk_lane_second_block(bk_lane *l, const uint32_t s[8])
+{
+    for (int i = 0; i < 8; i++) bk_sha256_store_be32(l->buf + 4 * i, s[i]);
+    l->buf[32] = 0x80;
+    memset(l->buf + 33, 0, 62 - 33);
+    l->buf[62] = 0x01;
+    l->buf[63] = 0x00;
+    return l->buf;
+}
+
 static inline const uint8_t *bk_lane_hash_done(bk_lane *l, const uint32_t s[8])
 {
     if (l->stage == BK_LANE_SECOND) {
         for (int i = 0; i < 8; i++) bk_sha256_store_be32(l->out + 4 * i, s[i]);
         return NULL;
     }
-    /* The second hash: the digest, 0x80, zeros, bit length 256. */
-    for (int i = 0; i < 8; i++) bk_sha256_store_be32(l->buf + 4 * i, s[i]);
-    l->buf[32] = 0x80;
-    memset(l->buf + 33, 0, 62 - 33);
-    l->buf[62] = 0x01;
-    l->buf[63] = 0x00;
     l->stage = BK_LANE_SECOND;
-    return l->buf;
+    return bk_lane_second_block(l, s);
+}
+
+/* The first hash is done and the driver builds the second hash's block
+ * itself (from the state words it holds): only the stage moves. */
+static inline void bk_lane_second_in_registers(bk_lane *l)
+{
+    l->stage = BK_LANE_SECOND;
 }
 
 #endif

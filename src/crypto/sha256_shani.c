@@ -374,12 +374,32 @@ BK_INLINE void hashd_64_n(uint8_t *out, const uint8_t *in, size_t n, int streams
     }
 }
 
+_Atomic unsigned bk_sha256_shani_tail_streams = 4;
+
 static void hash_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 4); }
 static void hash_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 3); }
 static void hash_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hash_64_n(out, in, n, 2); }
 static void hashd_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 4); }
 static void hashd_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 3); }
 static void hashd_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 2); }
+
+/* Short batches for the AVX-512 backend (fewer than 8 messages), with the
+ * stream count the calibration measured fastest. */
+void bk_sha256_shani_small_64(uint8_t *out, const uint8_t *in, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    if (k == 2) hash_64_x2(out, in, n);
+    else if (k == 3) hash_64_x3(out, in, n);
+    else hash_64_x4(out, in, n);
+}
+
+void bk_sha256_shani_small_d64(uint8_t *out, const uint8_t *in, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    if (k == 2) hashd_64_x2(out, in, n);
+    else if (k == 3) hashd_64_x3(out, in, n);
+    else hashd_64_x4(out, in, n);
+}
 
 /* Up to four streams over segmented messages (sha256_lane.h). Slot i
  * (0 <= i < k) runs lane ln[i] with state x[i] and next block p[i]. A lane
@@ -401,6 +421,10 @@ typedef struct slots {
     size_t npend, taken;
     unsigned max;             /* streams: 2, 3 or 4 */
 } slots;
+
+/* A slot's next block when its message words are already in its st (the
+ * second hash of SHA256d, built from the state in registers). */
+static const uint8_t in_registers[1];
 
 /* Fill slot i with new work; 0 when there is none. */
 BK_INLINE int slot_fill(slots *S, unsigned i, bk_lane *spare)
@@ -432,7 +456,8 @@ BK_INLINE void run_k(slots *S, unsigned K)
     for (unsigned i = 0; i < K; i++) x[i] = S->x[i];
     for (;;) {
         BK_PRAGMA(GCC unroll 4)
-        for (unsigned i = 0; i < K; i++) msg_load(&x[i], S->p[i]);
+        for (unsigned i = 0; i < K; i++)
+            if (S->p[i] != in_registers) msg_load(&x[i], S->p[i]);
         if (K == 4) rounds4(&x[0], &x[1], &x[2], &x[3]);
         else if (K == 3) rounds3(&x[0], &x[1], &x[2]);
         else if (K == 2) rounds2(&x[0], &x[1]);
@@ -441,7 +466,15 @@ BK_INLINE void run_k(slots *S, unsigned K)
         BK_PRAGMA(GCC unroll 4)
         for (unsigned i = 0; i < K; i++) {
             const uint8_t *p = bk_lane_block(S->ln[i]);
-            if (!p) {
+            if (!p && S->ln[i]->stage != BK_LANE_SECOND) {
+                /* First hash done: the second's block straight from the
+                 * state registers (msg_digest32), not through memory. */
+                st d = x[i];
+                bk_lane_second_in_registers(S->ln[i]);
+                state_iv(&x[i]);
+                msg_digest32(&x[i], &d);
+                p = in_registers;
+            } else if (!p) {
                 uint32_t st8[8];
                 state_store(&x[i], st8);
                 p = bk_lane_hash_done(S->ln[i], st8);
@@ -503,7 +536,11 @@ static void hashd_msgs_x4(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { h
 static void hashd_msgs_x3(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 3); }
 static void hashd_msgs_x2(uint8_t *out, const bk_sha256_msg *msgs, size_t n) { hashd_msgs_n(out, msgs, n, 2); }
 
-_Atomic unsigned bk_sha256_shani_tail_streams = 4;
+void bk_sha256_shani_small_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+{
+    unsigned k = atomic_load_explicit(&bk_sha256_shani_tail_streams, memory_order_relaxed);
+    hashd_msgs_n(out, msgs, n, k >= 2 && k <= 4 ? k : 4);
+}
 
 void bk_sha256_shani_finish_lanes(bk_lane *const *lanes, uint32_t (*states)[8],
                                   const uint8_t *const *blocks, size_t k)
