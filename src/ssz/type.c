@@ -129,7 +129,7 @@ bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, si
 {
     bk_sjson *root;
     /* Syntax first, without allocating (nothing is kept from a bad text). */
-    bk_status st = bk_sjson_check(json, len, err);
+    bk_status st = bk_sjson_check(json, len, NULL, err);
     if (st == BK_OK) st = bk_sjson_parse(&reg->arena, json, len, &root, err);
     if (st != BK_OK) {
         if (st == BK_ERR_NOMEM) return st;

@@ -321,6 +321,21 @@ static void f11_ssz_json_memory_40x_input(void)
     grew = r->maxrss_kb - base;
     fprintf(stderr, "  rejected at the last byte: peak RSS %ld KB over the baseline\n", grew);
     CHECK(grew < bound / 2);
+    /* ssz verify: a proof document of small values is refused before any
+     * tree is built (a real proof has about one value per 68 bytes). */
+    k = (size_t)sprintf(buf, "{\"gindices\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf[k++] = ',';
+        buf[k++] = '1';
+    }
+    k += (size_t)sprintf(buf + k, "]}");
+    write_file(vp, buf, k);
+    run_bk(r, vp, "/dev/null", "ssz", "verify", "Container:Checkpoint", (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "more than one per 16 bytes") != NULL);
+    grew = r->maxrss_kb - base;
+    fprintf(stderr, "  verify of a 4 MB proof document of small values: peak RSS %ld KB over the baseline\n", grew);
+    CHECK(grew < bound / 2);
     unlink(vp);
     unlink(sp);
     free(buf);
