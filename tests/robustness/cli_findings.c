@@ -282,7 +282,7 @@ static void f08_ssz_schema_fields_quadratic(void)
 static void f11_ssz_json_memory_40x_input(void)
 {
     const size_t n = 2000000;   /* "[0,0,...]": 4 MB */
-    char *buf = malloc(2 * n + 8), vp[] = "/tmp/bk_rcli_zerosXXXXXX", sp[] = "/tmp/bk_rcli_smallXXXXXX";
+    char *buf = malloc(2 * n + 64), vp[] = "/tmp/bk_rcli_zerosXXXXXX", sp[] = "/tmp/bk_rcli_smallXXXXXX";
     int fd1 = mkstemp(vp), fd2 = mkstemp(sp);
     if (fd1 < 0 || fd2 < 0 || !buf) exit(2);
     close(fd1);
