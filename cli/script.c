@@ -23,7 +23,7 @@ static const char script_help[] =
     "  --pretty           bitcoin-cli form (indent 2)\n"
     "  --indent N         pretty form with indent N\n"
     "\n"
-    "Exit status: 0 ok, 64 usage, 65 not hex, 74 output error.\n";
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 not hex, 74 I/O.\n";
 
 /* Write and flush stdout: 0, exit 74 on an error, 0 for a closed pipe. */
 static int emit(const void *p, size_t n)

@@ -18,7 +18,10 @@ static void usage(FILE *f)
             "\n"
             "  --double        SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the digest\n"
             "                  bytes in hashing order, not reversed)\n"
-            "  --backend NAME  force a backend: portable, shani, avx512, avx2, armv8\n");
+            "  --backend NAME  force a backend: portable, shani, avx512, avx2, armv8\n"
+            "\n"
+            "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 66 missing input,\n"
+            "74 I/O.\n");
 }
 
 /* coreutils: a name with a backslash or newline is escaped and the line
