@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <blockkit/json.h>
+#include <blockkit/script.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +129,14 @@ static int script_main(int argc, char **argv)
     if (st == BK_OK) st = bk_writer_status(&w);
     if (st != BK_OK) rc = bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "%s", bk_status_str(st));
     else rc = emit(w.data, w.len);
+    /* The one known difference from Core (docs/script.md): a nonstandard
+     * script with signature checks may be sane miniscript, for which Core
+     * prints wsh(<miniscript>) as the segwit desc; blockkit prints addr(). */
+    if (rc == BK_EXIT_OK && bk_script_solve(s, len / 2, NULL) == BK_SCRIPT_NONSTANDARD &&
+        memmem(w.data, w.len, "\"segwit\"", 8) &&
+        (memmem(w.data, w.len, "OP_CHECKSIG", 11) || memmem(w.data, w.len, "OP_CHECKMULTISIG", 16)))
+        fprintf(stderr, "blockkit: script: note: if this script is sane miniscript, Core's segwit \"desc\" is "
+                        "wsh(<miniscript>), not the addr() printed here\n");
     bk_writer_free(&w);
     free(s);
     return rc;
