@@ -27,7 +27,9 @@ static void usage(FILE *f)
             "  --epochs N      samples per bench (default 11)\n"
             "  --format F      table (markdown, default), json (one array) or csv\n"
             "  --no-hw         do not try the hardware counters\n"
-            "  --list          print the matching bench names and units, run nothing\n");
+            "  --list          print the matching bench names and units, run nothing\n"
+            "\n"
+            "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 74 I/O.\n");
 }
 
 static int cmp_bench(const void *a, const void *b)

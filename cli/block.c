@@ -43,8 +43,8 @@ static const char block_help[] =
     "  --summary            one line on standard error: hash, height, txs, fees\n"
     "                       (with --undo), JSON size, time to decode and render\n"
     "\n"
-    "Exit status: 0 ok, 64 usage, 65 bad block or undo data (the message gives\n"
-    "the byte offset), 66 missing file, 74 I/O error.\n"
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 bad block or undo\n"
+    "data (the message gives the byte offset), 66 missing input, 74 I/O.\n"
     "\n"
     "blockkit block --datadir DIR HASH|HEIGHT: the block from a node's files with\n"
     "its real chain context and undo data (see blockkit block --datadir . --help).\n";

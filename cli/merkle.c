@@ -20,9 +20,10 @@ static const char merkle_help[] =
     "           transaction N, lowest level first, each hash reversed)\n"
     "  --hex    the input must be hex text\n"
     "\n"
-    "Exit status: 0; 65 when the header's merkle root does not match (the object\n"
-    "is still printed) or the block is malformed (with the byte offset); 64 for\n"
-    "usage errors (including N out of range).\n";
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage (including N out of\n"
+    "range), 65 the header's merkle root does not match (the object is still\n"
+    "printed) or the block is malformed (with the byte offset), 66 missing input,\n"
+    "74 I/O.\n";
 
 static char *put_hash(char *p, const uint8_t h[32])
 {

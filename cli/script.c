@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <blockkit/json.h>
+#include <blockkit/script.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static const char script_help[] =
     "  --pretty           bitcoin-cli form (indent 2)\n"
     "  --indent N         pretty form with indent N\n"
     "\n"
-    "Exit status: 0 ok, 64 usage, 65 not hex, 74 output error.\n";
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 not hex, 74 I/O.\n";
 
 /* Write and flush stdout: 0, exit 74 on an error, 0 for a closed pipe. */
 static int emit(const void *p, size_t n)
@@ -128,6 +129,14 @@ static int script_main(int argc, char **argv)
     if (st == BK_OK) st = bk_writer_status(&w);
     if (st != BK_OK) rc = bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "%s", bk_status_str(st));
     else rc = emit(w.data, w.len);
+    /* The one known difference from Core (docs/script.md): a nonstandard
+     * script with signature checks may be sane miniscript, for which Core
+     * prints wsh(<miniscript>) as the segwit desc; blockkit prints addr(). */
+    if (rc == BK_EXIT_OK && bk_script_solve(s, len / 2, NULL) == BK_SCRIPT_NONSTANDARD &&
+        memmem(w.data, w.len, "\"segwit\"", 8) &&
+        (memmem(w.data, w.len, "OP_CHECKSIG", 11) || memmem(w.data, w.len, "OP_CHECKMULTISIG", 16)))
+        fprintf(stderr, "blockkit: script: note: if this script is sane miniscript, Core's segwit \"desc\" is "
+                        "wsh(<miniscript>), not the addr() printed here\n");
     bk_writer_free(&w);
     free(s);
     return rc;

@@ -26,7 +26,10 @@ static void usage(FILE *f)
             "                  same from the environment)\n"
             "  --backends      print each backend's measured time per call shape (the\n"
             "                  calibration behind auto), the per-shape choice, and what\n"
-            "                  is in use; hashes nothing\n");
+            "                  is in use; hashes nothing\n"
+            "\n"
+            "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 66 missing input,\n"
+            "74 I/O.\n");
 }
 
 /* coreutils: a name with a backslash or newline is escaped and the line

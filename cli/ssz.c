@@ -45,7 +45,8 @@ static int usage(FILE *f)
             "(one path: gindex, leaf, branch; several: a multiproof); verify exits 0 when the\n"
             "proof holds against --root (default: the proof's own root), 1 when it does not.\n"
             "Path elements: field names, list/vector indices, __len__.\n"
-            "Exit: 0 ok, 1 proof rejected, 64 usage, 65 invalid data (with byte offset and path), 74 I/O.\n");
+            "Exit status (the table in blockkit(1)): 0 ok, 1 proof rejected, 64 usage,\n"
+            "65 invalid data (with byte offset and path), 66 missing input, 74 I/O.\n");
     if (f != stdout) return BK_EXIT_USAGE;
     return emit("", 0);
 }

@@ -27,7 +27,8 @@ static const char tx_help[] =
     "  --include-hex      add \"hex\" also without coins (TxToUniv include_hex)\n"
     "  --signed-version   print nVersion as int32 (Core before v28)\n"
     "\n"
-    "Exit status: 0 ok, 64 usage, 65 bad transaction or coins, 66 missing file.\n"
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 bad transaction or\n"
+    "coins, 66 missing input, 74 I/O.\n"
     "\n"
     "blockkit tx --datadir DIR TXID: getrawtransaction through a node's txindex\n"
     "(see blockkit tx --datadir . --help).\n";

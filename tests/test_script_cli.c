@@ -178,6 +178,19 @@ static void exit_codes(void)
     CHECK_EQ_INT(st, 0);
     CHECK(strstr(got, "nulldata") != NULL);
     free(got);
+    /* <key> OP_CHECKSIGVERIFY 1 OP_CHECKSEQUENCEVERIFY (and_v(v:pk(K),older(1))):
+     * the miniscript case blockkit cannot infer says so on stderr. */
+    snprintf(cmd, sizeof cmd, "%s script 210279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798ad51b2 "
+             "2>&1 >/dev/null", BK_CLI_PATH);
+    got = run_cmd(cmd, &gl, &st);
+    CHECK_EQ_INT(st, 0);
+    CHECK(strstr(got, "note: if this script is sane miniscript") != NULL);
+    free(got);
+    snprintf(cmd, sizeof cmd, "%s script 02eeee 2>&1 >/dev/null", BK_CLI_PATH);
+    got = run_cmd(cmd, &gl, &st);
+    CHECK_EQ_INT(st, 0);
+    CHECK_EQ_STR(got, "");
+    free(got);
     snprintf(cmd, sizeof cmd, "%s script 6a00 >/dev/full 2>/dev/null; echo $?", BK_CLI_PATH);
     got = run_cmd(cmd, &gl, &st);
     CHECK_EQ_STR(got, "74\n");

@@ -12,9 +12,11 @@
  * JSON value form. Nothing here copies the input. Hashing goes through a
  * bk_ssz_hasher whose scratch is allocated once; after creation validation,
  * hashing, nodes and proofs allocate nothing. Allocation happens only in
- * registry/type building, in functions that read JSON (values, schemas,
- * proof documents: a parse tree, freed before they return) and in bk_writer
- * growth (through the writer's allocator).
+ * registry/type building, in functions that read JSON (schemas and proof
+ * documents: a parse tree of about 80 bytes per JSON value, built only once
+ * the whole text has passed an allocation-free syntax check, freed before
+ * they return; values: no tree at all, see bk_ssz_from_json) and in
+ * bk_writer growth (through the writer's allocator).
  *
  * Threads: building types (bk_ssz_type_parse, bk_ssz_registry_load_schema)
  * mutates the registry and needs one thread at a time; built types are
@@ -283,8 +285,12 @@ BK_API bk_status bk_ssz_to_json(const bk_ssz_type *t, const uint8_t *data, size_
  * writer: one without a sink, as offsets are patched in place). The result is
  * validated: it is canonical or an error is returned (then w holds garbage
  * past its old length). err->offset is the offset in json; err->path names
- * the value. The parser allocates through alloc (NULL = default) and frees
- * everything before returning. */
+ * the value. The text is checked against the JSON grammar first (a syntax
+ * error anywhere is BK_ERR_INVALID "JSON: ..." before any type error), then
+ * encoded straight from the text: memory beyond w is one slot per field of
+ * each open container (more than 16 fields) and an unescaped copy of a
+ * string with escapes, through alloc (NULL = default), freed before
+ * returning. Field names are matched in O(log fields). */
 BK_API bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t len, bk_writer *w,
                                   const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 

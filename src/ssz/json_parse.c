@@ -13,6 +13,7 @@ typedef struct parser {
     size_t pos;
     bk_error *err;
     bk_status st;
+    size_t nvalues;     /* values parsed so far */
 } parser;
 
 static bk_status fail(parser *p, size_t pos, const char *msg)
@@ -171,6 +172,7 @@ static bk_status parse_number(parser *p, bk_sjson *v)
 
 static bk_status parse_value(parser *p, bk_sjson **out, int depth)
 {
+    p->nvalues++;
     skip_ws(p);
     if (p->pos >= p->len) return fail(p, p->pos, "unexpected end of text");
     if (depth > MAX_DEPTH) return fail(p, p->pos, "nesting too deep");
@@ -247,7 +249,7 @@ static bk_status parse_value(parser *p, bk_sjson **out, int depth)
 
 bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **root_out, bk_error *err)
 {
-    parser p = {a, text, len, 0, err, BK_OK};
+    parser p = {a, text, len, 0, err, BK_OK, 0};
     bk_sjson *root = NULL;
     if (parse_value(&p, &root, 0) != BK_OK) return p.st;
     skip_ws(&p);
@@ -256,13 +258,15 @@ bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **r
     return BK_OK;
 }
 
-bk_status bk_sjson_check(const char *text, size_t len, bk_error *err)
+bk_status bk_sjson_check(const char *text, size_t len, size_t *nvalues_out, bk_error *err)
 {
-    parser p = {NULL, text, len, 0, err, BK_OK};
+    parser p = {NULL, text, len, 0, err, BK_OK, 0};
     bk_sjson *root = NULL;
+    if (nvalues_out) *nvalues_out = 0;
     if (parse_value(&p, &root, 0) != BK_OK) return p.st;
     skip_ws(&p);
     if (p.pos != len) return fail(&p, p.pos, "text after the value");
+    if (nvalues_out) *nvalues_out = p.nvalues;
     return BK_OK;
 }
 

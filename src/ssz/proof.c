@@ -648,7 +648,15 @@ bk_status bk_ssz_proof_verify_json(bk_ssz_hasher *h, const char *json, size_t le
     bk_ssz_hasher *own = NULL;
     /* Syntax first, without allocating: a document rejected at its last
      * byte costs no parse tree. */
-    bk_status st = bk_sjson_check(json, len, err);
+    size_t nvalues = 0;
+    bk_status st = bk_sjson_check(json, len, &nvalues, err);
+    /* Every node, leaf and helper of a proof is a 66-character string, and
+     * every gindex comes with a leaf: a real document has far fewer than one
+     * JSON value per 16 bytes. More would only inflate the parse tree (80
+     * bytes a value: finding 11), so it is refused before the tree exists. */
+    if (st == BK_OK && nvalues > len / 16 + 64)
+        st = bk_error_set(err, BK_ERR_INVALID, 0,
+                          "proof document of %zu bytes holds %zu JSON values: more than one per 16 bytes", len, nvalues);
     if (st == BK_OK) st = bk_sjson_parse(&a, json, len, &doc, err);
     if (st != BK_OK) goto out;
     if ((st = with_hasher(&h, &own, err)) != BK_OK) goto out;

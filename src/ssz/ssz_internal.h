@@ -43,8 +43,10 @@ struct bk_sjson {
  * nodes in arena a. BK_ERR_INVALID with the offset on bad JSON. */
 bk_status bk_sjson_parse(bk_arena *a, const char *text, size_t len, bk_sjson **root_out, bk_error *err);
 /* The same syntax check without building anything (no allocation): BK_OK
- * when bk_sjson_parse would succeed, else its error. */
-bk_status bk_sjson_check(const char *text, size_t len, bk_error *err);
+ * when bk_sjson_parse would succeed, else its error. *nvalues_out (may be
+ * NULL) receives the number of JSON values in the text (the nodes a tree
+ * would need). */
+bk_status bk_sjson_check(const char *text, size_t len, size_t *nvalues_out, bk_error *err);
 /* Object member by name, NULL when absent. */
 const bk_sjson *bk_sjson_get(const bk_sjson *obj, const char *key);
 

@@ -187,7 +187,7 @@ static bk_status load_schema(bk_ssz_registry *reg, const char *json, size_t len,
 {
     bk_sjson *root;
     /* Syntax first, without allocating (nothing is kept from a bad text). */
-    bk_status st = bk_sjson_check(json, len, err);
+    bk_status st = bk_sjson_check(json, len, NULL, err);
     if (st == BK_OK) st = bk_sjson_parse(&reg->arena, json, len, &root, err);
     if (st != BK_OK) {
         if (st == BK_ERR_NOMEM) return st;

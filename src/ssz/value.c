@@ -598,7 +598,7 @@ bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t len, b
                            const bk_allocator *alloc, bk_error *err)
 {
     if (w->sink) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ssz_from_json needs a memory writer");
-    bk_status st = bk_sjson_check(json, len, err);
+    bk_status st = bk_sjson_check(json, len, NULL, err);
     if (st != BK_OK) return st;
     jtext j = {json, len, alloc};
     size_t start = w->len;

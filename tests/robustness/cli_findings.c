@@ -282,7 +282,7 @@ static void f08_ssz_schema_fields_quadratic(void)
 static void f11_ssz_json_memory_40x_input(void)
 {
     const size_t n = 2000000;   /* "[0,0,...]": 4 MB */
-    char *buf = malloc(2 * n + 8), vp[] = "/tmp/bk_rcli_zerosXXXXXX", sp[] = "/tmp/bk_rcli_smallXXXXXX";
+    char *buf = malloc(2 * n + 64), vp[] = "/tmp/bk_rcli_zerosXXXXXX", sp[] = "/tmp/bk_rcli_smallXXXXXX";
     int fd1 = mkstemp(vp), fd2 = mkstemp(sp);
     if (fd1 < 0 || fd2 < 0 || !buf) exit(2);
     close(fd1);
@@ -320,6 +320,21 @@ static void f11_ssz_json_memory_40x_input(void)
     CHECK(strstr(r->err, "JSON: unexpected character") != NULL);
     grew = r->maxrss_kb - base;
     fprintf(stderr, "  rejected at the last byte: peak RSS %ld KB over the baseline\n", grew);
+    CHECK(grew < bound / 2);
+    /* ssz verify: a proof document of small values is refused before any
+     * tree is built (a real proof has about one value per 68 bytes). */
+    k = (size_t)sprintf(buf, "{\"gindices\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf[k++] = ',';
+        buf[k++] = '1';
+    }
+    k += (size_t)sprintf(buf + k, "]}");
+    write_file(vp, buf, k);
+    run_bk(r, vp, "/dev/null", "ssz", "verify", "Container:Checkpoint", (char *)NULL);
+    CHECK_EQ_INT(r->status, 65);
+    CHECK(strstr(r->err, "more than one per 16 bytes") != NULL);
+    grew = r->maxrss_kb - base;
+    fprintf(stderr, "  verify of a 4 MB proof document of small values: peak RSS %ld KB over the baseline\n", grew);
     CHECK(grew < bound / 2);
     unlink(vp);
     unlink(sp);
