@@ -30,8 +30,8 @@ static const char tx_help[] =
     "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 bad transaction or\n"
     "coins, 66 missing input, 74 I/O.\n"
     "\n"
-    "blockkit tx --datadir DIR TXID: getrawtransaction through a node's txindex\n"
-    "(see blockkit tx --datadir . --help).\n";
+    "blockkit tx --datadir DIR TXID [--verbosity 0-2] [--blockhash HASH]:\n"
+    "getrawtransaction through a node's txindex (see blockkit tx --datadir . --help).\n";
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
