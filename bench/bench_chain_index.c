@@ -2,7 +2,8 @@
  * regtest datadir of 900,000 blocks (scripts/gen-synth-datadir.c: linked
  * headers with 1-2 tx bodies, undo records, XORed blk/rev files, a LevelDB
  * block index written the way Core lays it out, the chainstate's best
- * block), built from Core's block index (bk_chain_build_index) and by the
+ * block), built from Core's block index (bk_chain_build_index; /trusted:
+ * with bk_index_dirs.trust_positions, as the lookups build it) and by the
  * header scan of the blk/rev files (bk_chain_build). One op = one whole
  * build, unit "chain"; peak bytes = what the build holds through the
  * allocator (the chain itself; LevelDB's own buffers are not counted, so
@@ -32,6 +33,7 @@ typedef struct synth {
     char dir[4096];
     char blocks[4200];
     int files; /* 1: header scan, 0: block index */
+    int trust; /* block index with trusted positions (bk_index_dirs.trust_positions) */
 } synth;
 
 static int build_once(const synth *s, const bk_allocator *alloc, size_t *n_active)
@@ -48,8 +50,19 @@ static int build_once(const synth *s, const bk_allocator *alloc, size_t *n_activ
         }
         st = bk_chain_build(&c, &d, alloc, &err);
         bk_blocksdir_close(&d);
-    } else {
+    } else if (!s->trust) {
         st = bk_chain_build_index(&c, s->dir, BK_NET_REGTEST, NULL, alloc, &err);
+    } else {
+        /* As the lookups build it: positions trusted, record sizes read
+         * only for the records a lookup reads. */
+        char cs[4300];
+        snprintf(cs, sizeof cs, "%s/regtest/chainstate", s->dir);
+        bk_index_dirs dirs;
+        memset(&dirs, 0, sizeof dirs);
+        dirs.blocksdir = s->blocks;
+        dirs.chainstatedir = cs;
+        dirs.trust_positions = 1;
+        st = bk_chain_build_index_dirs(&c, &dirs, BK_NET_REGTEST, NULL, alloc, &err);
     }
     if (st != BK_OK) {
         fprintf(stderr, "bench ChainFrom%s: %s\n", s->files ? "Files" : "Index", err.msg);
@@ -65,8 +78,9 @@ static int synth_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     synth *s = bk_alloc(alloc, sizeof *s);
     if (!s) return 1;
     memset(s, 0, sizeof *s);
-    s->files = (int)(intptr_t)arg;
-    const char *name = s->files ? "ChainFromFiles/900k" : "ChainFromIndex/900k";
+    s->files = (int)(intptr_t)arg == 1;
+    s->trust = (int)(intptr_t)arg == 2;
+    const char *name = s->files ? "ChainFromFiles/900k" : s->trust ? "ChainFromIndex/900k/trusted" : "ChainFromIndex/900k";
     const char *env = getenv("BLOCKKIT_BENCH_SYNTH_DIR"), *t = getenv("TMPDIR");
     if (env && *env) snprintf(s->dir, sizeof s->dir, "%s", env);
     else snprintf(s->dir, sizeof s->dir, "%s/blockkit-synth-900k", t && *t ? t : "/tmp");
@@ -119,5 +133,7 @@ static void synth_teardown(void *ctx, const bk_allocator *alloc) { bk_free(alloc
 
 BK_BENCH(bench_chain_from_index, "ChainFromIndex/900k", "chain", 1, 0, (const void *)(intptr_t)0, synth_setup,
          synth_run, synth_teardown)
+BK_BENCH(bench_chain_from_index_trusted, "ChainFromIndex/900k/trusted", "chain", 1, 0, (const void *)(intptr_t)2,
+         synth_setup, synth_run, synth_teardown)
 BK_BENCH(bench_chain_from_files, "ChainFromFiles/900k", "chain", 1, 0, (const void *)(intptr_t)1, synth_setup,
          synth_run, synth_teardown)
