@@ -11,7 +11,7 @@
  * reset first: on a busy machine the CPU time is the steadier figure).
  *
  * The directory is BLOCKKIT_BENCH_SYNTH_DIR, else $TMPDIR (or /tmp)
- * /blockkit-synth-900k; it is generated once, by hand (about 15 s, 560 MB):
+ * /blockkit-synth-900k; it is generated once, by hand (about 15 s, 360 MB):
  *     build/gen-synth-datadir /tmp/blockkit-synth-900k
  * and the rows are skipped with a message while it is missing. Run them
  * with few epochs: blockkit bench --filter 'ChainFrom' --epochs 3. */
