@@ -1228,6 +1228,24 @@ static void test_snapshot_while_writing(void)
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    /* The whole build from that index while it is written. */
+    int builds_ok = 0;
+    for (int round = 0; round < 4; round++) {
+        bk_index_dirs dirs = {.blocksdir = FULL "/regtest/blocks", .indexdir = dir,
+                              .chainstatedir = FULL "/regtest/chainstate"};
+        bk_chain_opts o;
+        memset(&o, 0, sizeof o);
+        o.tmpdir = g_tmp;
+        bk_chain c;
+        bk_error err;
+        if (bk_chain_build_index_dirs(&c, &dirs, BK_NET_REGTEST, &o, NULL, &err) == BK_OK) {
+            builds_ok += c.n_entries == 979 && c.n_active == 940 && c.tip_from_chainstate;
+            bk_chain_free(&c);
+        } else {
+            fprintf(stderr, "build beside a writer: %s\n", err.msg);
+        }
+    }
+    CHECK_EQ_INT(builds_ok, 4);
     kill(pid, SIGKILL);
     int status;
     waitpid(pid, &status, 0);
