@@ -3,6 +3,8 @@
  * chain.h (GetMedianTimePast, nMedianTimeSpan = 11), arith_uint256.cpp
  * (SetCompact), validation.cpp (CBlockIndexWorkComparator). */
 #include <blockkit/chain.h>
+
+#include "chain_internal.h"
 #include <blockkit/undo.h>
 
 #include <stdlib.h>
@@ -145,7 +147,7 @@ static size_t slot_of(const uint8_t hash[32], size_t mask)
     return (size_t)((a ^ (b * 0x9e3779b97f4a7c15ULL)) & mask);
 }
 
-static uint32_t table_find(const bk_chain *c, const uint8_t hash[32])
+uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32])
 {
     if (!c->table_cap) return BK_CHAIN_NONE;
     size_t mask = c->table_cap - 1;
@@ -156,7 +158,7 @@ static uint32_t table_find(const bk_chain *c, const uint8_t hash[32])
     }
 }
 
-static void table_insert(bk_chain *c, uint32_t idx)
+void bk_chain_table_insert(bk_chain *c, uint32_t idx)
 {
     size_t mask = c->table_cap - 1;
     size_t s = slot_of(c->entries[idx].hash, mask);
@@ -445,17 +447,17 @@ static bk_status index_entries(bk_chain *c)
     /* Drop duplicates (keep the first record), compacting in place. */
     size_t w = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
-        if (table_find(c, c->entries[k].hash) != BK_CHAIN_NONE) {
+        if (bk_chain_table_find(c, c->entries[k].hash) != BK_CHAIN_NONE) {
             c->n_duplicates++;
             continue;
         }
         if (w != k) c->entries[w] = c->entries[k];
-        table_insert(c, (uint32_t)w);
+        bk_chain_table_insert(c, (uint32_t)w);
         w++;
     }
     c->n_entries = w;
     for (size_t k = 0; k < c->n_entries; k++)
-        c->entries[k].parent = table_find(c, c->entries[k].prev_hash);
+        c->entries[k].parent = bk_chain_table_find(c, c->entries[k].prev_hash);
     return BK_OK;
 }
 
@@ -864,7 +866,7 @@ void bk_chain_free(bk_chain *c)
 
 const bk_chain_entry *bk_chain_find(const bk_chain *c, const uint8_t hash[32])
 {
-    uint32_t i = table_find(c, hash);
+    uint32_t i = bk_chain_table_find(c, hash);
     return i == BK_CHAIN_NONE ? NULL : &c->entries[i];
 }
 

@@ -10,6 +10,8 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 
+#include "chain_internal.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,33 +20,6 @@
 #include <sys/stat.h>
 
 /* ---- helpers ---- */
-
-/* Must agree with chain.c's slot function: bk_chain_find probes this
- * table (test_blockindex checks every entry is found). */
-static size_t slot_of(const uint8_t hash[32], size_t mask)
-{
-    uint64_t a = bk_load_le64(hash), b = bk_load_le64(hash + 8);
-    return (size_t)((a ^ (b * 0x9e3779b97f4a7c15ULL)) & mask);
-}
-
-static uint32_t table_find(const bk_chain *c, const uint8_t hash[32])
-{
-    if (!c->table_cap) return BK_CHAIN_NONE;
-    size_t mask = c->table_cap - 1;
-    for (size_t s = slot_of(hash, mask);; s = (s + 1) & mask) {
-        uint32_t idx = c->table[s];
-        if (idx == BK_CHAIN_NONE) return BK_CHAIN_NONE;
-        if (memcmp(c->entries[idx].hash, hash, 32) == 0) return idx;
-    }
-}
-
-static void table_insert(bk_chain *c, uint32_t idx)
-{
-    size_t mask = c->table_cap - 1;
-    size_t s = slot_of(c->entries[idx].hash, mask);
-    while (c->table[s] != BK_CHAIN_NONE) s = (s + 1) & mask;
-    c->table[s] = idx;
-}
 
 /* Rebuild the table for n_entries (capacity >= 2n, a power of two). */
 static bk_status table_build(bk_chain *c)
@@ -59,7 +34,7 @@ static bk_status table_build(bk_chain *c)
         c->table_cap = cap;
     }
     memset(c->table, 0xff, cap * sizeof *c->table);
-    for (size_t k = 0; k < c->n_entries; k++) table_insert(c, (uint32_t)k);
+    for (size_t k = 0; k < c->n_entries; k++) bk_chain_table_insert(c, (uint32_t)k);
     return BK_OK;
 }
 
@@ -415,9 +390,9 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
                 for (size_t q = grp_prev; q < grp_cur && p == BK_CHAIN_NONE; q++)
                     if (memcmp(c->entries[q].hash, e->prev_hash, 32) == 0) p = (uint32_t)q;
             } else {
-                p = table_find(c, e->prev_hash);
+                p = bk_chain_table_find(c, e->prev_hash);
             }
-            if (p == BK_CHAIN_NONE) p = table_find(c, e->prev_hash); /* (then the height check names it) */
+            if (p == BK_CHAIN_NONE) p = bk_chain_table_find(c, e->prev_hash); /* (then the height check names it) */
             if (p == BK_CHAIN_NONE) {
                 hash_hex(hex, e->hash);
                 hash_hex(phex, e->prev_hash);
@@ -742,7 +717,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
             found++;
             uint8_t hash[32];
             bk_header_hash(hdr, hash);
-            uint32_t known = table_find(c, hash);
+            uint32_t known = bk_chain_table_find(c, hash);
             bk_chain_entry *e;
             if (known != BK_CHAIN_NONE && !c->entries[known].no_data) {
                 c->n_duplicates++;
@@ -775,7 +750,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
                 e->parent = e->next = BK_CHAIN_NONE;
                 /* Insert now so a second copy in the tail is a duplicate. */
                 if (2 * c->n_entries > c->table_cap) st = table_build(c);
-                else table_insert(c, last_new);
+                else bk_chain_table_insert(c, last_new);
                 if (st != BK_OK) {
                     bk_error_set(err, st, 0, "out of memory");
                     break;
@@ -839,7 +814,7 @@ static void link_appended(bk_chain *c, size_t first)
         for (size_t k = first; k < c->n_entries; k++) {
             bk_chain_entry *e = &c->entries[k];
             if (e->height >= 0) continue;
-            uint32_t p = table_find(c, e->prev_hash);
+            uint32_t p = bk_chain_table_find(c, e->prev_hash);
             if (p == BK_CHAIN_NONE || c->entries[p].height < 0) continue;
             e->parent = p;
             e->height = c->entries[p].height + 1;
@@ -1230,7 +1205,7 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, dirs->trust_positions, &cov_rev, err);
     /* The tip Core has. */
     if (st == BK_OK && have_best) {
-        c->tip = table_find(c, best);
+        c->tip = bk_chain_table_find(c, best);
         if (c->tip == BK_CHAIN_NONE) {
             char hex[65];
             hash_hex(hex, best);
