@@ -77,7 +77,7 @@ enum {
     I_IS_COINBASE, I_VALUE, I_TYPE, I_ADDRESS, I_DESC, I_SPENT_BLOCK_NUMBER, I_SPENT_IS_COINBASE, I_NCOLS
 };
 static const bk_pq_column IN_COLS[I_NCOLS] = {
-    {"transaction_hash", STR, 0},
+    {"transaction_hash", STR, DICT},
     {"transaction_index", I64, 0},
     {"block_hash", STR, DICT},
     {"block_number", I64, DICT},
@@ -103,7 +103,7 @@ enum {
     O_SCRIPT_HEX, O_TYPE, O_ADDRESS, O_DESC, O_VALUE, O_NCOLS
 };
 static const bk_pq_column OUT_COLS[O_NCOLS] = {
-    {"transaction_hash", STR, 0},
+    {"transaction_hash", STR, DICT},
     {"transaction_index", I64, 0},
     {"block_hash", STR, DICT},
     {"block_number", I64, DICT},
