@@ -60,7 +60,7 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
         snprintf(names[i], sizeof names[i], "c%zu", i);
         cols[i].name = names[i];
         cols[i].type = (bk_pq_type)(pqgen_byte(&in) % BK_PQ_TYPE_COUNT_);
-        cols[i].flags = pqgen_byte(&in) % 8;
+        cols[i].flags = pqgen_byte(&in) % 16;
     }
     bk_pq_opts o;
     bk_pq_opts_init(&o);

@@ -51,6 +51,7 @@ typedef enum bk_pq_type {
 #define BK_PQ_OPTIONAL 1u  /* the value (or the list) may be null */
 #define BK_PQ_LIST 2u      /* a list of required values of the type */
 #define BK_PQ_DICT 4u      /* dictionary-encode (falls back to PLAIN when the dictionary gets large) */
+#define BK_PQ_NO_MINMAX 8u /* no min/max statistics (null_count only): for long, unclustered strings */
 
 typedef struct bk_pq_column {
     const char *name;      /* ASCII; the writer keeps the pointer */

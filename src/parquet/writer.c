@@ -311,7 +311,7 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     *out = NULL;
     for (size_t i = 0; i < ncols; i++) {
         if (!cols[i].name || !cols[i].name[0] || cols[i].type >= BK_PQ_TYPE_COUNT_ ||
-            (cols[i].flags & ~(BK_PQ_OPTIONAL | BK_PQ_LIST | BK_PQ_DICT)))
+            (cols[i].flags & ~(BK_PQ_OPTIONAL | BK_PQ_LIST | BK_PQ_DICT | BK_PQ_NO_MINMAX)))
             return bk_error_set(err, BK_ERR_ARG, 0, "parquet: column %zu has no name, or a bad type or flags", i);
     }
     bk_pq_writer *w = bk_alloc(alloc, sizeof *w);
@@ -631,7 +631,7 @@ void bk_pq_bool(bk_pq_writer *w, size_t col, int v)
     uint8_t b = v ? 1 : 0;
     bk_writer_putc(&c->vals, (char)b);
     if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
-    stat_int(c, b);
+    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, b);
 }
 
 void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
@@ -641,7 +641,7 @@ void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
     uint8_t b[4];
     bk_store_le32(b, (uint32_t)v);
     put_value(w, c, b, 4);
-    stat_int(c, v);
+    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, v);
 }
 
 void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
@@ -651,7 +651,7 @@ void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
     uint8_t b[8];
     bk_store_le64(b, (uint64_t)v);
     put_value(w, c, b, 8);
-    stat_int(c, v);
+    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, v);
 }
 
 void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
@@ -663,7 +663,7 @@ void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
     pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
     if (!c) return;
     put_value(w, c, (const uint8_t *)s, len);
-    stat_str(c, (const uint8_t *)s, len);
+    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_str(c, (const uint8_t *)s, len);
 }
 
 void bk_pq_list_begin(bk_pq_writer *w, size_t col)

@@ -16,6 +16,7 @@
 #define BOOL BK_PQ_BOOLEAN
 #define OPT BK_PQ_OPTIONAL
 #define DICT BK_PQ_DICT
+#define NOMM BK_PQ_NO_MINMAX
 
 enum {
     B_HASH, B_SIZE, B_STRIPPED_SIZE, B_WEIGHT, B_NUMBER, B_VERSION, B_MERKLE_ROOT, B_TIMESTAMP, B_NONCE, B_BITS,
@@ -33,7 +34,7 @@ static const bk_pq_column BLOCK_COLS[B_NCOLS] = {
     {"timestamp", TS, 0},
     {"nonce", I64, 0},
     {"bits", STR, 0},
-    {"coinbase_param", STR, 0},
+    {"coinbase_param", STR, NOMM},
     {"transaction_count", I64, 0},
     {"previous_block_hash", STR, OPT},
     {"median_time", TS, OPT},
@@ -76,7 +77,7 @@ enum {
     I_IS_COINBASE, I_VALUE, I_TYPE, I_ADDRESS, I_DESC, I_SPENT_BLOCK_NUMBER, I_SPENT_IS_COINBASE, I_NCOLS
 };
 static const bk_pq_column IN_COLS[I_NCOLS] = {
-    {"transaction_hash", STR, 0},
+    {"transaction_hash", STR, DICT},
     {"transaction_index", I64, 0},
     {"block_hash", STR, DICT},
     {"block_number", I64, DICT},
@@ -84,15 +85,15 @@ static const bk_pq_column IN_COLS[I_NCOLS] = {
     {"index", I64, 0},
     {"spent_transaction_hash", STR, OPT},
     {"spent_output_index", I64, OPT},
-    {"script_asm", STR, OPT},
-    {"script_hex", STR, 0},
+    {"script_asm", STR, OPT | NOMM},
+    {"script_hex", STR, NOMM},
     {"sequence", I64, 0},
     {"witness", STR, BK_PQ_LIST},
     {"is_coinbase", BOOL, 0},
     {"value", I64, OPT},
     {"type", STR, OPT | DICT},
     {"address", STR, OPT},
-    {"desc", STR, OPT},
+    {"desc", STR, OPT | NOMM},
     {"spent_block_number", I64, OPT},
     {"spent_is_coinbase", BOOL, OPT},
 };
@@ -102,17 +103,17 @@ enum {
     O_SCRIPT_HEX, O_TYPE, O_ADDRESS, O_DESC, O_VALUE, O_NCOLS
 };
 static const bk_pq_column OUT_COLS[O_NCOLS] = {
-    {"transaction_hash", STR, 0},
+    {"transaction_hash", STR, DICT},
     {"transaction_index", I64, 0},
     {"block_hash", STR, DICT},
     {"block_number", I64, DICT},
     {"block_timestamp", TS, DICT},
     {"index", I64, 0},
-    {"script_asm", STR, 0},
-    {"script_hex", STR, 0},
+    {"script_asm", STR, NOMM},
+    {"script_hex", STR, NOMM},
     {"type", STR, DICT},
     {"address", STR, OPT},
-    {"desc", STR, 0},
+    {"desc", STR, NOMM},
     {"value", I64, 0},
 };
 

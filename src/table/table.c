@@ -142,9 +142,8 @@ static void json_escaped(bk_writer *w, const char *s, size_t n)
 
 static void csv_field(bk_writer *w, const char *s, size_t n)
 {
-    int quote = n == 0;
-    for (size_t i = 0; i < n && !quote; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') quote = 1;
+    /* memchr is vectorized: four passes beat one byte loop */
+    int quote = n == 0 || memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n);
     if (!quote) {
         put_n(w, s, n);
         return;

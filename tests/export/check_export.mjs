@@ -3,7 +3,7 @@
 // Exports the source (e.g. --blocksdir D --orphans) as Parquet with zstd,
 // snappy and no compression, as CSV and as NDJSON. Then, per dataset:
 //  - every Parquet chunk read by DuckDB, hyparquet and parquet-wasm (zstd),
-//    DuckDB + hyparquet (snappy), DuckDB + parquet-wasm (none) gives the
+//    hyparquet (snappy) and parquet-wasm (none) gives the
 //    same rows, and so do the CSV and NDJSON chunks of the same range;
 //  - those rows agree field by field with getblock verbosity 3 JSON: Core's
 //    own answers (--core) or `blockkit scan --verbosity 3` of the same
@@ -90,9 +90,9 @@ for (const ds of DATASETS) {
     check('parquet-wasm', readWasm(f));
     const base = path.basename(f);
     const sn = path.join(tmp, 'snappy', ds, base), no = path.join(tmp, 'none', ds, base);
-    check('duckdb snappy', await readDuck(sn));
+    // (every codec x every reader is covered by test_parquet; here each
+    // copy is read by one more reader)
     check('hyparquet snappy', await readHyp(sn));
-    check('duckdb none', await readDuck(no));
     check('parquet-wasm none', readWasm(no));
     const stem = base.replace(/\.parquet$/, '');
     const csv = parseCsv(readFileSync(path.join(tmp, 'csv', ds, stem + '.csv'), 'utf8'));
