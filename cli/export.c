@@ -2,6 +2,7 @@
  * height-range chunks (bk_export_run, docs/export.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "source.h"
 
 #include <blockkit/export.h>
 
@@ -31,6 +32,7 @@ static const char export_help[] =
     "  --blocksdir DIR       the blocks directory itself\n"
     "  --datadir DIR         DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
     "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
+    BK_CLI_SOURCE_HELP
     "  --out DIR             output directory (created)\n"
     "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default all)\n"
     "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
@@ -102,6 +104,8 @@ static int export_main(int argc, char **argv)
     int64_t lag = 6, poll_s = 30;
     bk_export_opts o;
     bk_export_opts_init(&o);
+    bk_cli_source src;
+    memset(&src, 0, sizeof src);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o.workers = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
 
@@ -120,6 +124,9 @@ static int export_main(int argc, char **argv)
             if (!parse_i64(a + 2, &n) || n < 1 || n > 256)
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
             o.workers = (int)n;
+        } else if (a[0] == '-' && a[1] && !strcmp(a, "--source") + !strcmp(a, "--blockindex") + !strcmp(a, "--tmpdir")) {
+            int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
+            if (src_rc) return src_rc;
         } else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
             const char *v = argv[++i];
@@ -169,18 +176,12 @@ static int export_main(int argc, char **argv)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)o.end,
                            (long long)o.start);
     if (follow && o.end >= 0) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--follow runs to the tip: no --end H");
-    char *path = NULL;
-    if (datadir) {
-        /* Core: chainparamsbase.cpp - a test chain's data lives in a subdirectory. */
-        static const char *const subdir[BK_NET_COUNT_] = {
-            [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-            [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-        size_t cap = strlen(datadir) + 32;
-        path = malloc(cap);
-        if (!path) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(path, cap, "%s/%sblocks", datadir, subdir[o.net]);
-        blocksdir = path;
-    }
+    src.datadir = datadir;
+    src.blocksdir = blocksdir;
+    src.orphans_ok = o.orphans;
+    int src_err = bk_cli_source_blocksdir(cmd, &src, o.net);
+    if (src_err) return src_err;
+    blocksdir = src.blocksdir;
     o.blocksdir = blocksdir;
     if (follow) {
         o.complete_only = 1;
@@ -206,7 +207,21 @@ static int export_main(int argc, char **argv)
         bk_export_stats st;
         bk_error err;
         bk_error_clear(&err);
+        /* The chain from Core's block index when the datadir has one (exact
+         * undo positions, pruned ranges), else the header scan; rebuilt for
+         * every --follow look. */
+        bk_chain chain;
+        int crc = bk_cli_source_build(cmd, &src, o.net, &export_stop, follow && total.chunks_written + total.chunks_skipped,
+                                      &chain);
+        if (crc) {
+            if (export_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = export_stop ? BK_EXIT_OK : crc;
+            break;
+        }
+        o.chain = &chain;
         bk_status s = bk_export_run(&o, &st, &err);
+        o.chain = NULL;
+        bk_chain_free(&chain);
         if (pc.printed) {
             fputc('\n', stderr);
             pc.printed = 0;
@@ -258,7 +273,7 @@ static int export_main(int argc, char **argv)
                 (double)total.bytes_out / 1e6, total.bytes_in ? (double)total.bytes_out / (double)total.bytes_in : 0,
                 total.seconds, total.chain_seconds, mbs, total.workers);
     }
-    free(path);
+    bk_cli_source_free(&src);
     return rc;
 }
 

@@ -53,6 +53,11 @@ typedef struct bk_export_opts {
     void (*progress)(void *ctx, const bk_export_progress *p);  /* from the calling thread, ~4/s */
     void *progress_ctx;
     const bk_allocator *alloc; /* NULL = default */
+    /* Non-NULL: the chain to export, built by the caller (from Core's block
+     * index: bk_chain_build_index, exact undo positions, pruned blocks marked
+     * no_data and skipped); it is only read. NULL: the header scan of
+     * blocksdir (bk_chain_build). */
+    const bk_chain *chain;
 } bk_export_opts;
 
 typedef struct bk_export_stats {

@@ -334,7 +334,8 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     double t0 = now_s();
 
     if ((rc = bk_blocksdir_open(&R.dir, o->blocksdir, o->net, o->alloc, err)) != BK_OK) goto out_nodir;
-    if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
+    if (o->chain) R.chain = *o->chain; /* borrowed: never freed here */
+    else if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
     st.chain_seconds = now_s() - t0;
 
     workers = bk_alloc(o->alloc, (size_t)nw * sizeof *workers);
@@ -363,7 +364,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         }
         for (int64_t h = o->start; h <= tip_h; h++) {
             const bk_chain_entry *e = bk_chain_at_height(&R.chain, h);
-            if (!e) continue;
+            if (!e || e->no_data) continue; /* below an implied genesis; pruned */
             R.jobs[R.njobs].entry = (uint32_t)(e - R.chain.entries);
             R.jobs[R.njobs].height = h;
             R.jobs[R.njobs].orphan = 0;
@@ -509,7 +510,7 @@ out:
     }
     bk_free(o->alloc, R.jobs, cap * sizeof *R.jobs);
     bk_free(o->alloc, R.chunks, chunks_cap * sizeof *R.chunks);
-    bk_chain_free(&R.chain);
+    if (!o->chain) bk_chain_free(&R.chain);
 out_nochain:
     bk_blocksdir_close(&R.dir);
 out_nodir:
