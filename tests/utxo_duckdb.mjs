@@ -20,8 +20,10 @@ function check(cond, what) {
 
 const dir = mkdtempSync(join(tmpdir(), 'bk_utxo_duckdb'));
 try {
-  const csv = join(dir, 'utxos.csv');
+  const csv = join(dir, 'utxos.csv'), pq = join(dir, 'utxos.parquet');
   execFileSync(blockkit, ['utxo', 'dump', '--datadir', join(regtest, 'full'), '--chain', 'regtest', '-o', csv]);
+  execFileSync(blockkit, ['utxo', 'dump', '--datadir', join(regtest, 'full'), '--chain', 'regtest',
+                          '--format', 'parquet', '-o', pq]);
 
   // Core's answers: sats from the decimal text (no float rounding).
   const lines = execFileSync('zstd', ['-dc', join(src, 'tests/data/regtest/gettxout.ndjson.zst')],
@@ -50,51 +52,62 @@ try {
   }
   check(coins === 10845, `gettxout coins ${coins}`);
 
-  // The SQL blocks of docs/utxo.md, in order.
+  // The SQL blocks of docs/utxo.md, in order: load CSV, load Parquet, then
+  // the queries, run over each load.
   const doc = readFileSync(join(src, 'docs/utxo.md'), 'utf8');
   const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((b) => b[1]);
-  check(blocks.length === 4, `docs/utxo.md has ${blocks.length} sql blocks, expected 4`);
+  check(blocks.length === 5, `docs/utxo.md has ${blocks.length} sql blocks, expected 5`);
+  const big = (v) => BigInt(v);
+  for (const [name, load] of [['csv', blocks[0]], ['parquet', blocks[1]]]) {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  const results = [];
-  for (const sql of blocks) {
-    const reader = await con.runAndReadAll(sql.replaceAll("'utxos.csv'", `'${csv}'`));
+  await con.run(load.replaceAll("'utxos.csv'", `'${csv}'`).replaceAll("'utxos.parquet'", `'${pq}'`));
+  const results = [null];
+  for (const sql of blocks.slice(2)) {
+    const reader = await con.runAndReadAll(sql);
     results.push(reader.getRowObjectsJson());
   }
-  const big = (v) => BigInt(v);
 
   // size of the set
   const [size] = results[1];
-  check(big(size.txouts) === BigInt(coins), `txouts ${size.txouts}`);
-  check(big(size.total_sats) === total && total === 1435791183632n, `total ${size.total_sats} vs ${total}`);
-  check(big(size.transactions) === BigInt(txids.size) && txids.size === 3899, `transactions ${size.transactions}`);
+  check(big(size.txouts) === BigInt(coins), `${name}: txouts ${size.txouts}`);
+  check(big(size.total_sats) === total && total === 1435791183632n, `${name}: total ${size.total_sats} vs ${total}`);
+  check(big(size.transactions) === BigInt(txids.size) && txids.size === 3899, `${name}: transactions ${size.transactions}`);
 
   // balances per address: the top 20 in the query's order
   const want = [...byAddr.entries()].sort((a, b) =>
     (b[1].sats > a[1].sats) - (b[1].sats < a[1].sats) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, 20);
-  check(results[2].length === 20, `balances rows ${results[2].length}`);
+  check(results[2].length === 20, `${name}: balances rows ${results[2].length}`);
   results[2].forEach((r, i) => {
     check(r.address === want[i][0] && big(r.balance_sats) === want[i][1].sats && Number(r.coins) === want[i][1].coins,
-          `balance row ${i}: ${JSON.stringify(r)} vs ${want[i][0]} ${want[i][1].sats} ${want[i][1].coins}`);
+          `${name}: balance row ${i}: ${JSON.stringify(r)} vs ${want[i][0]} ${want[i][1].sats} ${want[i][1].coins}`);
   });
 
   // script types: every type, coins and value
-  check(results[3].length === byType.size, `type rows ${results[3].length} vs ${byType.size}`);
+  check(results[3].length === byType.size, `${name}: type rows ${results[3].length} vs ${byType.size}`);
   let pct = 0;
   for (const r of results[3]) {
     const t = byType.get(r.type);
-    check(t && Number(r.coins) === t.coins && big(r.sats) === t.sats, `type ${JSON.stringify(r)}`);
+    check(t && Number(r.coins) === t.coins && big(r.sats) === t.sats, `${name}: type ${JSON.stringify(r)}`);
     pct += Number(r.pct_coins);
   }
-  check(Math.abs(pct - 100) < 0.1, `percentages sum to ${pct}`);
-  check(results[3][0].type === 'nonstandard', `most coins: ${results[3][0].type}`);
-  // empty scripts stay empty strings (not NULL)
+  check(Math.abs(pct - 100) < 0.1, `${name}: percentages sum to ${pct}`);
+  check(results[3][0].type === 'nonstandard', `${name}: most coins: ${results[3][0].type}`);
+  // empty scripts stay empty strings (not NULL) through both formats
   const es = await con.runAndReadAll(`SELECT count(*) FILTER (WHERE script_hex = '') AS e,
                                              count(*) FILTER (WHERE script_hex IS NULL) AS n FROM utxos`);
   const [esr] = es.getRowObjectsJson();
   check(Number(esr.e) === emptyScripts && emptyScripts > 0 && Number(esr.n) === 0,
-        `empty scripts ${esr.e}/${esr.n} vs ${emptyScripts}`);
-  con.closeSync?.();
+        `${name}: empty scripts ${esr.e}/${esr.n} vs ${emptyScripts}`);
+  // every row equal between the two files
+  if (name === 'parquet') {
+    const diff = await con.runAndReadAll(`SELECT count(*) AS n FROM (SELECT * FROM utxos EXCEPT ALL
+      SELECT * FROM read_csv('${csv}', header = true, allow_quoted_nulls = false, columns = {
+        'txid': 'VARCHAR', 'vout': 'BIGINT', 'value': 'BIGINT', 'height': 'INTEGER', 'is_coinbase': 'BOOLEAN',
+        'script_hex': 'VARCHAR', 'type': 'VARCHAR', 'address': 'VARCHAR', 'desc': 'VARCHAR'}))`);
+    check(Number(diff.getRowObjectsJson()[0].n) === 0, 'parquet rows differ from csv rows');
+  }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
