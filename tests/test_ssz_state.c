@@ -170,6 +170,31 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
         }
     }
     CHECK_EQ_INT(mismatches, 0);
+    /* Proofs from the cached tree equal bk_ssz_prove over the bytes. */
+    {
+        size_t len;
+        const uint8_t *cur = bk_ssz_tree_bytes(tr, &len);
+        const char *paths[][3] = {{"balances", "17", NULL}, {"validators", "5", "effective_balance"},
+                                  {"slot", NULL, NULL}, {"randao_mixes", "100", NULL}, {"validators", "0", NULL},
+                                  {"inactivity_scores", "3", NULL}};
+        int proofs_ok = 0;
+        for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+            size_t np = paths[k][2] ? 3 : paths[k][1] ? 2 : 1;
+            uint64_t g;
+            if (bk_ssz_gindex(t, paths[k], np, &g, &err) != BK_OK) continue;
+            uint8_t l1[32], l2[32], b1[64][32], b2[64][32];
+            unsigned d1 = 0, d2 = 0;
+            CHECK_EQ_INT(bk_ssz_tree_prove(tr, h, g, l1, b1, &d1, &err), BK_OK);
+            CHECK_EQ_INT(bk_ssz_prove(h, t, cur, len, g, l2, b2, &d2, &err), BK_OK);
+            CHECK_EQ_INT(d1, d2);
+            CHECK_MEM(l1, l2, 32);
+            CHECK(d1 == d2 && memcmp(b1, b2, 32 * (size_t)d1) == 0);
+            CHECK_EQ_INT(bk_ssz_tree_root(tr, h, a, &err), BK_OK);
+            CHECK(bk_ssz_verify_branch(l1, (const uint8_t(*)[32])b1, d1, g, a));
+            proofs_ok++;
+        }
+        CHECK(proofs_ok >= 5);
+    }
     /* Wrong sizes, paths and types are refused. */
     const char *bad1[] = {"balances", "999999999"};
     CHECK_EQ_INT(bk_ssz_tree_set(tr, bad1, 2, (const uint8_t *)"12345678", 8, &err), BK_ERR_NOT_FOUND);

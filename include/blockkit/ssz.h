@@ -269,6 +269,13 @@ BK_API bk_status bk_ssz_tree_set(bk_ssz_tree *tree, const char *const *path, siz
  * variable fields move. BK_ERR_LENGTH when the list is full. */
 BK_API bk_status bk_ssz_tree_append(bk_ssz_tree *tree, const char *field, const uint8_t *value, size_t n,
                                     bk_error *err) BK_WARN_UNUSED;
+/* A single-branch proof of generalized index g over the tree's current
+ * value (as bk_ssz_prove: branch_out[0] the leaf's sibling, 64 entries of
+ * room), its nodes taken from the cache where it holds them (a balance's
+ * proof in a 2^20-validator state reads ~45 cached nodes instead of
+ * re-hashing the list). */
+BK_API bk_status bk_ssz_tree_prove(bk_ssz_tree *tree, bk_ssz_hasher *h, uint64_t g, uint8_t leaf_out[32],
+                                   uint8_t (*branch_out)[32], unsigned *depth_out, bk_error *err) BK_WARN_UNUSED;
 /* The current serialization (owned by the tree; valid until the next edit). */
 BK_API const uint8_t *bk_ssz_tree_bytes(const bk_ssz_tree *tree, size_t *len_out);
 

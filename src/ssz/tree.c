@@ -503,3 +503,118 @@ bk_status bk_ssz_tree_append(bk_ssz_tree *tr, const char *field, const uint8_t *
     }
     return BK_OK;
 }
+
+/* ---- nodes and proofs from the cached tree ---- */
+
+static unsigned log2_floor(uint64_t g)
+{
+    unsigned d = 0;
+    while (g >> (d + 1)) d++;
+    return d;
+}
+
+/* Node g (relative to field fi's root) of a cached list/vector field. */
+static bk_status cached_field_node(bk_ssz_tree *tr, bk_ssz_hasher *h, size_t fi, uint64_t g, uint8_t out[32],
+                                   bk_error *err)
+{
+    const bk_ssz_type *ft = tr->t->fields[fi].type;
+    cfield *c = &tr->f[fi];
+    const uint8_t *p;
+    size_t n;
+    field_span(tr, fi, &p, &n);
+    if (g == 1) {
+        memcpy(out, tr->roots + 32 * fi, 32);
+        return BK_OK;
+    }
+    unsigned dg = log2_floor(g);
+    if (ft->kind == BK_SSZ_LIST) {
+        /* hash(data root, length): the length chunk on the right. */
+        uint64_t top = UINT64_C(1) << (dg - 1);
+        if (g & top) {
+            if (dg != 1) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a length chunk");
+            memset(out, 0, 32);
+            bk_store_le64(out, bk_ssz_elem_count(ft, p, n));
+            return BK_OK;
+        }
+        g = (g & (top - 1)) | top;
+        dg--;
+    }
+    unsigned D = ft->depth;
+    if (dg <= D) {
+        unsigned height = D - dg;
+        uint64_t idx = g - (UINT64_C(1) << dg);
+        if (height <= c->nlev) {
+            uint8_t tmp[32];
+            memcpy(out, node_at(c, p, n, height, idx, tmp), 32);
+            return BK_OK;
+        }
+        /* Above the data: the data node joined with zero subtrees, or zero. */
+        if (idx != 0 || c->count == 0) {
+            memcpy(out, bk_ssz_zero_hash(height), 32);
+            return BK_OK;
+        }
+        uint8_t tmp[32];
+        memcpy(out, node_at(c, p, n, c->nlev, 0, tmp), 32);
+        for (unsigned k = c->nlev; k < height; k++) bk_ssz_hash_pair(out, out, bk_ssz_zero_hash(k));
+        return BK_OK;
+    }
+    /* Below a leaf chunk: inside a composite element. */
+    uint64_t i = (g >> (dg - D)) - (UINT64_C(1) << D);
+    if (c->packed || i >= c->count)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a %s", c->packed ? "packed chunk" : "padding chunk");
+    uint64_t rest = dg - D;
+    uint64_t sub = (g & ((UINT64_C(1) << rest) - 1)) | (UINT64_C(1) << rest);
+    const uint8_t *ep;
+    size_t en;
+    bk_ssz_elem_span(ft, p, n, i, &ep, &en);
+    return bk_ssz_node(h, ft->elem, ep, en, sub, out, err);
+}
+
+/* Node g of the tree's value, from the cache where it holds it. */
+static bk_status tree_node(bk_ssz_tree *tr, bk_ssz_hasher *h, uint64_t g, uint8_t out[32], bk_error *err)
+{
+    const bk_ssz_type *t = tr->t;
+    if (g == 1) {
+        memcpy(out, tr->root, 32);
+        return BK_OK;
+    }
+    if (t->progressive) return bk_ssz_node(h, t, tr->buf.data, tr->buf.len, g, out, err);
+    unsigned dg = log2_floor(g), D = t->depth;
+    if (dg <= D) {
+        unsigned height = D - dg;
+        uint64_t idx = g - (UINT64_C(1) << dg);
+        if (height == 0) {
+            if (idx < t->nfields) memcpy(out, tr->roots + 32 * idx, 32);
+            else memset(out, 0, 32);
+        } else if (idx < tr->tlev_n[height]) {
+            memcpy(out, tr->tlev[height] + 32 * idx, 32);
+        } else {
+            memcpy(out, bk_ssz_zero_hash(height), 32);
+        }
+        return BK_OK;
+    }
+    uint64_t fi = (g >> (dg - D)) - (UINT64_C(1) << D);
+    if (fi >= t->nfields) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "generalized index below a padding chunk");
+    uint64_t rest = dg - D;
+    uint64_t sub = (g & ((UINT64_C(1) << rest) - 1)) | (UINT64_C(1) << rest);
+    if (tr->f[fi].cached) return cached_field_node(tr, h, (size_t)fi, sub, out, err);
+    const uint8_t *p;
+    size_t n;
+    field_span(tr, (size_t)fi, &p, &n);
+    return bk_ssz_node(h, t->fields[fi].type, p, n, sub, out, err);
+}
+
+bk_status bk_ssz_tree_prove(bk_ssz_tree *tr, bk_ssz_hasher *h, uint64_t g, uint8_t leaf_out[32],
+                            uint8_t (*branch_out)[32], unsigned *depth_out, bk_error *err)
+{
+    if (g == 0) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index 0 (the root is 1)");
+    uint8_t root[32];
+    bk_status st = bk_ssz_tree_root(tr, h, root, err);
+    if (st != BK_OK) return st;
+    unsigned depth = log2_floor(g);
+    if (depth > 64) return bk_error_set(err, BK_ERR_ARG, 0, "generalized index too deep");
+    st = tree_node(tr, h, g, leaf_out, err);
+    for (unsigned k = 0; k < depth && st == BK_OK; k++) st = tree_node(tr, h, (g >> k) ^ 1, branch_out[k], err);
+    if (st == BK_OK) *depth_out = depth;
+    return st;
+}
