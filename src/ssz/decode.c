@@ -76,11 +76,42 @@ static bk_status check_offsets_seq(const uint8_t *d, size_t len, uint64_t count,
     return BK_OK;
 }
 
+/* A fixed-size container whose only constrained fields are bools (a
+ * Validator's `slashed`): the bool bytes of every element checked by a
+ * strided scan instead of a call per field per element. 0 when the
+ * container has other constrained fields (the generic loop then runs). */
+static int bools_only(const bk_ssz_type *e)
+{
+    if (e->kind != BK_SSZ_CONTAINER || e->is_variable) return 0;
+    for (size_t f = 0; f < e->nfields; f++) {
+        const bk_ssz_type *ft = e->fields[f].type;
+        if (!ft->fixed_any && ft->kind != BK_SSZ_BOOL) return 0;
+    }
+    return 1;
+}
+
 static bk_status validate_elems_fixed(const bk_ssz_type *e, const uint8_t *d, uint64_t count, uint64_t base,
                                       bk_error *err)
 {
     if (e->fixed_any) return BK_OK;
     uint64_t es = e->fixed_size;
+    if (bools_only(e)) {
+        uint64_t bad = count;
+        for (size_t f = 0; f < e->nfields && bad == count; f++) {
+            if (e->fields[f].type->kind != BK_SSZ_BOOL) continue;
+            const uint8_t *b = d + e->fields[f].offset;
+            for (uint64_t i = 0; i < count; i++)
+                if (b[i * es] > 1) {
+                    bad = i;
+                    break;
+                }
+        }
+        if (bad == count) return BK_OK;
+        /* The exact error (field path, offset) from the generic check. */
+        bk_status st = validate(e, d + bad * es, (size_t)es, base + bad * es, err);
+        if (st != BK_OK) bk_ssz_path_index(err, bad);
+        return st;
+    }
     for (uint64_t i = 0; i < count; i++) {
         bk_status st;
         if (e->kind == BK_SSZ_BOOL) {
