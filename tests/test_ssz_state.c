@@ -217,10 +217,29 @@ static void test_tree(void)
     tree_case("phase0:BeaconState", 300, 100);
 }
 
+/* The strided check of a registry's bool bytes reports the same error as
+ * the per-field check: offset, path. */
+static void test_registry_bool_scan(void)
+{
+    const bk_ssz_type *lt;
+    bk_error err;
+    CHECK_EQ_INT(bk_ssz_type_parse(reg, "List[phase0:Validator,1099511627776]", &lt, &err), BK_OK);
+    uint8_t v[121 * 5];
+    memset(v, 0, sizeof v);
+    CHECK_EQ_INT(bk_ssz_validate(lt, v, sizeof v, &err), BK_OK);
+    v[121 * 3 + 88] = 1; /* slashed = true: fine */
+    CHECK_EQ_INT(bk_ssz_validate(lt, v, sizeof v, &err), BK_OK);
+    v[121 * 2 + 88] = 2;
+    CHECK_EQ_INT(bk_ssz_validate(lt, v, sizeof v, &err), BK_ERR_VALUE);
+    CHECK_EQ_INT(err.offset, 121 * 2 + 88);
+    CHECK_EQ_STR(err.path, "[2].slashed");
+}
+
 int main(void)
 {
     if (bk_ssz_registry_create(&reg, NULL) != BK_OK) return 2;
     RUN(test_pool_errors);
+    RUN(test_registry_bool_scan);
     RUN(test_states);
     RUN(test_tree);
     bk_ssz_registry_free(reg);
