@@ -34,7 +34,9 @@ static const char export_help[] =
     "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
     BK_CLI_SOURCE_HELP
     "  --out DIR             output directory (created)\n"
-    "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default all)\n"
+    "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default:\n"
+    "                        these four, also \"all\") and block_stats (Core's getblockstats\n"
+    "                        as typed columns, one row per block)\n"
     "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
     "  --compression C       parquet: zstd (default), snappy, none\n"
     "  --zstd-level N        -7 (fastest) .. 19 (default 1)\n"

@@ -42,3 +42,10 @@ set_tests_properties(export_regtest_all export_regtest_files_584 export_regtest_
   PROPERTIES FIXTURES_REQUIRED regtest)
 set_tests_properties(export_sample export_regtest_all
   PROPERTIES TIMEOUT 300)
+# block_stats: Core's getblockstats as typed columns, every regtest height
+# equal to Core's own answers (NDJSON and Parquet read back by DuckDB).
+add_test(NAME export_block_stats
+  COMMAND node ${CMAKE_SOURCE_DIR}/tests/export/check_block_stats.mjs $<TARGET_FILE:blockkit>
+          ${CMAKE_BINARY_DIR}/regtest/full ${CMAKE_SOURCE_DIR}/tests/data/regtest/getblockstats.ndjson.zst
+          ${BK_EXPORT_TMP}/block_stats)
+set_tests_properties(export_block_stats PROPERTIES FIXTURES_REQUIRED regtest)

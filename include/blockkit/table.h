@@ -105,8 +105,11 @@ typedef enum bk_dataset {
     BK_DS_TRANSACTIONS,
     BK_DS_INPUTS,
     BK_DS_OUTPUTS,
+    BK_DS_BLOCK_STATS,         /* Core's getblockstats as typed columns (not in the default set) */
     BK_DS_COUNT_
 } bk_dataset;
+/* The default datasets (and "all"): blocks, transactions, inputs, outputs. */
+#define BK_DS_DEFAULT_MASK 0xfu
 
 BK_API const char *bk_dataset_name(bk_dataset ds);
 BK_API bk_status bk_dataset_parse(const char *name, bk_dataset *out);
@@ -121,6 +124,12 @@ typedef struct bk_table_block_info {
     int64_t mediantime;         /* Core GetMedianTimePast, or -1 when not known (column null) */
     const uint8_t *chainwork;   /* 32 bytes big-endian, or NULL (column null) */
 } bk_table_block_info;
+
+/* One row of the block_stats dataset (columns bk_dataset_columns(
+ * BK_DS_BLOCK_STATS)): st NULL writes nulls but for height and blockhash. */
+struct bk_block_stats;
+BK_API bk_status bk_table_block_stats_row(bk_table_writer *t, const struct bk_block_stats *st, int64_t height,
+                                          const uint8_t hash[32], bk_error *err) BK_WARN_UNUSED;
 
 /* Reusable scratch of bk_table_block_rows (txids, wtxids, tx offsets):
  * grows to the largest block, then allocates nothing. */

@@ -3,6 +3,7 @@
  * with pread() into each worker's buffers (de-obfuscated there), never
  * mapped, so memory is the workers' buffers and table writers only. */
 #define _POSIX_C_SOURCE 200809L
+#include <blockkit/blockstats.h>
 #include <blockkit/export.h>
 
 #include <errno.h>
@@ -33,6 +34,7 @@ typedef struct ex_worker {
     bk_block_decoder dec;
     bk_table_scratch scratch;
     uint8_t *blk, *undo;
+    bk_block_stats_scratch stats;  /* block_stats: getblockstats' tables */
     size_t blk_cap, undo_cap;
     int blk_fd, rev_fd;
     uint32_t blk_num, rev_num;
@@ -85,7 +87,7 @@ bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out)
         memcpy(name, p, n);
         name[n] = 0;
         bk_dataset ds;
-        if (!strcmp(name, "all")) bits |= (1u << BK_DS_COUNT_) - 1;
+        if (!strcmp(name, "all")) bits |= BK_DS_DEFAULT_MASK;
         else if (bk_dataset_parse(name, &ds) == BK_OK) bits |= 1u << ds;
         else return BK_ERR_ARG;
         p = e ? e + 1 : NULL;
@@ -222,6 +224,38 @@ static bk_status write_chunk(ex_run *R, ex_worker *W, const ex_chunk *ch, bk_err
             bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
             break;
         }
+        if (tw[BK_DS_BLOCK_STATS]) {
+            /* getblockstats: with the block's undo data (an empty one for a
+             * coinbase-only block; Core has none for a block without undo:
+             * nulls, --allow-missing-undo). */
+            static const uint8_t empty_undo[1] = {0};
+            bk_block_undo eu;
+            const bk_block_undo *su = up;
+            if (!su && b.n_tx == 1 && bk_block_undo_parse(empty_undo, 1, &eu, NULL) == BK_OK) su = &eu;
+            bk_block_stats bs;
+            int have = 0;
+            if (su || job->height == 0) {
+                bk_chain_context ctx;
+                memset(&ctx, 0, sizeof ctx);
+                ctx.network = o->net;
+                ctx.height = job->height;
+                ctx.mediantime = job->orphan ? (int64_t)b.header.time : e->mediantime;
+                bk_block_stats_opts so;
+                bk_block_stats_opts_init(&so);
+                so.hash = e->hash;
+                st = bk_block_stats_compute(&W->stats, &b, su, &ctx, &so, &bs, &e2);
+                if (st != BK_OK) {
+                    bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
+                    break;
+                }
+                have = 1;
+            }
+            st = bk_table_block_stats_row(tw[BK_DS_BLOCK_STATS], have ? &bs : NULL, job->height, e->hash, &e2);
+            if (st != BK_OK) {
+                bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
+                break;
+            }
+        }
         for (int d = 0; d < BK_DS_COUNT_; d++)
             if (tw[d]) __atomic_fetch_add(&R->rows[d], tw[d]->rows - rows0[d], __ATOMIC_RELAXED);
         __atomic_fetch_add(&R->blocks_done, 1, __ATOMIC_RELAXED);
@@ -321,7 +355,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     if (!o || !o->blocksdir || !o->out_dir || o->workers < 1 || o->chunk_size < 1 || o->start < 0 ||
         o->format >= BK_TABLE_FORMAT_COUNT_ || o->below_tip < 0)
         return bk_error_set(err, BK_ERR_ARG, 0, "export: bad options");
-    unsigned dsets = o->datasets ? o->datasets : (1u << BK_DS_COUNT_) - 1;
+    unsigned dsets = o->datasets ? o->datasets : BK_DS_DEFAULT_MASK;
     ex_run R;
     memset(&R, 0, sizeof R);
     R.o = o;
@@ -349,6 +383,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         workers[i].id = i;
         bk_block_decoder_init(&workers[i].dec, o->alloc);
         bk_table_scratch_init(&workers[i].scratch, o->alloc);
+        bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
         workers[i].blk_fd = workers[i].rev_fd = -1;
     }
 
@@ -503,6 +538,7 @@ out:
             bk_table_scratch_free(&W->scratch);
             bk_free(o->alloc, W->blk, W->blk_cap);
             bk_free(o->alloc, W->undo, W->undo_cap);
+            bk_block_stats_scratch_free(&W->stats);
             if (W->blk_fd >= 0) close(W->blk_fd);
             if (W->rev_fd >= 0) close(W->rev_fd);
         }

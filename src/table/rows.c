@@ -3,11 +3,13 @@
  * JSON uses (asm, type, address, descriptor), amounts are satoshis. */
 #include <blockkit/json.h>
 #include <blockkit/script.h>
+#include <blockkit/blockstats.h>
 #include <blockkit/table.h>
 
 #include "bitcoin/script_internal.h"
 #include "json/json_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #define STR BK_PQ_STRING
@@ -117,7 +119,65 @@ static const bk_pq_column OUT_COLS[O_NCOLS] = {
     {"value", I64, 0},
 };
 
-static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks", "transactions", "inputs", "outputs"};
+static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks", "transactions", "inputs", "outputs", "block_stats"};
+
+/* block_stats: getblockstats' 31 statistics as columns, in Core's key order,
+ * named as Core names them; feerate_percentiles as five columns
+ * (feerate_percentile_10 .. _90); blockhash in display order. Every column
+ * but height and blockhash is null for a block exported without undo data
+ * (--allow-missing-undo), as Core has no stats for it. Built once from
+ * bk_stat_fields (blockstats.h), the one description of the struct. */
+static bk_pq_column STATS_COLS[BK_STAT_COUNT + BK_STATS_PERCENTILES];
+static char STATS_NAMES[BK_STATS_PERCENTILES][32];
+static size_t STATS_NCOLS;
+
+static void stats_cols_build(void)
+{
+    static const int pct[BK_STATS_PERCENTILES] = {10, 25, 50, 75, 90};
+    const bk_stat_field *f = bk_stat_fields();
+    size_t n = 0;
+    for (int i = 0; i < BK_STAT_COUNT; i++) {
+        if (f[i].kind == BK_STAT_KIND_PERCENTILES) {
+            for (int k = 0; k < BK_STATS_PERCENTILES; k++) {
+                snprintf(STATS_NAMES[k], sizeof STATS_NAMES[k], "feerate_percentile_%d", pct[k]);
+                STATS_COLS[n++] = (bk_pq_column){STATS_NAMES[k], BK_PQ_INT64, BK_PQ_OPTIONAL};
+            }
+        } else if (f[i].kind == BK_STAT_KIND_HASH) {
+            STATS_COLS[n++] = (bk_pq_column){f[i].name, BK_PQ_STRING, 0};
+        } else {
+            int key = !strcmp(f[i].name, "height");
+            STATS_COLS[n++] = (bk_pq_column){f[i].name, BK_PQ_INT64, key ? 0u : BK_PQ_OPTIONAL};
+        }
+    }
+    STATS_NCOLS = n;
+}
+
+static pthread_once_t stats_cols_once = PTHREAD_ONCE_INIT;
+static void stats_cols_init(void) { pthread_once(&stats_cols_once, stats_cols_build); }
+
+bk_status bk_table_block_stats_row(bk_table_writer *t, const bk_block_stats *st, int64_t height,
+                                   const uint8_t hash[32], bk_error *err)
+{
+    const bk_stat_field *f = bk_stat_fields();
+    size_t col = 0;
+    for (int i = 0; i < BK_STAT_COUNT; i++) {
+        const uint8_t *base = (const uint8_t *)st;
+        if (f[i].kind == BK_STAT_KIND_PERCENTILES) {
+            for (int k = 0; k < BK_STATS_PERCENTILES; k++, col++) {
+                if (!st) bk_table_null(t, col);
+                else bk_table_int(t, col, ((const int64_t *)(base + f[i].offset))[k]);
+            }
+        } else if (f[i].kind == BK_STAT_KIND_HASH) {
+            bk_table_hex(t, col++, hash, 32, 1);
+        } else if (!strcmp(f[i].name, "height")) {
+            bk_table_int(t, col++, height);
+        } else {
+            if (!st) bk_table_null(t, col++);
+            else bk_table_int(t, col++, *(const int64_t *)(base + f[i].offset));
+        }
+    }
+    return bk_table_end_row(t, err);
+}
 
 const char *bk_dataset_name(bk_dataset ds) { return ds < BK_DS_COUNT_ ? DS_NAMES[ds] : "?"; }
 
@@ -138,6 +198,7 @@ const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
     case BK_DS_TRANSACTIONS: *n_out = T_NCOLS; return TX_COLS;
     case BK_DS_INPUTS: *n_out = I_NCOLS; return IN_COLS;
     case BK_DS_OUTPUTS: *n_out = O_NCOLS; return OUT_COLS;
+    case BK_DS_BLOCK_STATS: stats_cols_init(); *n_out = STATS_NCOLS; return STATS_COLS;
     default: *n_out = 0; return NULL;
     }
 }
