@@ -49,15 +49,6 @@ static const char block_help[] =
     "blockkit block --datadir DIR HASH|HEIGHT: the block from a node's files with\n"
     "its real chain context and undo data (see blockkit block --datadir . --help).\n";
 
-static int parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) return 0;
-    *out = v;
-    return 1;
-}
 
 static int hexval(char c)
 {
@@ -196,16 +187,16 @@ static int block_main(int argc, char **argv)
             int ok = 1;
             if (!strcmp(a, "--undo")) undo_file = v;
             else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_file = v;
-            else if (!strcmp(a, "--verbosity")) ok = parse_i64(v, &verbosity) && verbosity >= 0 && verbosity <= 3;
+            else if (!strcmp(a, "--verbosity")) ok = bk_cli_parse_i64(v, &verbosity) && verbosity >= 0 && verbosity <= 3;
             else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &net) == BK_OK;
-            else if (!strcmp(a, "--height")) ok = (have_height = parse_i64(v, &height)) && height >= 0;
-            else if (!strcmp(a, "--confirmations")) ok = parse_i64(v, &confirmations);
-            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = parse_i64(v, &mediantime);
+            else if (!strcmp(a, "--height")) ok = (have_height = bk_cli_parse_i64(v, &height)) && height >= 0;
+            else if (!strcmp(a, "--confirmations")) ok = bk_cli_parse_i64(v, &confirmations);
+            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = bk_cli_parse_i64(v, &mediantime);
             else if (!strcmp(a, "--chainwork")) chainwork = v;
             else if (!strcmp(a, "--nextblockhash")) next = v;
             else if (!strcmp(a, "--tip-bits")) tip_bits = v;
-            else if (!strcmp(a, "--core-compat")) ok = parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
-            else if (!strcmp(a, "--indent")) ok = parse_i64(v, &indent) && indent >= 0 && indent <= 64;
+            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
+            else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
             else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
             continue;

@@ -138,4 +138,8 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
  * hold ("DIR holds regtest/blocks: use --chain regtest"). */
 int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net);
 
+/* A whole decimal argument (optional sign) as int64: 1, or 0 when it is
+ * empty, has other characters or overflows. */
+int bk_cli_parse_i64(const char *s, int64_t *out);
+
 #endif

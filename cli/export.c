@@ -67,15 +67,6 @@ static void on_signal(int sig)
     export_stop = 1;
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) return 0;
-    *out = v;
-    return 1;
-}
 
 typedef struct progress_ctx {
     int on;
@@ -123,7 +114,7 @@ static int export_main(int argc, char **argv)
         else if (!strcmp(a, "--summary")) summary = 1;
         else if (!strncmp(a, "-j", 2) && a[2]) {
             int64_t n = 0;
-            if (!parse_i64(a + 2, &n) || n < 1 || n > 256)
+            if (!bk_cli_parse_i64(a + 2, &n) || n < 1 || n > 256)
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
             o.workers = (int)n;
         } else if (a[0] == '-' && a[1] && !strcmp(a, "--source") + !strcmp(a, "--blockindex") + !strcmp(a, "--tmpdir")) {
@@ -142,12 +133,12 @@ static int export_main(int argc, char **argv)
             else if (!strcmp(a, "--format")) ok = bk_table_format_parse(v, &o.format) == BK_OK;
             else if (!strcmp(a, "--compression")) ok = bk_pq_codec_parse(v, &o.pq.codec) == BK_OK;
             else if (!strcmp(a, "--zstd-level")) {
-                ok = parse_i64(v, &n) && n >= -7 && n <= 19;
+                ok = bk_cli_parse_i64(v, &n) && n >= -7 && n <= 19;
                 o.pq.zstd_level = (int)n;
             }
-            else if (!strcmp(a, "--start")) ok = parse_i64(v, &o.start) && o.start >= 0;
+            else if (!strcmp(a, "--start")) ok = bk_cli_parse_i64(v, &o.start) && o.start >= 0;
             else if (!strcmp(a, "--end")) {
-                ok = parse_i64(v, &n);
+                ok = bk_cli_parse_i64(v, &n);
                 if (ok && n < 0) {
                     o.below_tip = -n;
                     o.end = -1;
@@ -155,12 +146,12 @@ static int export_main(int argc, char **argv)
                     o.end = n;
                 }
             } else if (!strcmp(a, "--chunk-size")) {
-                ok = parse_i64(v, &o.chunk_size) && o.chunk_size >= 1 && o.chunk_size <= 100000000;
+                ok = bk_cli_parse_i64(v, &o.chunk_size) && o.chunk_size >= 1 && o.chunk_size <= 100000000;
             } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-                ok = parse_i64(v, &n) && n >= 1 && n <= 256;
+                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= 256;
                 o.workers = (int)n;
-            } else if (!strcmp(a, "--lag")) ok = parse_i64(v, &lag) && lag >= 0;
-            else if (!strcmp(a, "--poll")) ok = parse_i64(v, &poll_s) && poll_s >= 1 && poll_s <= 86400;
+            } else if (!strcmp(a, "--lag")) ok = bk_cli_parse_i64(v, &lag) && lag >= 0;
+            else if (!strcmp(a, "--poll")) ok = bk_cli_parse_i64(v, &poll_s) && poll_s >= 1 && poll_s <= 86400;
             else if (!strcmp(a, "--progress")) {
                 if (!strcmp(v, "auto")) progress = -1;
                 else if (!strcmp(v, "always")) progress = 1;

@@ -165,15 +165,6 @@ static int resume_prepare(const char *cmd, const char *path, uint8_t hash[32], i
     return rc;
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) return 0;
-    *out = v;
-    return 1;
-}
 
 static int scan_main(int argc, char **argv)
 {
@@ -204,7 +195,7 @@ static int scan_main(int argc, char **argv)
         else if (!strcmp(a, "--force")) force = 1;
         else if (!strncmp(a, "-j", 2) && a[2]) {
             int64_t n = 0;
-            if (!parse_i64(a + 2, &n) || n < 1 || n > 256)
+            if (!bk_cli_parse_i64(a + 2, &n) || n < 1 || n > 256)
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
             o.workers = (int)n;
         }
@@ -219,11 +210,11 @@ static int scan_main(int argc, char **argv)
             else if (!strcmp(a, "--datadir")) datadir = v;
             else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &o.net) == BK_OK;
             else if (!strcmp(a, "--start")) {
-                ok = parse_i64(v, &o.start) && o.start >= 0;
+                ok = bk_cli_parse_i64(v, &o.start) && o.start >= 0;
                 o.start_given = 1;
             } else if (!strcmp(a, "--end")) {
                 /* --end -N: N blocks below the tip */
-                ok = parse_i64(v, &n);
+                ok = bk_cli_parse_i64(v, &n);
                 if (ok && v[0] == '-') {
                     ok = n > INT64_MIN;
                     o.end_below_tip = -n;
@@ -235,10 +226,10 @@ static int scan_main(int argc, char **argv)
                 }
             }
             else if (!strcmp(a, "--verbosity")) {
-                ok = parse_i64(v, &n) && n >= 0 && n <= 3;
+                ok = bk_cli_parse_i64(v, &n) && n >= 0 && n <= 3;
                 o.verbosity = (int)n;
             } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-                ok = parse_i64(v, &n) && n >= 1 && n <= 256;
+                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= 256;
                 o.workers = (int)n;
             } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_file = v;
             else if (!strcmp(a, "--progress")) {
@@ -247,10 +238,10 @@ static int scan_main(int argc, char **argv)
                 else if (!strcmp(v, "never")) o.progress = BK_SCAN_PROGRESS_NEVER;
                 else ok = 0;
             } else if (!strcmp(a, "--max-memory")) {
-                ok = parse_i64(v, &n) && n >= 1 && n <= ((int64_t)1 << 40);
+                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= ((int64_t)1 << 40);
                 o.max_memory = (size_t)n << 20;
             } else if (!strcmp(a, "--core-compat")) {
-                ok = parse_i64(v, &n) && n >= BK_CORE_MIN && n <= BK_CORE_NEWEST;
+                ok = bk_cli_parse_i64(v, &n) && n >= BK_CORE_MIN && n <= BK_CORE_NEWEST;
                 o.core_version = (int)n;
             } else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);

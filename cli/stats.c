@@ -57,15 +57,6 @@ static const char stats_help[] =
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
     "data not available, 74 I/O error.\n";
 
-static int parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) return 0;
-    *out = v;
-    return 1;
-}
 
 static int hexval(char c)
 {
@@ -566,13 +557,13 @@ static int stats_main(int argc, char **argv)
             else if (!strcmp(a, "--hash")) hash_arg = v;
             else if (!strcmp(a, "--stats")) stats_list = v;
             else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &cfg.net) == BK_OK;
-            else if (!strcmp(a, "--height")) ok = (have_height = parse_i64(v, &height)) && height >= 0;
-            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = parse_i64(v, &mediantime);
-            else if (!strcmp(a, "--start")) ok = (have_start = parse_i64(v, &start)) && start >= 0;
-            else if (!strcmp(a, "--end")) ok = (have_end = parse_i64(v, &end)) && end >= 0;
-            else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) ok = parse_i64(v, &jobs) && jobs >= 1 && jobs <= 256;
-            else if (!strcmp(a, "--core-compat")) ok = parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
-            else if (!strcmp(a, "--indent")) ok = parse_i64(v, &indent) && indent >= 0 && indent <= 64;
+            else if (!strcmp(a, "--height")) ok = (have_height = bk_cli_parse_i64(v, &height)) && height >= 0;
+            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = bk_cli_parse_i64(v, &mediantime);
+            else if (!strcmp(a, "--start")) ok = (have_start = bk_cli_parse_i64(v, &start)) && start >= 0;
+            else if (!strcmp(a, "--end")) ok = (have_end = bk_cli_parse_i64(v, &end)) && end >= 0;
+            else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) ok = bk_cli_parse_i64(v, &jobs) && jobs >= 1 && jobs <= 256;
+            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
+            else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
             else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
             continue;

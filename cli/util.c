@@ -425,3 +425,13 @@ int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *block
     return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory (is %s a Bitcoin Core datadir?)", blocks_path,
                        datadir);
 }
+
+int bk_cli_parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) return 0;
+    *out = v;
+    return 1;
+}

@@ -25,7 +25,7 @@ typedef struct ex_job {
 typedef struct ex_chunk {
     size_t job0, njobs;
     int64_t first, last;
-    unsigned todo;             /* datasets to write */
+    unsigned wanted;             /* datasets to write */
 } ex_chunk;
 
 typedef struct ex_worker {
@@ -162,7 +162,7 @@ static bk_status write_chunk(ex_run *R, ex_worker *W, const ex_chunk *ch, bk_err
     bk_status st = BK_OK;
     int opened[BK_DS_COUNT_] = {0};
     for (int d = 0; d < BK_DS_COUNT_ && st == BK_OK; d++) {
-        if (!(ch->todo & (1u << d))) continue;
+        if (!(ch->wanted & (1u << d))) continue;
         size_t nc;
         const bk_pq_column *cols = bk_dataset_columns((bk_dataset)d, &nc);
         st = bk_chunk_file_open(&W->files[d], o->out_dir, bk_dataset_name((bk_dataset)d), ch->first, ch->last,
@@ -449,9 +449,9 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
                 rc = bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", o->out_dir);
                 goto out;
             }
-            if (!file_exists(p)) c->todo |= 1u << d;
+            if (!file_exists(p)) c->wanted |= 1u << d;
         }
-        if (c->todo) {
+        if (c->wanted) {
             R.nchunks++;
             for (size_t q = i; q < j; q++) bytes_total += R.chain.entries[R.jobs[q].entry].size;
             blocks_total += j - i;
