@@ -120,25 +120,6 @@ static void path_of(const scan_engine *E, bk_file_kind kind, uint32_t num, char 
     snprintf(out, cap, "%s/%s%05u.dat", E->dir.path, kind == BK_FILE_BLK ? "blk" : "rev", num);
 }
 
-/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
-static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
-{
-    size_t i = 0;
-    while (i < len && ((off + i) & 7)) {
-        p[i] ^= key[(off + i) & 7];
-        i++;
-    }
-    uint64_t k;
-    memcpy(&k, key, 8);
-    for (; i + 8 <= len; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, 8);
-        v ^= k;
-        memcpy(p + i, &v, 8);
-    }
-    for (; i < len; i++) p[i] ^= key[(off + i) & 7];
-}
-
 /* Read len bytes at off of blk/rev file num into *buf (the worker keeps
  * the last file of each kind open). Returns 0, or an exit code with the
  * message in msg. */
@@ -176,7 +157,7 @@ static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_
         }
         got += (size_t)r;
     }
-    if (E->dir.xored) unxor(*buf, len, off, E->dir.key);
+    if (E->dir.xored) bk_xor_copy(*buf, *buf, len, off, E->dir.key);
     return 0;
 }
 

@@ -58,20 +58,13 @@ static const char stats_help[] =
     "data not available, 74 I/O error.\n";
 
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* A block hash as printed (reversed hex) into internal byte order. */
 static int parse_hash(const char *s, uint8_t out[32])
 {
     if (strlen(s) != 64) return 0;
     for (int i = 0; i < 32; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        int hi = bk_cli_hexval(s[2 * i]), lo = bk_cli_hexval(s[2 * i + 1]);
         if (hi < 0 || lo < 0) return 0;
         out[31 - i] = (uint8_t)(hi << 4 | lo);
     }
@@ -252,26 +245,6 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8];
- * eight bytes at a time once aligned to the key. */
-static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
-{
-    size_t i = 0;
-    while (i < len && ((off + i) & 7)) {
-        p[i] ^= key[(off + i) & 7];
-        i++;
-    }
-    uint64_t k;
-    memcpy(&k, key, 8);
-    for (; i + 8 <= len; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, 8);
-        v ^= k;
-        memcpy(p + i, &v, 8);
-    }
-    for (; i < len; i++) p[i] ^= key[(off + i) & 7];
-}
-
 /* pread len bytes at off of blk/rev file num (kept open per worker). */
 static int read_range(stats_run *R, stats_worker *W, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
                       uint8_t **buf, size_t *cap, char *msg)
@@ -305,7 +278,7 @@ static int read_range(stats_run *R, stats_worker *W, bk_file_kind kind, uint32_t
         }
         got += (size_t)r;
     }
-    if (R->dir.xored) unxor(*buf, len, off, R->dir.key);
+    if (R->dir.xored) bk_xor_copy(*buf, *buf, len, off, R->dir.key);
     return 0;
 }
 

@@ -52,6 +52,12 @@ typedef struct bk_blockfile {
     const bk_allocator *alloc_;
 } bk_blockfile;
 
+/* Core: util/obfuscation.h - byte i of a blk/rev file is XORed with
+ * key[i % 8] (xor.dat). out[0..len) = in[0..len) de-obfuscated, in being
+ * the bytes at file offset off; out may equal in. The one implementation of
+ * the rule: readers that pread into their own buffers call it too. */
+BK_API void bk_xor_copy(uint8_t *out, const uint8_t *in, size_t len, uint64_t off, const uint8_t key[BK_XOR_KEY_SIZE]);
+
 /* An image over caller memory (borrowed; it must outlive f). key may be
  * NULL (no obfuscation). Never fails. */
 BK_API void bk_blockfile_init_mem(bk_blockfile *f, const uint8_t *data, size_t len, bk_file_kind kind,

@@ -130,24 +130,23 @@ static bk_status fetch(const bk_blockfile *f, uint64_t off, uint8_t *out, size_t
     return BK_OK;
 }
 
-/* Core: util/obfuscation.h - byte i of the file is XORed with key[i % 8]. */
-static void unxor(const bk_blockfile *f, uint64_t off, uint8_t *out, const uint8_t *in, size_t len)
+void bk_xor_copy(uint8_t *out, const uint8_t *in, size_t len, uint64_t off, const uint8_t key[BK_XOR_KEY_SIZE])
 {
     size_t i = 0;
     /* Align to the key phase, then 8 bytes at a time. */
     while (i < len && ((off + i) & 7)) {
-        out[i] = in[i] ^ f->key[(off + i) & 7];
+        out[i] = in[i] ^ key[(off + i) & 7];
         i++;
     }
     uint64_t k;
-    memcpy(&k, f->key, 8);
+    memcpy(&k, key, 8);
     for (; i + 8 <= len; i += 8) {
         uint64_t v;
         memcpy(&v, in + i, 8);
         v ^= k;
         memcpy(out + i, &v, 8);
     }
-    for (; i < len; i++) out[i] = in[i] ^ f->key[(off + i) & 7];
+    for (; i < len; i++) out[i] = in[i] ^ key[(off + i) & 7];
 }
 
 static int in_file(const bk_blockfile *f, uint64_t off, size_t len)
@@ -163,10 +162,10 @@ bk_status bk_blockfile_copy(const bk_blockfile *f, uint64_t off, void *out, size
     if (f->has_fd_) {
         bk_status st = fetch(f, off, out, len, err);
         if (st != BK_OK) return st;
-        if (f->xored) unxor(f, off, out, out, len);
+        if (f->xored) bk_xor_copy(out, out, len, off, f->key);
         return BK_OK;
     }
-    if (f->xored) unxor(f, off, out, f->data + off, len);
+    if (f->xored) bk_xor_copy(out, f->data + off, len, off, f->key);
     else if (len) memcpy(out, f->data + off, len);
     return BK_OK;
 }
@@ -186,9 +185,9 @@ bk_status bk_blockfile_bytes(const bk_blockfile *f, uint64_t off, size_t len, ui
     if (f->has_fd_) {
         bk_status st = fetch(f, off, buf, len, err);
         if (st != BK_OK) return st;
-        if (f->xored) unxor(f, off, buf, buf, len);
+        if (f->xored) bk_xor_copy(buf, buf, len, off, f->key);
     } else {
-        unxor(f, off, buf, f->data + off, len);
+        bk_xor_copy(buf, f->data + off, len, off, f->key);
     }
     *bytes_out = buf;
     return BK_OK;

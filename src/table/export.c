@@ -115,12 +115,6 @@ static int grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Core: util/obfuscation.h - byte i of a file is XORed with key[i % 8]. */
-static void unxor(uint8_t *p, size_t len, uint64_t off, const uint8_t key[8])
-{
-    for (size_t i = 0; i < len; i++) p[i] ^= key[(off + i) & 7];
-}
-
 static bk_status read_range(ex_run *R, ex_worker *W, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
                             uint8_t **buf, size_t *cap, bk_error *err)
 {
@@ -146,7 +140,7 @@ static bk_status read_range(ex_run *R, ex_worker *W, bk_file_kind kind, uint32_t
                                 r < 0 ? strerror(errno) : "file shorter than when the chain was built");
         got += (size_t)r;
     }
-    if (R->dir.xored) unxor(*buf, len, off, R->dir.key);
+    if (R->dir.xored) bk_xor_copy(*buf, *buf, len, off, R->dir.key);
     return BK_OK;
 }
 
