@@ -50,13 +50,6 @@ static const char block_help[] =
     "its real chain context and undo data (see blockkit block --datadir . --help).\n";
 
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Up to 64 hex digits as a big-endian 256-bit number (left-padded). */
 static int parse_u256(const char *s, uint8_t out[32])
@@ -69,7 +62,7 @@ static int parse_u256(const char *s, uint8_t out[32])
     if (n == 0 || n > 64) return 0;
     memset(out, 0, 32);
     for (size_t i = 0; i < n; i++) {
-        int v = hexval(s[n - 1 - i]);
+        int v = bk_cli_hexval(s[n - 1 - i]);
         if (v < 0) return 0;
         out[31 - i / 2] |= (uint8_t)(i % 2 ? v << 4 : v);
     }
@@ -217,7 +210,7 @@ static int block_main(int argc, char **argv)
         char *end;
         errno = 0;
         unsigned long v = strtoul(tip_bits, &end, 16);
-        if (errno || strlen(tip_bits) != 8 || *end || hexval(tip_bits[0]) < 0)
+        if (errno || strlen(tip_bits) != 8 || *end || bk_cli_hexval(tip_bits[0]) < 0)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --tip-bits '%s' (8 hex digits, e.g. 1d00ffff)", tip_bits);
         tip_bits_v = (uint32_t)v;
     }

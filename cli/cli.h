@@ -141,5 +141,7 @@ int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *block
 /* A whole decimal argument (optional sign) as int64: 1, or 0 when it is
  * empty, has other characters or overflows. */
 int bk_cli_parse_i64(const char *s, int64_t *out);
+/* The value of one hex digit (either case), -1 for any other character. */
+int bk_cli_hexval(int c);
 
 #endif

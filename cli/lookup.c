@@ -136,13 +136,6 @@ static int rpc_fail(const char *cmd, int code, const char *msg)
                        msg, code);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Core ParseHashV(.., name) for getrawtransaction's txid ("parameter 1")
  * and block hash ("parameter 3"). */
@@ -150,7 +143,7 @@ static int parse_hash_param(const char *cmd, const char *s, const char *name, ui
 {
     size_t n = strlen(s);
     int hex = 1;
-    for (size_t i = 0; i < n && hex; i++) hex = hexval(s[i]) >= 0;
+    for (size_t i = 0; i < n && hex; i++) hex = bk_cli_hexval(s[i]) >= 0;
     char msg[300];
     if (n != 64) {
         snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
@@ -162,7 +155,7 @@ static int parse_hash_param(const char *cmd, const char *s, const char *name, ui
         rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
-    for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
+    for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(bk_cli_hexval(s[2 * i]) << 4 | bk_cli_hexval(s[2 * i + 1]));
     return 1;
 }
 

@@ -37,20 +37,13 @@ static int emit(const void *p, size_t n)
     return BK_EXIT_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Core's ParseHexV: an even number of hex digits, nothing else. */
 static int unhex(const char *s, size_t len, uint8_t *out)
 {
     if (len % 2) return 0;
     for (size_t i = 0; i < len / 2; i++) {
-        int a = hexval((unsigned char)s[2 * i]), b = hexval((unsigned char)s[2 * i + 1]);
+        int a = bk_cli_hexval((unsigned char)s[2 * i]), b = bk_cli_hexval((unsigned char)s[2 * i + 1]);
         if (a < 0 || b < 0) return 0;
         out[i] = (uint8_t)(a << 4 | b);
     }

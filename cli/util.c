@@ -112,7 +112,7 @@ void bk_cli_input_free(bk_cli_input *in)
     memset(in, 0, sizeof *in);
 }
 
-static int hexval(uint8_t c)
+int bk_cli_hexval(int c)
 {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -128,12 +128,12 @@ int bk_cli_maybe_unhex(bk_cli_input *in)
     if (b - a >= 2 && in->data[a] == '0' && (in->data[a + 1] == 'x' || in->data[a + 1] == 'X')) a += 2;
     if (a == b || (b - a) % 2) return 0;
     for (size_t i = a; i < b; i++)
-        if (hexval(in->data[i]) < 0) return 0;
+        if (bk_cli_hexval(in->data[i]) < 0) return 0;
     /* Decode in place: the output never overtakes the input. The mapping is
      * private (copy-on-write), so the file is never modified. */
     size_t n = (b - a) / 2;
     for (size_t i = 0; i < n; i++)
-        in->data[i] = (uint8_t)(hexval(in->data[a + 2 * i]) << 4 | hexval(in->data[a + 2 * i + 1]));
+        in->data[i] = (uint8_t)(bk_cli_hexval(in->data[a + 2 * i]) << 4 | bk_cli_hexval(in->data[a + 2 * i + 1]));
     if (in->mapped) {
         /* Keep the mapping length for munmap: remember it by not shrinking
          * len below what was mapped; store the decoded length separately. */
