@@ -64,20 +64,6 @@ static void store_be64(uint8_t *p, uint64_t v)
     }
 }
 
-/* Big-endian 256-bit a += b. */
-static void be256_add(uint8_t a[32], const uint8_t b[32])
-{
-    uint64_t carry = 0;
-    for (int i = 3; i >= 0; i--) {
-        uint64_t x = load_be64(a + 8 * i), y = load_be64(b + 8 * i);
-        uint64_t s = x + y;
-        uint64_t c1 = s < x;
-        uint64_t t = s + carry;
-        carry = c1 | (t < s);
-        store_be64(a + 8 * i, t);
-    }
-}
-
 static int is_zero32(const uint8_t *p)
 {
     for (int i = 0; i < 32; i++)
@@ -330,43 +316,106 @@ static bk_status sort_by_height(bk_chain *c, bk_error *err)
 }
 
 /* Core: chain.h GetMedianTimePast (the block and up to 10 ancestors). */
-static int64_t median_time_past(const bk_chain *c, uint32_t idx)
+#define MTP_SPAN 11
+
+/* Chain work and median time past of the entries connected last: when
+ * the next one's parent is the entry before (a chain walked upwards, the
+ * usual case), its work is that entry's plus its own proof, and its
+ * median window the parent's, the oldest time out and its own in (kept
+ * sorted); otherwise both are read from its ancestors afresh. */
+typedef struct link_state {
+    uint32_t last;              /* entry the state below is for, or BK_CHAIN_NONE */
+    uint64_t work[4];           /* its chainwork, most significant limb first */
+    uint32_t ring[MTP_SPAN];    /* its and its ancestors' times, oldest at head once full */
+    uint32_t sorted[MTP_SPAN];  /* the same, ascending */
+    int n, head;
+    uint32_t bits;              /* proof cache: of these bits */
+    uint64_t proof[4];
+    int proof_valid;
+} link_state;
+
+static void link_state_init(link_state *ls)
 {
-    int64_t t[11];
-    int n = 0;
-    for (uint32_t i = idx; n < 11 && i != BK_CHAIN_NONE; i = c->entries[i].parent) t[n++] = c->entries[i].time;
-    for (int a = 1; a < n; a++)
-        for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
-            int64_t x = t[b];
-            t[b] = t[b - 1];
-            t[b - 1] = x;
-        }
-    return t[n / 2];
+    memset(ls, 0, sizeof *ls);
+    ls->last = BK_CHAIN_NONE;
 }
 
-typedef struct work_cache {
-    uint32_t bits;
-    uint8_t work[32];
-    int valid;
-} work_cache;
+static void sorted_insert(uint32_t *a, int n, uint32_t v)
+{
+    int i = n;
+    while (i > 0 && a[i - 1] > v) {
+        a[i] = a[i - 1];
+        i--;
+    }
+    a[i] = v;
+}
 
-static void connect_entry(bk_chain *c, uint32_t k, work_cache *wc)
+static void sorted_remove(uint32_t *a, int n, uint32_t v)
+{
+    int i = 0;
+    while (i < n - 1 && a[i] != v) i++;
+    for (; i < n - 1; i++) a[i] = a[i + 1];
+}
+
+/* The window of entry p (p and up to 10 ancestors), from the entries. */
+static void mtp_window_load(const bk_chain *c, link_state *ls, uint32_t p)
+{
+    uint32_t t[MTP_SPAN];
+    int n = 0;
+    for (uint32_t i = p; n < MTP_SPAN && i != BK_CHAIN_NONE; i = c->entries[i].parent) t[n++] = c->entries[i].time;
+    ls->n = n;
+    ls->head = 0;
+    for (int q = 0; q < n; q++) {
+        ls->ring[q] = t[n - 1 - q]; /* oldest first */
+        sorted_insert(ls->sorted, q, t[n - 1 - q]);
+    }
+}
+
+static void connect_entry(bk_chain *c, uint32_t k, link_state *ls)
 {
     bk_chain_entry *e = &c->entries[k];
-    if (!wc->valid || wc->bits != e->bits) {
-        wc->bits = e->bits;
-        bk_block_proof(e->bits, wc->work);
-        wc->valid = 1;
+    if (!ls->proof_valid || ls->bits != e->bits) {
+        uint8_t w[32];
+        bk_block_proof(e->bits, w);
+        for (int i = 0; i < 4; i++) ls->proof[i] = load_be64(w + 8 * i);
+        ls->bits = e->bits;
+        ls->proof_valid = 1;
     }
-    if (e->parent != BK_CHAIN_NONE) memcpy(e->chainwork, c->entries[e->parent].chainwork, 32);
-    else memset(e->chainwork, 0, 32);
-    be256_add(e->chainwork, wc->work);
-    e->mediantime = median_time_past(c, k);
+    if (e->parent == BK_CHAIN_NONE) {
+        memset(ls->work, 0, sizeof ls->work);
+        ls->n = ls->head = 0;
+    } else if (e->parent != ls->last) {
+        for (int i = 0; i < 4; i++) ls->work[i] = load_be64(c->entries[e->parent].chainwork + 8 * i);
+        mtp_window_load(c, ls, e->parent);
+    }
+    /* work += proof, 256-bit */
+    uint64_t carry = 0;
+    for (int i = 3; i >= 0; i--) {
+        uint64_t x = ls->work[i], s = x + ls->proof[i];
+        uint64_t c1 = s < x;
+        uint64_t t = s + carry;
+        carry = c1 | (t < s);
+        ls->work[i] = t;
+        store_be64(e->chainwork + 8 * i, t);
+    }
+    if (ls->n == MTP_SPAN) {
+        sorted_remove(ls->sorted, ls->n, ls->ring[ls->head]);
+        ls->ring[ls->head] = e->time;
+        ls->head = (ls->head + 1) % MTP_SPAN;
+        sorted_insert(ls->sorted, MTP_SPAN - 1, e->time);
+    } else {
+        ls->ring[ls->n] = e->time;
+        sorted_insert(ls->sorted, ls->n, e->time);
+        ls->n++;
+    }
+    e->mediantime = ls->sorted[ls->n / 2];
+    ls->last = k;
 }
 
 static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
 {
-    work_cache wc = {0, {0}, 0};
+    link_state ls;
+    link_state_init(&ls);
     /* Entries are in height order: the parent is among the (usually one)
      * entries of the previous height, [grp_prev, grp_cur). */
     size_t grp_prev = 0, grp_cur = 0;
@@ -408,7 +457,7 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
             e->parent = p;
         }
         /* Heights ascend, so the parent is done. */
-        connect_entry(c, (uint32_t)k, &wc);
+        connect_entry(c, (uint32_t)k, &ls);
         if (e->no_data) c->n_no_data++;
     }
     return BK_OK;
@@ -535,8 +584,59 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
     return lo < l->n && l->v[lo].file == file ? l->v[lo].end : 0;
 }
 
-/* Read the 8-byte record header before each position: magic, then the size
- * (and for undo the 32-byte checksum after the record) inside the file. */
+/* The bytes read_sizes checks of each record come through one window
+ * over the file: a single pread covers every record whose checked bytes
+ * lie within WIN_SIZE of the first, as long as no gap between two of them
+ * exceeds WIN_GAP (reading a few KiB through costs less than another
+ * system call; records far apart, as on mainnet, get a read each). */
+#define WIN_SIZE (256u << 10)
+#define WIN_GAP 4096u
+
+typedef struct read_window {
+    uint8_t *buf;
+    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, de-obfuscated */
+} read_window;
+
+/* The bytes read_sizes checks for a record at pos: its 8-byte record
+ * header, and for blocks the 80-byte header after it (cut at the file's
+ * end: a record running past it is refused on its size). */
+static void checked_range(bk_file_kind kind, uint64_t pos, uint64_t flen, uint64_t *lo, uint64_t *hi)
+{
+    *lo = pos - 8;
+    *hi = kind == BK_FILE_BLK ? (pos + BK_HEADER_SIZE < flen ? pos + BK_HEADER_SIZE : flen) : pos;
+}
+
+/* Make refs[i]'s checked bytes available in w (one pread for it and the
+ * records after it in the same file that fit the window). 0 when the read
+ * failed (the file shrank): the caller reads that record on its own. */
+static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind, const pos_ref *refs, size_t i,
+                       size_t n)
+{
+    uint64_t lo, hi;
+    checked_range(kind, refs[i].pos, f->len, &lo, &hi);
+    if (lo >= w->lo && hi <= w->hi) return 1;
+    uint64_t end = hi;
+    for (size_t j = i + 1; j < n && refs[j].file == refs[i].file; j++) {
+        uint64_t l2, h2;
+        if (refs[j].pos < 8 || refs[j].pos > f->len) break;
+        checked_range(kind, refs[j].pos, f->len, &l2, &h2);
+        if (h2 - lo > WIN_SIZE || (l2 > end && l2 - end > WIN_GAP)) break;
+        if (h2 > end) end = h2;
+    }
+    w->lo = w->hi = 0;
+    if (bk_blockfile_copy(f, lo, w->buf, (size_t)(end - lo), NULL) != BK_OK) return 0;
+    w->lo = lo;
+    w->hi = end;
+    return 1;
+}
+
+/* Per record the index points at, from the bytes before and at it: the
+ * record header (the network magic, then the size, which must keep the
+ * record and for undo its 32-byte checksum inside the file), and for a
+ * block its header against the stored one (all but the merkle root, which
+ * the entry does not keep). With trust, a record's size is the distance to
+ * the next one the index knows in the file (checked to leave room for a
+ * header), and only the last record of each file is read. */
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
                             int trust, covered_list *cov, bk_error *err)
 {
@@ -547,7 +647,12 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
     }
     if (!n) return BK_OK;
     pos_ref *refs = bk_alloc(c->alloc, n * sizeof *refs);
-    if (!refs) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    read_window w = {bk_alloc(c->alloc, WIN_SIZE), 0, 0};
+    if (!refs || !w.buf) {
+        bk_free(c->alloc, refs, n * sizeof *refs);
+        bk_free(c->alloc, w.buf, WIN_SIZE);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
     size_t m = 0;
     for (size_t k = 0; k < c->n_entries; k++) {
         const bk_chain_entry *e = &c->entries[k];
@@ -563,7 +668,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
     bk_status st = BK_OK;
     for (size_t i = 0; i < n && st == BK_OK;) {
         uint32_t file = refs[i].file;
-        bk_chain_entry *first = &c->entries[refs[i].idx];
         if (cancelled(opts)) {
             st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
             break;
@@ -571,7 +675,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         if (!bk_blocksdir_has(d, kind, file)) {
             /* Pruned after the index was read (a running node), or a copy
              * without it: its blocks have no data (or undo) here. */
-            (void)first;
             for (; i < n && refs[i].file == file; i++) {
                 bk_chain_entry *e = &c->entries[refs[i].idx];
                 if (kind == BK_FILE_BLK) {
@@ -590,11 +693,13 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         st = bk_blocksdir_open_file(d, kind, file, &f, err);
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
+        w.lo = w.hi = 0;
         /* (Files are read with pread, never mapped: nothing to drop.) */
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
             uint64_t pos = refs[i].pos;
-            uint8_t hdr[8];
+            uint8_t hdr[8 + BK_HEADER_SIZE];
+            const uint8_t *rec = hdr; /* the record header, then (blocks) the block header */
             char what[96];
             if (pos < 8 || pos > f.len) {
                 snprintf(what, sizeof what, "past the end of the file (%zu bytes)", f.len);
@@ -616,32 +721,34 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 else e->undo_size = isize;
                 continue;
             }
-            if (bk_blockfile_copy(&f, pos - 8, hdr, 8, NULL) != BK_OK || memcmp(hdr, magic, 4) != 0) {
+            uint64_t lo, hi;
+            checked_range(kind, pos, f.len, &lo, &hi);
+            if (window_fill(&w, &f, kind, refs, i, n)) rec = w.buf + (lo - w.lo);
+            else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) hi = lo; /* shrank */
+            if (hi - lo < 8 || memcmp(rec, magic, 4) != 0) {
                 /* Another network's files (a regtest directory read as main):
                  * say which, and the --chain to use. */
                 const bk_network_params *other = NULL;
-                for (int k = 0; k < BK_NET_COUNT_ && !other; k++)
-                    if (memcmp(bk_network_get((bk_network)k)->magic, hdr, 4) == 0) other = bk_network_get((bk_network)k);
+                for (int k = 0; k < BK_NET_COUNT_ && !other && hi - lo >= 8; k++)
+                    if (memcmp(bk_network_get((bk_network)k)->magic, rec, 4) == 0) other = bk_network_get((bk_network)k);
                 if (other) {
                     st = bk_error_set(err, BK_ERR_MAGIC, pos - 8,
                                       "%s%05u.dat: record magic of %s (%02x%02x%02x%02x), not %s's: use --chain %s",
-                                      kind == BK_FILE_BLK ? "blk" : "rev", f.number, other->name, hdr[0], hdr[1], hdr[2],
-                                      hdr[3], bk_network_get(c->net)->name, other->name);
+                                      kind == BK_FILE_BLK ? "blk" : "rev", f.number, other->name, rec[0], rec[1],
+                                      rec[2], rec[3], bk_network_get(c->net)->name, other->name);
                 } else {
                     st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, "no record header (network magic) before it");
                 }
                 break;
             }
-            uint32_t size = bk_load_le32(hdr + 4);
+            uint32_t size = bk_load_le32(rec + 4);
             if (kind == BK_FILE_BLK && size > BK_HEADER_SIZE && pos + BK_HEADER_SIZE <= f.len) {
-                /* The block there must be this one: its header against the
-                 * stored one (all but the merkle root, which the entry does
-                 * not keep), as a reader trusts the position. */
-                uint8_t h[BK_HEADER_SIZE];
-                if (bk_blockfile_copy(&f, pos, h, BK_HEADER_SIZE, NULL) != BK_OK ||
-                    (int32_t)bk_load_le32(h) != e->version || memcmp(h + 4, e->prev_hash, 32) != 0 ||
-                    bk_load_le32(h + 68) != e->time || bk_load_le32(h + 72) != e->bits ||
-                    bk_load_le32(h + 76) != e->nonce) {
+                /* The block there must be this one: as a reader trusts
+                 * the position. */
+                const uint8_t *h = rec + 8;
+                if (hi - lo < 8 + BK_HEADER_SIZE || (int32_t)bk_load_le32(h) != e->version ||
+                    memcmp(h + 4, e->prev_hash, 32) != 0 || bk_load_le32(h + 68) != e->time ||
+                    bk_load_le32(h + 72) != e->bits || bk_load_le32(h + 76) != e->nonce) {
                     st = pos_fail(err, BK_ERR_MISMATCH, e, kind, pos, "another block's header is there");
                     break;
                 }
@@ -662,6 +769,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         bk_blockfile_close(&f);
     }
     bk_free(c->alloc, refs, n * sizeof *refs);
+    bk_free(c->alloc, w.buf, WIN_SIZE);
     return st;
 }
 
@@ -807,7 +915,8 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
  * too and come later in the files, so repeat until nothing changes. */
 static void link_appended(bk_chain *c, size_t first)
 {
-    work_cache wc = {0, {0}, 0};
+    link_state ls;
+    link_state_init(&ls);
     int progress = 1;
     while (progress) {
         progress = 0;
@@ -818,7 +927,7 @@ static void link_appended(bk_chain *c, size_t first)
             if (p == BK_CHAIN_NONE || c->entries[p].height < 0) continue;
             e->parent = p;
             e->height = c->entries[p].height + 1;
-            connect_entry(c, (uint32_t)k, &wc);
+            connect_entry(c, (uint32_t)k, &ls);
             progress = 1;
         }
     }
