@@ -21,6 +21,24 @@
 
 /* ---- helpers ---- */
 
+/* Ask for transparent huge pages over the 2 MiB-aligned part of a large
+ * buffer the build writes in scattered order (the entries, placed by
+ * height as the index yields them by hash): one fault and one TLB entry
+ * per 2 MiB instead of per 4 KiB page. A hint only (Linux madvise on the
+ * allocator's memory, its contents unchanged); nothing where unsupported. */
+static void hint_huge_pages(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || len < 4 * huge) return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + len) & ~(huge - 1);
+    if (e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 /* Rebuild the table for n_entries (capacity >= 2n, a power of two). */
 static bk_status table_build(bk_chain *c)
 {
@@ -107,42 +125,31 @@ static bk_status add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number
 
 #define HASH_BATCH 32
 
+/* Records decoded, waiting for their headers to be hashed against their
+ * keys, HASH_BATCH at a time (bk_sha256d_msgs keeps several in flight),
+ * and to be stored at their places: the places are prefetched when the
+ * record is decoded and written at the flush, so the batch's scattered
+ * writes overlap instead of each waiting for memory. */
 typedef struct hash_check {
     uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
-    uint32_t idx[HASH_BATCH];
+    bk_chain_entry ent[HASH_BATCH];
+    uint32_t dest[HASH_BATCH];  /* slot in c->entries, or in the overflow when ov[i] */
+    uint8_t ov[HASH_BATCH];
     bk_sha256_seg seg[HASH_BATCH];
     bk_sha256_msg msg[HASH_BATCH];
     uint8_t out[HASH_BATCH * 32];
     size_t n;
 } hash_check;
 
-static bk_status hash_flush(bk_chain *c, hash_check *hc, bk_error *err)
+static void prefetch_entry(const bk_chain_entry *e)
 {
-    for (size_t i = 0; i < hc->n; i++) {
-        hc->seg[i].data = hc->hdr[i];
-        hc->seg[i].len = BK_HEADER_SIZE;
-        hc->msg[i].segs = &hc->seg[i];
-        hc->msg[i].nsegs = 1;
-    }
-    if (hc->n) bk_sha256d_msgs(hc->out, hc->msg, hc->n);
-    for (size_t i = 0; i < hc->n; i++) {
-        const bk_chain_entry *e = &c->entries[hc->idx[i]];
-        if (memcmp(hc->out + 32 * i, e->hash, 32) != 0) {
-            char hex[65];
-            uint8_t key[33];
-            key[0] = 'b';
-            memcpy(key + 1, e->hash, 32);
-            char kh[67];
-            bk_hex_encode(kh, key, 33);
-            kh[66] = 0;
-            hash_hex(hex, hc->out + 32 * i);
-            hc->n = 0;
-            return bk_error_set(err, BK_ERR_MISMATCH, 0,
-                                "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
-        }
-    }
-    hc->n = 0;
-    return BK_OK;
+#if defined(__GNUC__) || defined(__clang__)
+    const char *p = (const char *)e;
+    for (size_t o = 0; o < sizeof *e; o += 64) __builtin_prefetch(p + o, 1, 0);
+    __builtin_prefetch(p + sizeof *e - 1, 1, 0);
+#else
+    (void)e;
+#endif
 }
 
 static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
@@ -172,8 +179,54 @@ static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
     }
 }
 
-static bk_status read_record(bk_chain *c, hash_check *hc, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
-                             bk_error *err)
+/* Where the 'b' records go as they come (in key order, i.e. by hash):
+ * the first block of each height straight into c->entries[height] (the
+ * entries end in height order, and a chain has one block at most heights),
+ * later ones of a height, and heights past the preallocated entries, into
+ * an overflow array merged in at the end. No sort of the whole array. */
+typedef struct placer {
+    uint64_t *occ;       /* bit h: c->entries[h] holds a block of height h */
+    size_t cap;          /* slots (the entries preallocated) */
+    size_t n_primary;    /* slots taken */
+    size_t slots_end;    /* one past the highest slot taken */
+    bk_chain_entry *ov;  /* the others, in key order */
+    size_t n_ov, cap_ov;
+    int32_t max_h;
+} placer;
+
+static bk_status hash_flush(bk_chain *c, placer *pl, hash_check *hc, bk_error *err)
+{
+    for (size_t i = 0; i < hc->n; i++) {
+        hc->seg[i].data = hc->hdr[i];
+        hc->seg[i].len = BK_HEADER_SIZE;
+        hc->msg[i].segs = &hc->seg[i];
+        hc->msg[i].nsegs = 1;
+    }
+    if (hc->n) bk_sha256d_msgs(hc->out, hc->msg, hc->n);
+    for (size_t i = 0; i < hc->n; i++) {
+        const uint8_t *key_hash = hc->ent[i].hash;
+        if (memcmp(hc->out + 32 * i, key_hash, 32) != 0) {
+            char hex[65];
+            uint8_t key[33];
+            key[0] = 'b';
+            memcpy(key + 1, key_hash, 32);
+            char kh[67];
+            bk_hex_encode(kh, key, 33);
+            kh[66] = 0;
+            hash_hex(hex, hc->out + 32 * i);
+            hc->n = 0;
+            return bk_error_set(err, BK_ERR_MISMATCH, 0,
+                                "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
+        }
+        if (hc->ov[i]) pl->ov[hc->dest[i]] = hc->ent[i];
+        else c->entries[hc->dest[i]] = hc->ent[i];
+    }
+    hc->n = 0;
+    return BK_OK;
+}
+
+static bk_status read_record(bk_chain *c, placer *pl, hash_check *hc, const uint8_t *k, size_t kl, const uint8_t *v,
+                             size_t vl, bk_error *err)
 {
     bk_status st = BK_OK;
     switch (bk_index_key_kind_of(k, kl)) {
@@ -181,15 +234,33 @@ static bk_status read_record(bk_chain *c, hash_check *hc, const uint8_t *k, size
         bk_disk_block_index r;
         st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
         if (st != BK_OK) break;
-        if ((st = grow_entries(c)) != BK_OK) {
-            bk_error_set(err, st, 0, "out of memory");
-            break;
+        size_t h = (size_t)r.height;
+        if (h < pl->cap && !(pl->occ[h / 64] >> (h % 64) & 1)) {
+            pl->occ[h / 64] |= (uint64_t)1 << (h % 64);
+            pl->n_primary++;
+            if (h + 1 > pl->slots_end) pl->slots_end = h + 1;
+            hc->dest[hc->n] = (uint32_t)h;
+            hc->ov[hc->n] = 0;
+            prefetch_entry(&c->entries[h]);
+        } else {
+            if (pl->n_ov == pl->cap_ov) {
+                size_t nc = pl->cap_ov ? pl->cap_ov + pl->cap_ov / 2 : 64;
+                if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
+                bk_chain_entry *no = nc > pl->n_ov ? bk_realloc(c->alloc, pl->ov, pl->cap_ov * sizeof *no, nc * sizeof *no) : NULL;
+                if (!no) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                pl->ov = no;
+                pl->cap_ov = nc;
+            }
+            hc->dest[hc->n] = (uint32_t)pl->n_ov++;
+            hc->ov[hc->n] = 1;
         }
-        uint32_t idx = (uint32_t)c->n_entries++;
-        entry_from_record(&c->entries[idx], &r);
-        memcpy(hc->hdr[hc->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
-        hc->idx[hc->n++] = idx;
-        if (hc->n == HASH_BATCH) st = hash_flush(c, hc, err);
+        entry_from_record(&hc->ent[hc->n], &r);
+        if (r.height > pl->max_h) pl->max_h = r.height;
+        memcpy(hc->hdr[hc->n++], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
+        if (hc->n == HASH_BATCH) st = hash_flush(c, pl, hc, err);
         break;
     }
     case BK_INDEX_KEY_FILE: {
@@ -217,6 +288,100 @@ static bk_status read_record(bk_chain *c, hash_check *hc, const uint8_t *k, size
     return st;
 }
 
+/* a[0, n) into height order, stable (key order within a height), in
+ * place: a counting sort gives each entry its place, then cycles are
+ * followed. Heights are below n. */
+static bk_status sort_by_height(const bk_allocator *al, bk_chain_entry *a, size_t n, int32_t max_h)
+{
+    if (n < 2) return BK_OK;
+    size_t nc = (size_t)max_h + 2;
+    uint32_t *count = bk_alloc(al, nc * sizeof *count);
+    uint32_t *dest = bk_alloc(al, n * sizeof *dest);
+    if (!count || !dest) {
+        bk_free(al, count, nc * sizeof *count);
+        bk_free(al, dest, n * sizeof *dest);
+        return BK_ERR_NOMEM;
+    }
+    memset(count, 0, nc * sizeof *count);
+    for (size_t k = 0; k < n; k++) count[a[k].height + 1]++;
+    for (size_t h = 1; h < nc; h++) count[h] += count[h - 1];
+    for (size_t k = 0; k < n; k++) dest[k] = count[a[k].height]++;
+    for (size_t k = 0; k < n; k++) {
+        while (dest[k] != k) {
+            uint32_t j = dest[k];
+            bk_chain_entry t = a[k];
+            a[k] = a[j];
+            a[j] = t;
+            dest[k] = dest[j];
+            dest[j] = j;
+        }
+    }
+    bk_free(al, count, nc * sizeof *count);
+    bk_free(al, dest, n * sizeof *dest);
+    return BK_OK;
+}
+
+/* The placed records into c->entries [0, n) in height order (key order
+ * within a height): the slots closed up, the overflow sorted and merged in
+ * from the back. */
+static bk_status place_finish(bk_chain *c, placer *pl, bk_error *err)
+{
+    size_t n = pl->n_primary + pl->n_ov;
+    c->n_entries = 0;
+    if (!n) return BK_OK;
+    /* Every height needs that many ancestors in the index. */
+    if ((size_t)pl->max_h >= n) {
+        const bk_chain_entry *bad = NULL;
+        size_t h = (size_t)pl->max_h;
+        if (h < pl->cap && (pl->occ[h / 64] >> (h % 64) & 1)) bad = &c->entries[h];
+        for (size_t k = 0; !bad && k < pl->n_ov; k++)
+            if (pl->ov[k].height == pl->max_h) bad = &pl->ov[k];
+        static const uint8_t none[32];
+        char hex[65];
+        hash_hex(hex, bad ? bad->hash : none);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "blocks/index: block %s has height %d but the index holds only %zu blocks",
+                            hex, (int)pl->max_h, n);
+    }
+    if (pl->slots_end != pl->n_primary) {
+        size_t w = 0;
+        for (size_t h = 0; h < pl->slots_end; h++)
+            if (pl->occ[h / 64] >> (h % 64) & 1) {
+                if (w != h) c->entries[w] = c->entries[h];
+                w++;
+            }
+    }
+    if (!pl->n_ov) {
+        c->n_entries = n;
+        return BK_OK;
+    }
+    if (sort_by_height(c->alloc, pl->ov, pl->n_ov, pl->max_h) != BK_OK)
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    if (!pl->n_primary) {
+        /* Nothing preallocated (the records are in LevelDB's log): the
+         * overflow is the array. */
+        bk_free(c->alloc, c->entries, c->cap_entries * sizeof *c->entries);
+        c->entries = pl->ov;
+        c->cap_entries = pl->cap_ov;
+        pl->ov = NULL;
+        pl->n_ov = pl->cap_ov = 0;
+        c->n_entries = n;
+        return BK_OK;
+    }
+    if (c->cap_entries < n) {
+        bk_chain_entry *ne = bk_realloc(c->alloc, c->entries, c->cap_entries * sizeof *ne, n * sizeof *ne);
+        if (!ne) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        c->entries = ne;
+        c->cap_entries = n;
+    }
+    size_t i = pl->n_primary, j = pl->n_ov, w = n;
+    while (j > 0) {
+        if (i > 0 && c->entries[i - 1].height > pl->ov[j - 1].height) c->entries[--w] = c->entries[--i];
+        else c->entries[--w] = pl->ov[--j];
+    }
+    c->n_entries = n;
+    return BK_OK;
+}
+
 /* Every record of the kinds Core's BlockTreeDB writes, one key prefix at
  * a time. */
 static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_opts *opts, bk_error *err)
@@ -231,17 +396,26 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
     hc->n = 0;
+    placer pl;
+    memset(&pl, 0, sizeof pl);
     /* Size the entries from the tables' bytes for the 'b' range (a record
      * takes about 130 bytes there, Core stores them uncompressed): one
-     * allocation instead of a doubling series. Records still in the log
-     * are not counted; the array grows for those. */
+     * allocation, the slots by height. Records still in the log are not
+     * counted; they go to the overflow. */
     uint64_t approx = bk_ldb_approximate_size(db, &prefixes[0], 1, (const uint8_t *)"c", 1);
     if (approx / 128 > 1024 && approx / 128 < BK_CHAIN_NONE / 2) {
         size_t want = (size_t)(approx / 128) + 1024;
         bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
-        if (e) {
+        uint64_t *occ = e ? bk_alloc(c->alloc, (want + 63) / 64 * sizeof *occ) : NULL;
+        if (occ) {
+            hint_huge_pages(e, want * sizeof *e);
+            memset(occ, 0, (want + 63) / 64 * sizeof *occ);
             c->entries = e;
             c->cap_entries = want;
+            pl.occ = occ;
+            pl.cap = want;
+        } else {
+            bk_free(c->alloc, e, want * sizeof *e);
         }
     }
     uint64_t n = 0;
@@ -256,64 +430,21 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
                 st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
                 break;
             }
-            st = read_record(c, hc, k, kl, v, vl, err);
+            st = read_record(c, &pl, hc, k, kl, v, vl, err);
         }
         if (st == BK_OK) st = bk_ldb_iter_status(it, err);
         bk_ldb_iter_free(it);
     }
-    if (st == BK_OK) st = hash_flush(c, hc, err);
+    if (st == BK_OK) st = hash_flush(c, &pl, hc, err);
     bk_free(c->alloc, hc, sizeof *hc);
     bk_ldb_close(db);
+    if (st == BK_OK) st = place_finish(c, &pl, err);
+    bk_free(c->alloc, pl.occ, (pl.cap + 63) / 64 * sizeof *pl.occ);
+    bk_free(c->alloc, pl.ov, pl.cap_ov * sizeof *pl.ov);
     return st;
 }
 
-/* ---- ordering, links, work, median time past ---- */
-
-/* Entries into height order (stable: key order within a height), in place:
- * a counting sort gives each entry its place, then cycles are followed. */
-static bk_status sort_by_height(bk_chain *c, bk_error *err)
-{
-    size_t n = c->n_entries;
-    if (n < 2) return BK_OK;
-    int32_t max_h = 0;
-    for (size_t k = 0; k < n; k++) {
-        const bk_chain_entry *e = &c->entries[k];
-        /* Every height needs that many ancestors in the index. */
-        if ((uint64_t)e->height >= n) {
-            char hex[65];
-            hash_hex(hex, e->hash);
-            return bk_error_set(err, BK_ERR_INVALID, 0,
-                                "blocks/index: block %s has height %d but the index holds only %zu blocks", hex,
-                                (int)e->height, n);
-        }
-        if (e->height > max_h) max_h = e->height;
-    }
-    size_t nc = (size_t)max_h + 2;
-    uint32_t *count = bk_alloc(c->alloc, nc * sizeof *count);
-    uint32_t *dest = bk_alloc(c->alloc, n * sizeof *dest);
-    if (!count || !dest) {
-        bk_free(c->alloc, count, nc * sizeof *count);
-        bk_free(c->alloc, dest, n * sizeof *dest);
-        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    }
-    memset(count, 0, nc * sizeof *count);
-    for (size_t k = 0; k < n; k++) count[c->entries[k].height + 1]++;
-    for (size_t h = 1; h < nc; h++) count[h] += count[h - 1];
-    for (size_t k = 0; k < n; k++) dest[k] = count[c->entries[k].height]++;
-    for (size_t k = 0; k < n; k++) {
-        while (dest[k] != k) {
-            uint32_t j = dest[k];
-            bk_chain_entry t = c->entries[k];
-            c->entries[k] = c->entries[j];
-            c->entries[j] = t;
-            dest[k] = dest[j];
-            dest[j] = j;
-        }
-    }
-    bk_free(c->alloc, count, nc * sizeof *count);
-    bk_free(c->alloc, dest, n * sizeof *dest);
-    return BK_OK;
-}
+/* ---- links, work, median time past ---- */
 
 /* Core: chain.h GetMedianTimePast (the block and up to 10 ancestors). */
 #define MTP_SPAN 11
@@ -1307,7 +1438,6 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         }
     }
     if (st == BK_OK) st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK) st = sort_by_height(c, err);
     if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
     if (st == BK_OK) st = link_all(c, opts, err);
     if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, dirs->trust_positions, &cov_blk, err);
