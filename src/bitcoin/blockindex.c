@@ -57,7 +57,8 @@ typedef struct field_reader {
     bk_status st;
 } field_reader;
 
-static uint64_t field(field_reader *f, uint64_t max, const char *name)
+/* The error path of field: the same VARINT read again, for the message. */
+static uint64_t field_fail(field_reader *f, uint64_t max, const char *name)
 {
     uint64_t v = 0;
     if (f->st != BK_OK) return 0;
@@ -71,6 +72,27 @@ static uint64_t field(field_reader *f, uint64_t max, const char *name)
         return 0;
     }
     return v;
+}
+
+/* The next VARINT field (at most max), or 0 with f->st set naming it. The
+ * usual case inline: the bytes are there and the value fits. */
+static inline uint64_t field(field_reader *f, uint64_t max, const char *name)
+{
+    if (f->st == BK_OK) {
+        const uint8_t *v = f->val;
+        uint64_t n = 0;
+        for (size_t pos = f->pos; pos < f->vlen && n <= (max >> 7); pos++) {
+            uint8_t ch = v[pos];
+            n = (n << 7) | (ch & 0x7f);
+            if (!(ch & 0x80)) {
+                f->pos = pos + 1;
+                return n;
+            }
+            if (n == max) break;
+            n++;
+        }
+    }
+    return field_fail(f, max, name);
 }
 
 bk_index_key_kind bk_index_key_kind_of(const uint8_t *key, size_t klen)

@@ -610,6 +610,52 @@ static int cmp_pos(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static int ref_less(const pos_ref *x, const pos_ref *y)
+{
+    return cmp_pos(x, y) < 0;
+}
+
+/* The usual disorder: heights ascend through the files but for a few
+ * blocks out of place (a stale sibling stored after its rival's
+ * successors). Those few are taken out (a ref leaves the run when it is
+ * below the last one kept or above the next one), sorted apart and merged
+ * back from the back. Returns 0, refs untouched, when more than n/16 would
+ * leave (the radix sort does it then). */
+static int sort_refs_nearly(const bk_allocator *a, pos_ref *refs, size_t n)
+{
+    size_t out = 0, lim = n / 16;
+    const pos_ref *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if ((last && ref_less(&refs[i], last)) || (i + 1 < n && ref_less(&refs[i + 1], &refs[i]))) {
+            if (++out > lim) return 0;
+        } else {
+            last = &refs[i];
+        }
+    }
+    pos_ref *ex = bk_alloc(a, out * sizeof *ex);
+    if (!ex) return 0;
+    size_t kept = 0, m = 0;
+    last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        /* (The same test as above, on the original order: refs[i + 1] is
+         * not yet moved, refs[kept - 1] is the last one kept.) */
+        if ((last && ref_less(&refs[i], &refs[kept - 1])) || (i + 1 < n && ref_less(&refs[i + 1], &refs[i]))) {
+            ex[m++] = refs[i];
+        } else {
+            refs[kept++] = refs[i];
+            last = &refs[kept - 1];
+        }
+    }
+    qsort(ex, m, sizeof *ex, cmp_pos);
+    size_t i = kept, j = m, w = n;
+    while (j > 0) {
+        if (i > 0 && ref_less(&ex[j - 1], &refs[i - 1])) refs[--w] = refs[--i];
+        else refs[--w] = ex[--j];
+    }
+    bk_free(a, ex, out * sizeof *ex);
+    return 1;
+}
+
 /* Sort refs by (file, pos, idx) in O(n): LSD radix over the 64-bit key
  * file << 32 | pos in 16-bit digits (positions are Core's uint32
  * nDataPos / nUndoPos), skipping digits that are the same everywhere;
@@ -620,7 +666,8 @@ static void sort_refs(const bk_allocator *a, pos_ref *refs, size_t n)
     if (n < 2) return;
     size_t unsorted = 0;
     for (size_t i = 1; i < n && !unsorted; i++) unsorted = cmp_pos(&refs[i - 1], &refs[i]) > 0;
-    if (!unsorted) return; /* usual: heights ascend through the files */
+    if (!unsorted) return; /* heights ascend through the files */
+    if (sort_refs_nearly(a, refs, n)) return;
     int radix_ok = 1;
     for (size_t i = 0; i < n && radix_ok; i++) radix_ok = refs[i].pos <= UINT32_MAX;
     pos_ref *tmp = radix_ok ? bk_alloc(a, n * sizeof *tmp) : NULL;
@@ -771,27 +818,23 @@ static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind,
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
                             int trust, covered_list *cov, bk_error *err)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < c->n_entries; k++) {
-        const bk_chain_entry *e = &c->entries[k];
-        n += kind == BK_FILE_BLK ? !e->no_data : e->has_undo;
-    }
-    if (!n) return BK_OK;
-    pos_ref *refs = bk_alloc(c->alloc, n * sizeof *refs);
-    read_window w = {bk_alloc(c->alloc, WIN_SIZE), 0, 0};
-    if (!refs || !w.buf) {
-        bk_free(c->alloc, refs, n * sizeof *refs);
-        bk_free(c->alloc, w.buf, WIN_SIZE);
-        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    }
-    size_t m = 0;
+    if (!c->n_entries) return BK_OK;
+    /* (Sized for every entry: one pass over them, not a count first.) */
+    size_t ncap = c->n_entries, n = 0;
+    pos_ref *refs = bk_alloc(c->alloc, ncap * sizeof *refs);
+    if (!refs) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     for (size_t k = 0; k < c->n_entries; k++) {
         const bk_chain_entry *e = &c->entries[k];
         if (kind == BK_FILE_BLK ? e->no_data : !e->has_undo) continue;
-        refs[m].file = kind == BK_FILE_BLK ? e->file : e->undo_file;
-        refs[m].pos = kind == BK_FILE_BLK ? e->offset : e->undo_offset;
-        refs[m].idx = (uint32_t)k;
-        m++;
+        refs[n].file = kind == BK_FILE_BLK ? e->file : e->undo_file;
+        refs[n].pos = kind == BK_FILE_BLK ? e->offset : e->undo_offset;
+        refs[n].idx = (uint32_t)k;
+        n++;
+    }
+    read_window w = {n ? bk_alloc(c->alloc, WIN_SIZE) : NULL, 0, 0};
+    if (!n || !w.buf) {
+        bk_free(c->alloc, refs, ncap * sizeof *refs);
+        return n ? bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory") : BK_OK;
     }
     sort_refs(c->alloc, refs, n);
     const uint8_t *magic = bk_network_get(c->net)->magic;
@@ -899,7 +942,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         }
         bk_blockfile_close(&f);
     }
-    bk_free(c->alloc, refs, n * sizeof *refs);
+    bk_free(c->alloc, refs, ncap * sizeof *refs);
     bk_free(c->alloc, w.buf, WIN_SIZE);
     return st;
 }
