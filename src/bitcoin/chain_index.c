@@ -16,28 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ---- helpers ---- */
-
-/* Ask for transparent huge pages over the 2 MiB-aligned part of a large
- * buffer the build writes in scattered order (the entries, placed by
- * height as the index yields them by hash): one fault and one TLB entry
- * per 2 MiB instead of per 4 KiB page. A hint only (Linux madvise on the
- * allocator's memory, its contents unchanged); nothing where unsupported. */
-static void hint_huge_pages(void *p, size_t len)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (!p || len < 4 * huge) return;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + len) & ~(huge - 1);
-    if (e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)len;
-#endif
-}
 
 /* Rebuild the table for n_entries (capacity >= 2n, a power of two). */
 static bk_status table_build(bk_chain *c)
@@ -408,7 +389,6 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
         uint64_t *occ = e ? bk_alloc(c->alloc, (want + 63) / 64 * sizeof *occ) : NULL;
         if (occ) {
-            hint_huge_pages(e, want * sizeof *e);
             memset(occ, 0, (want + 63) / 64 * sizeof *occ);
             c->entries = e;
             c->cap_entries = want;
