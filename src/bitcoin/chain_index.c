@@ -108,9 +108,9 @@ static bk_status add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number
 
 /* Records decoded, waiting for their headers to be hashed against their
  * keys, HASH_BATCH at a time (bk_sha256d_msgs keeps several in flight),
- * and to be stored at their places: the places are prefetched when the
- * record is decoded and written at the flush, so the batch's scattered
- * writes overlap instead of each waiting for memory. */
+ * and then stored at their places (an entry is only stored once its
+ * header is checked). No software prefetch of the places: they are mostly
+ * pages not yet faulted in, and prefetching those measured slower. */
 typedef struct hash_check {
     uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
     bk_chain_entry ent[HASH_BATCH];
@@ -121,17 +121,6 @@ typedef struct hash_check {
     uint8_t out[HASH_BATCH * 32];
     size_t n;
 } hash_check;
-
-static void prefetch_entry(const bk_chain_entry *e)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    const char *p = (const char *)e;
-    for (size_t o = 0; o < sizeof *e; o += 64) __builtin_prefetch(p + o, 1, 0);
-    __builtin_prefetch(p + sizeof *e - 1, 1, 0);
-#else
-    (void)e;
-#endif
-}
 
 static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
 {
@@ -222,7 +211,6 @@ static bk_status read_record(bk_chain *c, placer *pl, hash_check *hc, const uint
             if (h + 1 > pl->slots_end) pl->slots_end = h + 1;
             hc->dest[hc->n] = (uint32_t)h;
             hc->ov[hc->n] = 0;
-            prefetch_entry(&c->entries[h]);
         } else {
             if (pl->n_ov == pl->cap_ov) {
                 size_t nc = pl->cap_ov ? pl->cap_ov + pl->cap_ov / 2 : 64;
