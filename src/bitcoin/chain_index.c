@@ -564,11 +564,7 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
 
 /* ---- record sizes from the blk / rev files ---- */
 
-typedef struct pos_ref {
-    uint32_t file;
-    uint32_t idx;
-    uint64_t pos;
-} pos_ref;
+typedef bk_chain_pos pos_ref;
 
 static int cmp_pos(const void *a, const void *b)
 {
@@ -629,7 +625,7 @@ static int sort_refs_nearly(const bk_allocator *a, pos_ref *refs, size_t n)
  * nDataPos / nUndoPos), skipping digits that are the same everywhere;
  * stable, so equal keys keep their (ascending) idx order. Falls back to
  * qsort when the scratch buffer cannot be had. */
-static void sort_refs(const bk_allocator *a, pos_ref *refs, size_t n)
+void bk_chain_sort_positions(const bk_allocator *a, bk_chain_pos *refs, size_t n)
 {
     if (n < 2) return;
     size_t unsorted = 0;
@@ -804,7 +800,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         bk_free(c->alloc, refs, ncap * sizeof *refs);
         return n ? bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory") : BK_OK;
     }
-    sort_refs(c->alloc, refs, n);
+    bk_chain_sort_positions(c->alloc, refs, n);
     const uint8_t *magic = bk_network_get(c->net)->magic;
     uint64_t tail = kind == BK_FILE_REV ? BK_UNDO_CHECKSUM_SIZE : 0;
     bk_status st = BK_OK;
@@ -1132,7 +1128,7 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
                         cand[m].idx = (uint32_t)k;
                         m++;
                     }
-                sort_refs(c->alloc, cand, n_cand);
+                bk_chain_sort_positions(c->alloc, cand, n_cand);
             }
             if (!range_set) {
                 range_set = 1;

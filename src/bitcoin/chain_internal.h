@@ -12,4 +12,20 @@ uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32]);
 /* Insert entry idx (the table has room: capacity >= 2 n_entries). */
 void bk_chain_table_insert(bk_chain *c, uint32_t idx);
 
+/* A position in a blk or rev file and the entry it belongs to (the block
+ * index builder, chain_index.c). */
+typedef struct bk_chain_pos {
+    uint32_t file;
+    uint32_t idx;
+    uint64_t pos;
+} bk_chain_pos;
+
+/* Sort refs by (file, pos, idx): already sorted costs one pass; a few out
+ * of place are taken out, sorted and merged back; otherwise an LSD radix
+ * sort (positions up to UINT32_MAX, else qsort). The refs come with idx
+ * ascending (built in one pass over the entries), which the radix sort's
+ * stability keeps among equal positions. Internal, visible to
+ * tests/test_chain_positions.c. */
+void bk_chain_sort_positions(const bk_allocator *a, bk_chain_pos *refs, size_t n);
+
 #endif
