@@ -89,6 +89,11 @@ static inline bk_writer *bk_table_tmp(bk_table_writer *t)
     return &t->tmp;
 }
 BK_API void bk_table_tmp_str(bk_table_writer *t, size_t col);
+/* A STRING value written in place: open returns the writer to append the
+ * value's bytes to (Parquet: the column's page buffer, no copy; text
+ * formats: the scratch), close ends the value. No other call on t between. */
+BK_API bk_writer *bk_table_str_open(bk_table_writer *t, size_t col);
+BK_API void bk_table_str_close(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_begin(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_end(bk_table_writer *t, size_t col);
 BK_API bk_status bk_table_end_row(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;

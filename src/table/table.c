@@ -228,13 +228,14 @@ static int check_col(bk_table_writer *t, size_t col)
     return 1;
 }
 
+/* Parquet: straight to the writer, which checks order and types itself. */
 void bk_table_null(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_null(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (!(t->cols[col].flags & BK_PQ_OPTIONAL) || t->in_list != SIZE_MAX) {
         tfail(t, BK_ERR_ARG, "table: null for required column %s", t->cols[col].name);
         return;
@@ -245,24 +246,24 @@ void bk_table_null(bk_table_writer *t, size_t col)
 
 void bk_table_bool(bk_table_writer *t, size_t col, int v)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_bool(t->pq, col, v);
         return;
     }
+    if (!check_col(t, col)) return;
     bk_writer *w = text_begin(t, col);
     if (w) bk_writer_puts(w, v ? "true" : "false");
 }
 
 void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 {
-    if (!check_col(t, col)) return;
-    bk_pq_type ty = t->cols[col].type;
     if (t->pq) {
-        if (ty == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
+        if (col < t->ncols && t->cols[col].type == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
         else bk_pq_i64(t->pq, col, v);
         return;
     }
+    if (!check_col(t, col)) return;
+    bk_pq_type ty = t->cols[col].type;
     bk_writer *w = text_begin(t, col);
     if (!w) return;
     char buf[64];
@@ -302,11 +303,11 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 
 void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_str(t->pq, col, s, len);
         return;
     }
+    if (!check_col(t, col)) return;
     bk_writer *w = text_begin(t, col);
     if (!w) return;
     if (t->format == BK_TABLE_NDJSON || w == &t->lst) json_escaped(w, s, len);
@@ -315,13 +316,18 @@ void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 
 void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev)
 {
-    if (!check_col(t, col)) return;
-    if (t->pq || n == 0) {
-        /* Parquet (and the empty string, which CSV quotes): via the scratch. */
-        bk_writer *s = bk_table_tmp(t);
+    if (t->pq) {
+        /* into the column's page buffer (or the dictionary's scratch) */
+        bk_writer *s = bk_pq_str_open(t->pq, col);
         if (rev) bk_writer_put_hex_rev(s, p, n);
         else bk_writer_put_hex(s, p, n);
-        bk_table_tmp_str(t, col);
+        bk_pq_str_close(t->pq, col);
+        return;
+    }
+    if (!check_col(t, col)) return;
+    if (n == 0) {
+        /* the empty string, which CSV quotes */
+        bk_table_str(t, col, "", 0);
         return;
     }
     bk_writer *w = text_begin(t, col);
@@ -342,13 +348,25 @@ void bk_table_tmp_str(bk_table_writer *t, size_t col)
     bk_table_str(t, col, t->tmp.len ? (const char *)t->tmp.data : "", t->tmp.len);
 }
 
+bk_writer *bk_table_str_open(bk_table_writer *t, size_t col)
+{
+    if (t->pq) return bk_pq_str_open(t->pq, col);
+    return bk_table_tmp(t);
+}
+
+void bk_table_str_close(bk_table_writer *t, size_t col)
+{
+    if (t->pq) bk_pq_str_close(t->pq, col);
+    else bk_table_tmp_str(t, col);
+}
+
 void bk_table_list_begin(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_list_begin(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (!(t->cols[col].flags & BK_PQ_LIST) || t->in_list != SIZE_MAX || col != t->next) {
         tfail(t, BK_ERR_ARG, "table: list for column %zu: not a list, not next, or inside a list", col);
         return;
@@ -361,11 +379,11 @@ void bk_table_list_begin(bk_table_writer *t, size_t col)
 
 void bk_table_list_end(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_list_end(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (t->in_list != col) {
         tfail(t, BK_ERR_ARG, "table: end of a list for column %zu that is not open", col);
         return;
