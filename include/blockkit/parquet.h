@@ -119,6 +119,12 @@ BK_API bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
  * after. Returns the sticky status. */
 BK_API bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_pq_writer_free(bk_pq_writer *w);
+/* Start a new file on sink(ctx, ...) with the same schema and options,
+ * keeping the buffers (pages, dictionaries, column chunks) at the sizes
+ * they grew to: for a run of files, no allocation after the first. Any
+ * state of the previous file (finished or not) is dropped; the sticky
+ * status is cleared. Writes "PAR1" (BK_ERR_IO when the sink fails). */
+BK_API bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_error *err) BK_WARN_UNUSED;
 
 BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
 /* Bytes handed to the sink so far. */

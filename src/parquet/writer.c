@@ -96,7 +96,8 @@ struct bk_pq_writer {
     uint32_t list_items;
     size_t open_str;       /* column of an open bk_pq_str_open value, or SIZE_MAX */
     int fast;              /* status OK, no list or string open, not finished: values take the short path */
-    size_t since_check;    /* value bytes added since the buffered total was last summed */
+    size_t since_check;    /* value bytes added since pages and the buffered total were last looked at */
+    size_t page_check;     /* ... every this many bytes */
     bk_writer scratch;     /* bk_pq_str_open of a dictionary column, or after an error */
     bk_writer page;        /* scratch: a page body */
     bk_writer comp;        /* scratch: compressed body */
@@ -354,6 +355,9 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     if (!w->o.row_group_size) w->o.row_group_size = (size_t)64 << 20;
     if (!w->o.dict_max_bytes) w->o.dict_max_bytes = (size_t)1 << 20;
     if (!w->o.created_by) w->o.created_by = "blockkit";
+    w->page_check = w->o.page_size / 16;
+    if (w->page_check > w->o.row_group_size / 64) w->page_check = w->o.row_group_size / 64;
+    if (w->page_check > ((size_t)64 << 10)) w->page_check = (size_t)64 << 10;
     if (w->o.codec != BK_PQ_UNCOMPRESSED && w->o.codec != BK_PQ_SNAPPY && w->o.codec != BK_PQ_ZSTD) {
         bk_free(alloc, w, sizeof *w);
         return bk_error_set(err, BK_ERR_ARG, 0, "parquet: unknown codec %d", (int)w->o.codec);
@@ -402,6 +406,51 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     }
     *out = w;
     return BK_OK;
+}
+
+bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_error *err)
+{
+    if (!w || !sink) return bk_error_set(err, BK_ERR_ARG, 0, "parquet: no writer or no sink");
+    for (size_t i = 0; i < w->ncols; i++) {
+        pq_col *c = &w->cols[i];
+        c->nlv = c->nidx = c->page_values = 0;
+        bk_writer_reset(&c->vals);
+        bk_writer_reset(&c->dict);
+        c->nents = 0;
+        c->last_idx = 0;
+        if (c->table) memset(c->table, 0, c->table_cap * sizeof *c->table);
+        c->dict_on = c->use_dict;
+        bk_writer_reset(&c->chunk);
+        c->chunk_values = c->chunk_uncompressed = 0;
+        c->had_plain = c->had_dict = 0;
+        c->nulls = 0;
+        c->has_minmax = 0;
+        c->smin_cut = c->smax_cut = 0;
+        bk_writer_reset(&c->smin);
+        bk_writer_reset(&c->smax);
+        c->str_at = 0;
+    }
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->pos = 0;
+    w->rows = w->rg_rows = 0;
+    w->next = 0;
+    w->in_list = SIZE_MAX;
+    w->list_items = 0;
+    w->open_str = SIZE_MAX;
+    w->since_check = 0;
+    bk_writer_reset(&w->page);
+    bk_writer_reset(&w->comp);
+    bk_writer_reset(&w->hdr);
+    bk_writer_reset(&w->rgmeta);
+    bk_writer_reset(&w->scratch);
+    w->n_rowgroups = 0;
+    w->status = BK_OK;
+    w->msg[0] = 0;
+    w->finished = 0;
+    w->fast = 1;
+    out_put(w, "PAR1", 4);
+    return report(w, err);
 }
 
 void bk_pq_writer_free(bk_pq_writer *w)
@@ -520,7 +569,8 @@ static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
     return d == 0;
 }
 
-/* The dictionary index of the value bytes p[0..n), inserting it. */
+/* The dictionary index of the value bytes p[0..n), inserting it: 1 when
+ * it was there, 2 when inserted, 0 out of memory. */
 static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, uint32_t *idx_out)
 {
     /* Runs of one value (block_hash, block_number on every row of a block). */
@@ -561,7 +611,7 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     c->ents[c->nents].len = (uint32_t)n;
     c->table[h] = (uint32_t)c->nents + 1;
     *idx_out = c->last_idx = (uint32_t)c->nents++;
-    return 1;
+    return 2;
 }
 
 static inline void stat_int(pq_col *c, int64_t v)
@@ -588,18 +638,23 @@ static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
  * its zero padding does), so most values are placed by one compare. */
 static inline uint64_t str_key(const uint8_t *p, size_t n)
 {
-    uint8_t b[8] = {0};
-    if (n) memcpy(b, p, n < 8 ? n : 8);
     uint64_t k = 0;
-    for (int i = 0; i < 8; i++) k = (k << 8) | b[i];
+    if (n >= 8) {
+        memcpy(&k, p, 8);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return __builtin_bswap64(k);
+#else
+        k = 0;
+#endif
+    }
+    size_t m = n < 8 ? n : 8;
+    for (size_t i = 0; i < 8; i++) k = (k << 8) | (i < m ? p[i] : 0u);
     return k;
 }
 
-static void stat_str(pq_col *c, const uint8_t *p, size_t n)
+static void stat_str_slow(pq_col *c, const uint8_t *p, size_t n, uint64_t k)
 {
     size_t t = n < STAT_MAX ? n : STAT_MAX;
-    uint64_t k = str_key(p, n);
-    if (c->has_minmax && k > c->smin_key && k < c->smax_key) return; /* strictly inside */
     if (!c->has_minmax) {
         put_n(&c->smin, p, t);
         put_n(&c->smax, p, t);
@@ -629,13 +684,19 @@ static void stat_str(pq_col *c, const uint8_t *p, size_t n)
     }
 }
 
+static inline void stat_str(pq_col *c, const uint8_t *p, size_t n)
+{
+    uint64_t k = str_key(p, n);
+    if (c->has_minmax && k > c->smin_key && k < c->smax_key) return; /* strictly inside */
+    stat_str_slow(c, p, n, k);
+}
+
 static void flush_page(bk_pq_writer *w, pq_col *c);
 
 static size_t page_bytes(const pq_col *c) { return c->vals.len + c->nidx * 4 + c->nlv * (c->max_rep ? 2 : 1); }
 
-/* After a value that ends the column's part of a row (a value of a flat
- * column, the end of a list): the dictionary's fallback to PLAIN and the
- * page limit. Pages of different columns need not end at the same row. */
+/* At a row boundary: the dictionary's fallback to PLAIN and the page
+ * limit of column c. */
 static inline void col_row_done(bk_pq_writer *w, pq_col *c)
 {
     if (c->dict_on && c->dict.len > w->o.dict_max_bytes) {
@@ -714,37 +775,44 @@ static inline uint8_t *vspace(bk_writer *b, size_t n)
     return bk_writer_space(b, n);
 }
 
-static void put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
+/* Append a value; returns 1 when the statistics must see it (a PLAIN
+ * value, or one new to the chunk's dictionary: the statistics of a chunk
+ * already hold every entry of its dictionary), 0 otherwise. */
+static int put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
 {
     w->since_check += n + 4;
     if (c->dict_on) {
         uint32_t ix;
-        if (!grow_u32(w->alloc, &c->idx, &c->idx_cap, c->nidx + 1) || !dict_index(w, c, p, n, &ix)) {
-            fail(w, BK_ERR_NOMEM, "out of memory (dictionary of column %s)", c->def->name);
-            return;
+        int r = 0;
+        if ((c->nidx < c->idx_cap || grow_u32(w->alloc, &c->idx, &c->idx_cap, c->nidx + 1)) &&
+            (r = dict_index(w, c, p, n, &ix)) != 0) {
+            c->idx[c->nidx++] = ix;
+            return r == 2;
         }
-        c->idx[c->nidx++] = ix;
-        return;
+        fail(w, BK_ERR_NOMEM, "out of memory (dictionary of column %s)", c->def->name);
+        return 0;
     }
     if (c->ptype == PT_BYTE_ARRAY) {
         uint8_t *d = vspace(&c->vals, n + 4);
         if (!d) {
             fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
-            return;
+            return 0;
         }
         bk_store_le32(d, (uint32_t)n);
         if (n) memcpy(d + 4, p, n);
         bk_writer_commit(&c->vals, n + 4);
-        return;
+        return 1;
     }
     put_n(&c->vals, p, n);
     if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+    return 1;
 }
 
-/* A value of c is complete: outside a list, its part of the row is done. */
+/* A value of c is complete. (Pages are closed at row ends: bk_pq_end_row.) */
 static inline void value_done(bk_pq_writer *w, pq_col *c)
 {
-    if (w->in_list == SIZE_MAX) col_row_done(w, c);
+    (void)w;
+    (void)c;
 }
 
 void bk_pq_null(bk_pq_writer *w, size_t col)
@@ -763,7 +831,6 @@ void bk_pq_null(bk_pq_writer *w, size_t col)
     c->nulls++;
     w->next++;
     w->since_check++;
-    col_row_done(w, c);
 }
 
 void bk_pq_bool(bk_pq_writer *w, size_t col, int v)
@@ -784,8 +851,7 @@ void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
     if (!c) return;
     uint8_t b[4];
     bk_store_le32(b, (uint32_t)v);
-    put_value(w, c, b, 4);
-    if (c->minmax) stat_int(c, v);
+    if (put_value(w, c, b, 4) && c->minmax) stat_int(c, v);
     value_done(w, c);
 }
 
@@ -796,7 +862,7 @@ void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
     if (c->dict_on) {
         uint8_t b[8];
         bk_store_le64(b, (uint64_t)v);
-        put_value(w, c, b, 8);
+        if (!put_value(w, c, b, 8)) goto done;
     } else {
         uint8_t *d = vspace(&c->vals, 8);
         if (!d) {
@@ -808,6 +874,7 @@ void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
         w->since_check += 8;
     }
     if (c->minmax) stat_int(c, v);
+done:
     value_done(w, c);
 }
 
@@ -819,8 +886,7 @@ void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
     }
     pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
     if (!c) return;
-    put_value(w, c, (const uint8_t *)s, len);
-    if (c->minmax) stat_str(c, (const uint8_t *)s, len);
+    if (put_value(w, c, (const uint8_t *)s, len) && c->minmax) stat_str(c, (const uint8_t *)s, len);
     value_done(w, c);
 }
 
@@ -861,8 +927,10 @@ void bk_pq_str_close(bk_pq_writer *w, size_t col)
             fail(w, BK_ERR_ARG, "string of %zu bytes for column %s (limit 2 GiB - 1)", n, c->def->name);
             return;
         }
-        put_value(w, c, p, n);
-        if (w->status != BK_OK) return;
+        if (!put_value(w, c, p, n)) {
+            value_done(w, c);
+            return;
+        }
     } else {
         if (bk_writer_status(&c->vals) != BK_OK) {
             fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
@@ -907,7 +975,6 @@ void bk_pq_list_end(bk_pq_writer *w, size_t col)
     w->fast = 1;
     w->next++;
     w->since_check++;
-    col_row_done(w, c);
 }
 
 /* ---- pages ---- */
@@ -1208,14 +1275,20 @@ bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err)
     w->next = 0;
     w->rows++;
     w->rg_rows++;
-    /* Pages were closed as their values came (col_row_done). The buffered
-     * total is summed again once 1/64 of a row group was added since the
-     * last sum (values, levels and dictionary entries grow with the value
-     * bytes counted in since_check), so a row group ends within about
-     * row_group_size + row_group_size / 64 + one row. */
-    if (w->since_check >= w->o.row_group_size / 64) {
+    /* Pages, dictionaries and the row group are looked at once page_check
+     * bytes of values were added since the last look (values, levels and
+     * dictionary entries grow with the bytes counted in since_check), not
+     * per row: a page ends at the first row end past page_size +
+     * page_check, a row group within about row_group_size + page_check +
+     * one row. */
+    if (w->since_check >= w->page_check) {
         w->since_check = 0;
-        if (bk_pq_buffered(w) >= w->o.row_group_size) flush_row_group(w);
+        size_t total = 0;
+        for (size_t i = 0; i < w->ncols; i++) {
+            col_row_done(w, &w->cols[i]);
+            total += col_buffered(&w->cols[i]);
+        }
+        if (total >= w->o.row_group_size) flush_row_group(w);
     }
     return report(w, err);
 }

@@ -94,6 +94,33 @@ bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_
     return treport(t, err);
 }
 
+bk_status bk_table_reopen(bk_table_writer *t, bk_sink_fn sink, void *ctx, bk_error *err)
+{
+    if (!t || !sink) return bk_error_set(err, BK_ERR_ARG, 0, "table: bad arguments");
+    t->next = 0;
+    t->in_list = SIZE_MAX;
+    t->list_items = 0;
+    t->rows = 0;
+    t->text_bytes = 0;
+    t->status = BK_OK;
+    t->msg[0] = 0;
+    t->ts_valid = 0;
+    bk_writer_reset(&t->tmp);
+    bk_writer_reset(&t->lst);
+    if (t->pq) return bk_pq_writer_reset(t->pq, sink, ctx, err);
+    t->sink = sink;
+    t->sink_ctx = ctx;
+    bk_writer_reset(&t->out); /* (a finished writer holds nothing unflushed) */
+    if (t->format == BK_TABLE_CSV) {
+        for (size_t i = 0; i < t->ncols; i++) {
+            if (i) bk_writer_putc(&t->out, ',');
+            bk_writer_puts(&t->out, t->cols[i].name);
+        }
+        put_n(&t->out, "\r\n", 2);
+    }
+    return treport(t, err);
+}
+
 void bk_table_close(bk_table_writer *t)
 {
     if (!t) return;
@@ -463,10 +490,34 @@ static int buf_sink(void *ctx, const uint8_t *p, size_t n)
     return bk_writer_status(&f->buf) == BK_OK ? 0 : -1;
 }
 
+static int same_pq_opts(const bk_pq_opts *a, const bk_pq_opts *b)
+{
+    bk_pq_opts d;
+    if (!a || !b) {
+        bk_pq_opts_init(&d);
+        if (!a) a = &d;
+        if (!b) b = &d;
+    }
+    return a->codec == b->codec && a->zstd_level == b->zstd_level && a->page_size == b->page_size &&
+           a->row_group_size == b->row_group_size && a->dict_max_bytes == b->dict_max_bytes &&
+           a->created_by == b->created_by;
+}
+
 bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first, int64_t last,
                              bk_table_format format, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
                              const bk_allocator *alloc, bk_error *err)
 {
+    /* What a committed chunk of the same shape left: its table writer and
+     * write buffer, reused (bk_table_reopen) with their grown buffers. */
+    int reuse = f->kept && f->table.format == format && f->table.cols == cols && f->table.ncols == ncols &&
+                f->kept_alloc == alloc && same_pq_opts(&f->kept_pq, pq);
+    if (f->kept && !reuse) bk_chunk_file_release(f);
+    bk_table_writer keep_table;
+    bk_writer keep_buf;
+    if (reuse) {
+        keep_table = f->table;
+        keep_buf = f->buf;
+    }
     memset(f, 0, sizeof *f);
     f->fd = -1;
     if (bk_chunk_path(f->path, sizeof f->path, dir, dataset, first, last, bk_table_format_ext(format)) != BK_OK ||
@@ -476,14 +527,30 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
     snprintf(sub, sizeof sub, "%s/%s", dir, dataset);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
     if (mkdir(sub, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", sub, strerror(errno));
+    if (reuse) {
+        /* the same address: the text formats' sink context is the table itself */
+        f->table = keep_table;
+        f->buf = keep_buf;
+        bk_writer_reset(&f->buf);
+    } else {
+        bk_writer_init(&f->buf, alloc);
+    }
+    f->kept_alloc = alloc;
+    if (pq) f->kept_pq = *pq;
+    else bk_pq_opts_init(&f->kept_pq);
     f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (f->fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
-    bk_writer_init(&f->buf, alloc);
+    if (f->fd < 0) {
+        if (reuse) bk_table_close(&f->table);
+        bk_writer_free(&f->buf);
+        return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
+    }
     if (bk_writer_reserve(&f->buf, (size_t)1 << 20) != BK_OK) {
+        if (!reuse) memset(&f->table, 0, sizeof f->table);
         bk_chunk_file_abort(f);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
-    bk_status st = bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
+    bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
+                         : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
     if (st != BK_OK) {
         if (f->failed) bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
         bk_chunk_file_abort(f);
@@ -496,11 +563,20 @@ void bk_chunk_file_abort(bk_chunk_file *f)
 {
     bk_table_close(&f->table);
     bk_writer_free(&f->buf);
+    f->kept = 0;
     if (f->fd >= 0) {
         close(f->fd);
         f->fd = -1;
         unlink(f->tmp_path);
     }
+}
+
+void bk_chunk_file_release(bk_chunk_file *f)
+{
+    if (!f || !f->kept) return;
+    bk_table_close(&f->table);
+    bk_writer_free(&f->buf);
+    f->kept = 0;
 }
 
 /* Remove <dataset>_<first>_<other>.<ext> beside the final file: a partial
@@ -563,6 +639,11 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
         } else {
             remove_older_partials(f);
         }
+    }
+    if (st == BK_OK) {
+        /* keep the table writer and the buffer for the next chunk */
+        f->kept = 1;
+        return st;
     }
     bk_chunk_file_abort(f);
     return st;
