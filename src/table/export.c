@@ -533,6 +533,7 @@ out:
             bk_free(o->alloc, W->blk, W->blk_cap);
             bk_free(o->alloc, W->undo, W->undo_cap);
             bk_block_stats_scratch_free(&W->stats);
+            for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
             if (W->blk_fd >= 0) close(W->blk_fd);
             if (W->rev_fd >= 0) close(W->rev_fd);
         }
