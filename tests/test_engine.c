@@ -464,6 +464,7 @@ static void test_regtest_errors(void)
         bk_hex_encode_rev(hex, saved.hash, 32);
         hex[64] = 0;
         bk_engine_error_format(&r.where, &err, msg, sizeof msg);
+        printf("kind %d: %s\n", kind, msg);
         if (kind == 0) {
             CHECK_EQ_INT(r.where.stage, BK_STAGE_DECODE);
             CHECK_EQ_INT(r.where.kind, BK_FILE_BLK);
