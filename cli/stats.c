@@ -502,7 +502,7 @@ static int stats_main(int argc, char **argv)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
     src.datadir = datadir;
     src.blocksdir = blocksdir;
-    /* SIGINT: finish the current line, then stop (ordered.h), as scan does */
+    /* SIGINT: finish the current line, then stop (blockkit/engine.h), as scan does */
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

@@ -156,7 +156,8 @@ typedef struct bk_block_reader {
 
 #define BK_READ_UNDO 1u                 /* also the undo record when the entry has one */
 #define BK_READ_UNDO_CHECKSUM 2u        /* and verify its checksum against the parent hash (Core's
-                                           ReadBlockUndo; for records found by position in Core's index) */
+                                           ReadBlockUndo; for records found by position in Core's index:
+                                           bk_engine_run sets it itself when chain->from_index) */
 
 BK_API void bk_block_reader_init(bk_block_reader *r, const bk_blocksdir *dir, const bk_allocator *alloc);
 BK_API void bk_block_reader_free(bk_block_reader *r);

@@ -442,6 +442,8 @@ static bk_status e_work(void *vctx, size_t job, int worker, bk_writer *out, bk_e
     if (st == BK_OK) {
         wh->stage = BK_STAGE_NONE;
         wh->item = SIZE_MAX;
+        wh->height = -1;
+        memset(wh->hash, 0, sizeof wh->hash);
     }
     if (o->end) {
         bk_error e2;
