@@ -39,7 +39,7 @@ static const char export_help[] =
     "                        as typed columns, one row per block)\n"
     "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
     "  --compression C       parquet: zstd (default), snappy, none\n"
-    "  --zstd-level N        -7 (fastest) .. 19 (default 1)\n"
+    "  --zstd-level N        -7 (fastest) .. 19 (default -5; docs/export.md)\n"
     "  --start H             first height (default 0)\n"
     "  --end H|-N            last height (default the tip); -N: N blocks below the tip\n"
     "  --chunk-size N        heights per chunk file (default 10000)\n"

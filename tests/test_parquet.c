@@ -44,6 +44,37 @@ static void test_rle(void)
             bk_writer_free(&w);
         }
     }
+    /* the byte-level encoder of definition / repetition levels */
+    static uint8_t v8[5000];
+    for (unsigned bw = 1; bw <= 8; bw++) {
+        for (int shape = 0; shape < 5; shape++) {
+            size_t n = 1 + rnd() % 4999;
+            uint32_t m = (1u << bw) - 1;
+            for (size_t i = 0; i < n; i++) {
+                if (shape == 0) v8[i] = (uint8_t)(rnd() & m);
+                else if (shape == 1) v8[i] = (uint8_t)((i / 13) & m);
+                else if (shape == 2) v8[i] = (rnd() % 10 == 0) ? (uint8_t)(rnd() & m) : (uint8_t)m;
+                else if (shape == 3) v8[i] = (uint8_t)m;
+                else v8[i] = (uint8_t)((i % 9 == 0) ? 0 : m); /* runs of 8 across group boundaries */
+            }
+            bk_writer w;
+            bk_writer_init(&w, NULL);
+            bk_pq_rle_encode_u8(&w, v8, n, bw);
+            CHECK(bk_writer_status(&w) == BK_OK);
+            CHECK(bk_pq_rle_decode(w.data, w.len, bw, back, n) == BK_OK);
+            int same = 1;
+            for (size_t i = 0; i < n; i++) same &= back[i] == v8[i];
+            CHECK(same);
+            /* the same bytes as the 32-bit encoder */
+            for (size_t i = 0; i < n; i++) v[i] = v8[i];
+            bk_writer w32;
+            bk_writer_init(&w32, NULL);
+            bk_pq_rle_encode(&w32, v, n, bw);
+            CHECK(w32.len == w.len && memcmp(w32.data, w.data, w.len) == 0);
+            bk_writer_free(&w32);
+            bk_writer_free(&w);
+        }
+    }
 }
 
 typedef struct membuf {
@@ -99,6 +130,24 @@ static void test_misuse(void)
     CHECK(bk_pq_end_row(w, &err) == BK_ERR_ARG);
     bk_pq_writer_free(w);
 
+    /* an in-place string left open, or a value while one is open */
+    CHECK(bk_pq_writer_new(&w, cols, 2, NULL, mem_sink, &m, NULL, &err) == BK_OK);
+    bk_pq_i64(w, 0, 1);
+    bk_writer_puts(bk_pq_str_open(w, 1), "x");
+    CHECK(bk_pq_end_row(w, &err) == BK_ERR_ARG);
+    bk_pq_writer_free(w);
+    CHECK(bk_pq_writer_new(&w, cols, 2, NULL, mem_sink, &m, NULL, &err) == BK_OK);
+    bk_writer_puts(bk_pq_str_open(w, 0), "x"); /* wrong type: a scratch, dropped */
+    bk_pq_str_close(w, 0);
+    CHECK(bk_pq_end_row(w, &err) == BK_ERR_ARG);
+    bk_pq_writer_free(w);
+    CHECK(bk_pq_writer_new(&w, cols, 2, NULL, mem_sink, &m, NULL, &err) == BK_OK);
+    bk_pq_i64(w, 0, 1);
+    (void)bk_pq_str_open(w, 1);
+    bk_pq_null(w, 1);
+    CHECK(bk_pq_end_row(w, &err) == BK_ERR_ARG);
+    bk_pq_writer_free(w);
+
     CHECK(bk_pq_writer_new(&w, cols, 2, NULL, fail_sink, NULL, NULL, &err) == BK_ERR_IO);
     const bk_pq_column bad[] = {{"", BK_PQ_INT64, 0}};
     CHECK(bk_pq_writer_new(&w, bad, 1, NULL, mem_sink, &m, NULL, &err) == BK_ERR_ARG);
@@ -137,6 +186,21 @@ static void json_str(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
+/* A string value by either path: bk_pq_str, or (every other value, at
+ * random) built in place with bk_pq_str_open / bk_pq_str_close in pieces. */
+static void put_str(bk_pq_writer *w, size_t col, const char *s, size_t n)
+{
+    if (rnd() % 2) {
+        bk_pq_str(w, col, s, n);
+        return;
+    }
+    bk_writer *o = bk_pq_str_open(w, col);
+    size_t half = n / 2;
+    if (half) bk_writer_put(o, s, half);
+    if (n - half) bk_writer_put(o, s + half, n - half);
+    bk_pq_str_close(w, col);
+}
+
 /* Write nrows rows into w and their expected JSON into f. */
 static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
 {
@@ -170,14 +234,14 @@ static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
             if (rnd() % 2) n = 3; /* repeats for the dictionary */
             rand_str(buf, n);
             if (n == 3) memcpy(buf, "abc", 3);
-            bk_pq_str(w, C_S, buf, n);
+            put_str(w, C_S, buf, n);
             fprintf(f, ",\"s\":");
             json_str(f, buf, n);
         }
         size_t bn = rnd() % 50;
         if (with_big && r % 997 == 5) bn = (size_t)(1 + rnd() % 3) << 20; /* 1-3 MiB strings */
         rand_str(buf, bn);
-        bk_pq_str(w, C_BIG, buf, bn);
+        put_str(w, C_BIG, buf, bn);
         fprintf(f, ",\"big\":");
         json_str(f, buf, bn);
         int64_t ts = (int64_t)1231006505 * 1000000 + (int64_t)r * 600000000;
@@ -197,7 +261,7 @@ static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
         for (size_t k = 0; k < nl; k++) {
             size_t n = rnd() % 40;
             rand_str(buf, n);
-            bk_pq_str(w, C_LST, buf, n);
+            put_str(w, C_LST, buf, n);
             if (k) fputc(',', f);
             json_str(f, buf, n);
         }
@@ -257,6 +321,8 @@ static void test_files(void)
         int big;
     } cases[] = {
         {"zstd", BK_PQ_ZSTD, 0, 0, 0, 3000, 1},
+        /* zstd's fast levels (literals Huffman-coded all the same) */
+        {"zstd_fast", BK_PQ_ZSTD, 0, 0, 0, 3000, 1},
         {"snappy", BK_PQ_SNAPPY, 0, 0, 0, 3000, 1},
         {"none", BK_PQ_UNCOMPRESSED, 0, 0, 0, 3000, 1},
         /* tiny pages and row groups, a dictionary that overflows into PLAIN */
@@ -279,6 +345,8 @@ static void test_files(void)
         bk_pq_opts o;
         bk_pq_opts_init(&o);
         o.codec = cases[c].codec;
+        if (!strcmp(cases[c].name, "zstd_fast")) o.zstd_level = -7;
+        if (!strcmp(cases[c].name, "rowgroups_zstd")) o.zstd_level = 3;
         if (cases[c].page) o.page_size = cases[c].page;
         if (cases[c].rg) o.row_group_size = cases[c].rg;
         if (cases[c].dict) o.dict_max_bytes = cases[c].dict;
@@ -286,7 +354,22 @@ static void test_files(void)
         bk_counting_allocator_init(&ca, NULL);
         bk_pq_writer *w;
         bk_error err;
-        CHECK(bk_pq_writer_new(&w, COLS, NCOL, &o, file_sink, pf, &ca.base, &err) == BK_OK);
+        if (!strcmp(cases[c].name, "rowgroups_zstd") || !strcmp(cases[c].name, "small")) {
+            /* a writer reused: rows of an unfinished first file (buffers,
+             * dictionaries, statistics, open pages), then reset onto the file */
+            membuf junk = {0};
+            CHECK(bk_pq_writer_new(&w, COLS, NCOL, &o, mem_sink, &junk, &ca.base, &err) == BK_OK);
+            FILE *nul = fopen("/dev/null", "w");
+            CHECK(nul != NULL);
+            rng = 0x999;
+            gen_rows(w, nul, 700, 0);
+            bk_pq_i64(w, C_ID, 1); /* and half a row */
+            if (nul) fclose(nul);
+            CHECK(bk_pq_writer_reset(w, file_sink, pf, &err) == BK_OK);
+            free(junk.p);
+        } else {
+            CHECK(bk_pq_writer_new(&w, COLS, NCOL, &o, file_sink, pf, &ca.base, &err) == BK_OK);
+        }
         rng = 0x1234567 + c;
         gen_rows(w, ef, cases[c].rows, cases[c].big);
         CHECK(bk_pq_finish(w, &err) == BK_OK);

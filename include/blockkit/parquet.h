@@ -65,9 +65,12 @@ typedef enum bk_pq_codec {
     BK_PQ_ZSTD = 6
 } bk_pq_codec;
 
+#define BK_PQ_ZSTD_LEVEL_DEFAULT (-5)
+
 typedef struct bk_pq_opts {
     bk_pq_codec codec;         /* default BK_PQ_ZSTD */
-    int zstd_level;            /* default 1 */
+    int zstd_level;            /* default BK_PQ_ZSTD_LEVEL_DEFAULT; negative = zstd's fast levels,
+                                  always with Huffman-coded literals (docs/export.md) */
     size_t page_size;          /* default 1 MiB of encoded values */
     size_t row_group_size;     /* default 64 MiB buffered */
     size_t dict_max_bytes;     /* default 1 MiB of dictionary per chunk */
@@ -96,6 +99,13 @@ BK_API void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v);
 /* INT64 and both TIMESTAMP types. */
 BK_API void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v);
 BK_API void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len);
+/* A string value built in place (hex, script text) without a copy: open
+ * returns the writer to append the value's bytes to (the column's page
+ * buffer itself for a PLAIN column, a scratch buffer for a dictionary
+ * column; never NULL, after an error a scratch whose bytes are dropped),
+ * close ends the value. No other call of the writer may come between. */
+BK_API bk_writer *bk_pq_str_open(bk_pq_writer *w, size_t col);
+BK_API void bk_pq_str_close(bk_pq_writer *w, size_t col);
 /* A list value: begin, then its elements with the calls above (not null),
  * then end. An empty list is begin + end; a null list (BK_PQ_OPTIONAL) is
  * bk_pq_null. */
@@ -109,6 +119,12 @@ BK_API bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
  * after. Returns the sticky status. */
 BK_API bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_pq_writer_free(bk_pq_writer *w);
+/* Start a new file on sink(ctx, ...) with the same schema and options,
+ * keeping the buffers (pages, dictionaries, column chunks) at the sizes
+ * they grew to: for a run of files, no allocation after the first. Any
+ * state of the previous file (finished or not) is dropped; the sticky
+ * status is cleared. Writes "PAR1" (BK_ERR_IO when the sink fails). */
+BK_API bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_error *err) BK_WARN_UNUSED;
 
 BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
 /* Bytes handed to the sink so far. */
@@ -121,6 +137,8 @@ BK_API size_t bk_pq_buffered(const bk_pq_writer *w);
 /* Append the RLE / bit-packed hybrid encoding of n values of bit_width bits
  * (1..32) to out (no length prefix). */
 BK_API void bk_pq_rle_encode(bk_writer *out, const uint32_t *vals, size_t n, unsigned bit_width);
+/* The same for byte values (definition / repetition levels), bit_width 1..8. */
+BK_API void bk_pq_rle_encode_u8(bk_writer *out, const uint8_t *vals, size_t n, unsigned bit_width);
 /* Decode a hybrid stream into vals[0..n); BK_ERR_TRUNCATED when it ends
  * early, BK_ERR_INVALID for a run over n. For tests. */
 BK_API bk_status bk_pq_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, uint32_t *vals,

@@ -89,12 +89,21 @@ static inline bk_writer *bk_table_tmp(bk_table_writer *t)
     return &t->tmp;
 }
 BK_API void bk_table_tmp_str(bk_table_writer *t, size_t col);
+/* A STRING value written in place: open returns the writer to append the
+ * value's bytes to (Parquet: the column's page buffer, no copy; text
+ * formats: the scratch), close ends the value. No other call on t between. */
+BK_API bk_writer *bk_table_str_open(bk_table_writer *t, size_t col);
+BK_API void bk_table_str_close(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_begin(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_end(bk_table_writer *t, size_t col);
 BK_API bk_status bk_table_end_row(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
 /* Flush everything (Parquet: the footer). */
 BK_API bk_status bk_table_finish(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_table_close(bk_table_writer *t);
+/* Start over on a new sink with the same format, columns and options,
+ * keeping the buffers (Parquet: bk_pq_writer_reset; CSV writes its header
+ * again). */
+BK_API bk_status bk_table_reopen(bk_table_writer *t, bk_sink_fn sink, void *ctx, bk_error *err) BK_WARN_UNUSED;
 /* Bytes handed to the sink so far. */
 BK_API uint64_t bk_table_bytes(const bk_table_writer *t);
 
@@ -164,13 +173,20 @@ typedef struct bk_chunk_file {
     int err_no;
     bk_writer buf;                     /* write buffer in front of fd */
     bk_table_writer table;
+    /* after a commit: table and buf kept for the next open of this struct */
+    int kept;
+    const bk_allocator *kept_alloc;
+    bk_pq_opts kept_pq;
 } bk_chunk_file;
 
 /* The final path of a chunk into out (BK_ERR_BUFFER when it does not fit). */
 BK_API bk_status bk_chunk_path(char *out, size_t cap, const char *dir, const char *dataset, int64_t first,
                                int64_t last, const char *ext) BK_WARN_UNUSED;
 /* Create <dir>/<dataset>/ if needed and open the temporary file, then the
- * table writer on it (f->table). BK_ERR_IO naming the path. */
+ * table writer on it (f->table). BK_ERR_IO naming the path. f must be
+ * zeroed before its first open; a struct reopened after a commit reuses
+ * the committed chunk's table writer and buffers when the format, columns,
+ * options and allocator are the same (so a run of chunks allocates once). */
 BK_API bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first,
                                     int64_t last, bk_table_format format, const bk_pq_column *cols,
                                     size_t ncols, const bk_pq_opts *pq, const bk_allocator *alloc,
@@ -180,8 +196,12 @@ BK_API bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const cha
  * (<dataset>_<first>_<other last>.<ext>). On failure the temporary file
  * is removed. */
 BK_API bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err) BK_WARN_UNUSED;
-/* Close and remove the temporary file (no-op after commit). */
+/* Close and remove the temporary file, and free what f holds (after a
+ * commit: the kept writer). */
 BK_API void bk_chunk_file_abort(bk_chunk_file *f);
+/* Free the writer and buffers a commit kept for the next open (no-op if
+ * none): call once f will not be opened again. */
+BK_API void bk_chunk_file_release(bk_chunk_file *f);
 
 #ifdef __cplusplus
 }

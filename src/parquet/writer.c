@@ -14,6 +14,10 @@
 #include <snappy-c.h>
 #include <stdarg.h>
 #include <stdio.h>
+/* for ZSTD_c_literalCompressionMode (a parameter of ZSTD_CCtx_setParameter,
+ * the stable entry point; libzstd >= 1.4.5 knows it, older ones refuse it
+ * and keep their default) */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 /* bk_writer_put that accepts nothing to write (NULL, 0). */
@@ -46,7 +50,7 @@ typedef struct pq_col {
     int ptype;
     size_t width;          /* fixed PLAIN width (0: byte array, bool packs bits) */
     /* open page */
-    uint32_t *def_lv, *rep_lv;
+    uint8_t *def_lv, *rep_lv;  /* levels are 0..2: a byte each */
     size_t nlv, lv_cap, rep_cap;
     bk_writer vals;        /* PLAIN values (bools one byte each) */
     uint32_t *idx;
@@ -69,9 +73,12 @@ typedef struct pq_col {
     /* statistics */
     int64_t nulls;
     int has_minmax;
+    int minmax;            /* keeps min/max (no BK_PQ_NO_MINMAX) */
     int64_t imin, imax;
     bk_writer smin, smax;
+    uint64_t smin_key, smax_key; /* first 8 bytes of smin / smax, big-endian, zero-padded */
     int smin_cut, smax_cut;
+    size_t str_at;         /* bk_pq_str_open: where the value's length goes in vals */
 } pq_col;
 
 struct bk_pq_writer {
@@ -87,6 +94,11 @@ struct bk_pq_writer {
     size_t next;           /* column expected next */
     size_t in_list;        /* column of the open list, or SIZE_MAX */
     uint32_t list_items;
+    size_t open_str;       /* column of an open bk_pq_str_open value, or SIZE_MAX */
+    int fast;              /* status OK, no list or string open, not finished: values take the short path */
+    size_t since_check;    /* value bytes added since pages and the buffered total were last looked at */
+    size_t page_check;     /* ... every this many bytes */
+    bk_writer scratch;     /* bk_pq_str_open of a dictionary column, or after an error */
     bk_writer page;        /* scratch: a page body */
     bk_writer comp;        /* scratch: compressed body */
     bk_writer hdr;         /* scratch: page header */
@@ -102,7 +114,7 @@ void bk_pq_opts_init(bk_pq_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->codec = BK_PQ_ZSTD;
-    o->zstd_level = 1;
+    o->zstd_level = BK_PQ_ZSTD_LEVEL_DEFAULT;
     o->page_size = (size_t)1 << 20;
     o->row_group_size = (size_t)64 << 20;
     o->dict_max_bytes = (size_t)1 << 20;
@@ -124,6 +136,7 @@ static void fail(bk_pq_writer *w, bk_status st, const char *fmt, ...)
 {
     if (w->status != BK_OK) return;
     w->status = st;
+    w->fast = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->msg, sizeof w->msg, fmt, ap);
@@ -160,48 +173,65 @@ static int grow_u32(const bk_allocator *a, uint32_t **p, size_t *cap, size_t nee
 
 /* ---- RLE / bit-packed hybrid (Encodings.md) ---- */
 
-static size_t run_at(const uint32_t *v, size_t i, size_t n, size_t limit)
-{
-    size_t j = i + 1;
-    while (j < n && j - i < limit && v[j] == v[i]) j++;
-    return j - i;
-}
-
-void bk_pq_rle_encode(bk_writer *out, const uint32_t *v, size_t n, unsigned bw)
-{
-    size_t vbytes = (bw + 7) / 8;
-    size_t i = 0;
-    while (i < n) {
-        size_t r = run_at(v, i, n, SIZE_MAX);
-        if (r >= 8) {
-            tc_varint(out, (uint64_t)r << 1);
-            uint8_t b[4];
-            for (size_t k = 0; k < vbytes; k++) b[k] = (uint8_t)(v[i] >> (8 * k));
-            put_n(out, b, vbytes);
-            i += r;
-            continue;
-        }
-        /* Bit-packed groups of 8 until a run of 8 starts at a group
-         * boundary; only the last group of the stream is padded. */
-        size_t j = i;
-        do {
-            j += 8;
-        } while (j < n && run_at(v, j, n, 8) < 8 && (j - i) / 8 < 0x3fffffff);
-        size_t groups = (j - i) / 8;
-        tc_varint(out, ((uint64_t)groups << 1) | 1);
-        size_t nbytes = groups * bw;
-        uint8_t *p = bk_writer_space(out, nbytes);
-        if (!p) return;
-        memset(p, 0, nbytes);
-        uint64_t bit = 0;
-        for (size_t k = i; k < j; k++) {
-            uint32_t x = k < n ? v[k] : 0;
-            for (unsigned b = 0; b < bw; b++, bit++)
-                if ((x >> b) & 1) p[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-        }
-        bk_writer_commit(out, nbytes);
-        i = j;
+/* The encoder over values of type T (uint32_t dictionary indices, uint8_t
+ * levels): runs of 8 or more as RLE runs, the rest as bit-packed groups of
+ * 8 until a run of 8 starts at a group boundary; only the last group of
+ * the stream is padded. Bits are packed through a 64-bit accumulator. */
+#define BK_PQ_RLE_ENCODER(NAME, T)                                                                            \
+    static size_t NAME##_run(const T *v, size_t i, size_t n, size_t limit)                                    \
+    {                                                                                                         \
+        size_t j = i + 1;                                                                                     \
+        while (j < n && j - i < limit && v[j] == v[i]) j++;                                                   \
+        return j - i;                                                                                         \
+    }                                                                                                         \
+    static void NAME(bk_writer *out, const T *v, size_t n, unsigned bw)                                       \
+    {                                                                                                         \
+        size_t vbytes = (bw + 7) / 8;                                                                         \
+        size_t i = 0;                                                                                         \
+        while (i < n) {                                                                                       \
+            size_t r = NAME##_run(v, i, n, SIZE_MAX);                                                         \
+            if (r >= 8) {                                                                                     \
+                tc_varint(out, (uint64_t)r << 1);                                                             \
+                uint8_t b[4];                                                                                 \
+                for (size_t k = 0; k < vbytes; k++) b[k] = (uint8_t)((uint32_t)v[i] >> (8 * k));              \
+                bk_writer_put(out, b, vbytes);                                                                \
+                i += r;                                                                                       \
+                continue;                                                                                     \
+            }                                                                                                 \
+            size_t j = i;                                                                                     \
+            do {                                                                                              \
+                j += 8;                                                                                       \
+            } while (j < n && NAME##_run(v, j, n, 8) < 8 && (j - i) / 8 < 0x3fffffff);                        \
+            size_t groups = (j - i) / 8;                                                                      \
+            tc_varint(out, ((uint64_t)groups << 1) | 1);                                                      \
+            size_t nbytes = groups * bw;                                                                      \
+            uint8_t *p = bk_writer_space(out, nbytes);                                                        \
+            if (!p) return;                                                                                   \
+            uint64_t acc = 0;                                                                                 \
+            unsigned nb = 0;                                                                                  \
+            for (size_t k = i; k < j; k++) {                                                                  \
+                acc |= (uint64_t)(k < n ? (uint32_t)v[k] : 0u) << nb;                                         \
+                nb += bw;                                                                                     \
+                while (nb >= 8) {                                                                             \
+                    *p++ = (uint8_t)acc;                                                                      \
+                    acc >>= 8;                                                                                \
+                    nb -= 8;                                                                                  \
+                }                                                                                             \
+            }                                                                                                 \
+            bk_writer_commit(out, nbytes);                                                                    \
+            i = j;                                                                                            \
+        }                                                                                                     \
     }
+
+BK_PQ_RLE_ENCODER(rle_u32, uint32_t)
+BK_PQ_RLE_ENCODER(rle_u8, uint8_t)
+
+void bk_pq_rle_encode(bk_writer *out, const uint32_t *v, size_t n, unsigned bw) { rle_u32(out, v, n, bw); }
+
+void bk_pq_rle_encode_u8(bk_writer *out, const uint8_t *v, size_t n, unsigned bw)
+{
+    if (bw > 8) bw = 8;
+    rle_u8(out, v, n, bw);
 }
 
 bk_status bk_pq_rle_decode(const uint8_t *p, size_t len, unsigned bw, uint32_t *vals, size_t n)
@@ -281,6 +311,7 @@ static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
     }
     c->use_dict = (d->flags & BK_PQ_DICT) && c->ptype != PT_BOOLEAN;
     c->dict_on = c->use_dict;
+    c->minmax = !(d->flags & BK_PQ_NO_MINMAX);
     bk_writer_init(&c->vals, w->alloc);
     bk_writer_init(&c->dict, w->alloc);
     bk_writer_init(&c->chunk, w->alloc);
@@ -291,8 +322,8 @@ static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
 static void col_free(bk_pq_writer *w, pq_col *c)
 {
     const bk_allocator *a = w->alloc;
-    bk_free(a, c->def_lv, c->lv_cap * sizeof(uint32_t));
-    bk_free(a, c->rep_lv, c->rep_cap * sizeof(uint32_t));
+    bk_free(a, c->def_lv, c->lv_cap);
+    bk_free(a, c->rep_lv, c->rep_cap);
     bk_free(a, c->idx, c->idx_cap * sizeof(uint32_t));
     bk_free(a, c->ents, c->ents_cap * sizeof(dict_ent));
     bk_free(a, c->table, c->table_cap * sizeof(uint32_t));
@@ -324,6 +355,9 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     if (!w->o.row_group_size) w->o.row_group_size = (size_t)64 << 20;
     if (!w->o.dict_max_bytes) w->o.dict_max_bytes = (size_t)1 << 20;
     if (!w->o.created_by) w->o.created_by = "blockkit";
+    w->page_check = w->o.page_size / 16;
+    if (w->page_check > w->o.row_group_size / 64) w->page_check = w->o.row_group_size / 64;
+    if (w->page_check > ((size_t)64 << 10)) w->page_check = (size_t)64 << 10;
     if (w->o.codec != BK_PQ_UNCOMPRESSED && w->o.codec != BK_PQ_SNAPPY && w->o.codec != BK_PQ_ZSTD) {
         bk_free(alloc, w, sizeof *w);
         return bk_error_set(err, BK_ERR_ARG, 0, "parquet: unknown codec %d", (int)w->o.codec);
@@ -337,6 +371,9 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     bk_writer_init(&w->comp, alloc);
     bk_writer_init(&w->hdr, alloc);
     bk_writer_init(&w->rgmeta, alloc);
+    bk_writer_init(&w->scratch, alloc);
+    w->open_str = SIZE_MAX;
+    w->fast = 1;
     w->cols = bk_alloc(alloc, ncols * sizeof *w->cols);
     if (!w->cols) {
         bk_free(alloc, w, sizeof *w);
@@ -349,6 +386,17 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
             bk_pq_writer_free(w);
             return bk_error_set(err, BK_ERR_NOMEM, 0, "parquet: out of memory (zstd context)");
         }
+        /* One context for every page of the writer. Negative (fast) levels
+         * turn Huffman coding of literals off by default; the pages here are
+         * mostly hex text (4 bits of entropy per byte) that matches rarely,
+         * so literal coding is what compresses them: keep it on. */
+        size_t r = ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, w->o.zstd_level);
+        if (ZSTD_isError(r)) {
+            bk_pq_writer_free(w);
+            return bk_error_set(err, BK_ERR_ARG, 0, "parquet: zstd level %d: %s", w->o.zstd_level,
+                                ZSTD_getErrorName(r));
+        }
+        (void)ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_literalCompressionMode, 1 /* ZSTD_ps_enable */);
     }
     out_put(w, "PAR1", 4);
     if (w->status != BK_OK) {
@@ -358,6 +406,51 @@ bk_status bk_pq_writer_new(bk_pq_writer **out, const bk_pq_column *cols, size_t 
     }
     *out = w;
     return BK_OK;
+}
+
+bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_error *err)
+{
+    if (!w || !sink) return bk_error_set(err, BK_ERR_ARG, 0, "parquet: no writer or no sink");
+    for (size_t i = 0; i < w->ncols; i++) {
+        pq_col *c = &w->cols[i];
+        c->nlv = c->nidx = c->page_values = 0;
+        bk_writer_reset(&c->vals);
+        bk_writer_reset(&c->dict);
+        c->nents = 0;
+        c->last_idx = 0;
+        if (c->table) memset(c->table, 0, c->table_cap * sizeof *c->table);
+        c->dict_on = c->use_dict;
+        bk_writer_reset(&c->chunk);
+        c->chunk_values = c->chunk_uncompressed = 0;
+        c->had_plain = c->had_dict = 0;
+        c->nulls = 0;
+        c->has_minmax = 0;
+        c->smin_cut = c->smax_cut = 0;
+        bk_writer_reset(&c->smin);
+        bk_writer_reset(&c->smax);
+        c->str_at = 0;
+    }
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->pos = 0;
+    w->rows = w->rg_rows = 0;
+    w->next = 0;
+    w->in_list = SIZE_MAX;
+    w->list_items = 0;
+    w->open_str = SIZE_MAX;
+    w->since_check = 0;
+    bk_writer_reset(&w->page);
+    bk_writer_reset(&w->comp);
+    bk_writer_reset(&w->hdr);
+    bk_writer_reset(&w->rgmeta);
+    bk_writer_reset(&w->scratch);
+    w->n_rowgroups = 0;
+    w->status = BK_OK;
+    w->msg[0] = 0;
+    w->finished = 0;
+    w->fast = 1;
+    out_put(w, "PAR1", 4);
+    return report(w, err);
 }
 
 void bk_pq_writer_free(bk_pq_writer *w)
@@ -371,6 +464,7 @@ void bk_pq_writer_free(bk_pq_writer *w)
     bk_writer_free(&w->comp);
     bk_writer_free(&w->hdr);
     bk_writer_free(&w->rgmeta);
+    bk_writer_free(&w->scratch);
     if (w->zctx) ZSTD_freeCCtx(w->zctx);
     bk_free(a, w, sizeof *w);
 }
@@ -380,7 +474,7 @@ uint64_t bk_pq_bytes(const bk_pq_writer *w) { return w->pos; }
 
 static size_t col_buffered(const pq_col *c)
 {
-    return c->chunk.len + c->vals.len + c->nidx * 4 + c->nlv * 8 + c->dict.len + c->nents * sizeof(dict_ent) +
+    return c->chunk.len + c->vals.len + c->nidx * 4 + c->nlv * 2 + c->dict.len + c->nents * sizeof(dict_ent) +
            c->table_cap * 4;
 }
 
@@ -393,36 +487,39 @@ size_t bk_pq_buffered(const bk_pq_writer *w)
 
 /* ---- values ---- */
 
-static void push_levels(bk_pq_writer *w, pq_col *c, uint32_t def, uint32_t rep)
+static int levels_grow(bk_pq_writer *w, pq_col *c)
 {
-    if (!c->max_def && !c->max_rep) {
-        c->page_values++;
-        return;
-    }
     if (c->nlv == c->lv_cap) {
-        size_t nc = c->lv_cap ? c->lv_cap * 2 : 256;
-        uint32_t *d = bk_realloc(w->alloc, c->def_lv, c->lv_cap * sizeof *d, nc * sizeof *d);
+        size_t nc = c->lv_cap ? c->lv_cap * 2 : 4096;
+        uint8_t *d = bk_realloc(w->alloc, c->def_lv, c->lv_cap, nc);
         if (!d) {
             fail(w, BK_ERR_NOMEM, "out of memory (levels of column %s)", c->def->name);
-            return;
+            return 0;
         }
         c->def_lv = d;
         c->lv_cap = nc;
     }
     if (c->max_rep && c->nlv == c->rep_cap) {
-        size_t nc = c->rep_cap ? c->rep_cap * 2 : 256;
-        uint32_t *r = bk_realloc(w->alloc, c->rep_lv, c->rep_cap * sizeof *r, nc * sizeof *r);
+        size_t nc = c->rep_cap ? c->rep_cap * 2 : 4096;
+        uint8_t *r = bk_realloc(w->alloc, c->rep_lv, c->rep_cap, nc);
         if (!r) {
             fail(w, BK_ERR_NOMEM, "out of memory (levels of column %s)", c->def->name);
-            return;
+            return 0;
         }
         c->rep_lv = r;
         c->rep_cap = nc;
     }
-    c->def_lv[c->nlv] = def;
-    if (c->max_rep) c->rep_lv[c->nlv] = rep;
-    c->nlv++;
+    return 1;
+}
+
+static inline void push_levels(bk_pq_writer *w, pq_col *c, uint32_t def, uint32_t rep)
+{
     c->page_values++;
+    if (!c->max_def && !c->max_rep) return;
+    if ((c->nlv == c->lv_cap || (c->max_rep && c->nlv == c->rep_cap)) && !levels_grow(w, c)) return;
+    c->def_lv[c->nlv] = (uint8_t)def;
+    if (c->max_rep) c->rep_lv[c->nlv] = (uint8_t)rep;
+    c->nlv++;
 }
 
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
@@ -456,13 +553,30 @@ static int dict_rehash(bk_pq_writer *w, pq_col *c, size_t cap)
     return 1;
 }
 
-/* The dictionary index of the value bytes p[0..n), inserting it. */
+/* a[0..n) == b[0..n), inline: the values compared here are short (8-byte
+ * integers, 64-byte hashes), a call to memcmp costs more than the compare. */
+static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t d = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    for (; i < n; i++) d |= (uint64_t)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+/* The dictionary index of the value bytes p[0..n), inserting it: 1 when
+ * it was there, 2 when inserted, 0 out of memory. */
 static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, uint32_t *idx_out)
 {
     /* Runs of one value (block_hash, block_number on every row of a block). */
     if (c->nents && c->last_idx < c->nents) {
         const dict_ent *e = &c->ents[c->last_idx];
-        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
+        if (e->len == n && bytes_eq(c->dict.data + e->off, p, n)) {
             *idx_out = c->last_idx;
             return 1;
         }
@@ -472,7 +586,7 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     uint32_t h = hash_bytes(p, n) & mask;
     while (c->table[h]) {
         const dict_ent *e = &c->ents[c->table[h] - 1];
-        if (e->len == n && (!n || !memcmp(c->dict.data + e->off, p, n))) {
+        if (e->len == n && bytes_eq(c->dict.data + e->off, p, n)) {
             *idx_out = c->last_idx = c->table[h] - 1;
             return 1;
         }
@@ -497,10 +611,10 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     c->ents[c->nents].len = (uint32_t)n;
     c->table[h] = (uint32_t)c->nents + 1;
     *idx_out = c->last_idx = (uint32_t)c->nents++;
-    return 1;
+    return 2;
 }
 
-static void stat_int(pq_col *c, int64_t v)
+static inline void stat_int(pq_col *c, int64_t v)
 {
     if (!c->has_minmax) {
         c->imin = c->imax = v;
@@ -519,36 +633,82 @@ static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
-static void stat_str(pq_col *c, const uint8_t *p, size_t n)
+/* The first 8 bytes, big-endian, zero-padded: key(a) < key(b) implies a < b
+ * in unsigned byte order (a shorter string sorts before its extensions, as
+ * its zero padding does), so most values are placed by one compare. */
+static inline uint64_t str_key(const uint8_t *p, size_t n)
+{
+    uint64_t k = 0;
+    if (n >= 8) {
+        memcpy(&k, p, 8);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return __builtin_bswap64(k);
+#else
+        k = 0;
+#endif
+    }
+    size_t m = n < 8 ? n : 8;
+    for (size_t i = 0; i < 8; i++) k = (k << 8) | (i < m ? p[i] : 0u);
+    return k;
+}
+
+static void stat_str_slow(pq_col *c, const uint8_t *p, size_t n, uint64_t k)
 {
     size_t t = n < STAT_MAX ? n : STAT_MAX;
     if (!c->has_minmax) {
         put_n(&c->smin, p, t);
         put_n(&c->smax, p, t);
+        c->smin_key = c->smax_key = k;
         c->smin_cut = c->smax_cut = t < n;
         c->has_minmax = 1;
         return;
     }
     /* Truncation keeps the order (a <= b gives cut(a) <= cut(b)). */
-    int r = bytes_cmp(p, t, c->smin.data, c->smin.len);
+    int r = k < c->smin_key ? -1 : bytes_cmp(p, t, c->smin.data, c->smin.len);
     if (r < 0) {
         bk_writer_reset(&c->smin);
         put_n(&c->smin, p, t);
+        c->smin_key = k;
         c->smin_cut = t < n;
     } else if (r == 0 && t == n) {
         c->smin_cut = 0;
     }
-    r = bytes_cmp(p, t, c->smax.data, c->smax.len);
+    r = k > c->smax_key ? 1 : bytes_cmp(p, t, c->smax.data, c->smax.len);
     if (r > 0) {
         bk_writer_reset(&c->smax);
         put_n(&c->smax, p, t);
+        c->smax_key = k;
         c->smax_cut = t < n;
     } else if (r == 0 && t < n) {
         c->smax_cut = 1;
     }
 }
 
-static pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, const char *what)
+static inline void stat_str(pq_col *c, const uint8_t *p, size_t n)
+{
+    uint64_t k = str_key(p, n);
+    if (c->has_minmax && k > c->smin_key && k < c->smax_key) return; /* strictly inside */
+    stat_str_slow(c, p, n, k);
+}
+
+static void flush_page(bk_pq_writer *w, pq_col *c);
+
+static size_t page_bytes(const pq_col *c) { return c->vals.len + c->nidx * 4 + c->nlv * (c->max_rep ? 2 : 1); }
+
+/* At a row boundary: the dictionary's fallback to PLAIN and the page
+ * limit of column c. */
+static inline void col_row_done(bk_pq_writer *w, pq_col *c)
+{
+    if (c->dict_on && c->dict.len > w->o.dict_max_bytes) {
+        /* Too many distinct values: this page keeps its indices, the rest
+         * of the chunk is PLAIN. */
+        flush_page(w, c);
+        c->dict_on = 0;
+    }
+    if (page_bytes(c) >= w->o.page_size) flush_page(w, c);
+}
+
+static pq_col *value_col_slow(bk_pq_writer *w, size_t col, int want_ptype, const char *what)
 {
     if (w->status != BK_OK) return NULL;
     if (w->finished) {
@@ -562,6 +722,11 @@ static pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, const char
     pq_col *c = &w->cols[col];
     if (c->ptype != want_ptype) {
         fail(w, BK_ERR_ARG, "column %s does not take %s", c->def->name, what);
+        return NULL;
+    }
+    if (w->open_str != SIZE_MAX) {
+        fail(w, BK_ERR_ARG, "column %s: a value while a string of column %s is open", c->def->name,
+             w->cols[w->open_str].def->name);
         return NULL;
     }
     if (w->in_list != SIZE_MAX) {
@@ -587,30 +752,73 @@ static pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, const char
     return c;
 }
 
-static void put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
+/* The column for the next value, its levels pushed; NULL on misuse (sticky
+ * error). The common case (a flat column, in order, no list, no error) is
+ * decided by one compare of next and one of the type. */
+static inline pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, const char *what)
 {
+    if (w->fast && col == w->next && col < w->ncols) {
+        pq_col *c = &w->cols[col];
+        if (c->ptype == want_ptype && !c->max_rep) {
+            push_levels(w, c, (uint32_t)c->max_def, 0);
+            w->next++;
+            return c;
+        }
+    }
+    return value_col_slow(w, col, want_ptype, what);
+}
+
+/* bk_writer_space with the common case (room left) inline. */
+static inline uint8_t *vspace(bk_writer *b, size_t n)
+{
+    if (n <= b->cap - b->len && b->status == BK_OK) return b->data + b->len;
+    return bk_writer_space(b, n);
+}
+
+/* Append a value; returns 1 when the statistics must see it (a PLAIN
+ * value, or one new to the chunk's dictionary: the statistics of a chunk
+ * already hold every entry of its dictionary), 0 otherwise. */
+static int put_value(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
+{
+    w->since_check += n + 4;
     if (c->dict_on) {
         uint32_t ix;
-        if (!grow_u32(w->alloc, &c->idx, &c->idx_cap, c->nidx + 1) || !dict_index(w, c, p, n, &ix)) {
-            fail(w, BK_ERR_NOMEM, "out of memory (dictionary of column %s)", c->def->name);
-            return;
+        int r = 0;
+        if ((c->nidx < c->idx_cap || grow_u32(w->alloc, &c->idx, &c->idx_cap, c->nidx + 1)) &&
+            (r = dict_index(w, c, p, n, &ix)) != 0) {
+            c->idx[c->nidx++] = ix;
+            return r == 2;
         }
-        c->idx[c->nidx++] = ix;
-        return;
+        fail(w, BK_ERR_NOMEM, "out of memory (dictionary of column %s)", c->def->name);
+        return 0;
     }
     if (c->ptype == PT_BYTE_ARRAY) {
-        uint8_t l[4];
-        bk_store_le32(l, (uint32_t)n);
-        put_n(&c->vals, l, 4);
+        uint8_t *d = vspace(&c->vals, n + 4);
+        if (!d) {
+            fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+            return 0;
+        }
+        bk_store_le32(d, (uint32_t)n);
+        if (n) memcpy(d + 4, p, n);
+        bk_writer_commit(&c->vals, n + 4);
+        return 1;
     }
     put_n(&c->vals, p, n);
     if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+    return 1;
+}
+
+/* A value of c is complete. (Pages are closed at row ends: bk_pq_end_row.) */
+static inline void value_done(bk_pq_writer *w, pq_col *c)
+{
+    (void)w;
+    (void)c;
 }
 
 void bk_pq_null(bk_pq_writer *w, size_t col)
 {
     if (w->status != BK_OK) return;
-    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->finished) {
+    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->open_str != SIZE_MAX || w->finished) {
         fail(w, BK_ERR_ARG, "null for column %zu out of order (column %zu expected)", col, w->next);
         return;
     }
@@ -622,6 +830,7 @@ void bk_pq_null(bk_pq_writer *w, size_t col)
     push_levels(w, c, 0, 0);
     c->nulls++;
     w->next++;
+    w->since_check++;
 }
 
 void bk_pq_bool(bk_pq_writer *w, size_t col, int v)
@@ -630,8 +839,10 @@ void bk_pq_bool(bk_pq_writer *w, size_t col, int v)
     if (!c) return;
     uint8_t b = v ? 1 : 0;
     bk_writer_putc(&c->vals, (char)b);
+    w->since_check++;
     if (bk_writer_status(&c->vals) != BK_OK) fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
-    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, b);
+    if (c->minmax) stat_int(c, b);
+    value_done(w, c);
 }
 
 void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
@@ -640,18 +851,31 @@ void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v)
     if (!c) return;
     uint8_t b[4];
     bk_store_le32(b, (uint32_t)v);
-    put_value(w, c, b, 4);
-    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, v);
+    if (put_value(w, c, b, 4) && c->minmax) stat_int(c, v);
+    value_done(w, c);
 }
 
 void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
 {
     pq_col *c = value_col(w, col, PT_INT64, "an INT64");
     if (!c) return;
-    uint8_t b[8];
-    bk_store_le64(b, (uint64_t)v);
-    put_value(w, c, b, 8);
-    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_int(c, v);
+    if (c->dict_on) {
+        uint8_t b[8];
+        bk_store_le64(b, (uint64_t)v);
+        if (!put_value(w, c, b, 8)) goto done;
+    } else {
+        uint8_t *d = vspace(&c->vals, 8);
+        if (!d) {
+            fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+            return;
+        }
+        bk_store_le64(d, (uint64_t)v);
+        bk_writer_commit(&c->vals, 8);
+        w->since_check += 8;
+    }
+    if (c->minmax) stat_int(c, v);
+done:
+    value_done(w, c);
 }
 
 void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
@@ -662,33 +886,95 @@ void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
     }
     pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
     if (!c) return;
-    put_value(w, c, (const uint8_t *)s, len);
-    if (!(c->def->flags & BK_PQ_NO_MINMAX)) stat_str(c, (const uint8_t *)s, len);
+    if (put_value(w, c, (const uint8_t *)s, len) && c->minmax) stat_str(c, (const uint8_t *)s, len);
+    value_done(w, c);
+}
+
+bk_writer *bk_pq_str_open(bk_pq_writer *w, size_t col)
+{
+    bk_writer_reset(&w->scratch);
+    pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
+    if (!c) return &w->scratch; /* written into and dropped: the error is sticky */
+    w->open_str = col;
+    w->fast = 0;
+    if (c->dict_on) return &w->scratch;
+    c->str_at = c->vals.len;
+    uint8_t *d = vspace(&c->vals, 4);
+    if (d) bk_writer_commit(&c->vals, 4);
+    return &c->vals;
+}
+
+void bk_pq_str_close(bk_pq_writer *w, size_t col)
+{
+    if (w->status != BK_OK) return;
+    if (w->open_str != col) {
+        fail(w, BK_ERR_ARG, "close of a string for column %zu that is not open", col);
+        return;
+    }
+    w->open_str = SIZE_MAX;
+    w->fast = w->in_list == SIZE_MAX;
+    pq_col *c = &w->cols[col];
+    const uint8_t *p;
+    size_t n;
+    if (c->dict_on) {
+        if (bk_writer_status(&w->scratch) != BK_OK) {
+            fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+            return;
+        }
+        n = w->scratch.len;
+        p = n ? w->scratch.data : (const uint8_t *)"";
+        if (n > 0x7fffffff) {
+            fail(w, BK_ERR_ARG, "string of %zu bytes for column %s (limit 2 GiB - 1)", n, c->def->name);
+            return;
+        }
+        if (!put_value(w, c, p, n)) {
+            value_done(w, c);
+            return;
+        }
+    } else {
+        if (bk_writer_status(&c->vals) != BK_OK) {
+            fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+            return;
+        }
+        n = c->vals.len - c->str_at - 4;
+        if (n > 0x7fffffff) {
+            fail(w, BK_ERR_ARG, "string of %zu bytes for column %s (limit 2 GiB - 1)", n, c->def->name);
+            return;
+        }
+        bk_store_le32(c->vals.data + c->str_at, (uint32_t)n);
+        p = c->vals.data + c->str_at + 4;
+        w->since_check += n + 4;
+    }
+    if (c->minmax) stat_str(c, p, n);
+    value_done(w, c);
 }
 
 void bk_pq_list_begin(bk_pq_writer *w, size_t col)
 {
     if (w->status != BK_OK) return;
-    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->finished ||
+    if (col >= w->ncols || col != w->next || w->in_list != SIZE_MAX || w->open_str != SIZE_MAX || w->finished ||
         !(w->cols[col].def->flags & BK_PQ_LIST)) {
         fail(w, BK_ERR_ARG, "list for column %zu: not the next column, not a list, or inside a list", col);
         return;
     }
     w->in_list = col;
+    w->fast = 0;
     w->list_items = 0;
 }
 
 void bk_pq_list_end(bk_pq_writer *w, size_t col)
 {
     if (w->status != BK_OK) return;
-    if (w->in_list != col) {
+    if (w->in_list != col || w->open_str != SIZE_MAX) {
         fail(w, BK_ERR_ARG, "end of a list for column %zu that is not open", col);
         return;
     }
     pq_col *c = &w->cols[col];
     if (!w->list_items) push_levels(w, c, (uint32_t)c->max_def - 1, 0);
     w->in_list = SIZE_MAX;
+    w->fast = 1;
     w->next++;
+    w->since_check++;
 }
 
 /* ---- pages ---- */
@@ -698,23 +984,25 @@ static void put_u32_at(bk_writer *b, size_t at, uint32_t v)
     if (bk_writer_status(b) == BK_OK) bk_store_le32(b->data + at, v);
 }
 
-/* Compress w->page into w->comp (or leave it); returns the bytes to write. */
-static const bk_writer *compress_page(bk_pq_writer *w)
+/* Compress the page body src[0..n) into w->comp; returns the compressed
+ * length (the bytes are w->comp.data), or n with *out = src when the codec
+ * is none. */
+static size_t compress_page(bk_pq_writer *w, const uint8_t *src, size_t n, const uint8_t **out)
 {
-    if (w->o.codec == BK_PQ_UNCOMPRESSED) return &w->page;
+    *out = src;
+    if (w->o.codec == BK_PQ_UNCOMPRESSED) return n;
     bk_writer_reset(&w->comp);
-    size_t n = w->page.len;
     if (w->o.codec == BK_PQ_ZSTD) {
         size_t cap = ZSTD_compressBound(n);
         uint8_t *p = bk_writer_space(&w->comp, cap);
         if (!p) {
             fail(w, BK_ERR_NOMEM, "out of memory (compression buffer)");
-            return &w->comp;
+            return 0;
         }
-        size_t r = ZSTD_compressCCtx(w->zctx, p, cap, w->page.data, n, w->o.zstd_level);
+        size_t r = ZSTD_compress2(w->zctx, p, cap, src, n);
         if (ZSTD_isError(r)) {
             fail(w, BK_ERR_INVALID, "zstd: %s", ZSTD_getErrorName(r));
-            return &w->comp;
+            return 0;
         }
         bk_writer_commit(&w->comp, r);
     } else {
@@ -722,34 +1010,37 @@ static const bk_writer *compress_page(bk_pq_writer *w)
         uint8_t *p = bk_writer_space(&w->comp, cap);
         if (!p) {
             fail(w, BK_ERR_NOMEM, "out of memory (compression buffer)");
-            return &w->comp;
+            return 0;
         }
         size_t r = cap;
-        if (snappy_compress((const char *)w->page.data, n, (char *)p, &r) != SNAPPY_OK) {
+        if (snappy_compress((const char *)src, n, (char *)p, &r) != SNAPPY_OK) {
             fail(w, BK_ERR_INVALID, "snappy compression failed");
-            return &w->comp;
+            return 0;
         }
         bk_writer_commit(&w->comp, r);
     }
-    return &w->comp;
+    *out = w->comp.data;
+    return w->comp.len;
 }
 
-/* Append a page (header + compressed w->page) to dst; returns its total
- * uncompressed size (header included) or 0 on failure. */
-static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t num_values, int encoding)
+/* Append a page (header + compressed body src[0..n)) to dst; returns its
+ * total uncompressed size (header included) or 0 on failure. */
+static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t num_values, int encoding,
+                          const uint8_t *src, size_t n)
 {
-    if (w->page.len > 0x7fffffff) {
-        fail(w, BK_ERR_LENGTH, "a page of %zu bytes (limit 2 GiB - 1)", w->page.len);
+    if (n > 0x7fffffff) {
+        fail(w, BK_ERR_LENGTH, "a page of %zu bytes (limit 2 GiB - 1)", n);
         return 0;
     }
-    const bk_writer *body = compress_page(w);
+    const uint8_t *body;
+    size_t body_len = compress_page(w, src, n, &body);
     if (w->status != BK_OK) return 0;
     bk_writer *h = &w->hdr;
     bk_writer_reset(h);
     int last = 0;
     tc_i32(h, &last, 1, type);
-    tc_i32(h, &last, 2, (int32_t)w->page.len);
-    tc_i32(h, &last, 3, (int32_t)body->len);
+    tc_i32(h, &last, 2, (int32_t)n);
+    tc_i32(h, &last, 3, (int32_t)body_len);
     if (type == PAGE_DATA) {
         tc_struct(h, &last, 5);
         int l2 = 0;
@@ -767,19 +1058,19 @@ static uint64_t emit_page(bk_pq_writer *w, bk_writer *dst, int type, uint32_t nu
     }
     tc_stop(h);
     put_n(dst, h->data, h->len);
-    put_n(dst, body->data, body->len);
+    put_n(dst, body, body_len);
     if (bk_writer_status(h) != BK_OK || bk_writer_status(dst) != BK_OK) {
         fail(w, BK_ERR_NOMEM, "out of memory (pages)");
         return 0;
     }
-    return h->len + w->page.len;
+    return h->len + n;
 }
 
-static void levels_section(bk_pq_writer *w, const uint32_t *lv, size_t n, unsigned bw)
+static void levels_section(bk_pq_writer *w, const uint8_t *lv, size_t n, unsigned bw)
 {
     size_t at = w->page.len;
     put_n(&w->page, "\0\0\0\0", 4);
-    bk_pq_rle_encode(&w->page, lv, n, bw);
+    rle_u8(&w->page, lv, n, bw);
     put_u32_at(&w->page, at, (uint32_t)(w->page.len - at - 4));
 }
 
@@ -794,7 +1085,7 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
         enc = ENC_RLE_DICTIONARY;
         unsigned bw = bits_for(c->nents ? c->nents - 1 : 0);
         bk_writer_putc(&w->page, (char)bw);
-        bk_pq_rle_encode(&w->page, c->idx, c->nidx, bw);
+        rle_u32(&w->page, c->idx, c->nidx, bw);
         c->had_dict = 1;
     } else if (c->ptype == PT_BOOLEAN) {
         size_t nb = (c->vals.len + 7) / 8;
@@ -807,14 +1098,30 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
         }
         c->had_plain = 1;
     } else {
-        put_n(&w->page, c->vals.data, c->vals.len);
         c->had_plain = 1;
     }
-    if (bk_writer_status(&w->page) != BK_OK) {
+    if (bk_writer_status(&w->page) != BK_OK || bk_writer_status(&c->vals) != BK_OK) {
         fail(w, BK_ERR_NOMEM, "out of memory (page of column %s)", c->def->name);
         return;
     }
-    uint64_t u = emit_page(w, &c->chunk, PAGE_DATA, (uint32_t)c->page_values, enc);
+    const uint8_t *body = w->page.len ? w->page.data : (const uint8_t *)"";
+    size_t body_len = w->page.len;
+    if (enc == ENC_PLAIN && c->ptype != PT_BOOLEAN) {
+        if (!w->page.len) {
+            /* no levels: the values are the page, no copy */
+            body = c->vals.len ? c->vals.data : (const uint8_t *)"";
+            body_len = c->vals.len;
+        } else {
+            put_n(&w->page, c->vals.data, c->vals.len);
+            if (bk_writer_status(&w->page) != BK_OK) {
+                fail(w, BK_ERR_NOMEM, "out of memory (page of column %s)", c->def->name);
+                return;
+            }
+            body = w->page.data;
+            body_len = w->page.len;
+        }
+    }
+    uint64_t u = emit_page(w, &c->chunk, PAGE_DATA, (uint32_t)c->page_values, enc, body, body_len);
     c->chunk_uncompressed += u;
     c->chunk_values += c->page_values;
     c->page_values = 0;
@@ -823,7 +1130,6 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
     bk_writer_reset(&c->vals);
 }
 
-static size_t page_bytes(const pq_col *c) { return c->vals.len + c->nidx * 4 + c->nlv * 8; }
 
 /* ---- row groups and footer ---- */
 
@@ -897,12 +1203,10 @@ static void flush_row_group(bk_pq_writer *w)
         uint64_t dict_off = 0, unc = c->chunk_uncompressed, comp = 0;
         int has_dict = c->had_dict && c->nents;
         if (has_dict) {
-            bk_writer_reset(&w->page);
-            put_n(&w->page, c->dict.data, c->dict.len);
             bk_writer_reset(&w->hdr);
             bk_writer tmp;
             bk_writer_init(&tmp, w->alloc);
-            uint64_t du = emit_page(w, &tmp, PAGE_DICTIONARY, (uint32_t)c->nents, ENC_PLAIN);
+            uint64_t du = emit_page(w, &tmp, PAGE_DICTIONARY, (uint32_t)c->nents, ENC_PLAIN, c->dict.data, c->dict.len);
             dict_off = w->pos;
             out_put(w, tmp.data, tmp.len);
             comp += tmp.len;
@@ -963,26 +1267,29 @@ static void flush_row_group(bk_pq_writer *w)
 
 bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err)
 {
-    if (w->status == BK_OK && (w->next != w->ncols || w->in_list != SIZE_MAX || w->finished))
+    if (w->status == BK_OK &&
+        (w->next != w->ncols || w->in_list != SIZE_MAX || w->open_str != SIZE_MAX || w->finished))
         fail(w, BK_ERR_ARG, "row ended at column %zu of %zu%s", w->next, w->ncols,
              w->in_list != SIZE_MAX ? " inside a list" : "");
     if (w->status != BK_OK) return report(w, err);
     w->next = 0;
     w->rows++;
     w->rg_rows++;
-    size_t total = 0;
-    for (size_t i = 0; i < w->ncols; i++) {
-        pq_col *c = &w->cols[i];
-        if (c->dict_on && c->dict.len > w->o.dict_max_bytes) {
-            /* Too many distinct values: this page keeps its indices, the
-             * rest of the chunk is PLAIN. */
-            flush_page(w, c);
-            c->dict_on = 0;
+    /* Pages, dictionaries and the row group are looked at once page_check
+     * bytes of values were added since the last look (values, levels and
+     * dictionary entries grow with the bytes counted in since_check), not
+     * per row: a page ends at the first row end past page_size +
+     * page_check, a row group within about row_group_size + page_check +
+     * one row. */
+    if (w->since_check >= w->page_check) {
+        w->since_check = 0;
+        size_t total = 0;
+        for (size_t i = 0; i < w->ncols; i++) {
+            col_row_done(w, &w->cols[i]);
+            total += col_buffered(&w->cols[i]);
         }
-        if (page_bytes(c) >= w->o.page_size) flush_page(w, c);
-        total += col_buffered(c);
+        if (total >= w->o.row_group_size) flush_row_group(w);
     }
-    if (total >= w->o.row_group_size) flush_row_group(w);
     return report(w, err);
 }
 
@@ -1025,6 +1332,7 @@ bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err)
     if (w->status != BK_OK) return report(w, err);
     flush_row_group(w);
     w->finished = 1;
+    w->fast = 0;
     bk_writer m;
     bk_writer_init(&m, w->alloc);
     int l = 0;

@@ -447,6 +447,7 @@ out:
             ex_worker *W = &workers[i];
             bk_table_scratch_free(&W->scratch);
             bk_block_stats_scratch_free(&W->stats);
+            for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
         }
         bk_free(o->alloc, workers, (size_t)o->workers * sizeof *workers);
     }

@@ -235,8 +235,8 @@ static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t
         if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
         else bk_table_null(t, c_addr);
     }
-    bk_script_info_descriptor(bk_table_tmp(t), s, n, &info);
-    bk_table_tmp_str(t, c_desc);
+    bk_script_info_descriptor(bk_table_str_open(t, c_desc), s, n, &info);
+    bk_table_str_close(t, c_desc);
     if (c_addr > c_desc) {
         if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
         else bk_table_null(t, c_addr);
@@ -400,8 +400,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 } else {
                     bk_table_hex(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid, 32, 1);
                     bk_table_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
-                    bk_script_asm(bk_table_tmp(ti), in.script_sig, in.script_sig_len, 1);
-                    bk_table_tmp_str(ti, I_SCRIPT_ASM);
+                    bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
+                    bk_table_str_close(ti, I_SCRIPT_ASM);
                 }
                 bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
                 bk_table_int(ti, I_SEQUENCE, in.sequence);
@@ -441,8 +441,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 bk_table_int(to, O_BLOCK_NUMBER, info->height);
                 bk_table_int(to, O_BLOCK_TIMESTAMP, btime);
                 bk_table_int(to, O_INDEX, oi.index - 1);
-                bk_script_asm(bk_table_tmp(to), o.script, o.script_len, 0);
-                bk_table_tmp_str(to, O_SCRIPT_ASM);
+                bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
+                bk_table_str_close(to, O_SCRIPT_ASM);
                 bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
                 /* type, address, desc: the order of the columns here */
                 bk_script_info sinfo;
@@ -454,8 +454,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 bk_table_str(to, O_TYPE, ty, strlen(ty));
                 if (sinfo.address_len) bk_table_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
                 else bk_table_null(to, O_ADDRESS);
-                bk_script_info_descriptor(bk_table_tmp(to), o.script, o.script_len, &sinfo);
-                bk_table_tmp_str(to, O_DESC);
+                bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
+                bk_table_str_close(to, O_DESC);
                 bk_table_int(to, O_VALUE, o.value);
                 if ((st = row_done(to, err)) != BK_OK) return st;
             }

@@ -94,6 +94,33 @@ bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_
     return treport(t, err);
 }
 
+bk_status bk_table_reopen(bk_table_writer *t, bk_sink_fn sink, void *ctx, bk_error *err)
+{
+    if (!t || !sink) return bk_error_set(err, BK_ERR_ARG, 0, "table: bad arguments");
+    t->next = 0;
+    t->in_list = SIZE_MAX;
+    t->list_items = 0;
+    t->rows = 0;
+    t->text_bytes = 0;
+    t->status = BK_OK;
+    t->msg[0] = 0;
+    t->ts_valid = 0;
+    bk_writer_reset(&t->tmp);
+    bk_writer_reset(&t->lst);
+    if (t->pq) return bk_pq_writer_reset(t->pq, sink, ctx, err);
+    t->sink = sink;
+    t->sink_ctx = ctx;
+    bk_writer_reset(&t->out); /* (a finished writer holds nothing unflushed) */
+    if (t->format == BK_TABLE_CSV) {
+        for (size_t i = 0; i < t->ncols; i++) {
+            if (i) bk_writer_putc(&t->out, ',');
+            bk_writer_puts(&t->out, t->cols[i].name);
+        }
+        put_n(&t->out, "\r\n", 2);
+    }
+    return treport(t, err);
+}
+
 void bk_table_close(bk_table_writer *t)
 {
     if (!t) return;
@@ -228,13 +255,14 @@ static int check_col(bk_table_writer *t, size_t col)
     return 1;
 }
 
+/* Parquet: straight to the writer, which checks order and types itself. */
 void bk_table_null(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_null(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (!(t->cols[col].flags & BK_PQ_OPTIONAL) || t->in_list != SIZE_MAX) {
         tfail(t, BK_ERR_ARG, "table: null for required column %s", t->cols[col].name);
         return;
@@ -245,24 +273,24 @@ void bk_table_null(bk_table_writer *t, size_t col)
 
 void bk_table_bool(bk_table_writer *t, size_t col, int v)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_bool(t->pq, col, v);
         return;
     }
+    if (!check_col(t, col)) return;
     bk_writer *w = text_begin(t, col);
     if (w) bk_writer_puts(w, v ? "true" : "false");
 }
 
 void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 {
-    if (!check_col(t, col)) return;
-    bk_pq_type ty = t->cols[col].type;
     if (t->pq) {
-        if (ty == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
+        if (col < t->ncols && t->cols[col].type == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
         else bk_pq_i64(t->pq, col, v);
         return;
     }
+    if (!check_col(t, col)) return;
+    bk_pq_type ty = t->cols[col].type;
     bk_writer *w = text_begin(t, col);
     if (!w) return;
     char buf[64];
@@ -302,11 +330,11 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 
 void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_str(t->pq, col, s, len);
         return;
     }
+    if (!check_col(t, col)) return;
     bk_writer *w = text_begin(t, col);
     if (!w) return;
     if (t->format == BK_TABLE_NDJSON || w == &t->lst) json_escaped(w, s, len);
@@ -315,13 +343,18 @@ void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 
 void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev)
 {
-    if (!check_col(t, col)) return;
-    if (t->pq || n == 0) {
-        /* Parquet (and the empty string, which CSV quotes): via the scratch. */
-        bk_writer *s = bk_table_tmp(t);
+    if (t->pq) {
+        /* into the column's page buffer (or the dictionary's scratch) */
+        bk_writer *s = bk_pq_str_open(t->pq, col);
         if (rev) bk_writer_put_hex_rev(s, p, n);
         else bk_writer_put_hex(s, p, n);
-        bk_table_tmp_str(t, col);
+        bk_pq_str_close(t->pq, col);
+        return;
+    }
+    if (!check_col(t, col)) return;
+    if (n == 0) {
+        /* the empty string, which CSV quotes */
+        bk_table_str(t, col, "", 0);
         return;
     }
     bk_writer *w = text_begin(t, col);
@@ -342,13 +375,25 @@ void bk_table_tmp_str(bk_table_writer *t, size_t col)
     bk_table_str(t, col, t->tmp.len ? (const char *)t->tmp.data : "", t->tmp.len);
 }
 
+bk_writer *bk_table_str_open(bk_table_writer *t, size_t col)
+{
+    if (t->pq) return bk_pq_str_open(t->pq, col);
+    return bk_table_tmp(t);
+}
+
+void bk_table_str_close(bk_table_writer *t, size_t col)
+{
+    if (t->pq) bk_pq_str_close(t->pq, col);
+    else bk_table_tmp_str(t, col);
+}
+
 void bk_table_list_begin(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_list_begin(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (!(t->cols[col].flags & BK_PQ_LIST) || t->in_list != SIZE_MAX || col != t->next) {
         tfail(t, BK_ERR_ARG, "table: list for column %zu: not a list, not next, or inside a list", col);
         return;
@@ -361,11 +406,11 @@ void bk_table_list_begin(bk_table_writer *t, size_t col)
 
 void bk_table_list_end(bk_table_writer *t, size_t col)
 {
-    if (!check_col(t, col)) return;
     if (t->pq) {
         bk_pq_list_end(t->pq, col);
         return;
     }
+    if (!check_col(t, col)) return;
     if (t->in_list != col) {
         tfail(t, BK_ERR_ARG, "table: end of a list for column %zu that is not open", col);
         return;
@@ -445,10 +490,34 @@ static int buf_sink(void *ctx, const uint8_t *p, size_t n)
     return bk_writer_status(&f->buf) == BK_OK ? 0 : -1;
 }
 
+static int same_pq_opts(const bk_pq_opts *a, const bk_pq_opts *b)
+{
+    bk_pq_opts d;
+    if (!a || !b) {
+        bk_pq_opts_init(&d);
+        if (!a) a = &d;
+        if (!b) b = &d;
+    }
+    return a->codec == b->codec && a->zstd_level == b->zstd_level && a->page_size == b->page_size &&
+           a->row_group_size == b->row_group_size && a->dict_max_bytes == b->dict_max_bytes &&
+           a->created_by == b->created_by;
+}
+
 bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first, int64_t last,
                              bk_table_format format, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
                              const bk_allocator *alloc, bk_error *err)
 {
+    /* What a committed chunk of the same shape left: its table writer and
+     * write buffer, reused (bk_table_reopen) with their grown buffers. */
+    int reuse = f->kept && f->table.format == format && f->table.cols == cols && f->table.ncols == ncols &&
+                f->kept_alloc == alloc && same_pq_opts(&f->kept_pq, pq);
+    if (f->kept && !reuse) bk_chunk_file_release(f);
+    bk_table_writer keep_table;
+    bk_writer keep_buf;
+    if (reuse) {
+        keep_table = f->table;
+        keep_buf = f->buf;
+    }
     memset(f, 0, sizeof *f);
     f->fd = -1;
     if (bk_chunk_path(f->path, sizeof f->path, dir, dataset, first, last, bk_table_format_ext(format)) != BK_OK ||
@@ -458,14 +527,30 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
     snprintf(sub, sizeof sub, "%s/%s", dir, dataset);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
     if (mkdir(sub, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", sub, strerror(errno));
+    if (reuse) {
+        /* the same address: the text formats' sink context is the table itself */
+        f->table = keep_table;
+        f->buf = keep_buf;
+        bk_writer_reset(&f->buf);
+    } else {
+        bk_writer_init(&f->buf, alloc);
+    }
+    f->kept_alloc = alloc;
+    if (pq) f->kept_pq = *pq;
+    else bk_pq_opts_init(&f->kept_pq);
     f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (f->fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
-    bk_writer_init(&f->buf, alloc);
+    if (f->fd < 0) {
+        if (reuse) bk_table_close(&f->table);
+        bk_writer_free(&f->buf);
+        return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
+    }
     if (bk_writer_reserve(&f->buf, (size_t)1 << 20) != BK_OK) {
+        if (!reuse) memset(&f->table, 0, sizeof f->table);
         bk_chunk_file_abort(f);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
-    bk_status st = bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
+    bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
+                         : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
     if (st != BK_OK) {
         if (f->failed) bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
         bk_chunk_file_abort(f);
@@ -478,11 +563,20 @@ void bk_chunk_file_abort(bk_chunk_file *f)
 {
     bk_table_close(&f->table);
     bk_writer_free(&f->buf);
+    f->kept = 0;
     if (f->fd >= 0) {
         close(f->fd);
         f->fd = -1;
         unlink(f->tmp_path);
     }
+}
+
+void bk_chunk_file_release(bk_chunk_file *f)
+{
+    if (!f || !f->kept) return;
+    bk_table_close(&f->table);
+    bk_writer_free(&f->buf);
+    f->kept = 0;
 }
 
 /* Remove <dataset>_<first>_<other>.<ext> beside the final file: a partial
@@ -545,6 +639,11 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
         } else {
             remove_older_partials(f);
         }
+    }
+    if (st == BK_OK) {
+        /* keep the table writer and the buffer for the next chunk */
+        f->kept = 1;
+        return st;
     }
     bk_chunk_file_abort(f);
     return st;
