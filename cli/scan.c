@@ -299,7 +299,7 @@ static int scan_main(int argc, char **argv)
     o.out_path = out_file;
 
     /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
-     * (ordered.h); during the chain build, stop it (bk_chain_opts.cancel). */
+     * (blockkit/engine.h); during the chain build, stop it (bk_chain_opts.cancel). */
     static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa, old[3];
     memset(&sa, 0, sizeof sa);

@@ -7,19 +7,19 @@
  *    --orphans, disconnected blocks ordered by their BIP34 height). At
  *    verbosity >= 2 the list stops before the first block that needs undo
  *    data and has none (unless --allow-missing-undo).
- * 3. The render: bk_ordered_run. Each worker owns its decoder, block / undo
- *    / txid / merkle buffers and open file descriptors: nothing is shared
- *    but the read-only chain, and after the largest block nothing is
- *    allocated. Block and undo bytes are read with pread() into the
- *    worker's buffers (de-obfuscated there with xor.dat's key), so memory
- *    does not grow with the files read.
- * 4. The emit: one write(2) per block, in job order, on the calling thread
- *    (write_line: a line cut short by an error is truncated away). */
+ * 3. The render: the library's ordered block engine (blockkit/engine.h).
+ *    Each worker owns a block reader (pread of the block and its undo into
+ *    its own buffers, de-obfuscated there with xor.dat's key, decoded) and
+ *    txid / merkle buffers: nothing is shared but the read-only chain, and
+ *    after the largest block nothing is allocated, so memory does not grow
+ *    with the files read.
+ * 4. The consume: one write(2) per block, in job order, on the calling
+ *    thread (write_line: a line cut short by an error is truncated away). */
 #define _POSIX_C_SOURCE 200809L
 #include "scan_engine.h"
 
 #include "cli.h"
-#include "ordered.h"
+#include <blockkit/engine.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,45 +29,34 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCAN_PIPE_CLOSED 1000  /* emit's code for a closed output pipe */
-#define SCAN_WRITE_FAILED 1001 /* emit's code for a write error (E.werr) */
+#define SCAN_PIPE_CLOSED 1  /* write_line: a closed output pipe */
+#define SCAN_WRITE_FAILED 2 /* write_line: a write error (E.werr) */
 #define ERRMSG_MAX 4608
 
-typedef struct scan_job {
-    uint32_t entry;
-    int64_t height;
-    int orphan;
-    /* filled by the worker, read by the emitter after the slot is done */
+/* Filled by the worker, read by the consumer after the slot is done. */
+typedef struct scan_done {
     uint32_t n_tx;
     int has_undo;
     int64_t fee;
-} scan_job;
+} scan_done;
 
 typedef struct scan_worker {
-    bk_block_decoder dec;
-    uint8_t *blk;
-    size_t blk_cap;
-    uint8_t *undo;
-    size_t undo_cap;
     uint8_t *ids;
     size_t ids_cap;
     uint8_t *scratch;
     size_t scratch_cap;
-    int blk_fd, rev_fd;
-    uint32_t blk_num, rev_num;
 } scan_worker;
 
 typedef struct scan_engine {
     const bk_scan_opts *o;
     bk_blocksdir dir;
     bk_chain chain;
-    scan_job *jobs;
+    bk_engine_item *jobs;
+    scan_done *done;
     size_t njobs;
     uint64_t *bytes_before; /* block bytes of jobs [0, i) for the ETA */
     scan_worker *workers;
     int nworkers;
-    size_t window;
-    char (*errs)[ERRMSG_MAX]; /* per slot: why its render failed */
     bk_scan_stats *st;
     int progress;
     struct timespec t0, last_progress;
@@ -75,6 +64,7 @@ typedef struct scan_engine {
     int out_fd;       /* the output's descriptor (lines go out with write(2)), or -1: stdio */
     int out_regular;  /* a regular file: a line cut short by an error is truncated away */
     int werr;         /* errno of a failed write */
+    int write_rc;     /* SCAN_PIPE_CLOSED / SCAN_WRITE_FAILED from the consumer */
 } scan_engine;
 
 static double now_diff(struct timespec a, struct timespec b)
@@ -114,99 +104,36 @@ static int grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-static void path_of(const scan_engine *E, bk_file_kind kind, uint32_t num, char *out, size_t cap)
+/* Exit code of a failure (cli.h). */
+static int fail_code(bk_status st)
 {
-    /* Core: BlockManager's FlatFileSeq, "%s%05u.dat". */
-    snprintf(out, cap, "%s/%s%05u.dat", E->dir.path, kind == BK_FILE_BLK ? "blk" : "rev", num);
+    return st == BK_ERR_IO ? BK_EXIT_IO : st == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
 }
 
-/* Read len bytes at off of blk/rev file num into *buf (the worker keeps
- * the last file of each kind open). Returns 0, or an exit code with the
- * message in msg. */
-static int read_range(scan_engine *E, scan_worker *W, bk_file_kind kind, uint32_t num, uint64_t off,
-                      size_t len, uint8_t **buf, size_t *cap, char *msg)
-{
-    int *fd = kind == BK_FILE_BLK ? &W->blk_fd : &W->rev_fd;
-    uint32_t *cur = kind == BK_FILE_BLK ? &W->blk_num : &W->rev_num;
-    char path[4200];
-    if (*fd < 0 || *cur != num) {
-        if (*fd >= 0) close(*fd);
-        /* O_RDONLY, no locks: safe beside a running bitcoind; a FIFO or
-         * another non-regular file is refused before it can block. */
-        bk_error oerr;
-        if (bk_blocksdir_open_fd(&E->dir, kind, num, fd, &oerr) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX, "%s", oerr.msg);
-            return oerr.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_IO;
-        }
-        *cur = num;
-    }
-    if (grow(E->o->alloc, buf, cap, len ? len : 1)) {
-        snprintf(msg, ERRMSG_MAX, "out of memory (%zu bytes)", len);
-        return BK_EXIT_SOFTWARE;
-    }
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(*fd, *buf + got, len - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            path_of(E, kind, num, path, sizeof path);
-            snprintf(msg, ERRMSG_MAX, "%.4200s: %s at offset %llu", path,
-                     r < 0 ? strerror(errno) : "file shorter than when the chain was built",
-                     (unsigned long long)(off + got));
-            return BK_EXIT_IO;
-        }
-        got += (size_t)r;
-    }
-    if (E->dir.xored) bk_xor_copy(*buf, *buf, len, off, E->dir.key);
-    return 0;
-}
-
-/* 09-scan-io-error-no-resume-height: a read error names the block it was
- * reading (the caller adds the height to resume from). */
-static int io_context(char *msg, const scan_job *job, const char *hex, int rc)
-{
-    char tmp[ERRMSG_MAX];
-    snprintf(tmp, sizeof tmp, "%s", msg);
-    snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %.4400s", (long long)job->height, hex, tmp);
-    return rc;
-}
-
-static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
+/* One block as a line of JSON into w; errors name the block's height and
+ * hash by the engine (bk_engine_error_format). */
+static bk_status scan_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *w, bk_error *err)
 {
     scan_engine *E = vctx;
     const bk_scan_opts *o = E->o;
     scan_worker *W = &E->workers[worker];
-    scan_job *job = &E->jobs[jobn];
-    const bk_chain_entry *e = &E->chain.entries[job->entry];
-    char *msg = E->errs[jobn % E->window];
-    char hex[65];
+    scan_done *done = &E->done[eb->item];
+    const bk_chain_entry *e = eb->entry;
     char where[128];
-    bk_error err;
-    bk_error_clear(&err);
-    msg[0] = 0;
-    hash_hex(hex, e->hash);
     snprintf(where, sizeof where, "blk%05u.dat offset %llu", e->file, (unsigned long long)e->offset);
-
-    int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
-    if (rc) return io_context(msg, job, hex, rc);
-    bk_block b;
-    if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
-                 err.msg, (unsigned long long)err.offset, where);
-        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
-    }
-    job->n_tx = b.n_tx;
+    const bk_block *bp = eb->block;
+    if (!bp) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no block data (%s)", where);
+    const bk_block b = *bp;
+    done->n_tx = b.n_tx;
+    bk_error e2;
+    bk_error_clear(&e2);
 
     if (o->verify_merkle) {
-        if (grow(o->alloc, &W->scratch, &W->scratch_cap, bk_block_merkle_scratch_size(b.n_tx))) {
-            snprintf(msg, ERRMSG_MAX, "out of memory");
-            return BK_EXIT_SOFTWARE;
-        }
+        if (grow(o->alloc, &W->scratch, &W->scratch_cap, bk_block_merkle_scratch_size(b.n_tx)))
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         bk_block_merkle_result mr;
-        if (bk_block_merkle(&b, W->scratch, W->scratch_cap, &mr, &err) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s", (long long)job->height, hex, err.msg);
-            return BK_EXIT_DATA;
-        }
+        if (bk_block_merkle(&b, W->scratch, W->scratch_cap, &mr, &e2) != BK_OK)
+            return bk_error_set(err, BK_ERR_MISMATCH, e2.offset, "%s", e2.msg);
         /* Core: CheckMerkleRoot ("bad-txnmrklroot", "bad-txns-duplicate")
          * and CheckWitnessMalleation (validation.cpp). */
         const char *why = NULL;
@@ -218,47 +145,23 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
             why = "coinbase witness is not one 32-byte item (bad-witness-nonce-size)";
         else if (mr.witness_commitment == BK_WITNESS_COMMITMENT_ABSENT && mr.has_witness)
             why = "witness data without a commitment (unexpected-witness)";
-        if (why) {
-            snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s (%s)", (long long)job->height, hex, why, where);
-            return BK_EXIT_DATA;
-        }
+        if (why) return bk_error_set(err, BK_ERR_MISMATCH, 0, "%s (%s)", why, where);
     }
 
     bk_chain_context ctx;
-    if (job->orphan) {
+    if (eb->orphan) {
         /* What `blockkit block` gives a lone block (docs/scan.md). */
-        bk_chain_context_standalone(&ctx, &b, o->net, job->height);
-    } else if (bk_chain_context_fill(&E->chain, e, &ctx, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s", (long long)job->height, hex, err.msg);
-        return BK_EXIT_SOFTWARE;
+        bk_chain_context_standalone(&ctx, &b, o->net, eb->height);
+    } else if (bk_chain_context_fill(&E->chain, e, &ctx, &e2) != BK_OK) {
+        return bk_error_set(err, e2.status, 0, "%s", e2.msg);
     }
 
-    bk_block_undo undo, *undop = NULL;
-    job->has_undo = 0;
-    if (o->verbosity >= 2 && e->has_undo) {
-        /* The header scan verified this record's checksum against the
-         * parent hash when it paired it; from Core's block index the record
-         * is found by position, so check it here as Core's ReadBlockUndo does. */
-        size_t ck = E->chain.from_index ? BK_UNDO_CHECKSUM_SIZE : 0;
-        rc = read_range(E, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size + ck, &W->undo, &W->undo_cap,
-                        msg);
-        if (rc) return io_context(msg, job, hex, rc);
-        if (ck && bk_undo_checksum_verify(W->undo, e->undo_size, e->prev_hash, W->undo + e->undo_size, &err) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s (rev%05u.dat offset %llu)",
-                     (long long)job->height, hex, err.msg, e->undo_file, (unsigned long long)e->undo_offset);
-            return BK_EXIT_DATA;
-        }
-        /* (bk_json_block checks its shape against the block.) */
-        if (bk_block_undo_parse(W->undo, e->undo_size, &undo, &err) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX, "undo of block at height %lld (%s): %s at byte %llu (rev%05u.dat offset %llu)",
-                     (long long)job->height, hex, err.msg, (unsigned long long)err.offset, e->undo_file,
-                     (unsigned long long)e->undo_offset);
-            return BK_EXIT_DATA;
-        }
-        undop = &undo;
-        job->has_undo = 1;
-        if (o->fees) job->fee = bk_block_fees(&b, &undo);
-    }
+    /* The engine read the undo record (verbosity >= 2) and verified its
+     * checksum when the chain came from Core's block index (bk_json_block
+     * checks its shape against the block). */
+    const bk_block_undo *undop = eb->undo;
+    done->has_undo = undop != NULL;
+    if (undop && o->fees) done->fee = bk_block_fees(&b, undop);
 
     bk_block_json_opts jo;
     bk_block_json_opts_init(&jo);
@@ -266,10 +169,8 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
     jo.core_version = o->core_version;
     jo.hash = e->hash;
     if (o->verbosity >= 1) {
-        if (grow(o->alloc, &W->ids, &W->ids_cap, (size_t)b.n_tx * 64)) {
-            snprintf(msg, ERRMSG_MAX, "out of memory");
-            return BK_EXIT_SOFTWARE;
-        }
+        if (grow(o->alloc, &W->ids, &W->ids_cap, (size_t)b.n_tx * 64))
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         if (o->verbosity >= 2) {
             bk_block_txids_wtxids(&b, W->ids, W->ids + 32 * (size_t)b.n_tx);
             jo.wtxids = W->ids + 32 * (size_t)b.n_tx;
@@ -287,17 +188,13 @@ static int scan_render(void *vctx, size_t jobn, int worker, bk_writer *w)
             bk_hex_encode((char *)sp, b.data, b.size);
             bk_writer_commit(w, 2 * b.size);
         }
-    } else if (bk_json_block(&j, &b, undop, &ctx, &jo, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "block at height %lld (%s): %s at byte %llu (%s)", (long long)job->height, hex,
-                 err.msg, (unsigned long long)err.offset, where);
-        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+    } else if (bk_json_block(&j, &b, undop, &ctx, &jo, &e2) != BK_OK) {
+        return bk_error_set(err, e2.status, e2.offset, "%s at byte %llu (%s)", e2.msg, (unsigned long long)e2.offset,
+                            where);
     }
     bk_writer_putc(w, '\n');
-    if (bk_writer_status(w) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "out of memory");
-        return BK_EXIT_SOFTWARE;
-    }
-    return 0;
+    if (bk_writer_status(w) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    return BK_OK;
 }
 
 static void print_progress(scan_engine *E, int final)
@@ -355,26 +252,30 @@ static int write_line(scan_engine *E, const uint8_t *data, size_t len)
     return 0;
 }
 
-static int scan_emit(void *vctx, size_t jobn, const uint8_t *data, size_t len)
+static bk_status scan_consume(void *vctx, size_t jobn, const uint8_t *data, size_t len, bk_error *err)
 {
     scan_engine *E = vctx;
-    const scan_job *job = &E->jobs[jobn];
+    const bk_engine_item *job = &E->jobs[jobn];
+    const scan_done *done = &E->done[jobn];
     int rc = write_line(E, data, len);
-    if (rc) return rc;
+    if (rc) {
+        E->write_rc = rc;
+        return bk_error_set(err, BK_ERR_IO, 0, "write error");
+    }
     bk_scan_stats *st = E->st;
     if (st->blocks == 0) st->first_height = job->height;
     st->blocks++;
     st->last_height = job->height;
-    st->txs += job->n_tx;
+    st->txs += done->n_tx;
     st->bytes_in += E->chain.entries[job->entry].size;
     st->bytes_out += len;
-    if (job->has_undo) {
-        st->fees += job->fee;
+    if (done->has_undo) {
+        st->fees += done->fee;
         st->blocks_with_undo++;
     }
     E->emitted = jobn + 1;
     if (E->progress) print_progress(E, 0);
-    return 0;
+    return BK_OK;
 }
 
 /* The exit status after a stop request: 128 + the signal's number. */
@@ -382,50 +283,6 @@ static int stop_code(const bk_scan_opts *o)
 {
     int sig = o->stop ? (int)*o->stop : 0;
     return 128 + (sig > 0 && sig < 64 ? sig : 2);
-}
-
-static int cmp_job(const void *a, const void *b)
-{
-    const scan_job *x = a, *y = b;
-    if (x->height != y->height) return x->height < y->height ? -1 : 1;
-    return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-/* Orphans (blocks whose ancestors are not in the files) with a BIP34
- * height in [start, end]: appended to the jobs after the best chain. */
-static int add_orphans(scan_engine *E, size_t *cap, int64_t start, int64_t end, uint64_t *no_height)
-{
-    scan_worker *W = &E->workers[0];
-    char msg[ERRMSG_MAX];
-    size_t first = E->njobs;
-    for (size_t i = 0; i < E->chain.n_entries; i++) {
-        const bk_chain_entry *e = &E->chain.entries[i];
-        if (e->height >= 0) continue;
-        int rc = read_range(E, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
-        if (rc) return bk_cli_fail("scan", rc, "%s", msg);
-        bk_block b;
-        bk_error err;
-        uint32_t h;
-        if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK || bk_block_bip34_height(&b, &h) != BK_OK) {
-            (*no_height)++;
-            continue;
-        }
-        if ((int64_t)h < start || (end >= 0 && (int64_t)h > end)) continue;
-        if (E->njobs == *cap) {
-            size_t nc = *cap ? *cap * 2 : 64;
-            scan_job *p = realloc(E->jobs, nc * sizeof *p);
-            if (!p) return bk_cli_fail("scan", BK_EXIT_SOFTWARE, "out of memory");
-            E->jobs = p;
-            *cap = nc;
-        }
-        memset(&E->jobs[E->njobs], 0, sizeof E->jobs[0]);
-        E->jobs[E->njobs].entry = (uint32_t)i;
-        E->jobs[E->njobs].height = h;
-        E->jobs[E->njobs].orphan = 1;
-        E->njobs++;
-    }
-    qsort(E->jobs + first, E->njobs - first, sizeof E->jobs[0], cmp_job);
-    return 0;
 }
 
 /* JSON bytes per block byte, measured on real blocks (docs/scan.md):
@@ -451,6 +308,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     E.o = o;
     E.st = &st;
     int rc = 0;
+    size_t cap = 0; /* of E.jobs */
     bk_error err;
     bk_error_clear(&err);
     struct timespec tc0, tc1;
@@ -503,10 +361,6 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto out;
     }
-    for (int i = 0; i < E.nworkers; i++) {
-        bk_block_decoder_init(&E.workers[i].dec, o->alloc);
-        E.workers[i].blk_fd = E.workers[i].rev_fd = -1;
-    }
 
     /* Jobs: the best chain from start to end. */
     const bk_chain_entry *tip = bk_chain_tip(&E.chain);
@@ -534,10 +388,9 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     }
     int64_t end = o->end < 0 || o->end > tip_h ? tip_h : o->end;
     if (o->end_below_tip >= 0) end = tip_h - o->end_below_tip; /* --end -N */
-    size_t cap = 0;
     if (tip && start <= end) {
         cap = (size_t)(end - start + 1);
-        E.jobs = calloc(cap, sizeof *E.jobs);
+        E.jobs = bk_alloc(NULL, cap * sizeof *E.jobs);
         if (!E.jobs) {
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
@@ -566,13 +419,18 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
             if (!e) continue; /* below base_height (an implied genesis), or past the end */
             E.jobs[E.njobs].entry = (uint32_t)(e - E.chain.entries);
             E.jobs[E.njobs].height = h;
+            E.jobs[E.njobs].orphan = 0;
             E.njobs++;
         }
     }
     uint64_t no_height = 0;
     if (o->orphans && E.chain.n_orphans) {
-        rc = add_orphans(&E, &cap, start, o->end_below_tip >= 0 ? (tip ? end : -1) : o->end, &no_height);
-        if (rc) goto out;
+        /* Read with the engine's block reader: by their BIP34 height, after the best chain. */
+        if (bk_engine_add_orphans(&E.chain, &E.dir, start, o->end_below_tip >= 0 ? (tip ? end : -1) : o->end, &E.jobs,
+                                  &E.njobs, &cap, &no_height, NULL, &err) != BK_OK) {
+            rc = bk_cli_fail(cmd, fail_code(err.status), "%s", err.msg);
+            goto out;
+        }
         if (no_height && !o->quiet)
             fprintf(stderr, "blockkit: scan: %llu orphan block(s) without a BIP34 height skipped\n",
                     (unsigned long long)no_height);
@@ -639,11 +497,10 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     size_t window = (o->max_memory - (size_t)nw * per_worker) / per_slot;
     if (window > 2 * (size_t)nw + 1) window = 2 * (size_t)nw + 1;
     if (window < (size_t)nw) window = (size_t)nw;
-    E.window = window;
     st.workers = nw;
     st.window = window;
-    E.errs = calloc(window, sizeof *E.errs);
-    if (!E.errs) {
+    E.done = calloc(E.njobs ? E.njobs : 1, sizeof *E.done);
+    if (!E.done) {
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto out;
     }
@@ -652,14 +509,22 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
                  (o->progress == BK_SCAN_PROGRESS_AUTO && isatty(STDERR_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &E.t0);
     E.last_progress = E.t0;
-    bk_ordered_opts oo;
-    memset(&oo, 0, sizeof oo);
-    oo.workers = nw;
-    oo.window = window;
-    oo.shrink_above = per_slot;
-    oo.stop = o->stop;
-    oo.alloc = o->alloc;
-    oo.slot_reserve = per_slot / 2;
+    bk_engine_opts eo;
+    bk_engine_opts_init(&eo);
+    eo.chain = &E.chain;
+    eo.dir = &E.dir;
+    eo.items = E.jobs;
+    eo.n_items = E.njobs;
+    eo.read_flags = o->verbosity >= 2 ? BK_READ_UNDO : 0;
+    eo.run.workers = nw;
+    eo.run.window = window;
+    eo.run.shrink_above = per_slot;
+    eo.run.cancel = o->stop;
+    eo.run.alloc = o->alloc;
+    eo.run.slot_reserve = per_slot / 2;
+    eo.block = scan_block;
+    eo.consume = scan_consume;
+    eo.ctx = &E;
     /* Anything the caller wrote through stdio goes first; then lines go to
      * the descriptor directly. */
     E.out_fd = -1;
@@ -668,7 +533,11 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
         struct stat ost;
         E.out_regular = E.out_fd >= 0 && fstat(E.out_fd, &ost) == 0 && S_ISREG(ost.st_mode);
     }
-    rc = bk_ordered_run(E.njobs, &oo, scan_render, scan_emit, &E, &st.peak_slot_bytes);
+    bk_engine_result er;
+    bk_error rerr;
+    bk_error_clear(&rerr);
+    bk_status rs = bk_engine_run(&eo, &er, &rerr);
+    st.peak_slot_bytes = er.run.peak_slot_bytes;
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     st.seconds = now_diff(E.t0, t1);
@@ -676,22 +545,25 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
     if (E.emitted < E.njobs) st.resume_height = E.jobs[E.emitted].height;
     const char *out_name = bk_cli_output_name(o->out_path);
 
-    if (rc == SCAN_PIPE_CLOSED) {
+    if (er.run.failure == BK_ORDERED_CONSUME && E.write_rc == SCAN_PIPE_CLOSED) {
         rc = 0;
-    } else if (rc == SCAN_WRITE_FAILED) {
+    } else if (er.run.failure == BK_ORDERED_CONSUME) {
         /* 01-scan-final-flush-heap-overread: a write error is reported once,
          * with the height to resume from (every line before it is whole). */
         rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: write error: %s; resume with --start %lld", out_name,
                          strerror(E.werr), (long long)st.resume_height);
-    } else if (rc) {
-        /* The failing job is the first one not emitted (E.emitted < E.njobs:
-         * a render error stops before its own line). 09-scan-io-error-no-resume-height. */
-        const char *m = E.emitted < E.njobs ? E.errs[E.emitted % window] : "";
+    } else if (rs != BK_OK && rs != BK_ERR_CANCELLED) {
+        /* The failing job is the first one not consumed (E.emitted < E.njobs:
+         * a render error stops before its own line); the engine names its
+         * height, hash and file position. 09-scan-io-error-no-resume-height. */
+        char m[ERRMSG_MAX];
+        bk_engine_error_format(&er.where, &rerr, m, sizeof m);
+        rc = fail_code(rs);
         bk_cli_fail(cmd, rc, "%s; resume with --start %lld", m[0] ? m : "rendering failed",
                     (long long)st.resume_height);
     } else if (bk_cli_pipe_closed) {
         /* quiet */
-    } else if (E.emitted < E.njobs) {
+    } else if (rs == BK_ERR_CANCELLED) {
         /* stopped by a signal */
         rc = stop_code(o);
         if (st.blocks)
@@ -701,7 +573,7 @@ int bk_scan_run(const bk_scan_opts *o, bk_scan_stats *stats_out)
             fprintf(stderr, "blockkit: scan: interrupted before the first block; resume with --start %lld\n",
                     (long long)st.resume_height);
     } else if (missing_at < njobs_all) {
-        const scan_job *j = &E.jobs[missing_at];
+        const bk_engine_item *j = &E.jobs[missing_at];
         char hex[65];
         hash_hex(hex, E.chain.entries[j->entry].hash);
         st.resume_height = j->height;
@@ -716,19 +588,14 @@ out:
     if (E.workers) {
         for (int i = 0; i < E.nworkers; i++) {
             scan_worker *W = &E.workers[i];
-            bk_block_decoder_free(&W->dec);
-            bk_free(o->alloc, W->blk, W->blk_cap);
-            bk_free(o->alloc, W->undo, W->undo_cap);
             bk_free(o->alloc, W->ids, W->ids_cap);
             bk_free(o->alloc, W->scratch, W->scratch_cap);
-            if (W->blk_fd >= 0) close(W->blk_fd);
-            if (W->rev_fd >= 0) close(W->rev_fd);
         }
         free(E.workers);
     }
-    free(E.jobs);
+    bk_free(NULL, E.jobs, cap * sizeof *E.jobs);
+    free(E.done);
     free(E.bytes_before);
-    free(E.errs);
     bk_chain_free(&E.chain);
 out_nochain:
     bk_blocksdir_close(&E.dir);

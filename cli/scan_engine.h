@@ -1,6 +1,7 @@
 /* The engine of `blockkit scan`: a Bitcoin Core blocks directory rendered as
  * getblock JSON, one object per line in height order, by N worker threads
- * (cli/ordered.h). Shared by cli/scan.c and bench/bench_scan.c. */
+ * (the library's block engine, blockkit/engine.h). Shared by cli/scan.c and
+ * bench/bench_scan.c. */
 #ifndef BLOCKKIT_CLI_SCAN_ENGINE_H
 #define BLOCKKIT_CLI_SCAN_ENGINE_H
 

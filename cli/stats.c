@@ -3,11 +3,11 @@
  * directory in height order (docs/stats.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "ordered.h"
 #include "source.h"
 
 #include <blockkit/blockstats.h>
 #include <blockkit/chain.h>
+#include <blockkit/engine.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,8 +203,6 @@ done:
 
 /* ---- a blocks directory ---- */
 
-#define ERRMSG_MAX 512
-
 static volatile sig_atomic_t stats_stop;
 
 static void on_sigint(int sig)
@@ -214,148 +212,70 @@ static void on_sigint(int sig)
 }
 
 typedef struct stats_worker {
-    bk_block_decoder dec;
     bk_block_stats_scratch sc;
-    uint8_t *blk, *und;
-    size_t blk_cap, und_cap;
-    int blk_fd, rev_fd;
-    uint32_t blk_num, rev_num;
 } stats_worker;
 
 typedef struct stats_run {
     const stats_cfg *cfg;
     bk_blocksdir dir;
     bk_chain chain;
-    const uint32_t *entries; /* job -> entry index */
     stats_worker *workers;
-    size_t window;
-    char (*errs)[ERRMSG_MAX];
-    int *err_rc;
     size_t emitted;
 } stats_run;
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap) return 0;
-    size_t n = need + need / 4;
-    uint8_t *p = realloc(*buf, n);
-    if (!p) return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
-/* pread len bytes at off of blk/rev file num (kept open per worker). */
-static int read_range(stats_run *R, stats_worker *W, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
-                      uint8_t **buf, size_t *cap, char *msg)
-{
-    int *fd = kind == BK_FILE_BLK ? &W->blk_fd : &W->rev_fd;
-    uint32_t *cur = kind == BK_FILE_BLK ? &W->blk_num : &W->rev_num;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s%05u.dat", R->dir.path, kind == BK_FILE_BLK ? "blk" : "rev", num);
-    if (*fd < 0 || *cur != num) {
-        if (*fd >= 0) close(*fd);
-        *fd = open(path, O_RDONLY | O_CLOEXEC); /* read-only, no locks */
-        if (*fd < 0) {
-            snprintf(msg, ERRMSG_MAX, "%.400s: %s", path, strerror(errno));
-            return BK_EXIT_IO;
-        }
-        *cur = num;
-    }
-    if (grow(buf, cap, len ? len : 1)) {
-        snprintf(msg, ERRMSG_MAX, "out of memory (%zu bytes)", len);
-        return BK_EXIT_SOFTWARE;
-    }
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(*fd, *buf + got, len - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            snprintf(msg, ERRMSG_MAX, "%.400s: %s at offset %llu", path,
-                     r < 0 ? strerror(errno) : "file shorter than when the chain was built",
-                     (unsigned long long)(off + got));
-            return BK_EXIT_IO;
-        }
-        got += (size_t)r;
-    }
-    if (R->dir.xored) bk_xor_copy(*buf, *buf, len, off, R->dir.key);
-    return 0;
-}
-
-static int stats_render(void *vctx, size_t job, int worker, bk_writer *w)
+/* One block's result as a line (the engine read the block and, for a
+ * block with undo data, its undo record, checksum verified when found
+ * through Core's block index). */
+static bk_status stats_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *w, bk_error *err)
 {
     stats_run *R = vctx;
     stats_worker *W = &R->workers[worker];
-    const bk_chain_entry *e = &R->chain.entries[R->entries[job]];
-    char *msg = R->errs[job % R->window];
+    const bk_chain_entry *e = eb->entry;
     char hex[65];
     hash_hex(hex, e->hash);
-    msg[0] = 0;
-    if (e->no_data) {
+    if (!eb->block) {
         /* Core: CheckBlockDataAvailability - IsBlockPruned is "no data,
          * nTx known, the node has pruned" */
-        snprintf(msg, ERRMSG_MAX, "block %s at height %d: %s", hex, (int)e->height,
-                 R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
-                                                : "Block not available (not fully downloaded)");
-        return BK_EXIT_NOINPUT;
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %d: %s", hex, (int)e->height,
+                            R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
+                                                           : "Block not available (not fully downloaded)");
     }
-    if (e->height > 0 && !e->has_undo) {
+    if (e->height > 0 && !eb->undo) {
         /* Core: CheckBlockDataAvailability(check_for_undo) */
-        snprintf(msg, ERRMSG_MAX, "block %s at height %d: Undo data not available", hex, (int)e->height);
-        return BK_EXIT_NOINPUT;
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %d: Undo data not available", hex,
+                            (int)e->height);
     }
-    int rc = read_range(R, W, BK_FILE_BLK, e->file, e->offset, e->size, &W->blk, &W->blk_cap, msg);
-    if (rc) return rc;
-    bk_error err;
-    bk_block b;
-    if (bk_block_decode(&W->dec, W->blk, e->size, &b, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "block %s at height %d: %s at byte %llu (blk%05u.dat offset %llu)", hex,
-                 (int)e->height, err.msg, (unsigned long long)err.offset, e->file, (unsigned long long)e->offset);
-        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
-    }
-    bk_block_undo undo, *undop = NULL;
-    if (e->has_undo && e->height != 0) {
-        /* The header scan verified the record's checksum when it paired it;
-         * found by position in Core's block index it is checked here, as
-         * Core's ReadBlockUndo does. */
-        size_t ck = R->chain.from_index ? BK_UNDO_CHECKSUM_SIZE : 0;
-        rc = read_range(R, W, BK_FILE_REV, e->undo_file, e->undo_offset, e->undo_size + ck, &W->und, &W->und_cap,
-                        msg);
-        if (rc) return rc;
-        if (ck && bk_undo_checksum_verify(W->und, e->undo_size, e->prev_hash, W->und + e->undo_size, &err) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX,
-                     "block %s at height %d: Can't read undo data from disk (%s, rev%05u.dat offset %llu)", hex,
-                     (int)e->height, err.msg, e->undo_file, (unsigned long long)e->undo_offset);
-            return BK_EXIT_DATA;
-        }
-        if (bk_block_undo_parse(W->und, e->undo_size, &undo, &err) != BK_OK) {
-            snprintf(msg, ERRMSG_MAX, "undo data of block %s at height %d: %s at byte %llu (rev%05u.dat offset %llu)",
-                     hex, (int)e->height, err.msg, (unsigned long long)err.offset, e->undo_file,
-                     (unsigned long long)e->undo_offset);
-            return BK_EXIT_DATA;
-        }
-        undop = &undo;
-    }
+    bk_error e2;
     bk_chain_context ctx;
-    if (bk_chain_context_fill(&R->chain, e, &ctx, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "block %s: %s", hex, err.msg);
-        return BK_EXIT_SOFTWARE;
-    }
-    if (render_stats(&W->sc, &b, undop, &ctx, e->hash, R->cfg, w, &err) != BK_OK) {
-        snprintf(msg, ERRMSG_MAX, "%s", err.msg);
-        return err.status == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
-    }
-    return 0;
+    if (bk_chain_context_fill(&R->chain, e, &ctx, &e2) != BK_OK)
+        return bk_error_set(err, e2.status, 0, "block %s: %s", hex, e2.msg);
+    if (render_stats(&W->sc, eb->block, eb->undo, &ctx, e->hash, R->cfg, w, &e2) != BK_OK)
+        return bk_error_set(err, e2.status, e2.offset, "%s", e2.msg);
+    return BK_OK;
 }
 
-static int stats_emit(void *vctx, size_t job, const uint8_t *data, size_t len)
+static bk_status stats_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
 {
     stats_run *R = vctx;
-    int rc = bk_cli_write_all(stdout, data, len);
-    if (rc) return rc;
+    if (bk_cli_write_all(stdout, data, len) != 0) return bk_error_set(err, BK_ERR_IO, 0, "write error");
     R->emitted = job + 1;
-    if (bk_cli_pipe_closed) return -1;
-    return 0;
+    if (bk_cli_pipe_closed) return bk_error_set(err, BK_ERR_IO, 0, "closed pipe");
+    return BK_OK;
+}
+
+/* The message of a failed block: Core's own from the callback; the
+ * engine's (height, hash, file position) for a read or parse error. */
+static void stats_error(const bk_engine_where *wh, const bk_error *err, char *m, size_t cap)
+{
+    char hex[65];
+    hash_hex(hex, wh->hash);
+    if (wh->stage == BK_STAGE_WORK)
+        snprintf(m, cap, "%s", err->msg);
+    else if (wh->stage == BK_STAGE_UNDO_CHECKSUM)
+        snprintf(m, cap, "block %s at height %d: Can't read undo data from disk (%s, rev%05u.dat offset %llu)", hex,
+                 (int)wh->height, err->msg, wh->file, (unsigned long long)wh->file_offset);
+    else
+        bk_engine_error_format(wh, err, m, cap);
 }
 
 static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int have_start, int have_end,
@@ -369,7 +289,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     int rc = bk_cli_source_blocksdir(cmd, src, cfg->net);
     if (rc) return rc;
     if (bk_blocksdir_open(&R.dir, src->blocksdir, cfg->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
-    uint32_t *list = NULL;
+    bk_engine_item *list = NULL;
     size_t njobs = 0;
     /* Core's block index when there is one, else the header scan */
     rc = bk_cli_source_build(cmd, src, cfg->net, &stats_stop, 0, &R.chain);
@@ -397,7 +317,9 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
             rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
         }
-        list[0] = (uint32_t)(e - R.chain.entries);
+        list[0].entry = (uint32_t)(e - R.chain.entries);
+        list[0].height = e->height;
+        list[0].orphan = 0;
         njobs = 1;
     } else {
         /* a pruned node: from the lowest height whose data is kept */
@@ -426,63 +348,65 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
                 rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
                 goto out;
             }
-            for (size_t i = 0; i < njobs; i++) list[i] = R.chain.active[(size_t)(start - R.chain.base_height) + i];
+            for (size_t i = 0; i < njobs; i++) {
+                list[i].entry = R.chain.active[(size_t)(start - R.chain.base_height) + i];
+                list[i].height = start + (int64_t)i;
+                list[i].orphan = 0;
+            }
         }
     }
     if (njobs == 0) goto out;
-    R.entries = list;
     if (jobs > (int)njobs) jobs = (int)njobs;
-    R.window = 2 * (size_t)jobs + 1;
     R.workers = calloc((size_t)jobs, sizeof *R.workers);
-    R.errs = calloc(R.window, sizeof *R.errs);
-    if (!R.workers || !R.errs) {
+    if (!R.workers) {
         rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
         goto out;
     }
-    for (int i = 0; i < jobs; i++) {
-        bk_block_decoder_init(&R.workers[i].dec, NULL);
-        bk_block_stats_scratch_init(&R.workers[i].sc, NULL);
-        R.workers[i].blk_fd = R.workers[i].rev_fd = -1;
-    }
-    bk_ordered_opts oo;
-    memset(&oo, 0, sizeof oo);
-    oo.workers = jobs;
-    oo.window = R.window;
-    oo.stop = &stats_stop;
-    rc = bk_ordered_run(njobs, &oo, stats_render, stats_emit, &R, NULL);
-    if (rc == -1) {
-        rc = 0; /* closed pipe */
-    } else if (rc == 0 && R.emitted < njobs) {
+    for (int i = 0; i < jobs; i++) bk_block_stats_scratch_init(&R.workers[i].sc, NULL);
+    bk_engine_opts eo;
+    bk_engine_opts_init(&eo);
+    eo.chain = &R.chain;
+    eo.dir = &R.dir;
+    eo.items = list;
+    eo.n_items = njobs;
+    eo.read_flags = BK_READ_UNDO;
+    eo.run.workers = jobs;
+    eo.run.window = 2 * (size_t)jobs + 1;
+    eo.run.cancel = &stats_stop;
+    eo.block = stats_block;
+    eo.consume = stats_consume;
+    eo.ctx = &R;
+    bk_engine_result er;
+    bk_status rs = bk_engine_run(&eo, &er, &err);
+    if (rs == BK_ERR_CANCELLED) {
         /* SIGINT: the lines so far are complete */
-        const bk_chain_entry *next = &R.chain.entries[R.entries[R.emitted]];
+        const bk_chain_entry *next = &R.chain.entries[list[R.emitted].entry];
         fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
                 (int)next->height);
+        rc = 0;
         if (fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
-    } else if (rc) {
-        const char *m = R.errs[R.emitted % R.window];
-        const bk_chain_entry *at = &R.chain.entries[R.entries[R.emitted]];
-        if (m[0] && njobs > 1)
+    } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
+        rc = bk_cli_pipe_closed ? 0 : bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    } else if (rs != BK_OK) {
+        char m[4608];
+        stats_error(&er.where, &err, m, sizeof m);
+        rc = rs == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : rs == BK_ERR_IO ? BK_EXIT_IO
+             : rs == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+        const bk_chain_entry *at = &R.chain.entries[list[R.emitted].entry];
+        if (njobs > 1)
             bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
                         (int)at->height);
-        else if (m[0]) bk_cli_fail(cmd, rc, "%s", m);
-        else bk_cli_fail(cmd, rc, "write error");
+        else bk_cli_fail(cmd, rc, "%s", m);
     } else if (fflush(stdout) != 0 && !bk_cli_pipe_closed) {
         rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
     }
 out:
     if (R.workers) {
         for (int i = 0; i < jobs; i++) {
-            stats_worker *W = &R.workers[i];
-            bk_block_decoder_free(&W->dec);
-            bk_block_stats_scratch_free(&W->sc);
-            free(W->blk);
-            free(W->und);
-            if (W->blk_fd >= 0) close(W->blk_fd);
-            if (W->rev_fd >= 0) close(W->rev_fd);
+            bk_block_stats_scratch_free(&R.workers[i].sc);
         }
         free(R.workers);
     }
-    free(R.errs);
     free(list);
     bk_chain_free(&R.chain);
 out_dir:
@@ -578,7 +502,7 @@ static int stats_main(int argc, char **argv)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
     src.datadir = datadir;
     src.blocksdir = blocksdir;
-    /* SIGINT: finish the current line, then stop (ordered.h), as scan does */
+    /* SIGINT: finish the current line, then stop (blockkit/engine.h), as scan does */
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

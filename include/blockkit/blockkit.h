@@ -25,6 +25,7 @@
 #include <blockkit/script.h>
 #include <blockkit/json.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/engine.h>
 #include <blockkit/ssz.h>
 
 #endif

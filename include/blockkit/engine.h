@@ -1,0 +1,233 @@
+/* blockkit: the ordered parallel block engine shared by `scan`, `stats` and
+ * `export` (and any other consumer of a range of a node's blocks).
+ *
+ * Two layers:
+ *
+ * 1. bk_ordered_run: jobs 0..n-1 run by N worker threads, each job's
+ *    output (bytes in a bk_writer) handed to the caller's consumer on the
+ *    calling thread strictly in job order. A window of W slots bounds what
+ *    is in flight: a worker waits before job j until job j - W has been
+ *    consumed (back-pressure), so memory is W x the largest job output.
+ *
+ * 2. bk_engine_run: the same over blocks of a bk_chain. The caller lists
+ *    the blocks (bk_engine_item: chain entry and height, in the order
+ *    wanted) and optionally groups consecutive items into tasks (a task is
+ *    one ordered job: one block each by default; `export` uses one height
+ *    chunk per task). Each worker owns a bk_block_reader (pread of the
+ *    block and its undo record by position, xor.dat de-obfuscation, size
+ *    and undo checksum checks, block and undo decoding) and calls the
+ *    caller's per-block callback with the decoded block; task outputs go
+ *    to the consumer in task order.
+ *
+ * Errors stop the run at the first failing job in order: every job before
+ * it has been consumed, none after it. The failure names the task, the
+ * block (height, hash) and the file position (bk_engine_where;
+ * bk_engine_error_format renders it). Cancellation: *cancel (a
+ * sig_atomic_t set by a signal handler) is read by the calling thread
+ * only (signals are blocked in the workers), at least every tick_ms; the
+ * workers then finish the block they are on and stop. Nothing here prints
+ * or exits; files are opened read-only with no locks. */
+#ifndef BLOCKKIT_ENGINE_H
+#define BLOCKKIT_ENGINE_H
+
+#include <blockkit/bitcoin.h>
+#include <blockkit/blockfile.h>
+#include <blockkit/chain.h>
+#include <blockkit/stream.h>
+#include <blockkit/undo.h>
+
+#include <signal.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. ordered jobs ---------------------------------------------------- */
+
+/* Run job on worker (0..workers-1, for per-worker state) into out (empty on
+ * entry). A non-OK status fails the job (err says why). */
+typedef bk_status (*bk_ordered_work_fn)(void *ctx, size_t job, int worker, bk_writer *out, bk_error *err);
+/* A finished job's output, on the calling thread, in job order. */
+typedef bk_status (*bk_ordered_consume_fn)(void *ctx, size_t job, const uint8_t *data, size_t len, bk_error *err);
+/* Called on the calling thread while it waits, about every tick_ms. */
+typedef void (*bk_ordered_tick_fn)(void *ctx);
+
+typedef struct bk_ordered_opts {
+    int workers;                        /* >= 1 (default 1) */
+    size_t window;                      /* jobs in flight, raised to >= workers (default 2 x workers + 1) */
+    size_t slot_reserve;                /* reserve this much in a slot's writer before its first job (0: none) */
+    size_t shrink_above;                /* free a slot's buffer after its consume when larger (0: never) */
+    const volatile sig_atomic_t *cancel; /* non-zero: stop (read by the calling thread only) */
+    bk_ordered_tick_fn tick;            /* NULL: none */
+    unsigned tick_ms;                   /* default 100 */
+    const bk_allocator *alloc;          /* the slot writers (NULL: default) */
+} bk_ordered_opts;
+
+typedef enum bk_ordered_failure {
+    BK_ORDERED_OK = 0,
+    BK_ORDERED_WORK,                    /* job `consumed` failed in its worker */
+    BK_ORDERED_CONSUME,                 /* the consumer failed on job `consumed` */
+    BK_ORDERED_CANCELLED,               /* *cancel was set */
+    BK_ORDERED_SETUP                    /* no memory or no thread */
+} bk_ordered_failure;
+
+typedef struct bk_ordered_result {
+    size_t consumed;                    /* jobs 0..consumed-1 were consumed */
+    bk_ordered_failure failure;
+    int workers;                        /* threads started */
+    size_t window;
+    size_t peak_slot_bytes;             /* the largest slot writer seen */
+} bk_ordered_result;
+
+/* Defaults above (1 worker). */
+BK_API void bk_ordered_opts_init(bk_ordered_opts *o);
+
+/* BK_OK when every job was consumed; BK_ERR_CANCELLED when stopped by
+ * *cancel; else the failing job's (or consumer's) status and error. res
+ * (may be NULL) says how far it got. */
+BK_API bk_status bk_ordered_run(size_t njobs, const bk_ordered_opts *o, bk_ordered_work_fn work,
+                                bk_ordered_consume_fn consume, void *ctx, bk_ordered_result *res,
+                                bk_error *err) BK_WARN_UNUSED;
+
+/* ---- 2. blocks of a chain ----------------------------------------------- */
+
+/* One block to process: chain->entries[entry], at height (an orphan's
+ * BIP34 height). */
+typedef struct bk_engine_item {
+    uint32_t entry;
+    int64_t height;
+    int orphan;
+} bk_engine_item;
+
+/* Where a failure happened. */
+typedef enum bk_engine_stage {
+    BK_STAGE_NONE = 0,
+    BK_STAGE_READ,                      /* opening / reading the block bytes */
+    BK_STAGE_DECODE,                    /* the block does not parse (err->offset: byte in the block) */
+    BK_STAGE_UNDO_READ,                 /* opening / reading its undo record */
+    BK_STAGE_UNDO_CHECKSUM,             /* the undo record's checksum (Core's ReadBlockUndo) */
+    BK_STAGE_UNDO_DECODE,               /* the undo record does not parse (err->offset: byte in it) */
+    BK_STAGE_WORK,                      /* the caller's block callback */
+    BK_STAGE_TASK,                      /* the caller's task begin / end callback */
+    BK_STAGE_CONSUME,                   /* the caller's consumer */
+    BK_STAGE_SETUP                      /* memory, threads */
+} bk_engine_stage;
+
+typedef struct bk_engine_where {
+    bk_engine_stage stage;
+    size_t task;                        /* the failing task */
+    size_t item;                        /* the failing block's item index (SIZE_MAX: none) */
+    int64_t height;
+    uint8_t hash[32];                   /* internal byte order (zero when no block) */
+    bk_file_kind kind;                  /* the file read: blk or rev */
+    uint32_t file;                      /* its number */
+    uint64_t file_offset;               /* of the block / undo bytes in it */
+} bk_engine_where;
+
+/* A block handed to the callback (valid during the call only). */
+typedef struct bk_engine_block {
+    size_t item;                        /* index in the item list */
+    size_t task;
+    int64_t height;
+    int orphan;
+    const bk_chain_entry *entry;
+    const bk_block *block;              /* decoded; NULL when the entry has no data (no_data) */
+    const uint8_t *data;                /* its bytes, de-obfuscated */
+    size_t size;
+    const bk_block_undo *undo;          /* NULL when not read: no undo record, or undo not asked */
+    const uint8_t *undo_data;
+    size_t undo_size;
+} bk_engine_block;
+
+/* Per-worker block reader: keeps the last blk and rev file open, reads
+ * with pread into its own buffers (memory is the largest block and undo
+ * record), never maps, locks or writes. */
+typedef struct bk_block_reader {
+    const bk_blocksdir *dir;
+    const bk_allocator *alloc;
+    bk_block_decoder dec;
+    bk_block blk_dec;
+    bk_block_undo undo_dec;
+    uint8_t *blk, *undo;
+    size_t blk_cap, undo_cap;
+    int blk_fd, rev_fd;
+    uint32_t blk_num, rev_num;
+} bk_block_reader;
+
+#define BK_READ_UNDO 1u                 /* also the undo record when the entry has one */
+#define BK_READ_UNDO_CHECKSUM 2u        /* and verify its checksum against the parent hash (Core's
+                                           ReadBlockUndo; for records found by position in Core's index:
+                                           bk_engine_run sets it itself when chain->from_index) */
+
+BK_API void bk_block_reader_init(bk_block_reader *r, const bk_blocksdir *dir, const bk_allocator *alloc);
+BK_API void bk_block_reader_free(bk_block_reader *r);
+/* Read and decode e's block (and its undo, per flags) into *out (pointers
+ * into r's buffers, valid until the next read). An entry with no_data
+ * gives out->block == NULL and BK_OK. Errors: BK_ERR_IO (a file that
+ * cannot be opened or is shorter than the chain says; the message names
+ * the path and offset), the decoders' errors; *where (may be NULL) says
+ * which stage and file position. */
+BK_API bk_status bk_block_reader_read(bk_block_reader *r, const bk_chain_entry *e, unsigned flags,
+                                      bk_engine_block *out, bk_engine_where *where, bk_error *err) BK_WARN_UNUSED;
+
+/* A task: items [first, first + count). */
+typedef struct bk_engine_task {
+    size_t first, count;
+} bk_engine_task;
+
+/* Per block, on the worker. out is the task's output writer. */
+typedef bk_status (*bk_engine_block_fn)(void *ctx, int worker, const bk_engine_block *b, bk_writer *out,
+                                        bk_error *err);
+/* Optional, on the worker: before a task's first block, and after its
+ * last (also when it failed or was cancelled: status says so; end's
+ * return replaces an OK status). */
+typedef bk_status (*bk_engine_task_begin_fn)(void *ctx, int worker, size_t task, bk_error *err);
+typedef bk_status (*bk_engine_task_end_fn)(void *ctx, int worker, size_t task, bk_status status, bk_writer *out,
+                                           bk_error *err);
+
+typedef struct bk_engine_opts {
+    const bk_chain *chain;
+    const bk_blocksdir *dir;            /* where chain's files are */
+    const bk_engine_item *items;
+    size_t n_items;
+    const bk_engine_task *tasks;        /* NULL: one task per item */
+    size_t n_tasks;
+    unsigned read_flags;                /* BK_READ_* */
+    bk_ordered_opts run;                /* workers, window, cancel, tick, alloc */
+    bk_engine_block_fn block;           /* required */
+    bk_engine_task_begin_fn begin;      /* may be NULL */
+    bk_engine_task_end_fn end;          /* may be NULL */
+    bk_ordered_consume_fn consume;      /* may be NULL (job = task index) */
+    void *ctx;
+} bk_engine_opts;
+
+typedef struct bk_engine_result {
+    bk_ordered_result run;              /* run.consumed: tasks consumed */
+    bk_engine_where where;              /* of the failure (stage NONE when none) */
+} bk_engine_result;
+
+BK_API void bk_engine_opts_init(bk_engine_opts *o);
+
+/* Run it: BK_OK, BK_ERR_CANCELLED, or the first failure in task order
+ * (res->where names it). BK_ERR_ARG for bad options. */
+BK_API bk_status bk_engine_run(const bk_engine_opts *o, bk_engine_result *res, bk_error *err) BK_WARN_UNUSED;
+
+/* "block at height H (HASH): MSG [at byte B] (blkNNNNN.dat offset O)" as
+ * fits the stage (the undo stages say "undo of block"); the consumer's and
+ * setup's messages as they are. Returns buf. */
+BK_API char *bk_engine_error_format(const bk_engine_where *w, const bk_error *err, char *buf, size_t cap);
+
+/* Append to *items (capacity *cap, grown with alloc) the orphans of chain
+ * (entries not connected to a genesis) whose coinbase gives a BIP34 height
+ * in [start, end] (end < 0: no limit), sorted by height, then entry. A
+ * block that does not decode or has no BIP34 height is skipped and counted
+ * in *no_height (may be NULL). Read errors are returned (err names the
+ * file). */
+BK_API bk_status bk_engine_add_orphans(const bk_chain *chain, const bk_blocksdir *dir, int64_t start, int64_t end,
+                                       bk_engine_item **items, size_t *n, size_t *cap, uint64_t *no_height,
+                                       const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
