@@ -415,7 +415,7 @@ static void test_cli_stats(void)
     /* a closed pipe is not an error */
     snprintf(cmd, sizeof cmd, "%s utxo dump --utxo-snapshot %s | head -1", BK_CLI_PATH, snap_path);
     a = run_cmd(cmd, &len, &rc);
-    CHECK_EQ_STR(a, "txid,vout,value,height,is_coinbase,script_hex,type,address,desc\n");
+    CHECK_EQ_STR(a, "txid,vout,value,height,is_coinbase,script_hex,type,address,desc\r\n"); /* RFC 4180 */
     free(a);
     unlink(snap_path);
 }
