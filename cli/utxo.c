@@ -27,7 +27,7 @@ static const char *const utxo_usage =
     "dump: one row per unspent output in key order (txid bytes, then vout):\n"
     "  txid, vout, value (satoshis), height, is_coinbase, script_hex, type, address, desc\n"
     "  (type, address and desc as Core prints them in scriptPubKey); the rows of\n"
-    "  `blockkit export --datasets utxos` in one file.\n"
+    "  blockkit export's utxos dataset in one file.\n"
     "\n"
     "  --datadir DIR         the node's data directory: reads DIR[/<chain>]/chainstate through a\n"
     "                        private LevelDB snapshot (never writes or locks the node's files;\n"

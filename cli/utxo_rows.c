@@ -144,7 +144,16 @@ int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
     free(dir);
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);
-    int rc = o->height ? parse_height(cmd, o->height, &s->height) : height_from_index(cmd, o, net, s->best, &s->height);
+    int rc = 0;
+    if (o->height) {
+        rc = parse_height(cmd, o->height, &s->height);
+    } else {
+        char *idx = o->height_optional ? join(o->datadir, net, "blocks/index") : NULL;
+        struct stat sb;
+        /* rows carry each coin's own height: the best block's is optional */
+        if (!idx || stat(idx, &sb) == 0) rc = height_from_index(cmd, o, net, s->best, &s->height);
+        free(idx);
+    }
     if (rc) {
         utxo_source_close(s);
         return rc;

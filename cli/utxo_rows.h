@@ -11,7 +11,8 @@
 /* Where the coins come from (command-line options, NULL = not given). */
 typedef struct utxo_source_opts {
     const char *datadir, *snapshot, *chain, *height, *tmpdir;
-    /* a snapshot without --height/--datadir: its height is not needed */
+    /* the best block's height is not needed: a snapshot without --height or
+     * --datadir, or a datadir without a block index, leaves it -1 */
     int height_optional;
 } utxo_source_opts;
 
@@ -44,5 +45,9 @@ int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);
 typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
 int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
                   const volatile sig_atomic_t *stop);
+
+/* `blockkit export` with --datasets utxos (cli/export_utxos.c): the whole
+ * command line; returns the exit code. */
+int bk_cli_export_utxos(int argc, char **argv);
 
 #endif
