@@ -4,6 +4,7 @@
  * batches can be rendered on worker threads while one thread writes. */
 #include <blockkit/hex.h>
 #include <blockkit/script.h>
+#include <blockkit/sha256.h>
 #include <blockkit/utxo.h>
 
 #include "../bitcoin/script_internal.h"
@@ -47,6 +48,11 @@ struct bk_utxo_batch {
     row_text r[BK_UTXO_BATCH];
     uint8_t tr_keys[BK_UTXO_BATCH * 32];
     uint8_t tr_valid[BK_UTXO_BATCH];
+    /* P2PKH / P2SH: prefix + hash, and their Base58Check checksums */
+    uint8_t b58_msg[BK_UTXO_BATCH][21];
+    uint8_t b58_sum[BK_UTXO_BATCH * 32];
+    bk_sha256_seg b58_seg[BK_UTXO_BATCH];
+    bk_sha256_msg b58_msgs[BK_UTXO_BATCH];
     uint8_t arena[BK_UTXO_BATCH_SCRIPT_BYTES];
 };
 
@@ -103,26 +109,60 @@ int bk_utxo_batch_add(bk_utxo_batch *b, const bk_utxo *u)
 
 static int is_taproot(const uint8_t *s, size_t n) { return n == 34 && s[0] == 0x51 && s[1] == 0x20; }
 
+/* Core's Solver templates: P2SH is tested first (OP_HASH160 <20> OP_EQUAL),
+ * P2PKH is OP_DUP OP_HASH160 <20> OP_EQUALVERIFY OP_CHECKSIG. */
+static int is_p2sh(const uint8_t *s, size_t n) { return n == 23 && s[0] == 0xa9 && s[1] == 0x14 && s[22] == 0x87; }
+static int is_p2pkh(const uint8_t *s, size_t n)
+{
+    return n == 25 && s[0] == 0x76 && s[1] == 0xa9 && s[2] == 0x14 && s[23] == 0x88 && s[24] == 0xac;
+}
+
 bk_status bk_utxo_batch_render(bk_utxo_batch *b)
 {
     bk_writer *w = &b->text;
     bk_writer_reset(w);
     /* The taproot keys of the batch, decided together. */
-    size_t nk = 0;
+    /* ... and the Base58Check checksums, several hashes in flight. */
+    const bk_network_params *np = bk_network_get(b->net);
+    size_t nk = 0, nb = 0;
     for (size_t i = 0; i < b->n; i++) {
         const uint8_t *s = bk_coin_script(&b->u[i].coin);
-        if (is_taproot(s, b->u[i].coin.script_len)) memcpy(b->tr_keys + 32 * nk++, s + 2, 32);
+        size_t n = b->u[i].coin.script_len;
+        if (is_taproot(s, n)) {
+            memcpy(b->tr_keys + 32 * nk++, s + 2, 32);
+        } else if (is_p2sh(s, n) || is_p2pkh(s, n)) {
+            int sh = n == 23;
+            b->b58_msg[nb][0] = sh ? np->p2sh_prefix : np->p2pkh_prefix;
+            memcpy(b->b58_msg[nb] + 1, s + (sh ? 2 : 3), 20);
+            b->b58_seg[nb].data = b->b58_msg[nb];
+            b->b58_seg[nb].len = 21;
+            b->b58_msgs[nb].segs = &b->b58_seg[nb];
+            b->b58_msgs[nb].nsegs = 1;
+            nb++;
+        }
     }
     if (nk) bk_script_xonly_valid_many(b->tr_keys, nk, b->tr_valid);
-    size_t k = 0;
+    if (nb) bk_sha256d_msgs(b->b58_sum, b->b58_msgs, nb);
+    size_t k = 0, kb = 0;
     bk_script_info info;
     for (size_t i = 0; i < b->n; i++) {
         const bk_utxo *u = &b->u[i];
         row_text *r = &b->r[i];
         const uint8_t *s = bk_coin_script(&u->coin);
         size_t n = u->coin.script_len;
-        int hint = is_taproot(s, n) ? b->tr_valid[k++] : -1;
-        if (bk_script_info_get_hint(s, n, b->net, hint, &info) != BK_OK) return BK_ERR_ARG;
+        /* bk_script_info_get with the batch's taproot and checksum answers */
+        bk_script_solve(s, n, &info.sol);
+        info.taproot_valid = 0;
+        if (is_taproot(s, n)) {
+            info.taproot_valid = b->tr_valid[k++];
+            info.address_len = bk_script_address_encode(&info.sol, np, info.address);
+        } else if (is_p2sh(s, n) || is_p2pkh(s, n)) {
+            info.address_len = bk_base58check21_sum(info.address, b->b58_msg[kb][0], b->b58_msg[kb] + 1,
+                                                    b->b58_sum + 32 * kb);
+            kb++;
+        } else {
+            info.address_len = bk_script_address_encode(&info.sol, np, info.address);
+        }
         r->type = (uint8_t)info.sol.type;
         uint8_t *o = bk_script_space(w, 64 + 2 * n + info.address_len);
         if (!o) return BK_ERR_NOMEM;
