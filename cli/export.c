@@ -123,8 +123,14 @@ static int export_main(int argc, char **argv)
             return BK_EXIT_OK;
         }
         /* the UTXO set is its own export (cli/export_utxos.c) */
-        if (!strcmp(a, "--datasets") && i + 1 < argc && strstr(argv[i + 1], "utxos"))
+        if (!strcmp(a, "--datasets") && i + 1 < argc && strstr(argv[i + 1], "utxos")) {
+            for (int k = i + 2; k < argc; k++)
+                if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+                    fputs(export_help, stdout);
+                    return BK_EXIT_OK;
+                }
             return bk_cli_export_utxos(argc, argv);
+        }
         if (!strcmp(a, "--orphans")) o.orphans = 1;
         else if (!strcmp(a, "--allow-missing-undo")) o.allow_missing_undo = 1;
         else if (!strcmp(a, "--follow")) follow = 1;
