@@ -5,7 +5,8 @@
  * datasets' heights), --chunk-rows rows each, written under a temporary
  * name and renamed when complete. The rows are those of `utxo dump`
  * (cli/utxo_rows.c, src/table/utxos.c); export.c hands the command line
- * here when --datasets names utxos. */
+ * here when --datasets names utxos. With -j N >= 2, up to three chunks
+ * are written at once (xu_parallel), the same bytes as one at a time. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "utxo_rows.h"
@@ -14,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +148,175 @@ static void xu_remove_stale(const xu_ctx *x)
     closedir(d);
 }
 
+/* ---- -j N >= 2 on a seekable source: N chunk writers ----
+ * The writer (and its zstd) runs on one thread per table, so with one
+ * table the rows could only be rendered in parallel. Instead, writer t of
+ * N writes chunks t, t + N, t + 2N, ...: each reads the whole set through
+ * its own iterator (one LevelDB snapshot shared by all: the same coins) or
+ * its own descriptor on the snapshot file, decoding the coins of the other
+ * writers' chunks only to count them (about 0.1-0.2 us a coin), and
+ * renders and writes its own rows. The files are the same bytes as with
+ * one writer. At most XU_WRITERS writers: each holds a row group. */
+#define XU_WRITERS 3
+
+typedef struct xu_shared {
+    const char *cmd;
+    const utxo_source_opts *so;
+    coin_source *main_src;   /* the chainstate is shared: iterators per writer */
+    unsigned nw;
+    pthread_mutex_t mu;
+    int rc;                  /* the first error's exit code */
+    uint64_t total;          /* rows seen by a writer that read to the end */
+    int saw_end;
+} xu_shared;
+
+typedef struct xu_writer {
+    xu_shared *sh;
+    xu_ctx x;                /* its own chunk file and counters */
+    unsigned t;
+    pthread_t th;
+} xu_writer;
+
+static int xu_failed(xu_shared *sh)
+{
+    pthread_mutex_lock(&sh->mu);
+    int f = sh->rc != 0;
+    pthread_mutex_unlock(&sh->mu);
+    return f || xu_stop;
+}
+
+static void xu_fail(xu_shared *sh, int rc)
+{
+    pthread_mutex_lock(&sh->mu);
+    if (!sh->rc) sh->rc = rc;
+    pthread_mutex_unlock(&sh->mu);
+}
+
+static void *xu_writer_main(void *arg)
+{
+    xu_writer *w = arg;
+    xu_shared *sh = w->sh;
+    xu_ctx *x = &w->x;
+    coin_source own;
+    coin_source *src = &own;
+    memset(&own, 0, sizeof own);
+    int rc = 0;
+    bk_error err;
+    bk_error_clear(&err);
+    if (sh->main_src->cs) {
+        own.net = sh->main_src->net;
+        if (bk_chainstate_iter_new(sh->main_src->cs, &own.it, &err) != BK_OK) rc = bk_cli_report(sh->cmd, &err);
+    } else {
+        rc = utxo_source_open(sh->cmd, sh->so, &own);
+    }
+    bk_utxo_batch *b = NULL;
+    if (!rc && bk_utxo_batch_new(&b, src->net, NULL) != BK_OK) rc = bk_cli_fail(sh->cmd, BK_EXIT_SOFTWARE, "out of memory");
+    uint64_t row = 0;
+    int more = 1, pending = 0;
+    bk_utxo u;
+    for (uint64_t chunk = w->t; !rc && more; chunk += sh->nw) {
+        uint64_t first = chunk * x->chunk_rows;
+        /* the other writers' rows: counted only */
+        while (row < first && (more = utxo_source_next(src, &u)) != 0) {
+            row++;
+            if ((row & 0xffff) == 0 && xu_failed(sh)) break;
+        }
+        if (xu_failed(sh)) break;
+        if (!more) break;
+        /* this writer's chunk: batches of rows first .. first + chunk_rows - 1 */
+        x->rows = row;
+        uint64_t end = first + x->chunk_rows;
+        while (!rc && row < end && more) {
+            if (pending) {
+                (void)bk_utxo_batch_add(b, &u);
+                row++;
+                pending = 0;
+            }
+            while (row < end && (more = utxo_source_next(src, &u)) != 0) {
+                if (!bk_utxo_batch_add(b, &u)) {
+                    pending = 1;
+                    break;
+                }
+                row++;
+            }
+            if (!bk_utxo_batch_count(b)) break;
+            bk_status st = bk_utxo_batch_render(b);
+            rc = st != BK_OK ? bk_cli_fail(sh->cmd, BK_EXIT_SOFTWARE, "cannot render a row") : xu_emit(x, b);
+            bk_utxo_batch_reset(b);
+            if (!rc && xu_failed(sh)) break;
+        }
+        if (!rc && xu_failed(sh)) break;
+        if (!rc && x->open) rc = xu_commit(x);
+    }
+    if (!rc && !more && !xu_failed(sh)) {
+        if (utxo_source_status(src, &err) != BK_OK) {
+            /* every writer meets a bad coin: one message */
+            pthread_mutex_lock(&sh->mu);
+            if (!sh->rc) sh->rc = bk_cli_report(sh->cmd, &err);
+            pthread_mutex_unlock(&sh->mu);
+        } else {
+            pthread_mutex_lock(&sh->mu);
+            sh->total = row;
+            sh->saw_end = 1;
+            pthread_mutex_unlock(&sh->mu);
+        }
+    }
+    if (x->open) bk_chunk_file_abort(&x->f);
+    x->open = 0;
+    if (rc) xu_fail(sh, rc);
+    bk_utxo_batch_free(b);
+    if (sh->main_src->cs) {
+        bk_chainstate_iter_free(own.it);
+    } else {
+        utxo_source_close(&own);
+    }
+    return NULL;
+}
+
+/* Returns 0 or an exit code; *total the rows of the set. */
+static int xu_parallel(const char *cmd, const utxo_source_opts *so, coin_source *src, const xu_ctx *proto,
+                       unsigned nw, uint64_t *total, uint64_t *files, uint64_t *bytes)
+{
+    xu_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.cmd = cmd;
+    /* the writers' own snapshot readers: the height already known */
+    utxo_source_opts wso = *so;
+    char height[16];
+    wso.datadir = NULL;
+    wso.height = NULL;
+    wso.height_optional = 1;
+    if (src->height >= 0) {
+        snprintf(height, sizeof height, "%ld", (long)src->height);
+        wso.height = height;
+    }
+    sh.so = &wso;
+    sh.main_src = src;
+    sh.nw = nw;
+    pthread_mutex_init(&sh.mu, NULL);
+    xu_writer w[XU_WRITERS];
+    unsigned started = 0;
+    for (unsigned t = 0; t < nw; t++) {
+        w[t].sh = &sh;
+        w[t].x = *proto;
+        w[t].x.progress = 0;
+        w[t].t = t;
+    }
+    for (; started < nw; started++)
+        if (pthread_create(&w[started].th, NULL, xu_writer_main, &w[started]) != 0) break;
+    if (started < nw) xu_fail(&sh, bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot start the writer threads"));
+    for (unsigned t = 0; t < started; t++) pthread_join(w[t].th, NULL);
+    for (unsigned t = 0; t < started; t++) {
+        *files += w[t].x.files;
+        *bytes += w[t].x.bytes;
+    }
+    int rc = sh.rc;
+    if (!rc && !xu_stop && !sh.saw_end) rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "no writer reached the end");
+    *total = sh.total;
+    pthread_mutex_destroy(&sh.mu);
+    return rc;
+}
+
 int bk_cli_export_utxos(int argc, char **argv)
 {
     const char *cmd = "export";
@@ -158,6 +329,7 @@ int bk_cli_export_utxos(int argc, char **argv)
     x.format = BK_TABLE_PARQUET;
     x.chunk_rows = 1000000;
     bk_pq_opts_init(&x.pq);
+    x.pq.row_group_size = (size_t)32 << 20; /* as the block export's; one per writer in memory */
     const char *threads_text = NULL;
     int summary = 0, progress = -1;
     for (int i = 1; i < argc; i++) {
@@ -226,14 +398,20 @@ int bk_cli_export_utxos(int argc, char **argv)
     xu_stop = 0;
     x.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
     x.t0 = x.last = xu_now();
-    rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, &xu_stop);
-    if (!rc && !xu_stop && x.open) rc = xu_commit(&x);
+    /* one writer per chunk in flight when the source can be read again
+     * from its start (not standard input) */
+    unsigned writers = threads < XU_WRITERS ? threads : XU_WRITERS;
+    if (writers >= 2 && !(so.snapshot && !strcmp(so.snapshot, "-"))) {
+        rc = xu_parallel(cmd, &so, &src, &x, writers, &x.rows, &x.files, &x.bytes);
+    } else {
+        rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, &xu_stop);
+        if (!rc && !xu_stop && x.open) rc = xu_commit(&x);
+    }
     if (x.open) bk_chunk_file_abort(&x.f);
     if (x.printed) fputc('\n', stderr);
     if (xu_stop) {
-        fprintf(stderr, "blockkit: export: stopped by a signal after %llu rows; the utxos files are incomplete, "
-                        "rerun to write the whole set\n",
-                (unsigned long long)x.rows);
+        fprintf(stderr, "blockkit: export: stopped by a signal; the utxos files are incomplete, rerun to write "
+                        "the whole set\n");
     } else if (!rc) {
         xu_remove_stale(&x);
     }
