@@ -1,14 +1,19 @@
-/* The UTXO set readers and gettxoutsetinfo's hashes.
+/* The UTXO set readers, the utxos table and gettxoutsetinfo's hashes.
  *
- * Utxo/chainstate/10M, Utxo/snapshot/10M: decode every coin of the
- * synthetic set written by scripts/gen-utxo.c (build/gen-utxo DIR; point
- * BLOCKKIT_BENCH_UTXO_DIR at DIR; the rows are skipped without it). One op
- * = one full pass: the chainstate through a private LevelDB snapshot opened
- * in setup (iterator, de-obfuscation, Coin decoding, script expansion), the
- * snapshot file through read(2) from its open. unit = coin. peak bytes
- * count what goes through the bench allocator (the snapshot reader's 1 MiB
- * buffer); LevelDB's own memory (block reads, mmapped tables) is not in
- * it: see docs/utxo.md for RSS figures.
+ * Utxo/chainstate/10M, Utxo/snapshot/10M: every coin of the synthetic set
+ * written by scripts/gen-utxo.c (build/gen-utxo DIR; point
+ * BLOCKKIT_BENCH_UTXO_DIR at DIR; the rows are skipped without it) decoded,
+ * rendered (txid and script hex, type, address, descriptor: the rows of
+ * `export --datasets utxos`, src/table/utxos.c) and written as Parquet with
+ * the export's defaults (zstd level 1, 64 MiB row groups) into a sink that
+ * discards the bytes, all on the calling thread. One op = one full pass:
+ * the chainstate through a private LevelDB snapshot opened in setup, the
+ * snapshot file through read(2) from its open. unit = coin.
+ * UtxoDecode/chainstate/10M, UtxoDecode/snapshot/10M: the decoding alone.
+ * peak bytes count what goes through the bench allocator (the snapshot
+ * reader's 1 MiB buffer, the batch, the Parquet writer's row group);
+ * LevelDB's own memory (block reads, mmapped tables) is not in it: see
+ * docs/utxo.md for RSS figures.
  *
  * UtxoStats/hash_serialized_3, UtxoStats/muhash, UtxoStats/none: the
  * statistics over the 10,845 coins of the real regtest snapshot
@@ -54,7 +59,7 @@ static int big_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     memset(b, 0, sizeof *b);
     snprintf(b->dir, sizeof b->dir, "%s", dir);
     b->coins = n;
-    if (arg && !strcmp(arg, "chainstate")) {
+    if (arg && strstr(arg, "chainstate")) {
         char path[4200];
         snprintf(path, sizeof path, "%s/chainstate", dir);
         if (bk_chainstate_open(path, NULL, alloc, &b->cs, NULL) != BK_OK) {
@@ -73,54 +78,110 @@ static void big_teardown(void *ctx, const bk_allocator *alloc)
     bk_free(alloc, b, sizeof *b);
 }
 
-static void chainstate_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+/* One pass over either source: decode only, or decode + render + Parquet. */
+typedef struct pass {
+    bk_chainstate_iter *it;
+    bk_utxo_snapshot *snap;
+} pass;
+
+static int pass_next(pass *p, bk_utxo *u)
 {
-    (void)alloc;
-    big_bench *b = ctx;
-    for (uint64_t i = 0; i < iters; i++) {
-        bk_chainstate_iter *it;
-        if (bk_chainstate_iter_new(b->cs, &it, NULL) != BK_OK) return;
-        bk_utxo u;
-        uint64_t n = 0;
-        int64_t sum = 0;
-        while (bk_chainstate_iter_next(it, &u)) {
-            sum += u.coin.value + u.coin.script_len;
-            n++;
-        }
-        bk_chainstate_iter_free(it);
-        if (n != b->coins) abort();
-        bk_bench_keep(&sum);
-    }
+    return p->it ? bk_chainstate_iter_next(p->it, u) : bk_utxo_snapshot_next(p->snap, u);
 }
 
-static void snapshot_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+static int discard_sink(void *ctx, const uint8_t *data, size_t len)
+{
+    (void)data;
+    *(uint64_t *)ctx += len;
+    return 0;
+}
+
+static uint64_t to_parquet(pass *p, const bk_allocator *alloc)
+{
+    bk_utxo_batch *batch;
+    if (bk_utxo_batch_new(&batch, BK_NET_MAIN, alloc) != BK_OK) abort();
+    bk_table_writer t;
+    size_t ncols;
+    const bk_pq_column *cols = bk_utxo_columns(&ncols);
+    uint64_t bytes = 0, n = 0;
+    if (bk_table_open(&t, BK_TABLE_PARQUET, cols, ncols, NULL, discard_sink, &bytes, alloc, NULL) != BK_OK) abort();
+    bk_utxo u;
+    int more = 1, pending = 0;
+    while (more) {
+        if (pending) (void)bk_utxo_batch_add(batch, &u);
+        pending = 0;
+        while ((more = pass_next(p, &u)) != 0)
+            if (!bk_utxo_batch_add(batch, &u)) {
+                pending = 1;
+                break;
+            }
+        size_t k = bk_utxo_batch_count(batch);
+        if (!k) break;
+        if (bk_utxo_batch_render(batch) != BK_OK || bk_utxo_batch_write(batch, 0, k, &t, NULL) != BK_OK) abort();
+        n += k;
+        bk_utxo_batch_reset(batch);
+    }
+    if (bk_table_finish(&t, NULL) != BK_OK) abort();
+    bk_table_close(&t);
+    bk_utxo_batch_free(batch);
+    bk_bench_keep(&bytes);
+    return n;
+}
+
+static uint64_t decode_only(pass *p)
+{
+    bk_utxo u;
+    uint64_t n = 0;
+    int64_t sum = 0;
+    while (pass_next(p, &u)) {
+        sum += u.coin.value + u.coin.script_len;
+        n++;
+    }
+    bk_bench_keep(&sum);
+    return n;
+}
+
+static void big_run(void *ctx, const char *arg, uint64_t iters, const bk_allocator *alloc)
 {
     big_bench *b = ctx;
+    int chainstate = strstr(arg, "chainstate") != NULL, parquet = strstr(arg, "parquet") != NULL;
     char path[4200];
     snprintf(path, sizeof path, "%s/utxo_snapshot.dat", b->dir);
     for (uint64_t i = 0; i < iters; i++) {
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) abort();
-        bk_utxo_snapshot *s;
-        if (bk_utxo_snapshot_open_fd(&s, fd, alloc, NULL) != BK_OK) abort();
-        bk_utxo u;
-        uint64_t n = 0;
-        int64_t sum = 0;
-        while (bk_utxo_snapshot_next(s, &u)) {
-            sum += u.coin.value + u.coin.script_len;
-            n++;
+        pass p = {NULL, NULL};
+        int fd = -1;
+        if (chainstate) {
+            if (bk_chainstate_iter_new(b->cs, &p.it, NULL) != BK_OK) abort();
+        } else {
+            fd = open(path, O_RDONLY);
+            if (fd < 0 || bk_utxo_snapshot_open_fd(&p.snap, fd, alloc, NULL) != BK_OK) abort();
         }
-        if (bk_utxo_snapshot_status(s, NULL) != BK_OK || n != b->coins) abort();
-        bk_utxo_snapshot_close(s);
-        close(fd);
-        bk_bench_keep(&sum);
+        uint64_t n = parquet ? to_parquet(&p, alloc) : decode_only(&p);
+        if (n != b->coins) abort();
+        if (chainstate) {
+            if (bk_chainstate_iter_status(p.it, NULL) != BK_OK) abort();
+            bk_chainstate_iter_free(p.it);
+        } else {
+            if (bk_utxo_snapshot_status(p.snap, NULL) != BK_OK) abort();
+            bk_utxo_snapshot_close(p.snap);
+            close(fd);
+        }
     }
 }
 
+static void run_cs_parquet(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "chainstate parquet", iters, alloc); }
+static void run_snap_parquet(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "snapshot parquet", iters, alloc); }
+static void run_cs_decode(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "chainstate", iters, alloc); }
+static void run_snap_decode(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "snapshot", iters, alloc); }
+
 BK_BENCH(bench_utxo_chainstate, .name = "Utxo/chainstate/10M", .unit = "coin", .units_per_op = 1e7,
-         .arg = "chainstate", .setup = big_setup, .run = chainstate_run, .teardown = big_teardown)
+         .arg = "chainstate", .setup = big_setup, .run = run_cs_parquet, .teardown = big_teardown)
 BK_BENCH(bench_utxo_snapshot, .name = "Utxo/snapshot/10M", .unit = "coin", .units_per_op = 1e7,
-         .arg = "snapshot", .setup = big_setup, .run = snapshot_run, .teardown = big_teardown)
+         .arg = "snapshot", .setup = big_setup, .run = run_snap_parquet, .teardown = big_teardown)
+BK_BENCH(bench_utxo_decode_chainstate, .name = "UtxoDecode/chainstate/10M", .unit = "coin", .units_per_op = 1e7,
+         .arg = "chainstate", .setup = big_setup, .run = run_cs_decode, .teardown = big_teardown)
+BK_BENCH(bench_utxo_decode_snapshot, .name = "UtxoDecode/snapshot/10M", .unit = "coin", .units_per_op = 1e7,
+         .arg = "snapshot", .setup = big_setup, .run = run_snap_decode, .teardown = big_teardown)
 
 /* ---- stats over the regtest snapshot ---- */
 

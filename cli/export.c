@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "source.h"
+#include "utxo_rows.h"
 
 #include <blockkit/export.h>
 
@@ -36,7 +37,7 @@ static const char export_help[] =
     "  --out DIR             output directory (created)\n"
     "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default:\n"
     "                        these four, also \"all\") and block_stats (Core's getblockstats\n"
-    "                        as typed columns, one row per block)\n"
+    "                        as typed columns, one row per block); utxos on its own (below)\n"
     "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
     "  --compression C       parquet: zstd (default), snappy, none\n"
     "  --zstd-level N        -7 (fastest) .. 19 (default -5; docs/export.md)\n"
@@ -54,6 +55,19 @@ static const char export_help[] =
     "  --poll S              --follow: seconds between looks at the files (default 30)\n"
     "  --progress WHEN       auto (default: when stderr is a terminal), always, never\n"
     "  --summary             one line on stderr at the end\n"
+    "\n"
+    "The UTXO set (--datasets utxos; docs/utxo.md): one row per coin of --datadir's\n"
+    "chainstate (a private LevelDB snapshot; safe while bitcoind runs) or of a\n"
+    "dumptxoutset file, in key order: txid, vout, value, height, is_coinbase,\n"
+    "script_hex, type, address, desc (as Core's gettxout prints them). Files\n"
+    "DIR/utxos/utxos_<first>_<last>.<ext> numbered by row, --chunk-rows rows each;\n"
+    "a run rewrites the whole set and removes the utxos files it did not write.\n"
+    "  --utxo-snapshot FILE  a dumptxoutset file (format 2; '-' = standard input)\n"
+    "  --height N            the best block's height (summary; default: the block index)\n"
+    "  --chunk-rows N        rows per file (default 1000000)\n"
+    "  -j N                  with utxos: threads rendering rows (default: online CPUs)\n"
+    "  (--format, --compression, --zstd-level, --chain, --tmpdir, --progress, --summary\n"
+    "  as above; the block options do not apply)\n"
     "\n"
     "SIGINT/SIGTERM stop cleanly: complete chunks stay, the unfinished ones are\n"
     "removed, and a rerun continues. Exit status: 0 ok (also after a signal),\n"
@@ -107,6 +121,15 @@ static int export_main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(export_help, stdout);
             return BK_EXIT_OK;
+        }
+        /* the UTXO set is its own export (cli/export_utxos.c) */
+        if (!strcmp(a, "--datasets") && i + 1 < argc && strstr(argv[i + 1], "utxos")) {
+            for (int k = i + 2; k < argc; k++)
+                if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+                    fputs(export_help, stdout);
+                    return BK_EXIT_OK;
+                }
+            return bk_cli_export_utxos(argc, argv);
         }
         if (!strcmp(a, "--orphans")) o.orphans = 1;
         else if (!strcmp(a, "--allow-missing-undo")) o.allow_missing_undo = 1;

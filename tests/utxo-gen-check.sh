@@ -27,3 +27,13 @@ for t in 2 3 4; do
   [ "$a" = "$b" ] || { echo "dump with $t threads differs"; exit 1; }
 done
 echo ok-threads
+
+# export --datasets utxos: the chainstate with three chunk writers (-j3) and
+# the snapshot with one give the same files, byte for byte.
+"$bk" export --datasets utxos --utxo-snapshot "$d/g/utxo_snapshot.dat" --out "$d/x1" --chunk-rows 3000 -j1
+"$bk" export --datasets utxos --datadir "$d/g" --height 880000 --out "$d/x3" --chunk-rows 3000 -j3 --tmpdir "$d"
+[ "$(ls "$d/x1/utxos" | wc -l)" = 7 ] || { echo "not 7 chunk files:"; ls "$d/x1/utxos"; exit 1; }
+[ "$(ls "$d/x1/utxos")" = "$(ls "$d/x3/utxos")" ] || { echo "chunk names differ"; exit 1; }
+[ -f "$d/x1/utxos/utxos_00018000_00019999.parquet" ] || { echo "no last chunk"; exit 1; }
+for f in "$d/x1/utxos/"*; do cmp "$f" "$d/x3/utxos/${f##*/}"; done
+echo ok-export

@@ -22,6 +22,7 @@
 
 #include <blockkit/json.h>
 #include <blockkit/network.h>
+#include <blockkit/table.h>
 #include <blockkit/undo.h>
 
 #ifdef __cplusplus
@@ -248,6 +249,47 @@ BK_API void bk_utxo_stats_json(bk_json *j, const bk_utxo_stats *st, int32_t heig
  * returns its length. */
 #define BK_UTXO_SER_MAX (32 + 4 + 4 + 8 + 5 + 10000)
 BK_API size_t bk_utxo_txout_ser(const bk_utxo *u, uint8_t *out);
+
+
+/* ------------------------------------------------------------ the table */
+
+/* The utxos dataset (`blockkit export --datasets utxos`, `blockkit utxo
+ * dump`; docs/utxo.md): txid (hex, Core's display order), vout (INT64),
+ * value (satoshis, INT64), height (INT32), is_coinbase (BOOLEAN),
+ * script_hex, type (Core's name, dictionary-encoded), address (optional:
+ * null when Core prints none), desc (Core's inferred descriptor with its
+ * checksum). type, address and desc are what Core's gettxout prints in
+ * scriptPubKey. */
+BK_API const bk_pq_column *bk_utxo_columns(size_t *n_out);
+
+/* Rows are rendered a batch at a time: the coins are copied in (their
+ * scripts into the batch's own arena), then bk_utxo_batch_render computes
+ * every text column (hex, type, address, descriptor; the taproot key checks
+ * of the whole batch at once, with AVX-512 when the CPU has it), then
+ * bk_utxo_batch_write hands rows to a table writer. Distinct batches may be
+ * rendered on distinct threads. A batch holds at most BK_UTXO_BATCH coins
+ * and BK_UTXO_BATCH_SCRIPT_BYTES of raw scripts, so its memory stays about
+ * 1.5 MB whatever the coins. */
+#define BK_UTXO_BATCH 1024
+#define BK_UTXO_BATCH_SCRIPT_BYTES (256u << 10)
+
+typedef struct bk_utxo_batch bk_utxo_batch;
+
+BK_API bk_status bk_utxo_batch_new(bk_utxo_batch **out, bk_network net, const bk_allocator *alloc) BK_WARN_UNUSED;
+BK_API void bk_utxo_batch_free(bk_utxo_batch *b);
+/* Empty it (keeps its memory). */
+BK_API void bk_utxo_batch_reset(bk_utxo_batch *b);
+/* Copy u in: 1, or 0 when the batch is full (u not added). */
+BK_API int bk_utxo_batch_add(bk_utxo_batch *b, const bk_utxo *u);
+BK_API size_t bk_utxo_batch_count(const bk_utxo_batch *b);
+/* The i-th coin as added (its raw script in the batch's arena). */
+BK_API const bk_utxo *bk_utxo_batch_coin(const bk_utxo_batch *b, size_t i);
+/* Render the text columns of every coin. BK_ERR_NOMEM. */
+BK_API bk_status bk_utxo_batch_render(bk_utxo_batch *b) BK_WARN_UNUSED;
+/* Rows [from, to) of a rendered batch into t (opened with bk_utxo_columns),
+ * each ended with bk_table_end_row; the writer's errors are returned. */
+BK_API bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk_table_writer *t,
+                                     bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

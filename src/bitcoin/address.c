@@ -54,16 +54,24 @@ size_t bk_base58_encode25(char *out, const uint8_t in[25])
     return o;
 }
 
-static size_t base58check_encode21(char *out, uint8_t prefix, const uint8_t hash[20])
+size_t bk_base58check21_sum(char *out, uint8_t prefix, const uint8_t hash[20], const uint8_t sum[4])
 {
-    uint8_t buf[25], sum[32];
+    uint8_t buf[25];
     buf[0] = prefix;
     memcpy(buf + 1, hash, 20);
-    bk_sha256d(sum, buf, 21);
     memcpy(buf + 21, sum, 4);
     size_t n = bk_base58_encode25(out, buf);
     out[n] = 0;
     return n;
+}
+
+static size_t base58check_encode21(char *out, uint8_t prefix, const uint8_t hash[20])
+{
+    uint8_t buf[21], sum[32];
+    buf[0] = prefix;
+    memcpy(buf + 1, hash, 20);
+    bk_sha256d(sum, buf, 21);
+    return bk_base58check21_sum(out, prefix, hash, sum);
 }
 
 /* Decode base58 text into out (big-endian, leading '1' = zero byte).

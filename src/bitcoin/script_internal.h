@@ -51,6 +51,12 @@ void bk_xonly_jacobi_avx512(const uint64_t g4[BK_XONLY_LANES][4], int8_t out[BK_
 bk_status bk_script_info_get_hint(const uint8_t *s, size_t n, bk_network net, int taproot_valid_hint,
                                   bk_script_info *info);
 
+/* Base58Check of prefix + hash with its checksum given (the first 4 bytes
+ * of SHA256d(prefix + hash), computed by the caller, e.g. for many at once
+ * with bk_sha256d_msgs), NUL-terminated into out (BK_SCRIPT_ADDRESS_MAX);
+ * returns the length. */
+size_t bk_base58check21_sum(char *out, uint8_t prefix, const uint8_t hash[20], const uint8_t sum[4]);
+
 /* Base58 of 25 bytes (at most 35 characters, no NUL); returns the length. */
 size_t bk_base58_encode25(char *out, const uint8_t in[25]);
 

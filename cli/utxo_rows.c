@@ -1,0 +1,351 @@
+/* Coin sources and rendered rows of the UTXO set (cli/utxo_rows.h). */
+#include "utxo_rows.h"
+
+#include "cli.h"
+
+#include <blockkit/hex.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const chain_subdir[BK_NET_COUNT_] = {
+    [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
+    [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
+
+static char *join(const char *datadir, bk_network net, const char *leaf)
+{
+    size_t cap = strlen(datadir) + strlen(leaf) + 32;
+    char *p = malloc(cap);
+    if (p) snprintf(p, cap, "%s/%s%s", datadir, chain_subdir[net], leaf);
+    return p;
+}
+
+static int height_from_index(const char *cmd, const utxo_source_opts *o, bk_network net, const uint8_t hash[32],
+                             int32_t *h)
+{
+    char *idx = join(o->datadir, net, "blocks/index");
+    if (!idx) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    struct stat sb;
+    if (stat(idx, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block index at %s to find the height: give --height N", idx);
+        free(idx);
+        return rc;
+    }
+    bk_error err;
+    bk_error_clear(&err);
+    bk_status st = bk_block_index_height(idx, o->tmpdir, hash, h, &err);
+    if (st == BK_ERR_NOT_FOUND) {
+        char hex[65];
+        bk_hex_encode_rev(hex, hash, 32);
+        hex[64] = 0;
+        int rc = bk_cli_fail(cmd, BK_EXIT_DATA, "block %s is not in the block index %s", hex, idx);
+        free(idx);
+        return rc;
+    }
+    free(idx);
+    if (st != BK_OK) return bk_cli_report(cmd, &err);
+    return 0;
+}
+
+static int parse_height(const char *cmd, const char *text, int32_t *h)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == 0 || *end || errno || v < 0 || v > INT32_MAX)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height needs a block height, not '%s'", text);
+    *h = (int32_t)v;
+    return 0;
+}
+
+int utxo_parse_threads(const char *cmd, const char *text, unsigned *out)
+{
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (text) {
+        char *end;
+        threads = strtol(text, &end, 10);
+        if (!*text || *end || threads < 1 || threads > 64)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--threads needs 1..64, not '%s'", text);
+    }
+    if (threads < 1) threads = 1;
+    *out = (unsigned)(threads > 64 ? 64 : threads);
+    return 0;
+}
+
+void utxo_source_close(coin_source *s)
+{
+    bk_chainstate_iter_free(s->it);
+    bk_chainstate_close(s->cs);
+    bk_utxo_snapshot_close(s->snap);
+    if (s->snap_file && s->snap_file != stdin) fclose(s->snap_file);
+    memset(s, 0, sizeof *s);
+}
+
+int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
+{
+    memset(s, 0, sizeof *s);
+    s->height = -1;
+    bk_error err;
+    bk_error_clear(&err);
+    bk_network net = BK_NET_MAIN;
+    if (o->chain && bk_network_parse(o->chain, &net) != BK_OK)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", o->chain);
+    if (o->snapshot) {
+        if (!strcmp(o->snapshot, "-")) {
+            s->snap_file = stdin;
+        } else {
+            s->snap_file = fopen(o->snapshot, "rb");
+            if (!s->snap_file)
+                return bk_cli_fail(cmd, errno == ENOENT ? BK_EXIT_NOINPUT : BK_EXIT_IO, "cannot open %s: %s",
+                                   o->snapshot, strerror(errno));
+        }
+        if (bk_utxo_snapshot_open_file(&s->snap, s->snap_file, NULL, &err) != BK_OK) {
+            utxo_source_close(s);
+            return bk_cli_report(cmd, &err);
+        }
+        const bk_utxo_snapshot_meta *m = bk_utxo_snapshot_meta_get(s->snap);
+        if (o->chain && net != m->net) {
+            const bk_network_params *a = bk_network_get(m->net), *b = bk_network_get(net);
+            utxo_source_close(s);
+            return bk_cli_fail(cmd, BK_EXIT_DATA,
+                               "%s: the snapshot is for network %s (magic at byte 7), not %s", o->snapshot,
+                               a->name, b->name);
+        }
+        s->net = m->net;
+        memcpy(s->best, m->base_hash, 32);
+        int rc = 0;
+        if (o->height) rc = parse_height(cmd, o->height, &s->height);
+        else if (o->datadir) rc = height_from_index(cmd, o, s->net, s->best, &s->height);
+        else if (!o->height_optional)
+            rc = bk_cli_fail(cmd, BK_EXIT_USAGE,
+                             "a snapshot does not record its height: give --height N or --datadir DIR");
+        if (rc) {
+            utxo_source_close(s);
+            return rc;
+        }
+        if (s->height >= 0) bk_utxo_snapshot_set_base_height(s->snap, (uint32_t)s->height);
+        return 0;
+    }
+    if (!o->datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir or --utxo-snapshot is required");
+    s->net = net;
+    char *dir = join(o->datadir, net, "chainstate");
+    if (!dir) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    bk_status st = bk_chainstate_open(dir, o->tmpdir, NULL, &s->cs, &err);
+    if (st == BK_ERR_NOT_FOUND) {
+        int rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no chainstate at %s (%s)%s", dir, err.msg,
+                             o->chain ? "" : "; a test network's datadir needs --chain");
+        free(dir);
+        return rc;
+    }
+    free(dir);
+    if (st != BK_OK) return bk_cli_report(cmd, &err);
+    bk_chainstate_best_block(s->cs, s->best);
+    int rc = 0;
+    if (o->height) {
+        rc = parse_height(cmd, o->height, &s->height);
+    } else {
+        char *idx = o->height_optional ? join(o->datadir, net, "blocks/index") : NULL;
+        struct stat sb;
+        /* rows carry each coin's own height: the best block's is optional */
+        if (!idx || stat(idx, &sb) == 0) rc = height_from_index(cmd, o, net, s->best, &s->height);
+        free(idx);
+    }
+    if (rc) {
+        utxo_source_close(s);
+        return rc;
+    }
+    s->disk_size = bk_chainstate_disk_size(s->cs);
+    if (bk_chainstate_iter_new(s->cs, &s->it, &err) != BK_OK) {
+        utxo_source_close(s);
+        return bk_cli_report(cmd, &err);
+    }
+    return 0;
+}
+
+int utxo_source_next(coin_source *s, bk_utxo *u)
+{
+    return s->snap ? bk_utxo_snapshot_next(s->snap, u) : bk_chainstate_iter_next(s->it, u);
+}
+
+bk_status utxo_source_status(coin_source *s, bk_error *err)
+{
+    if (s->snap) {
+        bk_status st = bk_utxo_snapshot_status(s->snap, err);
+        if (st == BK_OK) s->disk_size = bk_utxo_snapshot_offset(s->snap);
+        return st;
+    }
+    return bk_chainstate_iter_status(s->it, err);
+}
+
+/* ---- rendering on worker threads, emitted in order ----
+ * Batches go round a ring of depth slots; workers render slot by slot; the
+ * main thread emits a slot's rows before it refills the slot, so the rows
+ * keep the key order and at most depth batches exist. */
+
+typedef struct rows_slot {
+    bk_utxo_batch *b;
+    int done;
+    bk_status st;
+} rows_slot;
+
+typedef struct rows_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    rows_slot *slots;
+    size_t depth;
+    uint64_t submitted, next_render;
+    int stop;
+} rows_pool;
+
+static void *rows_worker(void *arg)
+{
+    rows_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->next_render == p->submitted && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
+        if (p->next_render == p->submitted) break;
+        rows_slot *sl = &p->slots[p->next_render % p->depth];
+        p->next_render++;
+        pthread_mutex_unlock(&p->mu);
+        bk_status st = bk_utxo_batch_render(sl->b);
+        pthread_mutex_lock(&p->mu);
+        sl->st = st;
+        sl->done = 1;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static int render_fail(const char *cmd, bk_status st)
+{
+    return st == BK_ERR_NOMEM ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
+                              : bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot render a row");
+}
+
+/* Emit slot sl once rendered; returns 0 or an exit code. */
+static int rows_drain(const char *cmd, rows_pool *p, rows_slot *sl, utxo_emit_fn emit, void *ctx)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!sl->done) pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    if (sl->st != BK_OK) return render_fail(cmd, sl->st);
+    int rc = emit(ctx, sl->b);
+    bk_utxo_batch_reset(sl->b);
+    return rc;
+}
+
+static int rows_inline(const char *cmd, coin_source *src, utxo_emit_fn emit, void *ctx,
+                       const volatile sig_atomic_t *stop)
+{
+    bk_utxo_batch *b;
+    if (bk_utxo_batch_new(&b, src->net, NULL) != BK_OK) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    int rc = 0, more = 1;
+    bk_utxo u;
+    int pending = 0; /* u holds a coin the last batch had no room for */
+    while (!rc && more && !(stop && *stop)) {
+        if (pending) {
+            (void)bk_utxo_batch_add(b, &u);
+            pending = 0;
+        }
+        while ((more = utxo_source_next(src, &u)) != 0)
+            if (!bk_utxo_batch_add(b, &u)) {
+                pending = 1;
+                break;
+            }
+        if (bk_utxo_batch_count(b)) {
+            bk_status st = bk_utxo_batch_render(b);
+            rc = st != BK_OK ? render_fail(cmd, st) : emit(ctx, b);
+            bk_utxo_batch_reset(b);
+        }
+    }
+    bk_utxo_batch_free(b);
+    return rc;
+}
+
+int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
+                  const volatile sig_atomic_t *stop)
+{
+    int rc = 0;
+    if (threads < 2) {
+        rc = rows_inline(cmd, src, emit, ctx, stop);
+    } else {
+        rows_pool p;
+        memset(&p, 0, sizeof p);
+        p.depth = (size_t)threads + 2;
+        p.slots = calloc(p.depth, sizeof *p.slots);
+        if (!p.slots) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        for (size_t i = 0; i < p.depth && !rc; i++)
+            if (bk_utxo_batch_new(&p.slots[i].b, src->net, NULL) != BK_OK)
+                rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        pthread_mutex_init(&p.mu, NULL);
+        pthread_cond_init(&p.cv, NULL);
+        pthread_t th[64];
+        unsigned started = 0;
+        if (!rc)
+            for (; started < threads && started < 64; started++)
+                if (pthread_create(&th[started], NULL, rows_worker, &p) != 0) break;
+        if (!rc && !started) {
+            rc = rows_inline(cmd, src, emit, ctx, stop);
+        } else if (!rc) {
+            uint64_t seq = 0, emitted = 0; /* batches submitted, batches emitted */
+            bk_utxo u;
+            int more = 1, pending = 0;
+            while (!rc && more && !(stop && *stop)) {
+                rows_slot *cur = &p.slots[seq % p.depth];
+                if (seq >= p.depth) {
+                    rc = rows_drain(cmd, &p, cur, emit, ctx);
+                    emitted++;
+                    if (rc) break;
+                }
+                cur->done = 0;
+                if (pending) {
+                    (void)bk_utxo_batch_add(cur->b, &u);
+                    pending = 0;
+                }
+                while ((more = utxo_source_next(src, &u)) != 0)
+                    if (!bk_utxo_batch_add(cur->b, &u)) {
+                        pending = 1;
+                        break;
+                    }
+                if (!bk_utxo_batch_count(cur->b)) {
+                    cur->done = 1;
+                    break;
+                }
+                pthread_mutex_lock(&p.mu);
+                p.submitted = ++seq;
+                pthread_cond_broadcast(&p.cv);
+                pthread_mutex_unlock(&p.mu);
+            }
+            /* the rendered rest, in order (after an error: waited for, not emitted) */
+            for (uint64_t k = emitted; k < seq; k++) {
+                rows_slot *sl = &p.slots[k % p.depth];
+                if (!rc) rc = rows_drain(cmd, &p, sl, emit, ctx);
+                else {
+                    pthread_mutex_lock(&p.mu);
+                    while (!sl->done) pthread_cond_wait(&p.cv, &p.mu);
+                    pthread_mutex_unlock(&p.mu);
+                }
+            }
+            pthread_mutex_lock(&p.mu);
+            p.stop = 1;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+            for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+        }
+        for (size_t i = 0; i < p.depth; i++) bk_utxo_batch_free(p.slots[i].b);
+        pthread_mutex_destroy(&p.mu);
+        pthread_cond_destroy(&p.cv);
+        free(p.slots);
+    }
+    if (!rc && !(stop && *stop)) {
+        bk_error err;
+        bk_error_clear(&err);
+        if (utxo_source_status(src, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    }
+    return rc;
+}

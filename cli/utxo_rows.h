@@ -1,0 +1,53 @@
+/* The UTXO set's coin sources and its rows, shared by `blockkit utxo` and
+ * `blockkit export --datasets utxos` (one implementation of both). */
+#ifndef BLOCKKIT_CLI_UTXO_ROWS_H
+#define BLOCKKIT_CLI_UTXO_ROWS_H
+
+#include <blockkit/utxo.h>
+
+#include <signal.h>
+#include <stdio.h>
+
+/* Where the coins come from (command-line options, NULL = not given). */
+typedef struct utxo_source_opts {
+    const char *datadir, *snapshot, *chain, *height, *tmpdir;
+    /* the best block's height is not needed: a snapshot without --height or
+     * --datadir, or a datadir without a block index, leaves it -1 */
+    int height_optional;
+} utxo_source_opts;
+
+/* A stream of coins from either source, in key order. */
+typedef struct coin_source {
+    bk_utxo_snapshot *snap;
+    FILE *snap_file;
+    bk_chainstate *cs;
+    bk_chainstate_iter *it;
+    bk_network net;
+    uint8_t best[32];
+    int32_t height;      /* -1 when not known (height_optional) */
+    uint64_t disk_size;
+} coin_source;
+
+/* Returns 0 or an exit code (message printed). */
+int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s);
+int utxo_source_next(coin_source *s, bk_utxo *u);
+bk_status utxo_source_status(coin_source *s, bk_error *err);
+void utxo_source_close(coin_source *s);
+
+/* Parse --threads (1..64; NULL = the online CPUs). Returns 0 or 64. */
+int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);
+
+/* Render every coin of src and hand the rendered batches, in key order, to
+ * emit (which writes them and returns 0, or an exit code after printing
+ * its message). threads >= 2 renders on that many worker threads (at most
+ * threads + 2 batches exist); 1 renders inline. Stops early at *stop.
+ * Returns 0 or an exit code (source errors reported here). */
+typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
+int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
+                  const volatile sig_atomic_t *stop);
+
+/* `blockkit export` with --datasets utxos (cli/export_utxos.c): the whole
+ * command line; returns the exit code. */
+int bk_cli_export_utxos(int argc, char **argv);
+
+#endif
