@@ -282,14 +282,20 @@ static int refresh_field(bk_ssz_tree *tr, bk_ssz_hasher *h, size_t fi, bk_error 
             size_t en;
             bk_ssz_elem_span(ft, p, n, d[j], &ep, &en);
             bk_status st = bk_ssz_root_unchecked(h, ft->elem, ep, en, c->lev[0] + 32 * (size_t)d[j], err);
-            if (st != BK_OK) return 0;
+            if (st != BK_OK) {
+                c->all = 1; /* the marks are spent: rebuild next time */
+                return 0;
+            }
         }
     }
     uint8_t m[64], tmp[32];
     if (nd == 1 && !rebuild) {
         refresh_path(c, p, n, d[0], m);
     } else {
-        if (!refresh_levels(tr, c, p, n, d, nd)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"), 0;
+        if (!refresh_levels(tr, c, p, n, d, nd)) {
+            c->all = 1; /* the marks are spent: rebuild next time */
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory"), 0;
+        }
         memcpy(m, node_at(c, p, n, nlev, 0, tmp), 32);
     }
     c->ndirty = 0;
