@@ -175,7 +175,7 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
             fprintf(stderr, "edit %d (op %d): %s\n", s, op, err.msg);
             CHECK(0);
         }
-        if (s % 50 == 49) {
+        if (s % 100 == 99) {
             /* Many balances at once (the radix-sorted, level-batched path). */
             for (int k = 0; k < 600; k++) {
                 bk_store_le64(v8, xr() >> 12);
@@ -184,7 +184,7 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
         }
         /* Every step at first (one marked leaf per field: the single-path
          * chain, appends that add a level), then every 7th. */
-        if (s < 40 || s % 7 == 0 || s % 50 == 49 || s == steps - 1) {
+        if (s < 16 || s % 7 == 0 || s % 100 == 99 || s == steps - 1) {
             cur = bk_ssz_tree_bytes(tr, &len);
             CHECK_EQ_INT(bk_ssz_tree_root(tr, h, a, &err), BK_OK);
             CHECK_EQ_INT(bk_ssz_hash_tree_root(h, t, cur, len, b, &err), BK_OK);
