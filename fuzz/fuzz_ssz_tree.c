@@ -1,7 +1,9 @@
 /* Fuzz the cached tree (bk_ssz_tree): input = 8 bytes of seed, a byte of
  * list length, then edit operations (op byte, index bytes, value bytes).
  * After every edit the tree's root must equal a full recomputation over
- * its current bytes; refused edits must leave the root unchanged. */
+ * its current bytes; refused edits must leave the root unchanged. Edits go
+ * through paths (bk_ssz_tree_set), appends and field indices
+ * (bk_ssz_tree_set_elem). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (bk_ssz_tree_root(tr, hasher, a, NULL) != BK_OK) abort();
     size_t pos = 9;
     while (pos + 4 <= size) {
-        uint8_t op = data[pos] % 5;
+        uint8_t op = data[pos] % 6;
         unsigned idx = data[pos + 1] | (unsigned)data[pos + 2] << 8;
         uint8_t v[64]; /* the largest value written: a 40-byte Checkpoint */
         memset(v, 0, sizeof v);
@@ -65,6 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             st = bk_ssz_tree_set(tr, p, 2, v, 32, NULL);
         } else if (op == 3) {
             st = bk_ssz_tree_append(tr, data[pos - 1] & 1 ? "vals" : "bals", v, data[pos - 1] & 1 ? 40 : 8, NULL);
+        } else if (op == 5) {
+            /* By field index: bals (8 bytes), vals (40), roots (32), prog
+             * (uncached progressive list, 4), or bits (no list of
+             * fixed-size values: refused). */
+            static const char *const names[5] = {"bals", "vals", "roots", "prog", "bits"};
+            static const size_t sizes[5] = {8, 40, 32, 4, 1};
+            unsigned which = data[pos - 1] % 5;
+            size_t fi;
+            if (bk_ssz_tree_field(tr, names[which], &fi, NULL) != BK_OK) abort();
+            st = bk_ssz_tree_set_elem(tr, fi, idx % 600, v, sizes[which], NULL);
         } else {
             const char *p[] = {data[pos - 1] & 1 ? "slot" : "tail"};
             st = bk_ssz_tree_set(tr, p, 1, v, data[pos - 1] & 1 ? 8 : 2, NULL);

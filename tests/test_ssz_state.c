@@ -5,6 +5,7 @@
 #include <blockkit/ssz.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -121,6 +122,9 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
     CHECK_MEM(a, b, 32);
     int mismatches = 0;
     uint64_t count = nvals;
+    size_t fbal, fval;
+    CHECK_EQ_INT(bk_ssz_tree_field(tr, "balances", &fbal, &err), BK_OK);
+    CHECK_EQ_INT(bk_ssz_tree_field(tr, "validators", &fval, &err), BK_OK);
     for (int s = 0; s < steps; s++) {
         size_t len;
         const uint8_t *cur = bk_ssz_tree_bytes(tr, &len);
@@ -132,9 +136,18 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
         /* An index a little past the end now and then: refused, nothing changes. */
         uint64_t count_hint = count + (xr() % 16 == 0 ? 4 : 0);
         snprintf(idx, sizeof idx, "%llu", (unsigned long long)(xr() % count_hint));
-        if (op == 0) {
+        if (op == 0 && xr() % 2) {
             const char *pp[] = {"balances", idx};
             st = bk_ssz_tree_set(tr, pp, 2, v8, 8, &err);
+        } else if (op == 0) {
+            /* The same edit by field index (no path). */
+            st = bk_ssz_tree_set_elem(tr, fbal, strtoull(idx, NULL, 10), v8, 8, &err);
+        } else if (op == 1 && xr() % 4 == 0) {
+            /* A whole validator by index. */
+            uint8_t val[121];
+            for (size_t k = 0; k < sizeof val; k++) val[k] = (uint8_t)xr();
+            val[88] &= 1;
+            st = bk_ssz_tree_set_elem(tr, fval, strtoull(idx, NULL, 10), val, sizeof val, &err);
         } else if (op == 1) {
             const char *pp[] = {"validators", idx, "effective_balance"};
             st = bk_ssz_tree_set(tr, pp, 3, v8, 8, &err);
@@ -162,7 +175,16 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
             fprintf(stderr, "edit %d (op %d): %s\n", s, op, err.msg);
             CHECK(0);
         }
-        if (s % 7 == 0 || s == steps - 1) {
+        if (s % 100 == 99) {
+            /* Many balances at once (the radix-sorted, level-batched path). */
+            for (int k = 0; k < 600; k++) {
+                bk_store_le64(v8, xr() >> 12);
+                CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, fbal, xr() % count, v8, 8, &err), BK_OK);
+            }
+        }
+        /* Every step at first (one marked leaf per field: the single-path
+         * chain, appends that add a level), then every 7th. */
+        if (s < 16 || s % 7 == 0 || s % 100 == 99 || s == steps - 1) {
             cur = bk_ssz_tree_bytes(tr, &len);
             CHECK_EQ_INT(bk_ssz_tree_root(tr, h, a, &err), BK_OK);
             CHECK_EQ_INT(bk_ssz_hash_tree_root(h, t, cur, len, b, &err), BK_OK);
@@ -205,6 +227,22 @@ static void tree_case(const char *tname, uint64_t nvals, int steps)
     const char *bad4[] = {"validators"};
     CHECK_EQ_INT(bk_ssz_tree_set(tr, bad4, 1, (const uint8_t *)"1234", 4, &err), BK_ERR_ARG);
     CHECK_EQ_INT(bk_ssz_tree_append(tr, "slot", (const uint8_t *)"12345678", 8, &err), BK_ERR_ARG);
+    size_t fi;
+    CHECK_EQ_INT(bk_ssz_tree_field(tr, "nosuchfield", &fi, &err), BK_ERR_NOT_FOUND);
+    CHECK_EQ_INT(bk_ssz_tree_field(tr, "slot", &fi, &err), BK_OK);
+    CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, fi, 0, (const uint8_t *)"12345678", 8, &err), BK_ERR_ARG);
+    CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, t->nfields, 0, (const uint8_t *)"12345678", 8, &err), BK_ERR_NOT_FOUND);
+    CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, fbal, count, (const uint8_t *)"12345678", 8, &err), BK_ERR_NOT_FOUND);
+    CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, fbal, 0, (const uint8_t *)"1234", 4, &err), BK_ERR_LENGTH);
+    {
+        /* A refused validator (slashed = 2) leaves bytes and root alone. */
+        uint8_t val[121] = {0}, before[32];
+        val[88] = 2;
+        CHECK_EQ_INT(bk_ssz_tree_root(tr, h, before, &err), BK_OK);
+        CHECK_EQ_INT(bk_ssz_tree_set_elem(tr, fval, 1, val, sizeof val, &err), BK_ERR_VALUE);
+        CHECK_EQ_INT(bk_ssz_tree_root(tr, h, a, &err), BK_OK);
+        CHECK_MEM(a, before, 32);
+    }
     bk_ssz_tree_free(tr);
     bk_ssz_hasher_free(h);
     bk_writer_free(&w);

@@ -243,7 +243,7 @@ BK_API bk_status bk_ssz_synthesize(const bk_ssz_type *t, uint64_t n, uint64_t mi
  * its limit: a BeaconState's validators, balances, participation, scores,
  * mixes, roots). Edits write the bytes and mark what they touched;
  * bk_ssz_tree_root re-hashes only those paths (one balance of a 2^20-validator
- * state: about 25 pair hashes). Memory: about 64 bytes per cached composite
+ * state: 45 dependent pair hashes). Memory: about 64 bytes per cached composite
  * element (validator) and 32 bytes per 2 leaf chunks of packed lists, plus
  * the bytes. Progressive list fields are not cached (re-hashed from their
  * bytes when touched). */
@@ -264,6 +264,18 @@ BK_API bk_status bk_ssz_tree_root(bk_ssz_tree *tree, bk_ssz_hasher *h, uint8_t o
  * for a variable-size target, BK_ERR_LENGTH for a wrong size. */
 BK_API bk_status bk_ssz_tree_set(bk_ssz_tree *tree, const char *const *path, size_t npath, const uint8_t *value,
                                  size_t n, bk_error *err) BK_WARN_UNUSED;
+/* The index of the top-level field `name` (for bk_ssz_tree_set_elem, so a
+ * loop of edits resolves the name once). BK_ERR_NOT_FOUND when absent. */
+BK_API bk_status bk_ssz_tree_field(const bk_ssz_tree *tree, const char *name, size_t *field_out, bk_error *err)
+    BK_WARN_UNUSED;
+/* Overwrite element `index` of the list or vector field number `field`
+ * (fixed-size elements: balances, validators, randao_mixes, ...) with n
+ * serialized bytes (validated for the element type): the same edit as
+ * bk_ssz_tree_set with the path {name, "index"}, without parsing a path.
+ * BK_ERR_NOT_FOUND for a field or index past the end, BK_ERR_ARG for a field
+ * that is no such list or vector, BK_ERR_LENGTH for a wrong size. */
+BK_API bk_status bk_ssz_tree_set_elem(bk_ssz_tree *tree, size_t field, uint64_t index, const uint8_t *value,
+                                      size_t n, bk_error *err) BK_WARN_UNUSED;
 /* Append one fixed-size element (n serialized bytes) to the list field
  * `field` of the top-level container (validators, balances, ...); later
  * variable fields move. BK_ERR_LENGTH when the list is full. */
