@@ -471,19 +471,24 @@ static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
 
 /* Full steps of 32 on two groups; a remainder of 17..31 on a two-group
  * step, of 16 or fewer on one group. When `small` (SHA-NI streams) is
- * given, a remainder under 8 goes to it, and one of 17..22 to one group
- * plus SHA-NI for the 1..6 past 16: that beats a mostly idle 16-lane step
- * or half idle two-group step (Emerald Rapids, SHA256d-64, ns per call
- * with/without the split: 17 nodes 59 vs 90 ns/node, 20: 64 vs 76, 22: 68
- * vs 69, 23: 71 vs 67). */
+ * given, a remainder under bk_sha256_avx512_small[0] goes to it, and one
+ * of 17..31 with fewer than bk_sha256_avx512_small[1] past 16 to one group
+ * plus SHA-NI: that beats a mostly idle 16-lane step or a half idle
+ * two-group step (the calibration measures where; on Emerald Rapids 8 and
+ * 7: SHA256d-64, ns per node with/without the split at 17 nodes 59 vs 90,
+ * at 20 64 vs 76, at 22 68 vs 69, at 23 71 vs 67). */
+_Atomic unsigned bk_sha256_avx512_small[2] = {8, 7};
+
 static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
                       void (*small)(uint8_t *, const uint8_t *, size_t))
 {
     for (; n >= 32; n -= 32, in += 64 * 32, out += 32 * 32) hash32(out, in, 16, 16, dbl);
     if (!n) return;
-    if (small && n < 8) {
+    unsigned below = small ? atomic_load_explicit(&bk_sha256_avx512_small[0], memory_order_relaxed) : 0;
+    unsigned split = small ? atomic_load_explicit(&bk_sha256_avx512_small[1], memory_order_relaxed) : 0;
+    if (n < below) {
         small(out, in, n);
-    } else if (small && n > 16 && n < 16 + 7) {
+    } else if (n > 16 && n - 16 < split) {
         /* One group and a few SHA-NI streams beat a half idle two-group
          * step. Digests 16.. go below their inputs (disjoint buffers). */
         hash16(out, in, 16, dbl);
