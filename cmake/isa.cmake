@@ -10,16 +10,17 @@ if(BK_CPU MATCHES "^(x86_64|amd64)$")
     COMPILE_OPTIONS "-msha;-msse4.1;-mssse3")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx2.c PROPERTIES
     COMPILE_OPTIONS "-mavx2")
-  # The AVX-512 kernels: gcc 12 schedules them ~3% faster with the
-  # pre-allocation scheduler on (measured on Intel Emerald Rapids; clang 14
-  # at its defaults is another ~2% ahead, see docs/sha256.md). Loop shape:
-  # eight-round loops beat full unrolling by 8% with gcc (code size).
+  # The AVX-512 kernels (measured on Intel Emerald Rapids, docs/sha256.md):
+  # clang 14 schedules them 2-3% faster than gcc 12, so a gcc build
+  # compiles this one file with clang when one is installed and can build
+  # AVX-512 code (cmake/sha256_cc.cmake; BK_SHA256_AVX512_CC=OFF or a
+  # Debug/sanitizer/fuzz build keeps the main compiler). gcc's
+  # -fschedule-insns, which helped the rolled schedule loops, costs 16% on
+  # the unrolled ones: not used.
   set(BK_AVX512_SHA_FLAGS "-mavx512f;-mavx512bw")
-  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-    list(APPEND BK_AVX512_SHA_FLAGS "-fschedule-insns;-fsched-pressure")
-  endif()
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_avx512.c PROPERTIES
     COMPILE_OPTIONS "${BK_AVX512_SHA_FLAGS}")
+  include(${CMAKE_CURRENT_LIST_DIR}/sha256_cc.cmake)
   # The batch x-only key check (src/bitcoin/xonly_avx512.c; dispatch in
   # src/bitcoin/xonly.c checks avx512f + avx512cd at run time).
   set_source_files_properties(${CMAKE_SOURCE_DIR}/src/bitcoin/xonly_avx512.c PROPERTIES

@@ -277,6 +277,20 @@ static void calibration_choices(void)
         CHECK_EQ_STR(bk_sha256_shape_backend((bk_sha256_shape)s), c.chosen[s]);
     }
     CHECK(bk_sha256_shape_backend(BK_SHA256_NSHAPES) == NULL);
+    /* The short-batch crossovers are measured only when the AVX-512
+     * backend has SHA-NI streams to hand short batches to. */
+    int has_avx512 = 0, has_shani = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        if (strcmp(c.name[i], "avx512") == 0) has_avx512 = 1;
+        if (strcmp(c.name[i], "shani") == 0) has_shani = 1;
+    }
+    if (has_avx512 && has_shani) {
+        CHECK(c.small_below >= 1 && c.small_below <= 16);
+        CHECK(c.small_split >= 1 && c.small_split <= 16);
+    } else {
+        CHECK_EQ_INT(c.small_below, 0);
+        CHECK_EQ_INT(c.small_split, 0);
+    }
     /* Calibrated once per process: the same figures again. */
     bk_sha256_calib again;
     bk_sha256_calibration(&again);

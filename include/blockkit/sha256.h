@@ -119,6 +119,13 @@ typedef struct bk_sha256_calib {
     unsigned rounds;                            /* samples taken of each */
     double elapsed_ms;                          /* wall time of the whole calibration */
     double cpu_ms;                              /* CPU time of the calibrating thread */
+    /* With AVX-512 and SHA-NI both present: a batch (or a remainder after
+     * full 32-message steps) of fewer than small_below messages goes to
+     * SHA-NI streams instead of a 16-lane group, and a remainder of 17..31
+     * with fewer than small_split past 16 to one group plus SHA-NI, both
+     * from the measured time of one group, of two groups and of a SHA-NI
+     * node (1..16 each; 0 when the CPU lacks either). */
+    unsigned small_below, small_split;
 } bk_sha256_calib;
 
 /* Copies the calibration into *out, running it first if it has not run in

@@ -50,8 +50,16 @@ struct bk_lane;
  * calibration stores the count of the fastest SHA-NI variant; relaxed
  * atomic: any value is correct, only speed differs). */
 extern _Atomic unsigned bk_sha256_shani_tail_streams;
+/* The AVX-512 backend with SHA-NI: a batch or remainder of fewer than
+ * bk_sha256_avx512_small[0] messages goes to SHA-NI streams instead of a
+ * 16-lane group, and a remainder of 17..31 with fewer than
+ * bk_sha256_avx512_small[1] past 16 to one group plus SHA-NI instead of a
+ * two-group step. 1..16 each; 8 and 7 (measured on Emerald Rapids) until
+ * the calibration measures this CPU's (relaxed atomics: any value is
+ * correct, only speed differs). */
+extern _Atomic unsigned bk_sha256_avx512_small[2];
 /* SHA-NI bk_sha256_64 / bk_sha256d_64 with that many streams (the AVX-512
- * backend's batches of fewer than 8). */
+ * backend's short batches). */
 void bk_sha256_shani_small_64(uint8_t *out, const uint8_t *in, size_t n);
 void bk_sha256_shani_small_d64(uint8_t *out, const uint8_t *in, size_t n);
 void bk_sha256_shani_small_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
