@@ -64,8 +64,9 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
     }
     bk_pq_opts o;
     bk_pq_opts_init(&o);
-    uint8_t c = pqgen_byte(&in) % 3;
+    uint8_t cb = pqgen_byte(&in), c = cb % 3;
     o.codec = c == 0 ? BK_PQ_UNCOMPRESSED : c == 1 ? BK_PQ_SNAPPY : BK_PQ_ZSTD;
+    o.zstd_level = (int)(cb / 3 % 12) - 7; /* -7 .. 4: the fast levels too */
     o.page_size = 16 + (size_t)pqgen_byte(&in) * 64;
     o.row_group_size = 512 + (size_t)pqgen_byte(&in) * 1024;
     o.dict_max_bytes = 8 + (size_t)pqgen_byte(&in) * 32;
@@ -109,7 +110,15 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
                 case BK_PQ_STRING: {
                     size_t len = sel == 255 ? 1000 + pqgen_byte(&in) * 270u : sel % 24;
                     for (size_t q = 0; q < len; q++) sbuf[q] = (char)('a' + (q * 7 + sel) % 26);
-                    bk_pq_str(w, i, sbuf, len);
+                    if ((sel >> 5) & 1) {
+                        /* built in place, in two pieces */
+                        bk_writer *sw = bk_pq_str_open(w, i);
+                        if (len / 2) bk_writer_put(sw, sbuf, len / 2);
+                        if (len - len / 2) bk_writer_put(sw, sbuf + len / 2, len - len / 2);
+                        bk_pq_str_close(w, i);
+                    } else {
+                        bk_pq_str(w, i, sbuf, len);
+                    }
                     if (expect) {
                         fputc('"', expect);
                         fwrite(sbuf, 1, len, expect);

@@ -10,11 +10,13 @@
  * with one PLAIN dictionary page per column chunk (a chunk whose dictionary
  * grows past dict_max_bytes continues with PLAIN pages). Definition and
  * repetition levels use the RLE / bit-packed hybrid. Pages end at row
- * boundaries once their values pass page_size bytes; a row group is written
- * out once the bytes buffered for it (compressed pages, open pages and
+ * boundaries once their values pass page_size bytes (looked at every
+ * min(page_size / 16, 64 KiB) bytes of values); a row group is written out
+ * once the bytes buffered for it (compressed pages, open pages and
  * dictionaries) pass row_group_size, so memory is bounded by about
- * row_group_size plus one row. Each page body is compressed with zstd,
- * snappy or nothing. Column chunk statistics: null_count always (non-list
+ * row_group_size plus 64 KiB plus one row. Each page body is compressed
+ * with zstd (one context per writer; negative levels keep Huffman-coded
+ * literals), snappy or nothing. Column chunk statistics: null_count always (non-list
  * columns), min_value / max_value in the type's order (strings compared as
  * unsigned bytes and cut to 64 bytes: the min a prefix, the max a prefix
  * with its last byte raised, flagged not exact), so engines prune row

@@ -42,6 +42,7 @@ enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 typedef struct dict_ent {
     uint32_t off; /* of the value bytes in dict */
     uint32_t len;
+    uint32_t hash;
 } dict_ent;
 
 typedef struct pq_col {
@@ -63,7 +64,7 @@ typedef struct pq_col {
     dict_ent *ents;
     size_t nents, ents_cap;
     uint32_t last_idx;
-    uint32_t *table;       /* entry + 1, 0 empty */
+    uint64_t *table;       /* hash << 32 | entry + 1, 0 empty: a probe reads an entry only on a hash match */
     size_t table_cap;
     /* finished pages of the chunk */
     bk_writer chunk;
@@ -326,7 +327,7 @@ static void col_free(bk_pq_writer *w, pq_col *c)
     bk_free(a, c->rep_lv, c->rep_cap);
     bk_free(a, c->idx, c->idx_cap * sizeof(uint32_t));
     bk_free(a, c->ents, c->ents_cap * sizeof(dict_ent));
-    bk_free(a, c->table, c->table_cap * sizeof(uint32_t));
+    bk_free(a, c->table, c->table_cap * sizeof(uint64_t));
     bk_writer_free(&c->vals);
     bk_writer_free(&c->dict);
     bk_writer_free(&c->chunk);
@@ -475,7 +476,7 @@ uint64_t bk_pq_bytes(const bk_pq_writer *w) { return w->pos; }
 static size_t col_buffered(const pq_col *c)
 {
     return c->chunk.len + c->vals.len + c->nidx * 4 + c->nlv * 2 + c->dict.len + c->nents * sizeof(dict_ent) +
-           c->table_cap * 4;
+           c->table_cap * 8;
 }
 
 size_t bk_pq_buffered(const bk_pq_writer *w)
@@ -522,30 +523,37 @@ static inline void push_levels(bk_pq_writer *w, pq_col *c, uint32_t def, uint32_
     c->nlv++;
 }
 
+/* 64-bit multiply-xorshift over 8-byte words, then murmur3's fmix64: the
+ * table takes the low bits, and hex text (16 values a byte) needs every
+ * input bit mixed into them. */
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t v;
         memcpy(&v, p + i, 8);
-        h = (h ^ v) * 0x100000001b3ull;
-        h ^= h >> 29;
+        h = (h ^ v) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
     }
-    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    h ^= h >> 32;
+    for (; i < n; i++) h = (h ^ p[i]) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
     return (uint32_t)h;
 }
 
 static int dict_rehash(bk_pq_writer *w, pq_col *c, size_t cap)
 {
-    uint32_t *t = bk_alloc(w->alloc, cap * sizeof *t);
+    uint64_t *t = bk_alloc(w->alloc, cap * sizeof *t);
     if (!t) return 0;
     memset(t, 0, cap * sizeof *t);
     for (size_t e = 0; e < c->nents; e++) {
-        uint32_t h = hash_bytes(c->dict.data + c->ents[e].off, c->ents[e].len) & (uint32_t)(cap - 1);
+        uint32_t hv = c->ents[e].hash, h = hv & (uint32_t)(cap - 1);
         while (t[h]) h = (h + 1) & (uint32_t)(cap - 1);
-        t[h] = (uint32_t)e + 1;
+        t[h] = (uint64_t)hv << 32 | ((uint32_t)e + 1);
     }
     bk_free(w->alloc, c->table, c->table_cap * sizeof *c->table);
     c->table = t;
@@ -581,14 +589,18 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
             return 1;
         }
     }
-    if ((c->nents + 1) * 2 > c->table_cap && !dict_rehash(w, c, c->table_cap ? c->table_cap * 2 : 1024)) return 0;
+    if ((c->nents + 1) * 2 > c->table_cap && !dict_rehash(w, c, c->table_cap ? c->table_cap * 2 : 256)) return 0;
     uint32_t mask = (uint32_t)(c->table_cap - 1);
-    uint32_t h = hash_bytes(p, n) & mask;
+    uint32_t hv = hash_bytes(p, n), h = hv & mask;
     while (c->table[h]) {
-        const dict_ent *e = &c->ents[c->table[h] - 1];
-        if (e->len == n && bytes_eq(c->dict.data + e->off, p, n)) {
-            *idx_out = c->last_idx = c->table[h] - 1;
-            return 1;
+        uint64_t slot = c->table[h];
+        if ((uint32_t)(slot >> 32) == hv) {
+            uint32_t ix = (uint32_t)slot - 1;
+            const dict_ent *e = &c->ents[ix];
+            if (e->len == n && bytes_eq(c->dict.data + e->off, p, n)) {
+                *idx_out = c->last_idx = ix;
+                return 1;
+            }
         }
         h = (h + 1) & mask;
     }
@@ -609,7 +621,8 @@ static int dict_index(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n, ui
     if (bk_writer_status(&c->dict) != BK_OK || off > UINT32_MAX) return 0;
     c->ents[c->nents].off = (uint32_t)off;
     c->ents[c->nents].len = (uint32_t)n;
-    c->table[h] = (uint32_t)c->nents + 1;
+    c->ents[c->nents].hash = hv;
+    c->table[h] = (uint64_t)hv << 32 | ((uint32_t)c->nents + 1);
     *idx_out = c->last_idx = (uint32_t)c->nents++;
     return 2;
 }

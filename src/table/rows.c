@@ -216,30 +216,54 @@ void bk_table_scratch_free(bk_table_scratch *s)
     s->ids_cap = 0;
 }
 
+/* The bk_table_* calls of the rows below, with Parquet's straight to the
+ * writer (one call per value instead of two; every column of the four
+ * tables is INT64, TIMESTAMP, BOOLEAN or STRING). */
+static inline void r_int(bk_table_writer *t, size_t col, int64_t v)
+{
+    if (t->pq) bk_pq_i64(t->pq, col, v);
+    else bk_table_int(t, col, v);
+}
+static inline void r_str(bk_table_writer *t, size_t col, const char *s, size_t n)
+{
+    if (t->pq) bk_pq_str(t->pq, col, s, n);
+    else bk_table_str(t, col, s, n);
+}
+static inline void r_null(bk_table_writer *t, size_t col)
+{
+    if (t->pq) bk_pq_null(t->pq, col);
+    else bk_table_null(t, col);
+}
+static inline void r_bool(bk_table_writer *t, size_t col, int v)
+{
+    if (t->pq) bk_pq_bool(t->pq, col, v);
+    else bk_table_bool(t, col, v);
+}
+
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
 static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t c_desc, const uint8_t *s, size_t n,
                         bk_network net, bk_xonly_cursor_ *cur)
 {
     bk_script_info info;
     if (bk_script_info_get_hint(s, n, net, bk_xonly_cursor_take_(cur, s, n), &info) != BK_OK) {
-        bk_table_null(t, c_type); /* unreachable for a known network; keeps the row whole */
-        bk_table_null(t, c_addr);
-        bk_table_null(t, c_desc);
+        r_null(t, c_type); /* unreachable for a known network; keeps the row whole */
+        r_null(t, c_addr);
+        r_null(t, c_desc);
         return;
     }
     const char *ty = bk_script_type_name(info.sol.type);
-    bk_table_str(t, c_type, ty, strlen(ty));
+    r_str(t, c_type, ty, strlen(ty));
     /* Core: ExtractDestination gives no address for PUBKEY. */
     if (info.sol.type == BK_SCRIPT_PUBKEY) info.address_len = 0;
     if (c_addr < c_desc) {
-        if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
-        else bk_table_null(t, c_addr);
+        if (info.address_len) r_str(t, c_addr, info.address, info.address_len);
+        else r_null(t, c_addr);
     }
     bk_script_info_descriptor(bk_table_str_open(t, c_desc), s, n, &info);
     bk_table_str_close(t, c_desc);
     if (c_addr > c_desc) {
-        if (info.address_len) bk_table_str(t, c_addr, info.address, info.address_len);
-        else bk_table_null(t, c_addr);
+        if (info.address_len) r_str(t, c_addr, info.address, info.address_len);
+        else r_null(t, c_addr);
     }
 }
 
@@ -313,35 +337,35 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
         char bits[9];
         snprintf(bits, sizeof bits, "%08x", b->header.bits);
         bk_table_hex(t, B_HASH, bhash, 32, 1);
-        bk_table_int(t, B_SIZE, (int64_t)b->size);
-        bk_table_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
-        bk_table_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
-        bk_table_int(t, B_NUMBER, info->height);
-        bk_table_int(t, B_VERSION, b->header.version);
+        r_int(t, B_SIZE, (int64_t)b->size);
+        r_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
+        r_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
+        r_int(t, B_NUMBER, info->height);
+        r_int(t, B_VERSION, b->header.version);
         bk_table_hex(t, B_MERKLE_ROOT, b->header.merkle_root, 32, 1);
-        bk_table_int(t, B_TIMESTAMP, btime);
-        bk_table_int(t, B_NONCE, b->header.nonce);
-        bk_table_str(t, B_BITS, bits, 8);
+        r_int(t, B_TIMESTAMP, btime);
+        r_int(t, B_NONCE, b->header.nonce);
+        r_str(t, B_BITS, bits, 8);
         bk_txin_iter ii;
         bk_txin cin;
         bk_txin_iter_init(&ii, &b->txs[0]);
         if (bk_txin_next(&ii, &cin)) bk_table_hex(t, B_COINBASE_PARAM, cin.script_sig, cin.script_sig_len, 0);
-        else bk_table_str(t, B_COINBASE_PARAM, "", 0);
-        bk_table_int(t, B_TRANSACTION_COUNT, (int64_t)n);
+        else r_str(t, B_COINBASE_PARAM, "", 0);
+        r_int(t, B_TRANSACTION_COUNT, (int64_t)n);
         static const uint8_t zero[32];
         if (memcmp(b->header.prev_hash, zero, 32)) bk_table_hex(t, B_PREVIOUS_BLOCK_HASH, b->header.prev_hash, 32, 1);
-        else bk_table_null(t, B_PREVIOUS_BLOCK_HASH);
-        if (info->mediantime >= 0) bk_table_int(t, B_MEDIAN_TIME, info->mediantime * 1000000);
-        else bk_table_null(t, B_MEDIAN_TIME);
+        else r_null(t, B_PREVIOUS_BLOCK_HASH);
+        if (info->mediantime >= 0) r_int(t, B_MEDIAN_TIME, info->mediantime * 1000000);
+        else r_null(t, B_MEDIAN_TIME);
         if (info->chainwork) bk_table_hex(t, B_CHAINWORK, info->chainwork, 32, 0);
-        else bk_table_null(t, B_CHAINWORK);
-        bk_table_int(t, B_INPUT_COUNT, (int64_t)n_in);
-        bk_table_int(t, B_OUTPUT_COUNT, (int64_t)n_out);
-        if (have_undo) bk_table_int(t, B_INPUT_VALUE, in_total);
-        else bk_table_null(t, B_INPUT_VALUE);
-        bk_table_int(t, B_OUTPUT_VALUE, out_total);
-        if (have_undo) bk_table_int(t, B_FEE, fee_total);
-        else bk_table_null(t, B_FEE);
+        else r_null(t, B_CHAINWORK);
+        r_int(t, B_INPUT_COUNT, (int64_t)n_in);
+        r_int(t, B_OUTPUT_COUNT, (int64_t)n_out);
+        if (have_undo) r_int(t, B_INPUT_VALUE, in_total);
+        else r_null(t, B_INPUT_VALUE);
+        r_int(t, B_OUTPUT_VALUE, out_total);
+        if (have_undo) r_int(t, B_FEE, fee_total);
+        else r_null(t, B_FEE);
         if ((st = row_done(t, err)) != BK_OK) return st;
     }
     if (!need_ids) return BK_OK;
@@ -359,25 +383,25 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
         bk_hex_encode_rev(txhex, txid, 32);
         int cb = i == 0;
         if (tt) {
-            bk_table_str(tt, T_HASH, txhex, 64);
+            r_str(tt, T_HASH, txhex, 64);
             bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
-            bk_table_int(tt, T_SIZE, tx->size);
-            bk_table_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
-            bk_table_int(tt, T_WEIGHT, bk_tx_weight(tx));
-            bk_table_int(tt, T_VERSION, tx->version);
-            bk_table_int(tt, T_LOCK_TIME, tx->locktime);
-            bk_table_str(tt, T_BLOCK_HASH, bhex, 64);
-            bk_table_int(tt, T_BLOCK_NUMBER, info->height);
-            bk_table_int(tt, T_BLOCK_TIMESTAMP, btime);
-            bk_table_int(tt, T_INDEX, (int64_t)i);
-            bk_table_int(tt, T_INPUT_COUNT, tx->n_in);
-            bk_table_int(tt, T_OUTPUT_COUNT, tx->n_out);
-            if (!cb && undo) bk_table_int(tt, T_INPUT_VALUE, sums[2 * i]);
-            else bk_table_null(tt, T_INPUT_VALUE);
-            bk_table_int(tt, T_OUTPUT_VALUE, sums[2 * i + 1]);
-            bk_table_bool(tt, T_IS_COINBASE, cb);
-            if (!cb && undo) bk_table_int(tt, T_FEE, sums[2 * i] - sums[2 * i + 1]);
-            else bk_table_null(tt, T_FEE);
+            r_int(tt, T_SIZE, tx->size);
+            r_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
+            r_int(tt, T_WEIGHT, bk_tx_weight(tx));
+            r_int(tt, T_VERSION, tx->version);
+            r_int(tt, T_LOCK_TIME, tx->locktime);
+            r_str(tt, T_BLOCK_HASH, bhex, 64);
+            r_int(tt, T_BLOCK_NUMBER, info->height);
+            r_int(tt, T_BLOCK_TIMESTAMP, btime);
+            r_int(tt, T_INDEX, (int64_t)i);
+            r_int(tt, T_INPUT_COUNT, tx->n_in);
+            r_int(tt, T_OUTPUT_COUNT, tx->n_out);
+            if (!cb && undo) r_int(tt, T_INPUT_VALUE, sums[2 * i]);
+            else r_null(tt, T_INPUT_VALUE);
+            r_int(tt, T_OUTPUT_VALUE, sums[2 * i + 1]);
+            r_bool(tt, T_IS_COINBASE, cb);
+            if (!cb && undo) r_int(tt, T_FEE, sums[2 * i] - sums[2 * i + 1]);
+            else r_null(tt, T_FEE);
             if ((st = row_done(tt, err)) != BK_OK) return st;
         }
         uint32_t ncoins = 0;
@@ -387,24 +411,24 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txin in;
             bk_txin_iter_init(&ii, tx);
             while (bk_txin_next(&ii, &in)) {
-                bk_table_str(ti, I_TRANSACTION_HASH, txhex, 64);
-                bk_table_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-                bk_table_str(ti, I_BLOCK_HASH, bhex, 64);
-                bk_table_int(ti, I_BLOCK_NUMBER, info->height);
-                bk_table_int(ti, I_BLOCK_TIMESTAMP, btime);
-                bk_table_int(ti, I_INDEX, ii.index - 1);
+                r_str(ti, I_TRANSACTION_HASH, txhex, 64);
+                r_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
+                r_str(ti, I_BLOCK_HASH, bhex, 64);
+                r_int(ti, I_BLOCK_NUMBER, info->height);
+                r_int(ti, I_BLOCK_TIMESTAMP, btime);
+                r_int(ti, I_INDEX, ii.index - 1);
                 if (cb) {
-                    bk_table_null(ti, I_SPENT_TRANSACTION_HASH);
-                    bk_table_null(ti, I_SPENT_OUTPUT_INDEX);
-                    bk_table_null(ti, I_SCRIPT_ASM);
+                    r_null(ti, I_SPENT_TRANSACTION_HASH);
+                    r_null(ti, I_SPENT_OUTPUT_INDEX);
+                    r_null(ti, I_SCRIPT_ASM);
                 } else {
                     bk_table_hex(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid, 32, 1);
-                    bk_table_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
+                    r_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
                     bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
                     bk_table_str_close(ti, I_SCRIPT_ASM);
                 }
                 bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
-                bk_table_int(ti, I_SEQUENCE, in.sequence);
+                r_int(ti, I_SEQUENCE, in.sequence);
                 bk_table_list_begin(ti, I_WITNESS);
                 bk_witness_iter wi;
                 const uint8_t *item;
@@ -412,16 +436,16 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 bk_witness_iter_init(&wi, &in);
                 while (bk_witness_next(&wi, &item, &ilen)) bk_table_hex(ti, I_WITNESS, item, ilen, 0);
                 bk_table_list_end(ti, I_WITNESS);
-                bk_table_bool(ti, I_IS_COINBASE, cb);
+                r_bool(ti, I_IS_COINBASE, cb);
                 bk_coin c;
                 if (coins && ncoins && bk_undo_next_coin(&ui, &c)) {
                     ncoins--;
-                    bk_table_int(ti, I_VALUE, c.value);
+                    r_int(ti, I_VALUE, c.value);
                     script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net, &cur);
-                    bk_table_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
-                    bk_table_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
+                    r_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
+                    r_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
                 } else {
-                    for (size_t k = I_VALUE; k <= I_SPENT_IS_COINBASE; k++) bk_table_null(ti, k);
+                    for (size_t k = I_VALUE; k <= I_SPENT_IS_COINBASE; k++) r_null(ti, k);
                 }
                 if ((st = row_done(ti, err)) != BK_OK) return st;
             }
@@ -435,12 +459,12 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txout o;
             bk_txout_iter_init(&oi, tx);
             while (bk_txout_next(&oi, &o)) {
-                bk_table_str(to, O_TRANSACTION_HASH, txhex, 64);
-                bk_table_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-                bk_table_str(to, O_BLOCK_HASH, bhex, 64);
-                bk_table_int(to, O_BLOCK_NUMBER, info->height);
-                bk_table_int(to, O_BLOCK_TIMESTAMP, btime);
-                bk_table_int(to, O_INDEX, oi.index - 1);
+                r_str(to, O_TRANSACTION_HASH, txhex, 64);
+                r_int(to, O_TRANSACTION_INDEX, (int64_t)i);
+                r_str(to, O_BLOCK_HASH, bhex, 64);
+                r_int(to, O_BLOCK_NUMBER, info->height);
+                r_int(to, O_BLOCK_TIMESTAMP, btime);
+                r_int(to, O_INDEX, oi.index - 1);
                 bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
                 bk_table_str_close(to, O_SCRIPT_ASM);
                 bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
@@ -451,12 +475,12 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                     return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
                 if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
                 const char *ty = bk_script_type_name(sinfo.sol.type);
-                bk_table_str(to, O_TYPE, ty, strlen(ty));
-                if (sinfo.address_len) bk_table_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
-                else bk_table_null(to, O_ADDRESS);
+                r_str(to, O_TYPE, ty, strlen(ty));
+                if (sinfo.address_len) r_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
+                else r_null(to, O_ADDRESS);
                 bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
                 bk_table_str_close(to, O_DESC);
-                bk_table_int(to, O_VALUE, o.value);
+                r_int(to, O_VALUE, o.value);
                 if ((st = row_done(to, err)) != BK_OK) return st;
             }
         }
