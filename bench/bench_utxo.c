@@ -5,7 +5,7 @@
  * BLOCKKIT_BENCH_UTXO_DIR at DIR; the rows are skipped without it) decoded,
  * rendered (txid and script hex, type, address, descriptor: the rows of
  * `export --datasets utxos`, src/table/utxos.c) and written as Parquet with
- * the export's defaults (zstd level 1, 64 MiB row groups) into a sink that
+ * export --datasets utxos's defaults (zstd level 1, 32 MiB row groups) into a sink that
  * discards the bytes, all on the calling thread. One op = one full pass:
  * the chainstate through a private LevelDB snapshot opened in setup, the
  * snapshot file through read(2) from its open. unit = coin.
@@ -104,7 +104,10 @@ static uint64_t to_parquet(pass *p, const bk_allocator *alloc)
     size_t ncols;
     const bk_pq_column *cols = bk_utxo_columns(&ncols);
     uint64_t bytes = 0, n = 0;
-    if (bk_table_open(&t, BK_TABLE_PARQUET, cols, ncols, NULL, discard_sink, &bytes, alloc, NULL) != BK_OK) abort();
+    bk_pq_opts po;
+    bk_pq_opts_init(&po);
+    po.row_group_size = (size_t)32 << 20; /* as export --datasets utxos */
+    if (bk_table_open(&t, BK_TABLE_PARQUET, cols, ncols, &po, discard_sink, &bytes, alloc, NULL) != BK_OK) abort();
     bk_utxo u;
     int more = 1, pending = 0;
     while (more) {

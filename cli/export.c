@@ -65,7 +65,7 @@ static const char export_help[] =
     "  --utxo-snapshot FILE  a dumptxoutset file (format 2; '-' = standard input)\n"
     "  --height N            the best block's height (summary; default: the block index)\n"
     "  --chunk-rows N        rows per file (default 1000000)\n"
-    "  -j N                  with utxos: threads rendering rows (default: online CPUs)\n"
+    "  -j N                  with utxos: N >= 2 writes two chunks at once (default: CPUs)\n"
     "  (--format, --compression, --zstd-level, --chain, --tmpdir, --progress, --summary\n"
     "  as above; the block options do not apply)\n"
     "\n"

@@ -5,7 +5,7 @@
  * datasets' heights), --chunk-rows rows each, written under a temporary
  * name and renamed when complete. The rows are those of `utxo dump`
  * (cli/utxo_rows.c, src/table/utxos.c); export.c hands the command line
- * here when --datasets names utxos. With -j N >= 2, up to three chunks
+ * here when --datasets names utxos. With -j N >= 2, two chunks
  * are written at once (xu_parallel), the same bytes as one at a time. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -148,7 +148,7 @@ static void xu_remove_stale(const xu_ctx *x)
     closedir(d);
 }
 
-/* ---- -j N >= 2 on a seekable source: N chunk writers ----
+/* ---- -j N >= 2 on a seekable source: two chunk writers ----
  * The writer (and its zstd) runs on one thread per table, so with one
  * table the rows could only be rendered in parallel. Instead, writer t of
  * N writes chunks t, t + N, t + 2N, ...: each reads the whole set through
@@ -156,8 +156,9 @@ static void xu_remove_stale(const xu_ctx *x)
  * its own descriptor on the snapshot file, decoding the coins of the other
  * writers' chunks only to count them (about 0.1-0.2 us a coin), and
  * renders and writes its own rows. The files are the same bytes as with
- * one writer. At most XU_WRITERS writers: each holds a row group. */
-#define XU_WRITERS 3
+ * one writer. At most XU_WRITERS writers: each holds a row group and its
+ * iterator's mapped pages (about 100 MB), within the 256 MB budget. */
+#define XU_WRITERS 2
 
 typedef struct xu_shared {
     const char *cmd;

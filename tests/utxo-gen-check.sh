@@ -28,7 +28,7 @@ for t in 2 3 4; do
 done
 echo ok-threads
 
-# export --datasets utxos: the chainstate with three chunk writers (-j3) and
+# export --datasets utxos: the chainstate with -j3 (two chunk writers) and
 # the snapshot with one give the same files, byte for byte.
 "$bk" export --datasets utxos --utxo-snapshot "$d/g/utxo_snapshot.dat" --out "$d/x1" --chunk-rows 3000 -j1
 "$bk" export --datasets utxos --datadir "$d/g" --height 880000 --out "$d/x3" --chunk-rows 3000 -j3 --tmpdir "$d"
