@@ -7,7 +7,8 @@
  * Backends: "portable" (always), "shani" (x86 SHA extensions, four messages
  * interleaved; "shani/x3" and "shani/x2" interleave three and two),
  * "avx512" (32 messages in two groups of 16 AVX-512F/BW lanes; streaming,
- * one-shot and batches under 8 use SHA-NI when present), "avx2" (8-way),
+ * one-shot and short batches use SHA-NI when present, below crossovers the
+ * calibration measures), "avx2" (8-way),
  * "armv8" (ARMv8 crypto extensions, built on arm64 only).
  *
  * The automatic choice ("auto") is made per call shape (batched 64-byte

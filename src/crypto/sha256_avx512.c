@@ -14,8 +14,9 @@
  * 16x16 transpose; digests leave with a 16-operation unpack and eight
  * two-source permutes (lane 4k+m holds message 4m+k, so each permute yields
  * the 64 contiguous bytes of two consecutive digests). Single-stream work
- * (streaming, one-shot) and batches of fewer than 8 use SHA-NI when the CPU
- * has it (else the portable kernel, and masked lanes). */
+ * (streaming, one-shot) and short 64-byte batches and remainders (below the
+ * crossovers bk_sha256_avx512_small, measured by the calibration) use SHA-NI
+ * when the CPU has it (else the portable kernel, and masked lanes). */
 #if defined(__x86_64__)
 
 #include "sha256_lane.h"
@@ -53,9 +54,11 @@ typedef __m512i v16;
 #define CSS0(x) (CROR(x, 7) ^ CROR(x, 18) ^ ((x) >> 3))
 #define CSS1(x) (CROR(x, 17) ^ CROR(x, 19) ^ ((x) >> 10))
 
-/* One round; only d and h are written (the caller renames the rest). */
+/* One round; only d and h are written (the caller renames the rest).
+ * h + W + K first (it is ready rounds ahead), Ch last: 0.6-0.8% faster
+ * with clang than h + S1 + (Ch + W + K), the same with gcc. */
 #define ROUND(a, b, c, d, e, f, g, h, wk) do {                 \
-        v16 t1_ = ADD(ADD(h, BS1(e)), ADD(CH(e, f, g), wk));   \
+        v16 t1_ = ADD(ADD(ADD(h, wk), BS1(e)), CH(e, f, g));   \
         v16 t2_ = ADD(BS0(a), MAJ(a, b, c));                   \
         d = ADD(d, t1_);                                       \
         h = ADD(t1_, t2_);                                     \

@@ -383,7 +383,7 @@ static void hashd_64_x4(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(
 static void hashd_64_x3(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 3); }
 static void hashd_64_x2(uint8_t *out, const uint8_t *in, size_t n) { hashd_64_n(out, in, n, 2); }
 
-/* Short batches for the AVX-512 backend (fewer than 8 messages), with the
+/* Short batches for the AVX-512 backend (bk_sha256_avx512_small), with the
  * stream count the calibration measured fastest. */
 void bk_sha256_shani_small_64(uint8_t *out, const uint8_t *in, size_t n)
 {
