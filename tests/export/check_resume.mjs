@@ -39,12 +39,17 @@ const ref = path.join(tmp, 'ref');
 execFileSync(bk, args(ref), { stdio: 'inherit' });
 const want = tree(ref);
 
-function runFor(out, ms, sig) {
+// ms after the start, or, with afterChain, ms after the export said which
+// chain it uses (its signal handler is in place by then: a signal before
+// that, while a slow sanitizer build is still starting, kills any program).
+function runFor(out, ms, sig, afterChain = false) {
   return new Promise(resolve => {
     const p = spawn(bk, args(out), { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    p.stderr.on('data', d => { err += d; });
-    const t = ms >= 0 ? setTimeout(() => p.kill(sig), ms) : null;
+    let t = null;
+    const arm = () => { if (!t && ms >= 0) t = setTimeout(() => p.kill(sig), ms); };
+    p.stderr.on('data', d => { err += d; if (afterChain && /chain from/.test(err)) arm(); });
+    if (!afterChain) arm();
     p.on('exit', (code, signal) => { if (t) clearTimeout(t); resolve({ code, signal, err }); });
   });
 }
@@ -69,7 +74,7 @@ for (const n of wantNames) if (got[n] && !got[n].equals(want[n])) fail(`${n} dif
 
 // SIGTERM: clean stop, status 0, no temporary file left by this run.
 const out2 = path.join(tmp, 'term');
-const r = await runFor(out2, 30, 'SIGTERM');
+const r = await runFor(out2, 30, 'SIGTERM', true);
 if (r.code !== 0) fail(`SIGTERM: status ${r.code} signal ${r.signal}: ${r.err}`);
 try {
   const left = Object.keys(tree(out2)).filter(n => n.includes('.tmp-'));
