@@ -46,7 +46,8 @@ static const char stats_help[] =
     "  --stats a,b,c        only these statistics, in Core's sorted key order; an\n"
     "                       unknown name is Core's \"Invalid selected statistic 'x'\"\n"
     "  --chain NAME         main (default), test/testnet3, testnet4, signet, regtest\n"
-    "  --core-compat V      Core release: 28, 29, 30, 31 (default 31; the same 31 stats)\n"
+    "  --core-compat V      Core release: 28, 29, 30, 31 (default), 32 (32: 40 bytes of per-UTXO overhead\n"
+    "                       in utxo_size_inc*, as Core since bitcoin/bitcoin#31449; before: 41)\n"
     "  --pretty             bitcoin-cli form (indent 2); --indent N for indent N\n"
     "\n"
     "A block without undo data (never connected) stops the run with Core's error\n"
@@ -459,7 +460,7 @@ static int stats_main(int argc, char **argv)
             else if (!strcmp(a, "--start")) ok = (have_start = bk_cli_parse_i64(v, &start)) && start >= 0;
             else if (!strcmp(a, "--end")) ok = (have_end = bk_cli_parse_i64(v, &end)) && end >= 0;
             else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) ok = bk_cli_parse_i64(v, &jobs) && jobs >= 1 && jobs <= 256;
-            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
+            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_STATS_CORE_NEWEST;
             else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
             else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);

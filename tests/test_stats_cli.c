@@ -115,6 +115,24 @@ static void test_regtest_range(void)
     CHECK(want.p && strcmp(out, want.p) == 0);
     free(out);
     free(want.p);
+    /* Core master (v32 line, bitcoin/bitcoin#31449: 40 bytes of per-UTXO
+     * overhead) on the same datadir: --core-compat 32; and 31 must differ. */
+    snprintf(args, sizeof args, "stats --datadir %s/full --chain regtest --core-compat 32 2>/dev/null",
+             BK_REGTEST_DIR);
+    out = cli(args, &st);
+    CHECK_EQ_INT(st, 0);
+    want = core_lines("regtest/core-master/getblockstats.ndjson.zst", -1);
+    CHECK(want.p && strcmp(out, want.p) == 0);
+    free(out);
+    tbuf v31 = core_lines("regtest/getblockstats.ndjson.zst", -1);
+    CHECK(want.p && v31.p && strcmp(want.p, v31.p) != 0);
+    free(v31.p);
+    free(want.p);
+    snprintf(args, sizeof args, "stats --datadir %s/full --chain regtest --core-compat 33", BK_REGTEST_DIR);
+    out = cli_all(args, &st);
+    CHECK_EQ_INT(st, 64);
+    CHECK(strstr(out, "--core-compat") != NULL);
+    free(out);
     /* The header scan (--source files): the same up to 583 (from 584 on
      * it cannot tell the same-shape siblings' undo records apart). */
     snprintf(args, sizeof args, "stats --datadir %s/full --chain regtest --source files --end 583 2>/dev/null",

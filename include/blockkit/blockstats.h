@@ -6,8 +6,8 @@
  * feerates in satoshis, feerate = fee * 4 / weight truncated (sat/vB),
  * averages and medians truncated, percentiles by cumulative weight against
  * double-precision thresholds exactly as Core compares them; a UTXO's size
- * is its CTxOut serialization plus PER_UTXO_OVERHEAD (41: outpoint, height,
- * coinbase flag); the *_actual counts skip unspendable outputs (OP_RETURN
+ * is its CTxOut serialization plus Core's PER_UTXO_OVERHEAD (41: outpoint,
+ * height, coinbase flag, up to v31; 40 from v32, bitcoin/bitcoin#31449); the *_actual counts skip unspendable outputs (OP_RETURN
  * first byte or a script over 10000 bytes), the genesis block and the two
  * BIP30-repeat coinbases of mainnet (91842, 91880).
  *
@@ -138,9 +138,15 @@ BK_API bk_status bk_block_stats_select(const char *const *names, const size_t *l
 BK_API bk_status bk_block_stats_select_list(const char *list, size_t len, uint32_t *mask_out,
                                             bk_error *err) BK_WARN_UNUSED;
 
+/* getblockstats follows Core past BK_CORE_NEWEST (block JSON's newest
+ * release): 32 is Core master since bitcoin/bitcoin#31449 (2026-04-20),
+ * checked against Core's answers for the regtest node. */
+#define BK_STATS_CORE_NEWEST 32
+
 typedef struct bk_block_stats_opts {
     uint32_t select;          /* BK_STATS_ALL or a mask (decides which checks run, as in Core) */
-    int core_version;         /* 28..31 (0 = BK_CORE_NEWEST): the same 31 stats for all four (docs/stats.md) */
+    int core_version;         /* 28..32 (0 = BK_CORE_NEWEST, 31): the same 31 stats; 32 counts 40 bytes
+                                 of per-UTXO overhead instead of 41 (docs/stats.md) */
     const uint8_t *hash;      /* optional: the block hash (internal order), else hashed */
 } bk_block_stats_opts;
 
@@ -171,7 +177,7 @@ BK_API void bk_block_stats_scratch_free(bk_block_stats_scratch *s);
  * (bk_block_undo_check), BK_ERR_INVALID when the first transaction is not
  * a coinbase or (when the selection needs fees, as Core's
  * CHECK_NONFATAL(MoneyRange(txfee))) a fee lies outside [0, 21e6 BTC],
- * BK_ERR_NOMEM, BK_ERR_ARG for a core_version outside 28..31. */
+ * BK_ERR_NOMEM, BK_ERR_ARG for a core_version outside 28..32. */
 BK_API bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
                                         const bk_chain_context *ctx, const bk_block_stats_opts *o,
                                         bk_block_stats *out, bk_error *err) BK_WARN_UNUSED;

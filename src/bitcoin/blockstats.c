@@ -19,8 +19,13 @@
 #define MAX_BLOCK_SERIALIZED_SIZE 4000000LL
 #define WITNESS_SCALE_FACTOR 4
 #define MAX_SCRIPT_SIZE 10000u
-/* sizeof(COutPoint) + sizeof(uint32_t) + sizeof(bool) */
-#define PER_UTXO_OVERHEAD 41
+/* Core's PER_UTXO_OVERHEAD: sizeof(COutPoint) + sizeof(uint32_t) +
+ * sizeof(bool) = 41 up to v31; 40 since bitcoin/bitcoin#31449 (v32: the
+ * coinbase flag lives in the height word). */
+static int64_t per_utxo_overhead(int core)
+{
+    return core >= 32 ? 40 : 41;
+}
 #define SPECIAL_SCRIPTS 6u
 
 static const char *const stat_names[BK_STAT_COUNT] = {
@@ -437,8 +442,10 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         o = &defaults;
     }
     int core = o->core_version ? o->core_version : BK_CORE_NEWEST;
-    if (core < BK_CORE_MIN || core > BK_CORE_NEWEST)
-        return bk_error_set(err, BK_ERR_ARG, 0, "core version %d outside %d..%d", core, BK_CORE_MIN, BK_CORE_NEWEST);
+    if (core < BK_CORE_MIN || core > BK_STATS_CORE_NEWEST)
+        return bk_error_set(err, BK_ERR_ARG, 0, "core version %d outside %d..%d", core, BK_CORE_MIN,
+                            BK_STATS_CORE_NEWEST);
+    const int64_t overhead = per_utxo_overhead(core);
 
     memset(out, 0, sizeof *out);
     if (o->hash) memcpy(out->blockhash, o->hash, 32);
@@ -484,7 +491,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         bk_txout_iter_init(&oi, tx);
         while (bk_txout_next(&oi, &txo)) {
             tx_out = wadd(tx_out, txo.value);
-            int64_t sz = 8 + (int64_t)bk_compact_size_len(txo.script_len) + txo.script_len + PER_UTXO_OVERHEAD;
+            int64_t sz = 8 + (int64_t)bk_compact_size_len(txo.script_len) + txo.script_len + overhead;
             utxo_size_inc += sz;
             if (skip_coinbase_utxos && (ctx->height == 0 || coinbase)) continue;
             if (unspendable(txo.script, txo.script_len)) continue;
@@ -537,7 +544,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
             uint64_t l;
             coin_value_len(&ur, &v, &l);
             tx_in = wadd(tx_in, v);
-            int64_t psz = 8 + (int64_t)bk_compact_size_len(l) + (int64_t)l + PER_UTXO_OVERHEAD;
+            int64_t psz = 8 + (int64_t)bk_compact_size_len(l) + (int64_t)l + overhead;
             utxo_size_inc -= psz;
             utxo_size_inc_actual -= psz;
         }
