@@ -2,7 +2,7 @@
  * engine of `blockkit export`, all four tables, every column) over the
  * generated blocks directory of the Scan rows (bench_scan.c: 150 blocks,
  * 217 MB, XOR-obfuscated, real undo data), in chunks of 10 blocks (15
- * chunks, so -j2 has work for both threads), Parquet with zstd (level 1)
+ * chunks, so -j2 has work for both threads), Parquet with zstd (the default level)
  * or CSV, into a temporary directory emptied before each op. One op = one
  * whole export, chain build and fsyncs included; unit = MB of blk input.
  * The directory comes from the Scan bench's setup (BLOCKKIT_BENCH_SCAN_DIR
