@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@ struct bk_ldb {
     leveldb_t *db;
     leveldb_options_t *opts;
     leveldb_readoptions_t *ropts;
+    int lockfd; /* the snapshot directory, flock()ed while this handle lives */
     char dir[4096];
 };
 
@@ -60,6 +63,46 @@ static void remove_tree(const char *dir)
         closedir(d);
     }
     (void)rmdir(dir);
+}
+
+/* A snapshot directory is made as blockkit-ldb-new-XXXXXX, flock()ed (the
+ * directory itself), then renamed to blockkit-ldb-PID-XXXXXX, so a
+ * directory of that name is locked for as long as its handle lives. A
+ * process killed with SIGKILL cannot remove its own; the next snapshot
+ * under the same tmpdir removes every one whose lock is free and whose PID
+ * is gone (a PID alone could name a live process in another PID namespace
+ * sharing the tmpdir: its lock keeps the directory). */
+#define SNAP_PREFIX "blockkit-ldb-"
+
+static void sweep_stale(const char *tmpdir)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d) return;
+    int tfd = dirfd(d);
+    struct dirent *e;
+    const size_t plen = sizeof SNAP_PREFIX - 1;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, SNAP_PREFIX, plen) != 0) continue;
+        const char *p = e->d_name + plen;
+        char *endp;
+        errno = 0;
+        long pid = strtol(p, &endp, 10);
+        if (errno || endp == p || *endp != '-' || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        struct stat st;
+        if (fstatat(tfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        int fd = openat(tfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            char path[4096];
+            int n = snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+            if (n > 0 && (size_t)n < sizeof path) remove_tree(path);
+        }
+        close(fd);
+    }
+    closedir(d);
 }
 
 /* Empty the snapshot directory for another try (it stays in place). */
@@ -505,7 +548,9 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     }
     if (!tmpdir || !*tmpdir) tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
-    int n = snprintf(db->dir, sizeof db->dir, "%s/blockkit-ldb-XXXXXX", tmpdir);
+    db->lockfd = -1;
+    sweep_stale(tmpdir);
+    int n = snprintf(db->dir, sizeof db->dir, "%s/" SNAP_PREFIX "new-XXXXXX", tmpdir);
     if (n < 0 || (size_t)n >= sizeof db->dir || !mkdtemp(db->dir)) {
         int e = errno;
         free(db);
@@ -513,6 +558,17 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
         close(srcfd);
         return bk_error_set(err, BK_ERR_IO, 0, "cannot make a snapshot directory under %s: %s", tmpdir,
                             n >= 0 && (size_t)n < sizeof db->dir ? strerror(e) : "path too long");
+    }
+    db->lockfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (db->lockfd >= 0 && flock(db->lockfd, LOCK_EX | LOCK_NB) != 0) {
+        close(db->lockfd);
+        db->lockfd = -1;
+    }
+    if (db->lockfd >= 0) {
+        char named[sizeof db->dir];
+        size_t dl = strlen(db->dir);
+        int m = snprintf(named, sizeof named, "%s/" SNAP_PREFIX "%ld-%s", tmpdir, (long)getpid(), db->dir + dl - 6);
+        if (m > 0 && (size_t)m < sizeof named && rename(db->dir, named) == 0) memcpy(db->dir, named, (size_t)m + 1);
     }
     int dstfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int rc = dstfd < 0 ? SNAP_FAIL : SNAP_RETRY;
@@ -534,6 +590,7 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     free(buf);
     if (rc != SNAP_OK) {
         remove_tree(db->dir);
+        if (db->lockfd >= 0) close(db->lockfd);
         free(db);
         return err ? err->status : BK_ERR_IO;
     }
@@ -564,6 +621,7 @@ void bk_ldb_close(bk_ldb *db)
     if (db->ropts) leveldb_readoptions_destroy(db->ropts);
     if (db->opts) leveldb_options_destroy(db->opts);
     if (db->dir[0]) remove_tree(db->dir);
+    if (db->lockfd >= 0) close(db->lockfd);
     free(db);
 }
 

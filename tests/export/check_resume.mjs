@@ -20,7 +20,13 @@ const fail = m => { console.error('FAIL: ' + m); failures++; };
 
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(tmp, { recursive: true });
-const args = out => ['export', ...src, '--out', out, '-j1', '--progress', 'never'];
+// LevelDB snapshots go to snap/: a SIGKILLed run leaves its own there,
+// and the next run must remove it.
+const snap = path.join(tmp, 'snap');
+mkdirSync(snap);
+const datadirSource = src.includes('--datadir');
+const args = out => ['export', ...src, ...(datadirSource ? ['--tmpdir', snap] : []), '--out', out, '-j1',
+  '--progress', 'never'];
 
 function tree(dir) {
   const out = {};
@@ -67,6 +73,10 @@ if (!done) {
   if (r.code !== 0) fail(`final run exited ${r.code}: ${r.err}`);
 }
 const got = tree(out);
+if (datadirSource) {
+  const left = readdirSync(snap);
+  if (left.length) fail(`snapshots left after ${kills} kills and a complete run: ${left.join(' ')}`);
+}
 const names = Object.keys(got).sort(), wantNames = Object.keys(want).sort();
 if (JSON.stringify(names) !== JSON.stringify(wantNames))
   fail(`files after ${kills} kills: ${names.filter(n => !(n in want)).join(' ')} extra, ${wantNames.filter(n => !(n in got)).join(' ')} missing`);
