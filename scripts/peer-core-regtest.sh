@@ -299,6 +299,8 @@ try:
         out, w, c = run_bk(["stats", "--datadir", rt, "--chain", "regtest", "-j", "1"])
         bk_lines = out.splitlines(); bk_wall.append(w); bk_cpu.append(c)
     n = len(bk_lines)
+    # the same with Core's post-v31 overhead (bitcoin/bitcoin#31449), for a newer bitcoind
+    bk32_lines = run_bk(["stats", "--datadir", rt, "--chain", "regtest", "-j", "1", "--core-compat", "32"])[0].splitlines()
     node = Node(rt)
     tip = node.call("getblockcount")
     assert n == tip + 1, (n, tip)
@@ -322,6 +324,7 @@ try:
     same = sum(1 for h in range(n) if core[h] == bk_lines[h])
     diff = [h for h in range(n) if core[h] != bk_lines[h]]
     ov = sum(1 for h in diff if v32_overhead(core[h], bk_lines[h]))
+    same32 = sum(1 for h in range(n) if h < len(bk32_lines) and core[h] == bk32_lines[h])
     sizes = sorted(((json.loads(core[h])["total_size"], h) for h in range(n)), reverse=True)[:3]
     big = [(h, size, core_block(node, h)) for size, h in sizes]
     node.stop()
@@ -332,6 +335,7 @@ try:
         print(f"  of those, {ov} differ only in utxo_size_inc / utxo_size_inc_actual, by utxo_increase / "
               f"utxo_increase_actual: Core's PER_UTXO_OVERHEAD went from 41 to 40 bytes after v31 "
               f"(bitcoin/bitcoin#31449); blockkit prints v28-v31's figure")
+    print(f"answers byte-identical with blockkit stats --core-compat 32: {same32}/{n}")
     print(f"Core, one call per block, best of {runs}: {ms(sum(per))} in all, {ms(sum(per) / n)} per block "
           f"(round trip of getblockcount on the same connection: {ms(rtt)})")
     print(f"Core, one batch request of {n}: best {ms(min(batch))} wall ({ms(min(batch) / n)} per block), "
