@@ -264,6 +264,7 @@ static void *xu_writer_main(void *arg)
     }
     if (x->open) bk_chunk_file_abort(&x->f);
     x->open = 0;
+    bk_chunk_file_release(&x->f); /* the writer a commit kept for the next chunk */
     if (rc) xu_fail(sh, rc);
     bk_utxo_batch_free(b);
     if (sh->main_src->cs) {
@@ -409,6 +410,7 @@ int bk_cli_export_utxos(int argc, char **argv)
         if (!rc && !xu_stop && x.open) rc = xu_commit(&x);
     }
     if (x.open) bk_chunk_file_abort(&x.f);
+    bk_chunk_file_release(&x.f);
     if (x.printed) fputc('\n', stderr);
     if (xu_stop) {
         fprintf(stderr, "blockkit: export: stopped by a signal; the utxos files are incomplete, rerun to write "
