@@ -22,7 +22,7 @@
  * directory; only regular files are opened there (a FIFO or device is an
  * error, never a hang), so it works on a read-only mount and while the node
  * runs. bk_ldb_close() removes the snapshot directory. It is named
- * blockkit-ldb-PID-XXXXXX and flock()ed while open; one left by a process
+ * blockkit-ldb-PID-<random> and flock()ed while open; one left by a process
  * killed with SIGKILL (lock free, PID gone) is removed by the next
  * bk_ldb_open under the same tmpdir.
  *

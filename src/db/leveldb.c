@@ -65,8 +65,8 @@ static void remove_tree(const char *dir)
     (void)rmdir(dir);
 }
 
-/* A snapshot directory is made as blockkit-ldb-new-XXXXXX, flock()ed (the
- * directory itself), then renamed to blockkit-ldb-PID-XXXXXX, so a
+/* A snapshot directory is made as blockkit-ldb-new-<random> (mkdtemp), flock()ed (the
+ * directory itself), then renamed to blockkit-ldb-PID-<random>, so a
  * directory of that name is locked for as long as its handle lives. A
  * process killed with SIGKILL cannot remove its own; the next snapshot
  * under the same tmpdir removes every one whose lock is free and whose PID
