@@ -92,18 +92,6 @@ void bk_scan_opts_init(bk_scan_opts *o)
     o->out = stdout;
 }
 
-/* Grow *buf to at least need bytes (with a quarter of headroom). */
-static int grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap) return 0;
-    size_t n = need + need / 4;
-    uint8_t *p = bk_realloc(a, *buf, *cap, n);
-    if (!p) return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 /* Exit code of a failure (cli.h). */
 static int fail_code(bk_status st)
 {
@@ -129,7 +117,7 @@ static bk_status scan_block(void *vctx, int worker, const bk_engine_block *eb, b
     bk_error_clear(&e2);
 
     if (o->verify_merkle) {
-        if (grow(o->alloc, &W->scratch, &W->scratch_cap, bk_block_merkle_scratch_size(b.n_tx)))
+        if (bk_grow(o->alloc, &W->scratch, &W->scratch_cap, bk_block_merkle_scratch_size(b.n_tx)))
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         bk_block_merkle_result mr;
         if (bk_block_merkle(&b, W->scratch, W->scratch_cap, &mr, &e2) != BK_OK)
@@ -169,7 +157,7 @@ static bk_status scan_block(void *vctx, int worker, const bk_engine_block *eb, b
     jo.core_version = o->core_version;
     jo.hash = e->hash;
     if (o->verbosity >= 1) {
-        if (grow(o->alloc, &W->ids, &W->ids_cap, (size_t)b.n_tx * 64))
+        if (bk_grow(o->alloc, &W->ids, &W->ids_cap, (size_t)b.n_tx * 64))
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         if (o->verbosity >= 2) {
             bk_block_txids_wtxids(&b, W->ids, W->ids + 32 * (size_t)b.n_tx);

@@ -30,6 +30,12 @@ BK_API void *bk_alloc(const bk_allocator *a, size_t size);
 BK_API void *bk_realloc(const bk_allocator *a, void *ptr, size_t old_size, size_t new_size);
 BK_API void bk_free(const bk_allocator *a, void *ptr, size_t size);
 
+/* Grow the buffer *buf of *cap bytes to hold at least need bytes (with a
+ * quarter of headroom, so a run of growing needs reallocates O(log n)
+ * times). Nothing happens when need <= *cap. 0 on success; -1 when out of
+ * memory (then *buf and *cap are unchanged and still owned by the caller). */
+BK_API int bk_grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need);
+
 /* A counting allocator: wraps another allocator and counts every call.
  * allocs counts alloc and realloc calls (a growth is an allocation, as
  * nanobench counts it); bytes sums the sizes requested; live and peak track

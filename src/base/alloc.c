@@ -125,3 +125,14 @@ void bk_counting_allocator_reset(bk_counting_allocator *c)
     __atomic_store_n(&c->bytes, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->peak, __atomic_load_n(&c->live, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
+
+int bk_grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t n = need > SIZE_MAX - need / 4 ? need : need + need / 4;
+    uint8_t *p = bk_realloc(a, *buf, *cap, n);
+    if (!p) return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}

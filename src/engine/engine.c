@@ -283,18 +283,6 @@ void bk_block_reader_free(bk_block_reader *r)
     r->blk_fd = r->rev_fd = -1;
 }
 
-/* Grow *buf to at least need bytes (with a quarter of headroom). */
-static int grow(const bk_allocator *a, uint8_t **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap) return 0;
-    size_t n = need + need / 4;
-    uint8_t *p = bk_realloc(a, *buf, *cap, n);
-    if (!p) return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 /* len bytes at off of blk/rev file num into *buf, de-obfuscated. */
 static bk_status read_range(bk_block_reader *r, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
                             uint8_t **buf, size_t *cap, bk_error *err)
@@ -313,7 +301,7 @@ static bk_status read_range(bk_block_reader *r, bk_file_kind kind, uint32_t num,
         }
         *cur = num;
     }
-    if (grow(r->alloc, buf, cap, len ? len : 1)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu bytes)", len);
+    if (bk_grow(r->alloc, buf, cap, len ? len : 1)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu bytes)", len);
     size_t got = 0;
     while (got < len) {
         ssize_t n = pread(*fd, *buf + got, len - got, (off_t)(off + got));
