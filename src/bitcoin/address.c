@@ -1,6 +1,10 @@
 /* Addresses: Base58Check (src/base58.cpp) and bech32/bech32m
  * (src/bech32.cpp, BIP173/BIP350), chosen as Core's ExtractDestination +
- * EncodeDestination (src/addresstype.cpp, src/key_io.cpp) choose them. */
+ * EncodeDestination (src/addresstype.cpp, src/key_io.cpp) choose them.
+ *
+ * Layering (see script_internal.h): addresses sit on the solver. This file
+ * calls down into script.c (bk_script_solve) only; it never calls script
+ * info (script_info.c), descriptors (descriptor.c) or JSON. */
 #include "script_internal.h"
 
 #include <blockkit/sha256.h>

@@ -1,7 +1,13 @@
 /* Descriptor inference as Core's block JSON prints it:
  * InferDescriptor(script, DUMMY_SIGNING_PROVIDER)->ToString()
  * (src/script/descriptor.cpp InferScript, context TOP, no keys or scripts
- * known), plus DescriptorChecksum. */
+ * known), plus DescriptorChecksum.
+ *
+ * Layering (see script_internal.h): descriptors sit above script info. The
+ * descriptor text is rendered from a bk_script_info (solution, address,
+ * taproot validity) that script_info.c computed; this file calls down into
+ * script_info.c (bk_script_info_get) and script.c (bk_script_hex) only,
+ * never into JSON. */
 #include "script_internal.h"
 
 #include <string.h>
@@ -262,17 +268,6 @@ void bk_script_info_descriptor(bk_writer *w, const uint8_t *s, size_t n, const b
     }
     emit(w, &k, ")", 1);
     emit_checksum(w, &k);
-}
-
-bk_status bk_script_info_get(const uint8_t *s, size_t n, bk_network net, bk_script_info *info)
-{
-    const bk_network_params *p = bk_network_get(net);
-    if (!p || !info) return BK_ERR_ARG;
-    bk_script_solve(s, n, &info->sol);
-    info->address_len = bk_script_address_encode(&info->sol, p, info->address);
-    info->taproot_valid =
-        info->sol.type == BK_SCRIPT_WITNESS_V1_TAPROOT && bk_script_xonly_valid(info->sol.data);
-    return BK_OK;
 }
 
 bk_status bk_script_descriptor(bk_writer *w, const uint8_t *s, size_t n, bk_network net)

@@ -15,7 +15,9 @@
  * one vector per limb) with 32x32 -> 64 multiplies (update_fg_vec). Two
  * groups of 8 lanes run interleaved: the divstep chain is latency-bound.
  * Compiled with -mavx512f -mavx512cd (cmake/isa.cmake) and called only when
- * the CPU has both (the dispatch in xonly.c); empty elsewhere. */
+ * the CPU has both (the dispatch in xonly.c); empty elsewhere.
+ *
+ * Layering (see script_internal.h): a leaf under xonly.c; calls nothing. */
 #include "script_internal.h"
 
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__) && defined(__AVX512F__) && defined(__AVX512CD__)
