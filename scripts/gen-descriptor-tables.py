@@ -9,11 +9,14 @@ generator constants:
   sym_a/sym_b/sym_d[c]  (pos & 31) << 15 | 9 g, << 10 | 3 g, << 5 | g  (g = pos >> 5);
                         1 << 30 for a byte outside the charset
   desc_gen[x]           the generator multiple PolyMod XORs in for top bits x
-  desc_gen4_hi[x]       four zero-input PolyMod steps from state x << 30
-  desc_gen8[k][x]       eight zero-input PolyMod steps from state x << (30 - 10 k);
-                        desc_gen8[3] also serves as four steps from x << 20
+  desc_g4_hi[k][x]      four zero-input PolyMod steps from state x << (32 - 8 k)
+  desc_g4_lo[x]         four zero-input PolyMod steps from state x << 20 (x < 16)
+  desc_g8[k][x]         eight zero-input PolyMod steps from state x << (32 - 8 k)
+  desc_g16[k][x]        sixteen zero-input PolyMod steps from state x << (32 - 8 k)
+  chk_after_*           the PolyMod state after the whole triples that begin each
+                        descriptor blockkit infers ("add", "raw", "pk(", "multi(", "rawtr(")
 
-usage (from anywhere; paths are relative to the repository root unless absolute):
+usage (paths relative to the repository root unless absolute):
   gen-descriptor-tables.py               print the file to stdout
   gen-descriptor-tables.py --write [F]   write it (default src/bitcoin/descriptor_tables_generated.inc)
   gen-descriptor-tables.py --check [F]   exit 1 unless F is byte for byte what this script writes
@@ -28,6 +31,7 @@ INPUT_CHARSET = ("0123456789()[],'/*abcdefgh@:$%{}"
                  "IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~"
                  "ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ")
 GENS = [0xf5dee51989, 0xa9fdca3312, 0x1bab10e32d, 0x3706b1677a, 0x644d626ffd]
+PREFIXES = [("add", "add"), ("raw", "raw"), ("pk", "pk("), ("multi", "multi("), ("rawtr", "rawtr(")]
 
 
 def polymod(c, val):
@@ -52,6 +56,20 @@ def xor_all(vals):
     return r
 
 
+def state_after(text):
+    """PolyMod state after text (whole triples), as Core's DescriptorChecksum."""
+    assert len(text) % 3 == 0
+    c = 1
+    for i in range(0, len(text), 3):
+        cls = 0
+        for ch in text[i:i + 3]:
+            p = INPUT_CHARSET.find(ch)
+            c = polymod(c, p & 31)
+            cls = cls * 3 + (p >> 5)
+        c = polymod(c, cls)
+    return c
+
+
 def tables():
     pos = [INPUT_CHARSET.find(chr(c)) for c in range(128)]
 
@@ -68,8 +86,10 @@ def tables():
         "sym_b": sym(10, 3),
         "sym_d": sym(5, 1),
         "desc_gen": [xor_all([GENS[i] for i in range(5) if x >> i & 1]) for x in range(32)],
-        "desc_gen4_hi": [steps(x << 30, 4) for x in range(1024)],
-        "desc_gen8": [[steps(x << (30 - 10 * k), 8) for x in range(1024)] for k in range(4)],
+        "desc_g4_hi": [[steps(x << (32 - 8 * k), 4) for x in range(256)] for k in range(2)],
+        "desc_g4_lo": [steps(x << 20, 4) for x in range(16)],
+        "desc_g8": [[steps(x << (32 - 8 * k), 8) for x in range(256)] for k in range(5)],
+        "desc_g16": [[steps(x << (32 - 8 * k), 16) for x in range(256)] for k in range(5)],
     }
 
 
@@ -78,6 +98,15 @@ def rows(vals, per_line, fmt, indent):
     for i in range(0, len(vals), per_line):
         out.append(indent + ", ".join(fmt(v) for v in vals[i:i + per_line]) + ",")
     return out
+
+
+def table2(lines, ctype, name, vals, per_line, fmt):
+    lines.append("static const %s %s[%d][%d] = {" % (ctype, name, len(vals), len(vals[0])))
+    for sub in vals:
+        lines.append("    {")
+        lines += rows(sub, per_line, fmt, "        ")
+        lines.append("    },")
+    lines.append("};")
 
 
 def render():
@@ -107,17 +136,17 @@ def render():
               "static const uint64_t desc_gen[32] = {"]
     lines += rows(t["desc_gen"], 4, h10, "    ")
     lines.append("};")
-    lines += ["", "/* Four zero-input PolyMod steps from state x << 30. */",
-              "static const uint64_t desc_gen4_hi[1024] = {"]
-    lines += rows(t["desc_gen4_hi"], 4, h10, "    ")
+    lines += ["", "/* Four zero-input PolyMod steps from state x << (32 - 8 k), and from x << 20 (x < 16). */"]
+    table2(lines, "uint64_t", "desc_g4_hi", t["desc_g4_hi"], 4, h10)
+    lines.append("static const uint64_t desc_g4_lo[16] = {")
+    lines += rows(t["desc_g4_lo"], 4, h10, "    ")
     lines.append("};")
-    lines += ["", "/* Eight zero-input PolyMod steps from state x << (30 - 10 k). */",
-              "static const uint64_t desc_gen8[4][1024] = {"]
-    for k in range(4):
-        lines.append("    {")
-        lines += rows(t["desc_gen8"][k], 4, h10, "        ")
-        lines.append("    },")
-    lines.append("};")
+    for name, n in (("desc_g8", 8), ("desc_g16", 16)):
+        lines += ["", "/* %d zero-input PolyMod steps from state x << (32 - 8 k). */" % n]
+        table2(lines, "uint64_t", name, t[name], 4, h10)
+    lines += ["", "/* The PolyMod state after the whole triples that begin each descriptor. */"]
+    for name, text in PREFIXES:
+        lines.append("static const uint64_t chk_after_%s = 0x%010xu; /* \"%s\" */" % (name, state_after(text), text))
     return "\n".join(lines) + "\n"
 
 

@@ -25,21 +25,26 @@
  *    into each other). Characters outside the charset map to 1 << 30, which
  *    survives any sum of three in bits 30-31 (SYM_BAD).
  *  - desc_gen: PolyMod's generator multiples, indexed by the top 5 bits.
- *  - desc_gen4_hi: four PolyMod steps at once (PolyMod is linear over
- *    GF(2)): the 20 bits shifted out of the 40-bit state select the
- *    combined generator multiple, split into two independent 10-bit lookups
- *    so the dependency chain per four symbols is one load deep.
- *    desc_gen4_hi[x] = four zero-input steps from state x << 30. The low 10
- *    bits' contribution, four steps from x << 20, is desc_gen8[3][x] (eight
- *    steps from x shift it to x << 20 before any reduction), so that table
- *    serves both.
- *  - desc_gen8: eight steps at once: all 40 state bits are shifted out, so
- *    the result is four independent 10-bit lookups (desc_gen8[k][x] = eight
- *    zero-input steps from state x << (30 - 10 k)); two triples per step
- *    halve the checksum's dependency chain again. */
+ *  - desc_g4_hi / desc_g4_lo, desc_g8, desc_g16: PolyMod is linear over
+ *    GF(2), so k steps with symbols v (k x 5 bits, first symbol highest)
+ *    are G_k(c) ^ v, where G_k is k zero-input steps: for k = 8 and 16 every
+ *    bit of the 40-bit state is shifted out and G_k(c) is the XOR of five
+ *    independent lookups, one per byte of c (desc_g8[j][x] = G_8(x << (32 -
+ *    8 j))); for k = 4 the 20 bits shifted out select three (the low 20
+ *    bits move up unchanged).
+ *  - chk_after_*: the state after the first whole triples of each
+ *    descriptor prefix ("add" of "addr(", "rawtr(", ...), so rendering
+ *    starts there.
+ *
+ * The chain: a triple of characters is four symbols (sym_a + sym_b + sym_d:
+ * three low-5-bit symbols, then one for the three classes), two triples
+ * eight. Twelve characters (two groups of eight symbols va, vb) per step:
+ * c' = G_16(c) ^ G_8(va) ^ vb, where G_8(va) does not depend on c, so the
+ * serial chain is one round of five parallel loads per twelve characters. */
 #include "descriptor_tables_generated.inc"
 
 #define SYM_BAD 0xc0000000u
+#define SYM_BITS 0xfffffu
 
 static const char checksum_charset[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 
@@ -48,159 +53,104 @@ static inline uint64_t polymod(uint64_t c, unsigned val)
     return ((c & 0x7ffffffffull) << 5) ^ val ^ desc_gen[c >> 35];
 }
 
-/* Eight steps with symbols v (8 x 5 bits, first symbol highest). */
-static inline uint64_t polymod8(uint64_t c, uint64_t v)
+static inline uint64_t g8(uint64_t c)
 {
-    return v ^ desc_gen8[0][c >> 30] ^ desc_gen8[1][(c >> 20) & 1023] ^ desc_gen8[2][(c >> 10) & 1023] ^
-           desc_gen8[3][c & 1023];
+    return desc_g8[0][(c >> 32) & 255] ^ desc_g8[1][(c >> 24) & 255] ^ desc_g8[2][(c >> 16) & 255] ^
+           desc_g8[3][(c >> 8) & 255] ^ desc_g8[4][c & 255];
+}
+
+static inline uint64_t g16(uint64_t c)
+{
+    return desc_g16[0][(c >> 32) & 255] ^ desc_g16[1][(c >> 24) & 255] ^ desc_g16[2][(c >> 16) & 255] ^
+           desc_g16[3][(c >> 8) & 255] ^ desc_g16[4][c & 255];
 }
 
 /* Four steps with symbols v (v1 << 15 | v2 << 10 | v3 << 5 | v4). */
 static inline uint64_t polymod4(uint64_t c, uint64_t v)
 {
-    return ((c & 0xfffffull) << 20) ^ v ^ desc_gen4_hi[c >> 30] ^ desc_gen8[3][(c >> 20) & 1023];
+    return ((c & 0xfffffull) << 20) ^ v ^ desc_g4_hi[0][(c >> 32) & 255] ^ desc_g4_hi[1][(c >> 24) & 255] ^
+           desc_g4_lo[(c >> 20) & 15];
 }
 
-/* Core groups characters by three: the three low-5-bit symbols, then one
- * symbol for their groups (cls = 9 g(a) + 3 g(b) + g(c)). */
-static inline uint64_t polymod_triple(uint64_t c, unsigned a, unsigned b, unsigned d)
+/* The four symbols of the triple at s (SYM_BAD bits set when one of the
+ * three is outside the charset). */
+static inline uint32_t triple(const unsigned char *s)
 {
-    uint64_t v = ((uint64_t)(a & 31) << 15) | ((b & 31) << 10) | ((d & 31) << 5) |
-                 ((a >> 5) * 9 + (b >> 5) * 3 + (d >> 5));
-    return polymod4(c, v);
+    return sym_a[s[0]] + sym_b[s[1]] + sym_d[s[2]];
 }
 
-typedef struct dchk {
-    uint64_t c;
-    unsigned pend;      /* characters waiting for their triple (0..2) */
-    uint8_t pos[2];
-} dchk;
-
-static void chk_init(dchk *k)
+/* The checksum state after s[0..n) from state c at a triple boundary; ORs
+ * SYM_BAD into *bad when a character is outside the charset (the state is
+ * then meaningless but every index stays in range). */
+static uint64_t chk_run(uint64_t c, const unsigned char *s, size_t n, uint32_t *bad)
 {
-    k->c = 1;
-    k->pend = 0;
-}
-
-static inline int char_pos(char ch)
-{
-    unsigned char u = (unsigned char)ch;
-    return u < 128 ? input_pos[u] : -1;
-}
-
-/* Feed characters; returns the index of the first character outside the
- * charset, or n when all are valid. */
-static size_t chk_feed(dchk *k, const char *s, size_t n)
-{
-    size_t i = 0;
-    uint64_t c = k->c;
-    /* Complete a pending triple first. */
-    while (k->pend && i < n) {
-        int p = char_pos(s[i]);
-        if (p < 0) goto bad;
-        if (k->pend == 2) {
-            c = polymod_triple(c, k->pos[0], k->pos[1], (unsigned)p);
-            k->pend = 0;
-        } else {
-            k->pos[k->pend++] = (uint8_t)p;
+    uint32_t acc = 0;
+    for (; n >= 12; s += 12, n -= 12) {
+        uint32_t a0 = triple(s), a1 = triple(s + 3), b0 = triple(s + 6), b1 = triple(s + 9);
+        acc |= a0 | a1 | b0 | b1;
+        uint64_t va = ((uint64_t)(a0 & SYM_BITS) << 20) | (a1 & SYM_BITS);
+        uint64_t vb = ((uint64_t)(b0 & SYM_BITS) << 20) | (b1 & SYM_BITS);
+        c = g16(c) ^ g8(va) ^ vb;
+    }
+    if (n >= 6) {
+        uint32_t a0 = triple(s), a1 = triple(s + 3);
+        acc |= a0 | a1;
+        c = g8(c) ^ (((uint64_t)(a0 & SYM_BITS) << 20) | (a1 & SYM_BITS));
+        s += 6;
+        n -= 6;
+    }
+    if (n >= 3) {
+        uint32_t a0 = triple(s);
+        acc |= a0;
+        c = polymod4(c, a0 & SYM_BITS);
+        s += 3;
+        n -= 3;
+    }
+    if (n) {
+        /* One or two characters left: their symbols, then their classes. */
+        int p0 = s[0] < 128 ? input_pos[s[0]] : -1;
+        int p1 = n == 2 ? (s[1] < 128 ? input_pos[s[1]] : -1) : 0;
+        if (p0 < 0 || p1 < 0) {
+            acc |= SYM_BAD;
+            p0 = p1 = 0;
         }
-        i++;
-    }
-    /* Two triples (eight symbols) per step while all six are valid. */
-    for (; i + 6 <= n; i += 6) {
-        uint32_t v = sym_a[(unsigned char)s[i]] + sym_b[(unsigned char)s[i + 1]] + sym_d[(unsigned char)s[i + 2]];
-        uint32_t u = sym_a[(unsigned char)s[i + 3]] + sym_b[(unsigned char)s[i + 4]] + sym_d[(unsigned char)s[i + 5]];
-        if ((v | u) & SYM_BAD) break;
-        c = polymod8(c, ((uint64_t)v << 20) | u);
-    }
-    for (; i + 3 <= n; i += 3) {
-        uint32_t v = sym_a[(unsigned char)s[i]] + sym_b[(unsigned char)s[i + 1]] + sym_d[(unsigned char)s[i + 2]];
-        if (!(v & SYM_BAD)) {
-            c = polymod4(c, v);
-            continue;
-        }
-        /* One of the three is outside the charset: keep the valid ones
-         * before it pending and report its index. */
-        int a = char_pos(s[i]), b = char_pos(s[i + 1]);
-        if (a >= 0) {
-            k->pos[k->pend++] = (uint8_t)a;
-            i++;
-            if (b >= 0) {
-                k->pos[k->pend++] = (uint8_t)b;
-                i++;
-            }
-        }
-        goto bad;
-    }
-    for (; i < n; i++) {
-        int p = char_pos(s[i]);
-        if (p < 0) goto bad;
-        k->pos[k->pend++] = (uint8_t)p;
-    }
-    k->c = c;
-    return n;
-bad:
-    k->c = c;
-    return i;
-}
-
-static void chk_final(const dchk *k, char out[8])
-{
-    uint64_t c = k->c;
-    if (k->pend) {
-        unsigned cls = 0;
-        for (unsigned j = 0; j < k->pend; j++) {
-            c = polymod(c, k->pos[j] & 31u);
-            cls = cls * 3 + (k->pos[j] >> 5);
+        c = polymod(c, (unsigned)p0 & 31u);
+        unsigned cls = (unsigned)p0 >> 5;
+        if (n == 2) {
+            c = polymod(c, (unsigned)p1 & 31u);
+            cls = cls * 3 + ((unsigned)p1 >> 5);
         }
         c = polymod(c, cls);
     }
-    c = polymod8(c, 0); /* eight zero symbols */
-    c ^= 1;
+    *bad |= acc & SYM_BAD;
+    return c;
+}
+
+/* The 8 checksum characters from the state after the text. */
+static inline void chk_final(uint64_t c, char out[8])
+{
+    c = g8(c) ^ 1; /* eight zero symbols */
     for (int j = 0; j < 8; j++) out[j] = checksum_charset[(c >> (5 * (7 - j))) & 31];
 }
 
 bk_status bk_descriptor_checksum(const char *desc, size_t len, char out[9], bk_error *err)
 {
     if ((!desc && len) || !out) return bk_error_set(err, BK_ERR_ARG, 0, "invalid argument");
-    dchk k;
-    chk_init(&k);
-    size_t bad = chk_feed(&k, desc, len);
-    if (bad != len) {
+    uint32_t bad = 0;
+    uint64_t c = len ? chk_run(1, (const unsigned char *)desc, len, &bad) : 1;
+    if (bad) {
+        size_t i = 0;
+        while (i < len && (unsigned char)desc[i] < 128 && input_pos[(unsigned char)desc[i]] >= 0) i++;
         out[0] = 0;
-        return bk_error_set(err, BK_ERR_INVALID, bad, "character 0x%02x is not in the descriptor charset",
-                            (unsigned char)desc[bad]);
+        return bk_error_set(err, BK_ERR_INVALID, i, "character 0x%02x is not in the descriptor charset",
+                            (unsigned char)desc[i]);
     }
-    chk_final(&k, out);
+    chk_final(c, out);
     out[8] = 0;
     return BK_OK;
 }
 
 /* ---- InferDescriptor ---- */
-
-static void emit(bk_writer *w, dchk *k, const char *s, size_t n)
-{
-    chk_feed(k, s, n);
-    bk_writer_put(w, s, n);
-}
-
-static void emit_hex(bk_writer *w, dchk *k, const uint8_t *d, size_t n)
-{
-    if (n == 0) return;
-    uint8_t *o = bk_script_space(w, 2 * n);
-    if (!o) return;
-    bk_script_hex((char *)o, d, n);
-    chk_feed(k, (const char *)o, 2 * n);
-    bk_writer_commit(w, 2 * n);
-}
-
-static void emit_checksum(bk_writer *w, const dchk *k)
-{
-    char buf[9];
-    buf[0] = '#';
-    chk_final(k, buf + 1);
-    bk_writer_put(w, buf, 9);
-}
 
 /* Core: CPubKey::IsValidNonHybrid (size already checked by Solver). */
 static int non_hybrid(const uint8_t *key)
@@ -208,49 +158,67 @@ static int non_hybrid(const uint8_t *key)
     return key[0] == 2 || key[0] == 3 || key[0] == 4;
 }
 
+/* The descriptor text is written into the writer's space at o (len
+ * characters, the first skip of them whole triples whose state is c0), then
+ * its "#checksum" after it, then committed. Every character written is in
+ * the charset (hex, address characters, "(),", digits). */
+static void finish(bk_writer *w, uint8_t *o, size_t len, uint64_t c0, size_t skip)
+{
+    uint32_t bad = 0;
+    uint64_t c = chk_run(c0, o + skip, len - skip, &bad);
+    o[len] = '#';
+    chk_final(c, (char *)o + len + 1);
+    bk_writer_commit(w, len + 9);
+}
+
 void bk_script_info_descriptor(bk_writer *w, const uint8_t *s, size_t n, const bk_script_info *info)
 {
     const bk_script_solution *sol = &info->sol;
-    dchk k;
-    chk_init(&k);
+    uint8_t *o;
     switch (sol->type) {
     case BK_SCRIPT_PUBKEY:
         /* Core: PUBKEY -> InferPubkey; hybrid keys fail and fall to raw(). */
         if (non_hybrid(sol->data)) {
-            emit(w, &k, "pk(", 3);
-            emit_hex(w, &k, sol->data, sol->data_len);
-            emit(w, &k, ")", 1);
-            emit_checksum(w, &k);
+            size_t len = 3 + 2 * sol->data_len + 1;
+            if (!(o = bk_script_space(w, len + 9))) return;
+            memcpy(o, "pk(", 3);
+            bk_script_hex((char *)o + 3, sol->data, sol->data_len);
+            o[len - 1] = ')';
+            finish(w, o, len, chk_after_pk, 3);
             return;
         }
         break;
     case BK_SCRIPT_MULTISIG: {
         /* Core: MULTISIG -> multi(m, keys...) when every key infers. */
         int ok = 1;
-        for (unsigned i = 0; i < sol->n; i++)
-            if (!non_hybrid(sol->keys[i])) ok = 0;
-        if (!ok) break;
-        char num[8];
-        size_t nl = 0;
-        if (sol->m >= 10) num[nl++] = (char)('0' + sol->m / 10);
-        num[nl++] = (char)('0' + sol->m % 10);
-        emit(w, &k, "multi(", 6);
-        emit(w, &k, num, nl);
+        size_t len = 6 + 2 + 1; /* "multi(" m ")" */
         for (unsigned i = 0; i < sol->n; i++) {
-            emit(w, &k, ",", 1);
-            emit_hex(w, &k, sol->keys[i], sol->key_len[i]);
+            if (!non_hybrid(sol->keys[i])) ok = 0;
+            len += 1 + 2 * (size_t)sol->key_len[i];
         }
-        emit(w, &k, ")", 1);
-        emit_checksum(w, &k);
+        if (!ok) break;
+        if (!(o = bk_script_space(w, len + 9))) return;
+        memcpy(o, "multi(", 6);
+        size_t l = 6;
+        if (sol->m >= 10) o[l++] = (uint8_t)('0' + sol->m / 10);
+        o[l++] = (uint8_t)('0' + sol->m % 10);
+        for (unsigned i = 0; i < sol->n; i++) {
+            o[l++] = ',';
+            bk_script_hex((char *)o + l, sol->keys[i], sol->key_len[i]);
+            l += 2 * (size_t)sol->key_len[i];
+        }
+        o[l++] = ')';
+        finish(w, o, l, chk_after_multi, 6);
         return;
     }
     case BK_SCRIPT_WITNESS_V1_TAPROOT:
         /* Core: rawtr(x) when the x-only key is fully valid, else addr(). */
         if (info->taproot_valid) {
-            emit(w, &k, "rawtr(", 6);
-            emit_hex(w, &k, sol->data, 32);
-            emit(w, &k, ")", 1);
-            emit_checksum(w, &k);
+            if (!(o = bk_script_space(w, 71 + 9))) return;
+            memcpy(o, "rawtr(", 6);
+            bk_script_hex((char *)o + 6, sol->data, 32);
+            o[70] = ')';
+            finish(w, o, 71, chk_after_rawtr, 6);
             return;
         }
         break;
@@ -260,14 +228,20 @@ void bk_script_info_descriptor(bk_writer *w, const uint8_t *s, size_t n, const b
     /* Core: ExtractDestination + round trip -> addr(); else raw(). The
      * round trip always holds for the types that have an address. */
     if (info->address_len) {
-        emit(w, &k, "addr(", 5);
-        emit(w, &k, info->address, info->address_len);
+        size_t len = 5 + info->address_len + 1;
+        if (!(o = bk_script_space(w, len + 9))) return;
+        memcpy(o, "addr(", 5);
+        memcpy(o + 5, info->address, info->address_len);
+        o[len - 1] = ')';
+        finish(w, o, len, chk_after_add, 3);
     } else {
-        emit(w, &k, "raw(", 4);
-        emit_hex(w, &k, s, n);
+        size_t len = 4 + 2 * n + 1;
+        if (!(o = bk_script_space(w, len + 9))) return;
+        memcpy(o, "raw(", 4);
+        bk_script_hex((char *)o + 4, s, n);
+        o[len - 1] = ')';
+        finish(w, o, len, chk_after_raw, 3);
     }
-    emit(w, &k, ")", 1);
-    emit_checksum(w, &k);
 }
 
 bk_status bk_script_descriptor(bk_writer *w, const uint8_t *s, size_t n, bk_network net)
