@@ -8,9 +8,10 @@ generator constants:
   input_pos[c]          index of ASCII c in INPUT_CHARSET, -1 if absent
   sym_a/sym_b/sym_d[c]  (pos & 31) << 15 | 9 g, << 10 | 3 g, << 5 | g  (g = pos >> 5);
                         1 << 30 for a byte outside the charset
-  desc_gen[x]           the generator multiple PolyMod XORs in for top bits x
   desc_g4_hi[k][x]      four zero-input PolyMod steps from state x << (32 - 8 k)
   desc_g4_lo[x]         four zero-input PolyMod steps from state x << 20 (x < 16)
+  desc_g2_hi/lo[x]      two zero-input PolyMod steps from state x << 32 / x << 30 (x < 4)
+  desc_g3_hi/lo[x]      three zero-input PolyMod steps from state x << 32 / x << 25 (x < 128)
   desc_g8[k][x]         eight zero-input PolyMod steps from state x << (32 - 8 k)
   desc_g16[k][x]        sixteen zero-input PolyMod steps from state x << (32 - 8 k)
   chk_after_*           the PolyMod state after the whole triples that begin each
@@ -49,13 +50,6 @@ def steps(c, n):
     return c
 
 
-def xor_all(vals):
-    r = 0
-    for v in vals:
-        r ^= v
-    return r
-
-
 def state_after(text):
     """PolyMod state after text (whole triples), as Core's DescriptorChecksum."""
     assert len(text) % 3 == 0
@@ -85,9 +79,12 @@ def tables():
         "sym_a": sym(15, 9),
         "sym_b": sym(10, 3),
         "sym_d": sym(5, 1),
-        "desc_gen": [xor_all([GENS[i] for i in range(5) if x >> i & 1]) for x in range(32)],
         "desc_g4_hi": [[steps(x << (32 - 8 * k), 4) for x in range(256)] for k in range(2)],
         "desc_g4_lo": [steps(x << 20, 4) for x in range(16)],
+        "desc_g2_hi": [steps(x << 32, 2) for x in range(256)],
+        "desc_g2_lo": [steps(x << 30, 2) for x in range(4)],
+        "desc_g3_hi": [steps(x << 32, 3) for x in range(256)],
+        "desc_g3_lo": [steps(x << 25, 3) for x in range(128)],
         "desc_g8": [[steps(x << (32 - 8 * k), 8) for x in range(256)] for k in range(5)],
         "desc_g16": [[steps(x << (32 - 8 * k), 16) for x in range(256)] for k in range(5)],
     }
@@ -132,15 +129,19 @@ def render():
                   "static const uint32_t %s[256] = {" % name]
         lines += rows(t[name], 8, h8, "    ")
         lines.append("};")
-    lines += ["", "/* PolyMod's generator multiple for the top 5 bits (c >> 35). */",
-              "static const uint64_t desc_gen[32] = {"]
-    lines += rows(t["desc_gen"], 4, h10, "    ")
-    lines.append("};")
     lines += ["", "/* Four zero-input PolyMod steps from state x << (32 - 8 k), and from x << 20 (x < 16). */"]
     table2(lines, "uint64_t", "desc_g4_hi", t["desc_g4_hi"], 4, h10)
     lines.append("static const uint64_t desc_g4_lo[16] = {")
     lines += rows(t["desc_g4_lo"], 4, h10, "    ")
     lines.append("};")
+    for k, lo_shift, lo_n in ((2, 30, 4), (3, 25, 128)):
+        lines += ["", "/* %d zero-input PolyMod steps from state x << 32 (hi), x << %d (lo). */" % (k, lo_shift),
+                  "static const uint64_t desc_g%d_hi[256] = {" % k]
+        lines += rows(t["desc_g%d_hi" % k], 4, h10, "    ")
+        lines.append("};")
+        lines.append("static const uint64_t desc_g%d_lo[%d] = {" % (k, lo_n))
+        lines += rows(t["desc_g%d_lo" % k], 4, h10, "    ")
+        lines.append("};")
     for name, n in (("desc_g8", 8), ("desc_g16", 16)):
         lines += ["", "/* %d zero-input PolyMod steps from state x << (32 - 8 k). */" % n]
         table2(lines, "uint64_t", name, t[name], 4, h10)

@@ -24,14 +24,14 @@
  *    (g = pos >> 5; the class sum stays below 32, so the fields never carry
  *    into each other). Characters outside the charset map to 1 << 30, which
  *    survives any sum of three in bits 30-31 (SYM_BAD).
- *  - desc_gen: PolyMod's generator multiples, indexed by the top 5 bits.
  *  - desc_g4_hi / desc_g4_lo, desc_g8, desc_g16: PolyMod is linear over
  *    GF(2), so k steps with symbols v (k x 5 bits, first symbol highest)
  *    are G_k(c) ^ v, where G_k is k zero-input steps: for k = 8 and 16 every
  *    bit of the 40-bit state is shifted out and G_k(c) is the XOR of five
  *    independent lookups, one per byte of c (desc_g8[j][x] = G_8(x << (32 -
  *    8 j))); for k = 4 the 20 bits shifted out select three (the low 20
- *    bits move up unchanged).
+ *    bits move up unchanged); desc_g2_* and desc_g3_* do two and three
+ *    steps (a trailing one or two characters: their symbols and class).
  *  - chk_after_*: the state after the first whole triples of each
  *    descriptor prefix ("add" of "addr(", "rawtr(", ...), so rendering
  *    starts there.
@@ -47,11 +47,6 @@
 #define SYM_BITS 0xfffffu
 
 static const char checksum_charset[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
-
-static inline uint64_t polymod(uint64_t c, unsigned val)
-{
-    return ((c & 0x7ffffffffull) << 5) ^ val ^ desc_gen[c >> 35];
-}
 
 static inline uint64_t g8(uint64_t c)
 {
@@ -107,20 +102,21 @@ static uint64_t chk_run(uint64_t c, const unsigned char *s, size_t n, uint32_t *
         n -= 3;
     }
     if (n) {
-        /* One or two characters left: their symbols, then their classes. */
+        /* One or two characters left: their symbols, then their classes, as
+         * one step of two or three symbols. */
         int p0 = s[0] < 128 ? input_pos[s[0]] : -1;
         int p1 = n == 2 ? (s[1] < 128 ? input_pos[s[1]] : -1) : 0;
         if (p0 < 0 || p1 < 0) {
             acc |= SYM_BAD;
             p0 = p1 = 0;
         }
-        c = polymod(c, (unsigned)p0 & 31u);
-        unsigned cls = (unsigned)p0 >> 5;
-        if (n == 2) {
-            c = polymod(c, (unsigned)p1 & 31u);
-            cls = cls * 3 + ((unsigned)p1 >> 5);
-        }
-        c = polymod(c, cls);
+        unsigned a = (unsigned)p0, b = (unsigned)p1;
+        if (n == 1)
+            c = ((c & 0x3fffffffull) << 10) ^ ((a & 31) << 5) ^ (a >> 5) ^ desc_g2_hi[(c >> 32) & 255] ^
+                desc_g2_lo[(c >> 30) & 3];
+        else
+            c = ((c & 0x1ffffffull) << 15) ^ ((a & 31) << 10) ^ ((b & 31) << 5) ^ ((a >> 5) * 3 + (b >> 5)) ^
+                desc_g3_hi[(c >> 32) & 255] ^ desc_g3_lo[(c >> 25) & 127];
     }
     *bad |= acc & SYM_BAD;
     return c;
