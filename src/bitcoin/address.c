@@ -165,7 +165,8 @@ static size_t bech32_encode_segwit(char *out, const char *hrp, int version, cons
                                    size_t plen)
 {
     uint8_t sym[2 * 84 + 1 + 1 + 64 + 6];
-    size_t hl = strlen(hrp), n = 0;
+    size_t hl = 0, n = 0;
+    while (hrp[hl]) hl++; /* a network's hrp: 2 to 4 characters */
     for (size_t i = 0; i < hl; i++) sym[n++] = (uint8_t)((uint8_t)hrp[i] >> 5);
     sym[n++] = 0;
     for (size_t i = 0; i < hl; i++) sym[n++] = (uint8_t)(hrp[i] & 31);
