@@ -10,6 +10,7 @@ Every table is a pure function of its definition:
                    30-bit polymod state (BIP173 GEN, XORed by bit)
   b32_g6[k][x]     six zero-input bech32 polymod steps from state
                    x << (24 - 8 k) (k = 0: x < 64)
+  b32_g12[k][x]    the same for twelve steps
 
 usage (paths relative to the repository root unless absolute):
   gen-address-tables.py               print the file to stdout
@@ -51,7 +52,8 @@ def tables():
                 g ^= BECH32_GEN[i]
         gen.append(g)
     g6 = [[b32_steps(x << (24 - 8 * k), 6) for x in range(64 if k == 0 else 256)] for k in range(4)]
-    return coef, gen, g6
+    g12 = [[b32_steps(x << (24 - 8 * k), 12) for x in range(64 if k == 0 else 256)] for k in range(4)]
+    return coef, gen, g6, g12
 
 
 def rows(vals, per_line, fmt, indent):
@@ -60,7 +62,7 @@ def rows(vals, per_line, fmt, indent):
 
 
 def render():
-    coef, gen, g6 = tables()
+    coef, gen, g6, g12 = tables()
     h8 = lambda v: "0x%08xu" % v
     lines = [
         "/* GENERATED FILE, do not edit: scripts/gen-address-tables.py writes it",
@@ -81,6 +83,13 @@ def render():
               "/* Six zero-input bech32 polymod steps from state x << (24 - 8 k). */",
               "static const uint32_t b32_g6[4][256] = {"]
     for sub in g6:
+        lines.append("    {")
+        lines += rows(sub, 8, h8, "        ")
+        lines.append("    },")
+    lines += ["};", "",
+              "/* Twelve zero-input bech32 polymod steps from state x << (24 - 8 k). */",
+              "static const uint32_t b32_g12[4][256] = {"]
+    for sub in g12:
         lines.append("    {")
         lines += rows(sub, 8, h8, "        ")
         lines.append("    },")
