@@ -10,12 +10,25 @@
  *                        (unit: one key; 2757 of them)
  *   XOnlyValidMany       the same keys in one bk_script_xonly_valid_many
  *                        call (the AVX-512 batch kernel when available)
+ * and one row per path of the per-output rendering (issues 13 and 14):
+ *   ScriptAddress/T      the address of the block's outputs of type T alone
+ *                        (p2pkh, p2sh: Base58Check with its SHA256d; p2wpkh,
+ *                        p2tr: bech32 / bech32m)
+ *   Base58Encode25       Base58 of the P2PKH and P2SH outputs' 25-byte
+ *                        payloads (checksum precomputed)
+ *   ScriptInfoDescriptor[/T]  bk_script_info_descriptor from a precomputed
+ *                        bk_script_info (descriptor text and checksum, no
+ *                        solve, no address, no x-only check); all outputs,
+ *                        or those of type T (p2pkh, p2wpkh, p2tr)
+ *   DescriptorChecksum   bk_descriptor_checksum of each output's descriptor
+ *                        text (unit: one descriptor)
  * The block's outputs are located once in setup by a small local walker
  * (the bench needs nothing beyond the script API). */
 #include "bench.h"
 
 #include <blockkit/json.h>
 #include <blockkit/script.h>
+#include <blockkit/sha256.h>
 #include <blockkit/stream.h>
 
 #include "../src/bitcoin/script_internal.h" /* bk_script_xonly_valid */
@@ -297,6 +310,194 @@ static void run_xonly_many(void *ctx, uint64_t iters, const bk_allocator *alloc)
     }
     bk_bench_keep(&valid);
 }
+
+/* ---- per-path rows ---- */
+
+/* The block's outputs of one type (or all, type -1), with their infos and
+ * descriptor texts precomputed. */
+typedef struct path_arg {
+    int type;
+    size_t expect;
+} path_arg;
+
+typedef struct path_bench {
+    void *block;
+    size_t count;
+    const uint8_t **s;
+    size_t *n;
+    bk_script_info *info;
+    uint8_t (*b58)[25];
+    char *desc;       /* descriptor texts without "#checksum", back to back */
+    size_t *desc_off; /* count + 1 offsets */
+    size_t desc_cap;
+    bk_writer w;
+} path_bench;
+
+static void teardown_path(void *ctx, const bk_allocator *alloc)
+{
+    path_bench *p = ctx;
+    size_t c = p->count ? p->count : 1;
+    bk_writer_free(&p->w);
+    bk_free(alloc, p->s, c * sizeof *p->s);
+    bk_free(alloc, p->n, c * sizeof *p->n);
+    bk_free(alloc, p->info, c * sizeof *p->info);
+    bk_free(alloc, p->b58, c * sizeof *p->b58);
+    bk_free(alloc, p->desc_off, (c + 1) * sizeof *p->desc_off);
+    bk_free(alloc, p->desc, p->desc_cap);
+    teardown_block(p->block, alloc);
+    bk_free(alloc, p, sizeof *p);
+}
+
+static int setup_path(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    const path_arg *a = arg;
+    void *bctx;
+    if (setup_block(&bctx, NULL, alloc) != 0) return 1;
+    script_bench *b = bctx;
+    path_bench *p = bk_alloc(alloc, sizeof *p);
+    if (!p) {
+        teardown_block(bctx, alloc);
+        return 1;
+    }
+    memset(p, 0, sizeof *p);
+    p->block = bctx;
+    bk_writer_init(&p->w, alloc);
+    size_t c = a->expect;
+    p->count = c;
+    p->s = bk_alloc(alloc, c * sizeof *p->s);
+    p->n = bk_alloc(alloc, c * sizeof *p->n);
+    p->info = bk_alloc(alloc, c * sizeof *p->info);
+    p->b58 = bk_alloc(alloc, c * sizeof *p->b58);
+    p->desc_off = bk_alloc(alloc, (c + 1) * sizeof *p->desc_off);
+    p->desc_cap = 1 << 20;
+    p->desc = bk_alloc(alloc, p->desc_cap);
+    int ok = p->s && p->n && p->info && p->b58 && p->desc_off && p->desc &&
+             bk_writer_reserve(&p->w, 1 << 20) == BK_OK;
+    size_t k = 0, dl = 0;
+    for (size_t i = 0; ok && i < b->count; i++) {
+        bk_script_type t = bk_script_solve(b->scripts[i].s, b->scripts[i].n, NULL);
+        if (a->type >= 0 && (int)t != a->type) continue;
+        if (k == c) {
+            ok = 0;
+            break;
+        }
+        p->s[k] = b->scripts[i].s;
+        p->n[k] = b->scripts[i].n;
+        ok = bk_script_info_get(p->s[k], p->n[k], BK_NET_MAIN, &p->info[k]) == BK_OK;
+        if (t == BK_SCRIPT_PUBKEYHASH || t == BK_SCRIPT_SCRIPTHASH) {
+            uint8_t sum[32];
+            p->b58[k][0] = t == BK_SCRIPT_SCRIPTHASH ? 5 : 0;
+            memcpy(p->b58[k] + 1, p->info[k].sol.data, 20);
+            bk_sha256d(sum, p->b58[k], 21);
+            memcpy(p->b58[k] + 21, sum, 4);
+        }
+        bk_writer_reset(&p->w);
+        bk_script_info_descriptor(&p->w, p->s[k], p->n[k], &p->info[k]);
+        size_t len = p->w.len - 9; /* without "#checksum" */
+        if (bk_writer_status(&p->w) != BK_OK || dl + len > p->desc_cap) ok = 0;
+        if (ok) {
+            p->desc_off[k] = dl;
+            memcpy(p->desc + dl, p->w.data, len);
+            dl += len;
+        }
+        k++;
+    }
+    if (!ok || k != c) {
+        if (ok) fprintf(stderr, "bench: %zu outputs of the type in block 866342, expected %zu\n", k, c);
+        teardown_path(p, alloc);
+        return 1;
+    }
+    p->desc_off[c] = dl;
+    *ctx = p;
+    return 0;
+}
+
+static void run_path_address(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    path_bench *p = ctx;
+    char out[BK_SCRIPT_ADDRESS_MAX];
+    size_t total = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        for (size_t i = 0; i < p->count; i++) {
+            size_t len;
+            if (bk_script_address(p->s[i], p->n[i], BK_NET_MAIN, out, sizeof out, &len) != BK_OK) return;
+            total += len;
+        }
+        bk_bench_keep(out);
+    }
+    bk_bench_keep(&total);
+}
+
+static void run_base58(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    path_bench *p = ctx;
+    char out[40];
+    size_t total = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        for (size_t i = 0; i < p->count; i++) {
+            if (p->info[i].sol.type != BK_SCRIPT_PUBKEYHASH && p->info[i].sol.type != BK_SCRIPT_SCRIPTHASH)
+                continue;
+            total += bk_base58_encode25(out, p->b58[i]);
+            bk_bench_keep(out);
+        }
+    }
+    bk_bench_keep(&total);
+}
+
+static void run_info_desc(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    path_bench *p = ctx;
+    for (uint64_t it = 0; it < iters; it++) {
+        bk_writer_reset(&p->w);
+        for (size_t i = 0; i < p->count; i++) bk_script_info_descriptor(&p->w, p->s[i], p->n[i], &p->info[i]);
+        bk_bench_keep(p->w.data);
+    }
+}
+
+static void run_checksum(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    path_bench *p = ctx;
+    char out[9];
+    for (uint64_t it = 0; it < iters; it++) {
+        for (size_t i = 0; i < p->count; i++) {
+            if (bk_descriptor_checksum(p->desc + p->desc_off[i], p->desc_off[i + 1] - p->desc_off[i], out, NULL) !=
+                BK_OK)
+                return;
+            bk_bench_keep(out);
+        }
+    }
+}
+
+/* Output counts of block 866342 by type (setup checks them). */
+static const path_arg path_all = {-1, 10327};
+static const path_arg path_p2pkh = {BK_SCRIPT_PUBKEYHASH, 204};
+static const path_arg path_p2sh = {BK_SCRIPT_SCRIPTHASH, 210};
+static const path_arg path_p2wpkh = {BK_SCRIPT_WITNESS_V0_KEYHASH, 3113};
+static const path_arg path_p2tr = {BK_SCRIPT_WITNESS_V1_TAPROOT, 2757};
+
+BK_BENCH(bench_addr_p2pkh, "ScriptAddress/p2pkh", "script", 204, 0, &path_p2pkh, setup_path, run_path_address,
+         teardown_path)
+BK_BENCH(bench_addr_p2sh, "ScriptAddress/p2sh", "script", 210, 0, &path_p2sh, setup_path, run_path_address,
+         teardown_path)
+BK_BENCH(bench_addr_p2wpkh, "ScriptAddress/p2wpkh", "script", 3113, 0, &path_p2wpkh, setup_path,
+         run_path_address, teardown_path)
+BK_BENCH(bench_addr_p2tr, "ScriptAddress/p2tr", "script", 2757, 0, &path_p2tr, setup_path, run_path_address,
+         teardown_path)
+BK_BENCH(bench_base58, "Base58Encode25", "address", 414, 0, &path_all, setup_path, run_base58, teardown_path)
+BK_BENCH(bench_info_desc, "ScriptInfoDescriptor", "script", 10327, 0, &path_all, setup_path, run_info_desc,
+         teardown_path)
+BK_BENCH(bench_info_desc_p2pkh, "ScriptInfoDescriptor/p2pkh", "script", 204, 0, &path_p2pkh, setup_path,
+         run_info_desc, teardown_path)
+BK_BENCH(bench_info_desc_p2wpkh, "ScriptInfoDescriptor/p2wpkh", "script", 3113, 0, &path_p2wpkh, setup_path,
+         run_info_desc, teardown_path)
+BK_BENCH(bench_info_desc_p2tr, "ScriptInfoDescriptor/p2tr", "script", 2757, 0, &path_p2tr, setup_path,
+         run_info_desc, teardown_path)
+BK_BENCH(bench_checksum, "DescriptorChecksum", "descriptor", 10327, 0, &path_all, setup_path, run_checksum,
+         teardown_path)
 
 /* 10327 output scripts in block 866342. */
 BK_BENCH(bench_script_asm, "ScriptToAsm", "script", 10327, 0, NULL, setup_block, run_asm,

@@ -95,6 +95,60 @@ static void base58_of_25_bytes_matches_core_vector(void)
     free(in);
 }
 
+/* Core's EncodeBase58 (src/base58.cpp) as written there: the digits as a
+ * base-58 big number, each input byte multiplied in with a carry. */
+static size_t ref_base58(char *out, const uint8_t *in, size_t n)
+{
+    static const char alphabet[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    size_t zeros = 0;
+    while (zeros < n && in[zeros] == 0) zeros++;
+    uint8_t b58[64] = {0};
+    size_t length = 0;
+    for (size_t i = zeros; i < n; i++) {
+        int carry = in[i];
+        size_t k = 0;
+        for (size_t j = sizeof b58; (carry || k < length) && j-- > 0; k++) {
+            carry += 256 * b58[j];
+            b58[j] = (uint8_t)(carry % 58);
+            carry /= 58;
+        }
+        length = k;
+    }
+    size_t it = sizeof b58 - length, o = 0;
+    while (it < sizeof b58 && b58[it] == 0) it++;
+    for (size_t i = 0; i < zeros; i++) out[o++] = '1';
+    for (; it < sizeof b58; it++) out[o++] = alphabet[b58[it]];
+    return o;
+}
+
+/* Seeded random payloads (every count of leading zero bytes, all-0xff
+ * tails, single bits) against Core's byte-at-a-time conversion. */
+static void base58_of_25_bytes_matches_core_algorithm(void)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    uint8_t in[25];
+    char got[40], want[64];
+    for (int t = 0; t < 30000; t++) {
+        for (int i = 0; i < 25; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            in[i] = (uint8_t)(x >> 32);
+        }
+        int z = t % 27;
+        if (z <= 25) memset(in, 0, (size_t)z);
+        if (t % 5 == 1) memset(in + (t % 25), 0xff, 25 - (size_t)(t % 25));
+        if (t % 11 == 2) {
+            memset(in, 0, 25);
+            in[(t / 11) % 25] = (uint8_t)(1u << (t % 8));
+        }
+        size_t gl = bk_base58_encode25(got, in), wl = ref_base58(want, in, 25);
+        got[gl] = 0;
+        want[wl] = 0;
+        CHECK_EQ_STR(got, want);
+    }
+}
+
 static void base58_leading_zero_bytes_become_ones(void)
 {
     CHECK_EQ_STR(addr_of("76a914000000000000000000000000000000000000000088ac", BK_NET_MAIN),
@@ -229,6 +283,33 @@ static void bip350_valid_segwit_addresses_decode(void)
     decode_is("bcrt1pfeesnyr2tx", BK_NET_REGTEST, "51024e73");
 }
 
+/* The same BIP350 vectors the other way: their scripts encode to the
+ * addresses, lowercased (every witness version 0, 1, 2, 16 and program
+ * length 2, 16, 20, 32, 40 among them). */
+static void bip350_valid_segwit_addresses_encode(void)
+{
+    static const struct {
+        const char *addr, *hex;
+        bk_network net;
+    } v[] = {
+        {"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "0014751e76e8199196d454941c45d1b3a323f1433bd6", BK_NET_MAIN},
+        {"tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+         "00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262", BK_NET_TESTNET3},
+        {"bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y",
+         "5128751e76e8199196d454941c45d1b3a323f1433bd6751e76e8199196d454941c45d1b3a323f1433bd6", BK_NET_MAIN},
+        {"bc1sw50qgdz25j", "6002751e", BK_NET_MAIN},
+        {"bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs", "5210751e76e8199196d454941c45d1b3a323", BK_NET_MAIN},
+        {"tb1qqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesrxh6hy",
+         "0020000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433", BK_NET_TESTNET3},
+        {"tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c",
+         "5120000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433", BK_NET_TESTNET3},
+        {"bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+         "512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798", BK_NET_MAIN},
+        {"bcrt1pfeesnyr2tx", "51024e73", BK_NET_REGTEST},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) CHECK_EQ_STR(addr_of(v[i].hex, v[i].net), v[i].addr);
+}
+
 static void bip350_invalid_segwit_addresses_rejected_for_their_reason(void)
 {
     reject_because("tc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq5zuyut", BK_NET_MAIN, "human-readable part");
@@ -314,6 +395,7 @@ int main(void)
 {
     RUN(base58check_p2pkh_and_p2sh);
     RUN(base58_of_25_bytes_matches_core_vector);
+    RUN(base58_of_25_bytes_matches_core_algorithm);
     RUN(base58_leading_zero_bytes_become_ones);
     RUN(bech32_for_v0_bech32m_for_v1_and_up);
     RUN(anchor_address_on_every_network);
@@ -322,6 +404,7 @@ int main(void)
     RUN(bip173_valid_bech32_checksums);
     RUN(bip173_bip350_invalid_checksums);
     RUN(bip350_valid_segwit_addresses_decode);
+    RUN(bip350_valid_segwit_addresses_encode);
     RUN(bip350_invalid_segwit_addresses_rejected_for_their_reason);
     RUN(decode_uses_the_network);
     RUN(base58check_decode_rules);

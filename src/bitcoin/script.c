@@ -1,4 +1,10 @@
-/* Script classification (Core's Solver) and disassembly (ScriptToAsmStr). */
+/* Script classification (Core's Solver), disassembly (ScriptToAsmStr) and
+ * the hex helper.
+ *
+ * Layering (see script_internal.h): this file is the bottom of the script
+ * modules. It calls nothing above it (no addresses, script info,
+ * descriptors or JSON): solver (script.c) <- addresses (address.c) <- script
+ * info (script_info.c) <- descriptors (descriptor.c) <- JSON (src/json). */
 #include "script_internal.h"
 
 #include <blockkit/hex.h> /* bk_hex_encode: Core's HexStr, SIMD */
@@ -387,19 +393,4 @@ void bk_script_asm(bk_writer *w, const uint8_t *s, size_t n, int sighash_decode)
             bk_writer_commit(w, sep + nl);
         }
     }
-}
-
-/* bk_script_info_get with the taproot decision supplied by the caller
- * (block JSON decides its keys in batches: bk_script_xonly_valid_many). */
-bk_status bk_script_info_get_hint(const uint8_t *s, size_t n, bk_network net, int taproot_valid_hint,
-                                  bk_script_info *info)
-{
-    const bk_network_params *p = bk_network_get(net);
-    if (!p || !info) return BK_ERR_ARG;
-    bk_script_solve(s, n, &info->sol);
-    info->address_len = bk_script_address_encode(&info->sol, p, info->address);
-    info->taproot_valid = 0;
-    if (info->sol.type == BK_SCRIPT_WITNESS_V1_TAPROOT)
-        info->taproot_valid = taproot_valid_hint >= 0 ? taproot_valid_hint != 0 : bk_script_xonly_valid(info->sol.data);
-    return BK_OK;
 }

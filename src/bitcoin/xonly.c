@@ -22,7 +22,10 @@
  * bk_script_xonly_valid_many decides many keys at once: with AVX-512 (F and
  * CD, checked at run time with __builtin_cpu_supports) the same loop runs
  * in 16 lanes (src/bitcoin/xonly_avx512.c, ~0.5 us/key against ~1.5 us);
- * otherwise, and for fewer than 4 keys, it loops over the scalar check. */
+ * otherwise, and for fewer than 4 keys, it loops over the scalar check.
+ *
+ * Layering (see script_internal.h): a leaf. Script info (script_info.c)
+ * and the JSON and table writers call it; it calls only libsecp256k1. */
 #include "script_internal.h"
 
 #include <secp256k1.h>

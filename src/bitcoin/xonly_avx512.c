@@ -15,7 +15,9 @@
  * one vector per limb) with 32x32 -> 64 multiplies (update_fg_vec). Two
  * groups of 8 lanes run interleaved: the divstep chain is latency-bound.
  * Compiled with -mavx512f -mavx512cd (cmake/isa.cmake) and called only when
- * the CPU has both (the dispatch in xonly.c); empty elsewhere. */
+ * the CPU has both (the dispatch in xonly.c); empty elsewhere.
+ *
+ * Layering (see script_internal.h): a leaf under xonly.c; calls nothing. */
 #include "script_internal.h"
 
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__) && defined(__AVX512F__) && defined(__AVX512CD__)
@@ -51,7 +53,6 @@ typedef struct lanes {
 static inline __attribute__((always_inline)) __mmask8 step(lanes *s)
 {
     const __m512i zero = _mm512_setzero_si512();
-    const __m512i one = _mm512_set1_epi64(1);
     /* zeros = ctz(g | ~0 << i); 0 where i == 0 (bit 0 of ~0 << 0). */
     __m512i x = _mm512_or_si512(s->g, _mm512_sllv_epi64(_mm512_set1_epi64(-1), s->i));
     __m512i low = _mm512_and_si512(x, _mm512_sub_epi64(zero, x));
@@ -60,14 +61,15 @@ static inline __attribute__((always_inline)) __mmask8 step(lanes *s)
     __m512i u = _mm512_sllv_epi64(s->u, zeros), v = _mm512_sllv_epi64(s->v, zeros), q = s->q, r = s->r;
     __m512i eta = _mm512_sub_epi64(s->eta, zeros);
     __m512i i = _mm512_sub_epi64(s->i, zeros);
-    __m512i jac = _mm512_xor_si512(
-        s->jac, _mm512_and_si512(zeros, _mm512_xor_si512(_mm512_srli_epi64(f, 1), _mm512_srli_epi64(f, 2))));
+    /* jac ^= zeros & (f >> 1 ^ f >> 2) (0x78: a ^ (b & c)). */
+    __m512i fs1 = _mm512_srli_epi64(f, 1);
+    __m512i jac = _mm512_ternarylogic_epi64(s->jac, zeros, _mm512_xor_si512(fs1, _mm512_srli_epi64(f, 2)), 0x78);
     __mmask8 act = _mm512_test_epi64_mask(i, i);
     /* Swap f and g where eta < 0 (reciprocity: flip when both are 3 mod 4). */
     __mmask8 sw = _mm512_mask_cmplt_epi64_mask(act, eta, zero);
     __m512i ninv = _mm512_mask_blend_epi64(sw, s->ninv, neg_inv8(g));
     eta = _mm512_mask_sub_epi64(eta, sw, zero, eta);
-    jac = _mm512_mask_xor_epi64(jac, sw, jac, _mm512_srli_epi64(_mm512_and_si512(f, g), 1));
+    jac = _mm512_mask_ternarylogic_epi64(jac, sw, fs1, _mm512_srli_epi64(g, 1), 0x78); /* ^= (f & g) >> 1 */
     __m512i t = u;
     u = _mm512_mask_blend_epi64(sw, u, q);
     q = _mm512_mask_blend_epi64(sw, q, t);
@@ -80,8 +82,7 @@ static inline __attribute__((always_inline)) __mmask8 step(lanes *s)
     /* w clears the low min(eta + 3, i, 8) bits of g. */
     __m512i limit = _mm512_min_epi64(_mm512_min_epi64(_mm512_add_epi64(eta, _mm512_set1_epi64(3)), i),
                                      _mm512_set1_epi64(8));
-    __m512i lmask = _mm512_sub_epi64(_mm512_sllv_epi64(one, limit), one);
-    __m512i w = _mm512_and_si512(_mm512_mul_epu32(g, ninv), lmask);
+    __m512i w = _mm512_andnot_si512(_mm512_sllv_epi64(_mm512_set1_epi64(-1), limit), _mm512_mul_epu32(g, ninv));
     s->g = _mm512_mask_add_epi64(g, act, g, mul_small(f, w));
     s->q = _mm512_mask_add_epi64(q, act, q, mul_small(u, w));
     s->r = _mm512_mask_add_epi64(r, act, r, mul_small(v, w));
