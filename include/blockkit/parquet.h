@@ -101,6 +101,9 @@ BK_API void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v);
 /* INT64 and both TIMESTAMP types. */
 BK_API void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v);
 BK_API void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len);
+/* A STRING value: the lowercase hex of p[0..n) (rev: last byte first, the
+ * display order of hashes), written straight into the page. */
+BK_API void bk_pq_hex(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev);
 /* A string value built in place (hex, script text) without a copy: open
  * returns the writer to append the value's bytes to (the column's page
  * buffer itself for a PLAIN column, a scratch buffer for a dictionary

@@ -11,6 +11,8 @@
 
 #include "thrift.h"
 
+#include <blockkit/hex.h>
+
 #include <snappy-c.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +29,11 @@ static inline void put_n(bk_writer *w, const void *p, size_t n)
 }
 
 #define STAT_MAX 64 /* bytes kept of a string min/max */
+/* Room kept before a page's PLAIN values for its encoded levels, so a page
+ * with levels is compressed in place rather than copied behind them (the
+ * levels of a 1 MiB page are a few hundred bytes when they repeat, at most
+ * about 1/16 of the value count when bit-packed; more falls back to the copy). */
+#define LEVEL_ROOM 8192
 
 /* Physical types (parquet.thrift Type). */
 enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
@@ -53,7 +60,8 @@ typedef struct pq_col {
     /* open page */
     uint8_t *def_lv, *rep_lv;  /* levels are 0..2: a byte each */
     size_t nlv, lv_cap, rep_cap;
-    bk_writer vals;        /* PLAIN values (bools one byte each) */
+    bk_writer vals;        /* PLAIN values (bools one byte each), after head bytes of room */
+    size_t head;           /* room before the values for the page's levels (columns with levels) */
     uint32_t *idx;
     size_t nidx, idx_cap;
     size_t page_values;    /* level entries (or rows) in the page */
@@ -297,6 +305,16 @@ static int ptype_of(bk_pq_type t)
     }
 }
 
+/* Empty the open page's values, keeping the room for its levels (an
+ * allocation failure shows as the writer's status, checked at the flush). */
+static inline size_t vals_bytes(const pq_col *c) { return c->vals.len > c->head ? c->vals.len - c->head : 0; }
+
+static void vals_reset(pq_col *c)
+{
+    bk_writer_reset(&c->vals);
+    if (c->head && bk_writer_space(&c->vals, c->head)) bk_writer_commit(&c->vals, c->head);
+}
+
 static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
 {
     memset(c, 0, sizeof *c);
@@ -318,6 +336,8 @@ static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
     bk_writer_init(&c->chunk, w->alloc);
     bk_writer_init(&c->smin, w->alloc);
     bk_writer_init(&c->smax, w->alloc);
+    c->head = (c->max_def || c->max_rep) && c->ptype != PT_BOOLEAN ? LEVEL_ROOM : 0;
+    vals_reset(c);
 }
 
 static void col_free(bk_pq_writer *w, pq_col *c)
@@ -415,7 +435,7 @@ bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_err
     for (size_t i = 0; i < w->ncols; i++) {
         pq_col *c = &w->cols[i];
         c->nlv = c->nidx = c->page_values = 0;
-        bk_writer_reset(&c->vals);
+        vals_reset(c);
         bk_writer_reset(&c->dict);
         c->nents = 0;
         c->last_idx = 0;
@@ -475,7 +495,7 @@ uint64_t bk_pq_bytes(const bk_pq_writer *w) { return w->pos; }
 
 static size_t col_buffered(const pq_col *c)
 {
-    return c->chunk.len + c->vals.len + c->nidx * 4 + c->nlv * 2 + c->dict.len + c->nents * sizeof(dict_ent) +
+    return c->chunk.len + vals_bytes(c) + c->nidx * 4 + c->nlv * 2 + c->dict.len + c->nents * sizeof(dict_ent) +
            c->table_cap * 8;
 }
 
@@ -706,7 +726,7 @@ static inline void stat_str(pq_col *c, const uint8_t *p, size_t n)
 
 static void flush_page(bk_pq_writer *w, pq_col *c);
 
-static size_t page_bytes(const pq_col *c) { return c->vals.len + c->nidx * 4 + c->nlv * (c->max_rep ? 2 : 1); }
+static size_t page_bytes(const pq_col *c) { return vals_bytes(c) + c->nidx * 4 + c->nlv * (c->max_rep ? 2 : 1); }
 
 /* At a row boundary: the dictionary's fallback to PLAIN and the page
  * limit of column c. */
@@ -778,7 +798,30 @@ static inline pq_col *value_col(bk_pq_writer *w, size_t col, int want_ptype, con
             return c;
         }
     }
+    if (w->in_list == col && w->status == BK_OK && w->open_str == SIZE_MAX) {
+        /* the next element of the open list */
+        pq_col *c = &w->cols[col];
+        if (c->ptype == want_ptype) {
+            push_levels(w, c, (uint32_t)c->max_def, w->list_items ? 1u : 0u);
+            w->list_items++;
+            return c;
+        }
+    }
     return value_col_slow(w, col, want_ptype, what);
+}
+
+/* A dictionary column whose value p[0..n) is the one of its last index
+ * (block_hash, block_number on every row of a block; transaction_hash on
+ * the rows of one transaction): that index again, without the hash table.
+ * 1 when done. */
+static inline int dict_repeat(bk_pq_writer *w, pq_col *c, const uint8_t *p, size_t n)
+{
+    if (c->last_idx >= c->nents || c->nidx >= c->idx_cap) return 0;
+    const dict_ent *e = &c->ents[c->last_idx];
+    if (e->len != n || !bytes_eq(c->dict.data + e->off, p, n)) return 0;
+    c->idx[c->nidx++] = c->last_idx;
+    w->since_check += n + 4;
+    return 1;
 }
 
 /* bk_writer_space with the common case (room left) inline. */
@@ -875,7 +918,7 @@ void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v)
     if (c->dict_on) {
         uint8_t b[8];
         bk_store_le64(b, (uint64_t)v);
-        if (!put_value(w, c, b, 8)) goto done;
+        if (dict_repeat(w, c, b, 8) || !put_value(w, c, b, 8)) goto done;
     } else {
         uint8_t *d = vspace(&c->vals, 8);
         if (!d) {
@@ -899,8 +942,38 @@ void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len)
     }
     pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
     if (!c) return;
+    if (c->dict_on && dict_repeat(w, c, (const uint8_t *)s, len)) return;
     if (put_value(w, c, (const uint8_t *)s, len) && c->minmax) stat_str(c, (const uint8_t *)s, len);
     value_done(w, c);
+}
+
+void bk_pq_hex(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev)
+{
+    if (n > 0x3fffffff) {
+        fail(w, BK_ERR_ARG, "hex of %zu bytes for column %zu (limit 1 GiB - 1)", n, col);
+        return;
+    }
+    pq_col *c = value_col(w, col, PT_BYTE_ARRAY, "a string");
+    if (!c) return;
+    size_t len = 2 * n;
+    bk_writer *b = c->dict_on ? &w->scratch : &c->vals;
+    if (c->dict_on) bk_writer_reset(b);
+    uint8_t *d = vspace(b, len + 4);
+    if (!d) {
+        fail(w, BK_ERR_NOMEM, "out of memory (column %s)", c->def->name);
+        return;
+    }
+    bk_store_le32(d, (uint32_t)len);
+    if (rev) bk_hex_encode_rev((char *)d + 4, p, n);
+    else bk_hex_encode((char *)d + 4, p, n);
+    if (c->dict_on) {
+        /* the text from the scratch into the dictionary */
+        if (!dict_repeat(w, c, d + 4, len) && put_value(w, c, d + 4, len) && c->minmax) stat_str(c, d + 4, len);
+        return;
+    }
+    bk_writer_commit(b, len + 4);
+    w->since_check += len + 4;
+    if (c->minmax) stat_str(c, d + 4, len);
 }
 
 bk_writer *bk_pq_str_open(bk_pq_writer *w, size_t col)
@@ -1113,19 +1186,26 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
     } else {
         c->had_plain = 1;
     }
-    if (bk_writer_status(&w->page) != BK_OK || bk_writer_status(&c->vals) != BK_OK) {
+    if (bk_writer_status(&w->page) != BK_OK || bk_writer_status(&c->vals) != BK_OK || c->vals.len < c->head) {
         fail(w, BK_ERR_NOMEM, "out of memory (page of column %s)", c->def->name);
         return;
     }
     const uint8_t *body = w->page.len ? w->page.data : (const uint8_t *)"";
     size_t body_len = w->page.len;
     if (enc == ENC_PLAIN && c->ptype != PT_BOOLEAN) {
+        size_t nv = c->vals.len - c->head;
         if (!w->page.len) {
             /* no levels: the values are the page, no copy */
-            body = c->vals.len ? c->vals.data : (const uint8_t *)"";
-            body_len = c->vals.len;
+            body = nv ? c->vals.data + c->head : (const uint8_t *)"";
+            body_len = nv;
+        } else if (w->page.len <= c->head) {
+            /* the levels into the room before the values: no copy of the values */
+            uint8_t *start = c->vals.data + c->head - w->page.len;
+            memcpy(start, w->page.data, w->page.len);
+            body = start;
+            body_len = w->page.len + nv;
         } else {
-            put_n(&w->page, c->vals.data, c->vals.len);
+            put_n(&w->page, c->vals.data + c->head, nv);
             if (bk_writer_status(&w->page) != BK_OK) {
                 fail(w, BK_ERR_NOMEM, "out of memory (page of column %s)", c->def->name);
                 return;
@@ -1140,7 +1220,7 @@ static void flush_page(bk_pq_writer *w, pq_col *c)
     c->page_values = 0;
     c->nlv = 0;
     c->nidx = 0;
-    bk_writer_reset(&c->vals);
+    vals_reset(c);
 }
 
 

@@ -345,10 +345,7 @@ void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, in
 {
     if (t->pq) {
         /* into the column's page buffer (or the dictionary's scratch) */
-        bk_writer *s = bk_pq_str_open(t->pq, col);
-        if (rev) bk_writer_put_hex_rev(s, p, n);
-        else bk_writer_put_hex(s, p, n);
-        bk_pq_str_close(t->pq, col);
+        bk_pq_hex(t->pq, col, p, n, rev);
         return;
     }
     if (!check_col(t, col)) return;
