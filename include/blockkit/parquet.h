@@ -72,7 +72,8 @@ typedef enum bk_pq_codec {
 typedef struct bk_pq_opts {
     bk_pq_codec codec;         /* default BK_PQ_ZSTD */
     int zstd_level;            /* default BK_PQ_ZSTD_LEVEL_DEFAULT; negative = zstd's fast levels,
-                                  always with Huffman-coded literals (docs/export.md) */
+                                  always with Huffman-coded literals and matches of 7+ bytes
+                                  (docs/export.md) */
     size_t page_size;          /* default 1 MiB of encoded values */
     size_t row_group_size;     /* default 64 MiB buffered */
     size_t dict_max_bytes;     /* default 1 MiB of dictionary per chunk */
