@@ -81,6 +81,24 @@ static void on_signal(int sig)
     export_stop = 1;
 }
 
+volatile sig_atomic_t *export_signals_catch(export_signals *s)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    export_stop = 0;
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+    return &export_stop;
+}
+
+void export_signals_restore(const export_signals *s)
+{
+    sigaction(SIGINT, &s->old_int, NULL);
+    sigaction(SIGTERM, &s->old_term, NULL);
+}
+
 
 typedef struct progress_ctx {
     int on;
@@ -204,14 +222,8 @@ static int export_main(int argc, char **argv)
         o.below_tip = lag;
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    export_stop = 0;
-    o.cancel = &export_stop;
+    export_signals sigs;
+    o.cancel = export_signals_catch(&sigs);
     progress_ctx pc = {progress < 0 ? isatty(STDERR_FILENO) : progress, 0, 0};
     o.progress = on_progress;
     o.progress_ctx = &pc;
@@ -274,8 +286,7 @@ static int export_main(int argc, char **argv)
         }
         if (export_stop) break;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    export_signals_restore(&sigs);
     if (summary) {
         double mbs = total.seconds > 0 ? (double)total.bytes_in / 1e6 / total.seconds : 0;
         fprintf(stderr,

@@ -23,13 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t xu_stop;
-
-static void xu_on_signal(int sig)
-{
-    (void)sig;
-    xu_stop = 1;
-}
+/* set by SIGINT / SIGTERM (export_signals_catch, cli/export.c) */
+static volatile sig_atomic_t *xu_stop;
 
 static double xu_now(void)
 {
@@ -183,7 +178,7 @@ static int xu_failed(xu_shared *sh)
     pthread_mutex_lock(&sh->mu);
     int f = sh->rc != 0;
     pthread_mutex_unlock(&sh->mu);
-    return f || xu_stop;
+    return f || *xu_stop;
 }
 
 static void xu_fail(xu_shared *sh, int rc)
@@ -313,7 +308,7 @@ static int xu_parallel(const char *cmd, const utxo_source_opts *so, coin_source 
         *bytes += w[t].x.bytes;
     }
     int rc = sh.rc;
-    if (!rc && !xu_stop && !sh.saw_end) rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "no writer reached the end");
+    if (!rc && !*xu_stop && !sh.saw_end) rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "no writer reached the end");
     *total = sh.total;
     pthread_mutex_destroy(&sh.mu);
     return rc;
@@ -391,13 +386,8 @@ int bk_cli_export_utxos(int argc, char **argv)
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) return rc;
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = xu_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    xu_stop = 0;
+    export_signals sigs;
+    xu_stop = export_signals_catch(&sigs);
     x.progress = progress < 0 ? isatty(STDERR_FILENO) : progress;
     x.t0 = x.last = xu_now();
     /* one writer per chunk in flight when the source can be read again
@@ -406,20 +396,19 @@ int bk_cli_export_utxos(int argc, char **argv)
     if (writers >= 2 && !(so.snapshot && !strcmp(so.snapshot, "-"))) {
         rc = xu_parallel(cmd, &so, &src, &x, writers, &x.rows, &x.files, &x.bytes);
     } else {
-        rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, &xu_stop);
-        if (!rc && !xu_stop && x.open) rc = xu_commit(&x);
+        rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, xu_stop);
+        if (!rc && !*xu_stop && x.open) rc = xu_commit(&x);
     }
     if (x.open) bk_chunk_file_abort(&x.f);
     bk_chunk_file_release(&x.f);
     if (x.printed) fputc('\n', stderr);
-    if (xu_stop) {
+    if (*xu_stop) {
         fprintf(stderr, "blockkit: export: stopped by a signal; the utxos files are incomplete, rerun to write "
                         "the whole set\n");
     } else if (!rc) {
         xu_remove_stale(&x);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    export_signals_restore(&sigs);
     double secs = xu_now() - x.t0;
     if (summary && !rc) {
         char best[65], height[32] = "";

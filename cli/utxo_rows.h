@@ -50,4 +50,13 @@ int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit
  * command line; returns the exit code. */
 int bk_cli_export_utxos(int argc, char **argv);
 
+/* SIGINT and SIGTERM for both exports (cli/export.c): catch sets the
+ * returned flag (cleared first) on either signal until restore puts the
+ * previous handlers back. */
+typedef struct export_signals {
+    struct sigaction old_int, old_term;
+} export_signals;
+volatile sig_atomic_t *export_signals_catch(export_signals *s);
+void export_signals_restore(const export_signals *s);
+
 #endif

@@ -201,6 +201,25 @@ static void put_str(bk_pq_writer *w, size_t col, const char *s, size_t n)
     bk_pq_str_close(w, col);
 }
 
+/* A hex value (bk_pq_hex) of n random bytes, forward or reversed; its
+ * text into f as a JSON string. */
+static void put_hex(bk_pq_writer *w, size_t col, FILE *f, size_t n, int fixed)
+{
+    static const char hd[] = "0123456789abcdef";
+    uint8_t b[64] = {0};
+    if (n > sizeof b) n = sizeof b;
+    for (size_t i = 0; i < n; i++) b[i] = fixed ? (uint8_t)(0xa5 + i) : (uint8_t)rnd();
+    int rev = (int)(rnd() % 2);
+    bk_pq_hex(w, col, b, n, rev);
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t x = b[rev ? n - 1 - i : i];
+        fputc(hd[x >> 4], f);
+        fputc(hd[x & 15], f);
+    }
+    fputc('"', f);
+}
+
 /* Write nrows rows into w and their expected JSON into f. */
 static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
 {
@@ -229,6 +248,10 @@ static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
         if (rnd() % 4 == 0) {
             bk_pq_null(w, C_S);
             fprintf(f, ",\"s\":null");
+        } else if (rnd() % 6 == 0) {
+            /* hex into a dictionary column: two values, repeated */
+            fprintf(f, ",\"s\":");
+            put_hex(w, C_S, f, 2, 1);
         } else {
             size_t n = rnd() % 3 == 0 ? 0 : 1 + rnd() % 80;
             if (rnd() % 2) n = 3; /* repeats for the dictionary */
@@ -240,10 +263,15 @@ static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
         }
         size_t bn = rnd() % 50;
         if (with_big && r % 997 == 5) bn = (size_t)(1 + rnd() % 3) << 20; /* 1-3 MiB strings */
-        rand_str(buf, bn);
-        put_str(w, C_BIG, buf, bn);
-        fprintf(f, ",\"big\":");
-        json_str(f, buf, bn);
+        if (rnd() % 3 == 0) {
+            fprintf(f, ",\"big\":");
+            put_hex(w, C_BIG, f, bn, 0);
+        } else {
+            rand_str(buf, bn);
+            put_str(w, C_BIG, buf, bn);
+            fprintf(f, ",\"big\":");
+            json_str(f, buf, bn);
+        }
         int64_t ts = (int64_t)1231006505 * 1000000 + (int64_t)r * 600000000;
         bk_pq_i64(w, C_TS, ts);
         fprintf(f, ",\"ts\":\"%lld\"", (long long)ts);
@@ -260,9 +288,13 @@ static void gen_rows(bk_pq_writer *w, FILE *f, size_t nrows, int with_big)
         fprintf(f, ",\"lst\":[");
         for (size_t k = 0; k < nl; k++) {
             size_t n = rnd() % 40;
+            if (k) fputc(',', f);
+            if (rnd() % 3 == 0) {
+                put_hex(w, C_LST, f, n, 0);
+                continue;
+            }
             rand_str(buf, n);
             put_str(w, C_LST, buf, n);
-            if (k) fputc(',', f);
             json_str(f, buf, n);
         }
         bk_pq_list_end(w, C_LST);
@@ -331,6 +363,9 @@ static void test_files(void)
         {"rowgroups_zstd", BK_PQ_ZSTD, 0, 200000, 0, 3000, 0},
         {"empty", BK_PQ_ZSTD, 0, 0, 0, 0, 0},
         {"one", BK_PQ_UNCOMPRESSED, 0, 0, 0, 1, 0},
+        /* pages of over 40K list entries: bit-packed levels larger than
+         * the room the writer keeps before the values (copied behind them) */
+        {"levels_big", BK_PQ_ZSTD, 0, 0, 0, 25000, 0},
     };
     char cmd[65536];
     size_t off = (size_t)snprintf(cmd, sizeof cmd, "node %s/../export/check_parquet.mjs --pairs", BK_TEST_DATA);

@@ -72,7 +72,8 @@ typedef enum bk_pq_codec {
 typedef struct bk_pq_opts {
     bk_pq_codec codec;         /* default BK_PQ_ZSTD */
     int zstd_level;            /* default BK_PQ_ZSTD_LEVEL_DEFAULT; negative = zstd's fast levels,
-                                  always with Huffman-coded literals (docs/export.md) */
+                                  always with Huffman-coded literals and matches of 7+ bytes
+                                  (docs/export.md) */
     size_t page_size;          /* default 1 MiB of encoded values */
     size_t row_group_size;     /* default 64 MiB buffered */
     size_t dict_max_bytes;     /* default 1 MiB of dictionary per chunk */
@@ -101,6 +102,9 @@ BK_API void bk_pq_i32(bk_pq_writer *w, size_t col, int32_t v);
 /* INT64 and both TIMESTAMP types. */
 BK_API void bk_pq_i64(bk_pq_writer *w, size_t col, int64_t v);
 BK_API void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len);
+/* A STRING value: the lowercase hex of p[0..n) (rev: last byte first, the
+ * display order of hashes), written straight into the page. */
+BK_API void bk_pq_hex(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev);
 /* A string value built in place (hex, script text) without a copy: open
  * returns the writer to append the value's bytes to (the column's page
  * buffer itself for a PLAIN column, a scratch buffer for a dictionary

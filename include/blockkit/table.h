@@ -164,6 +164,7 @@ BK_API bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], con
 /* ---- chunk files ---- */
 
 #define BK_CHUNK_PATH_MAX 4096
+#define BK_CHUNK_BUF ((size_t)1 << 20) /* write buffer of a chunk file */
 
 typedef struct bk_chunk_file {
     char path[BK_CHUNK_PATH_MAX];      /* final name */
@@ -171,7 +172,10 @@ typedef struct bk_chunk_file {
     int fd;
     int failed;                        /* a write failed (errno in err_no) */
     int err_no;
-    bk_writer buf;                     /* write buffer in front of fd */
+    bk_writer buf;                     /* storage of the write buffer in front of fd */
+    uint8_t *wb;                       /* the buffer: BK_CHUNK_BUF bytes in buf, 4 KiB aligned */
+    size_t wlen;                       /* bytes in it */
+    int direct;                        /* fd is O_DIRECT (written a whole buffer at a time) */
     bk_table_writer table;
     /* after a commit: table and buf kept for the next open of this struct */
     int kept;
@@ -183,7 +187,10 @@ typedef struct bk_chunk_file {
 BK_API bk_status bk_chunk_path(char *out, size_t cap, const char *dir, const char *dataset, int64_t first,
                                int64_t last, const char *ext) BK_WARN_UNUSED;
 /* Create <dir>/<dataset>/ if needed and open the temporary file, then the
- * table writer on it (f->table). BK_ERR_IO naming the path. f must be
+ * table writer on it (f->table). The file is written in 1 MiB pieces with
+ * O_DIRECT where the filesystem takes it (no copy into the page cache; the
+ * last piece and any filesystem that refuses it written the usual way).
+ * BK_ERR_IO naming the path. f must be
  * zeroed before its first open; a struct reopened after a commit reuses
  * the committed chunk's table writer and buffers when the format, columns,
  * options and allocator are the same (so a run of chunks allocates once). */

@@ -8,6 +8,7 @@
 
 #include "bitcoin/script_internal.h"
 #include "json/json_internal.h"
+#include "parquet/writer_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -221,23 +222,35 @@ void bk_table_scratch_free(bk_table_scratch *s)
  * tables is INT64, TIMESTAMP, BOOLEAN or STRING). */
 static inline void r_int(bk_table_writer *t, size_t col, int64_t v)
 {
-    if (t->pq) bk_pq_i64(t->pq, col, v);
-    else bk_table_int(t, col, v);
+    if (t->pq) {
+        if (!bk_pq_i64_short_(t->pq, col, v)) bk_pq_i64(t->pq, col, v);
+    } else {
+        bk_table_int(t, col, v);
+    }
 }
 static inline void r_str(bk_table_writer *t, size_t col, const char *s, size_t n)
 {
-    if (t->pq) bk_pq_str(t->pq, col, s, n);
-    else bk_table_str(t, col, s, n);
+    if (t->pq) {
+        if (!bk_pq_str_short_(t->pq, col, s, n)) bk_pq_str(t->pq, col, s, n);
+    } else {
+        bk_table_str(t, col, s, n);
+    }
 }
 static inline void r_null(bk_table_writer *t, size_t col)
 {
-    if (t->pq) bk_pq_null(t->pq, col);
-    else bk_table_null(t, col);
+    if (t->pq) {
+        if (!bk_pq_null_short_(t->pq, col)) bk_pq_null(t->pq, col);
+    } else {
+        bk_table_null(t, col);
+    }
 }
 static inline void r_bool(bk_table_writer *t, size_t col, int v)
 {
-    if (t->pq) bk_pq_bool(t->pq, col, v);
-    else bk_table_bool(t, col, v);
+    if (t->pq) {
+        if (!bk_pq_bool_short_(t->pq, col, v)) bk_pq_bool(t->pq, col, v);
+    } else {
+        bk_table_bool(t, col, v);
+    }
 }
 
 /* The script columns shared by outputs and spent outputs: type, address, desc. */

@@ -1,5 +1,8 @@
 /* One row sink, three formats (blockkit/table.h), and chunk files written
  * under a temporary name and renamed when complete. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT */
+#endif
 #include <blockkit/hex.h>
 #include <blockkit/table.h>
 
@@ -345,10 +348,7 @@ void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, in
 {
     if (t->pq) {
         /* into the column's page buffer (or the dictionary's scratch) */
-        bk_writer *s = bk_pq_str_open(t->pq, col);
-        if (rev) bk_writer_put_hex_rev(s, p, n);
-        else bk_writer_put_hex(s, p, n);
-        bk_pq_str_close(t->pq, col);
+        bk_pq_hex(t->pq, col, p, n, rev);
         return;
     }
     if (!check_col(t, col)) return;
@@ -477,17 +477,65 @@ static int fd_sink(void *ctx, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Table writers hand bytes to this sink; a 1 MiB buffer in front of fd. */
+#define DIRECT_ALIGN ((size_t)4096)
+
+/* The rest of the file written the usual way (the last, partial piece; or
+ * a filesystem that refuses a direct write). */
+static void drop_direct(bk_chunk_file *f)
+{
+#ifdef O_DIRECT
+    if (!f->direct) return;
+    int fl = fcntl(f->fd, F_GETFL);
+    if (fl != -1) (void)fcntl(f->fd, F_SETFL, fl & ~O_DIRECT);
+#endif
+    f->direct = 0;
+}
+
+/* Write the buffer out (a whole BK_CHUNK_BUF while direct, or at the end). */
+static int flush_buf(bk_chunk_file *f)
+{
+    size_t n = f->wlen;
+    f->wlen = 0;
+    if (f->direct && n % DIRECT_ALIGN) drop_direct(f);
+    while (n) {
+        ssize_t r = write(f->fd, f->wb, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EINVAL && f->direct) {
+            drop_direct(f); /* alignment this filesystem does not take */
+            continue;
+        }
+        if (r <= 0) {
+            f->failed = 1;
+            f->err_no = r < 0 ? errno : EIO;
+            return -1;
+        }
+        if ((size_t)r < n) {
+            /* short: the rest from the buffer's start, the usual way */
+            drop_direct(f);
+            memmove(f->wb, f->wb + r, n - (size_t)r);
+        }
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Table writers hand bytes to this sink; a 1 MiB buffer in front of fd
+ * (large pieces go straight to a file that is not O_DIRECT). */
 static int buf_sink(void *ctx, const uint8_t *p, size_t n)
 {
     bk_chunk_file *f = ctx;
-    if (f->buf.len + n > f->buf.cap && f->buf.len) {
-        if (fd_sink(f, f->buf.data, f->buf.len)) return -1;
-        bk_writer_reset(&f->buf);
+    if (!f->direct && f->wlen + n > BK_CHUNK_BUF && f->wlen && flush_buf(f)) return -1;
+    if (!f->direct && n >= BK_CHUNK_BUF) return fd_sink(f, p, n);
+    while (n) {
+        size_t m = BK_CHUNK_BUF - f->wlen;
+        if (m > n) m = n;
+        memcpy(f->wb + f->wlen, p, m);
+        f->wlen += m;
+        p += m;
+        n -= m;
+        if (f->wlen == BK_CHUNK_BUF && flush_buf(f)) return -1;
     }
-    if (n >= ((size_t)1 << 20)) return fd_sink(f, p, n);
-    put_n(&f->buf, p, n);
-    return bk_writer_status(&f->buf) == BK_OK ? 0 : -1;
+    return 0;
 }
 
 static int same_pq_opts(const bk_pq_opts *a, const bk_pq_opts *b)
@@ -538,17 +586,24 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
     f->kept_alloc = alloc;
     if (pq) f->kept_pq = *pq;
     else bk_pq_opts_init(&f->kept_pq);
-    f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+#ifdef O_DIRECT
+    f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0666);
+    f->direct = f->fd >= 0;
+    if (f->fd < 0 && errno == EINVAL) /* a filesystem without O_DIRECT (tmpfs) */
+#endif
+        f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (f->fd < 0) {
         if (reuse) bk_table_close(&f->table);
         bk_writer_free(&f->buf);
         return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
     }
-    if (bk_writer_reserve(&f->buf, (size_t)1 << 20) != BK_OK) {
+    if (bk_writer_reserve(&f->buf, BK_CHUNK_BUF + DIRECT_ALIGN) != BK_OK) {
         if (!reuse) memset(&f->table, 0, sizeof f->table);
         bk_chunk_file_abort(f);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
+    f->wb = f->buf.data + (DIRECT_ALIGN - (uintptr_t)f->buf.data % DIRECT_ALIGN) % DIRECT_ALIGN;
+    f->wlen = 0;
     bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
                          : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
     if (st != BK_OK) {
@@ -620,10 +675,8 @@ static void remove_older_partials(const bk_chunk_file *f)
 bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
 {
     bk_status st = bk_table_finish(&f->table, err);
-    if (st == BK_OK && f->buf.len) {
-        if (fd_sink(f, f->buf.data, f->buf.len)) st = BK_ERR_IO;
-        bk_writer_reset(&f->buf);
-    }
+    if (st == BK_OK && f->wlen && flush_buf(f)) st = BK_ERR_IO;
+    f->wlen = 0;
     if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
     int sync_failed = st == BK_OK && fsync(f->fd) != 0;
     int e_sync = errno;

@@ -8,6 +8,7 @@
 #include <blockkit/utxo.h>
 
 #include "../bitcoin/script_internal.h"
+#include "../parquet/writer_internal.h"
 
 #include <string.h>
 
@@ -189,6 +190,35 @@ bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk
         return bk_error_set(err, BK_ERR_ARG, 0, "utxos: rows %zu..%zu of a batch of %zu%s", from, to, b->n,
                             b->rendered ? "" : " not rendered");
     const char *txt = (const char *)b->text.data;
+    bk_pq_writer *pq = t->pq;
+    if (pq) {
+        /* Parquet: the writer's short paths inline (writer_internal.h) */
+        for (size_t i = from; i < to; i++) {
+            const bk_utxo *u = &b->u[i];
+            const row_text *r = &b->r[i];
+            if (!bk_pq_str_short_(pq, 0, txt + r->txid_off, 64)) bk_pq_str(pq, 0, txt + r->txid_off, 64);
+            if (!bk_pq_i64_short_(pq, 1, u->vout)) bk_pq_i64(pq, 1, u->vout);
+            if (!bk_pq_i64_short_(pq, 2, u->coin.value)) bk_pq_i64(pq, 2, u->coin.value);
+            bk_pq_i32(pq, 3, u->coin.height);
+            if (!bk_pq_bool_short_(pq, 4, u->coin.coinbase)) bk_pq_bool(pq, 4, u->coin.coinbase);
+            const char *sh = u->coin.script_len ? txt + r->script_off : "";
+            size_t shn = 2 * (size_t)u->coin.script_len;
+            if (!bk_pq_str_short_(pq, 5, sh, shn)) bk_pq_str(pq, 5, sh, shn);
+            const char *type = bk_script_type_name((bk_script_type)r->type);
+            size_t tn = strlen(type);
+            if (!bk_pq_str_short_(pq, 6, type, tn)) bk_pq_str(pq, 6, type, tn);
+            if (r->addr_len) {
+                if (!bk_pq_str_short_(pq, 7, txt + r->addr_off, r->addr_len))
+                    bk_pq_str(pq, 7, txt + r->addr_off, r->addr_len);
+            } else if (!bk_pq_null_short_(pq, 7)) {
+                bk_pq_null(pq, 7);
+            }
+            if (!bk_pq_str_short_(pq, 8, txt + r->desc_off, r->desc_len)) bk_pq_str(pq, 8, txt + r->desc_off, r->desc_len);
+            bk_status st = bk_table_end_row(t, err);
+            if (st != BK_OK) return st;
+        }
+        return BK_OK;
+    }
     for (size_t i = from; i < to; i++) {
         const bk_utxo *u = &b->u[i];
         const row_text *r = &b->r[i];
