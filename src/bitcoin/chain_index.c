@@ -195,6 +195,12 @@ static void run_pair(task_fn a, void *aa, task_fn b, void *ba)
 
 /* ---- reading the index ---- */
 
+#if defined(__GNUC__)
+#define BK_PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define BK_PREFETCH_W(p) ((void)(p))
+#endif
+
 /* The entries are written at random places (by height, in key order):
  * with 4 KiB pages nearly every record costs a TLB miss and every page a
  * fault. Transparent huge pages for the 2 MiB-aligned inside of the
@@ -215,6 +221,7 @@ static void advise_huge(void *p, size_t len)
 /* Headers hashed against their keys this many at a time: bk_sha256d_msgs
  * runs its widest lanes (AVX-512: 32) full only on long batches. */
 #define HASH_BATCH 512
+#define PLACE_AHEAD 16
 
 /* The 'b' records are read in two key ranges ('b' + hash below 0x80...
  * and from it), one per thread, into the same entries: the first block of
@@ -246,8 +253,13 @@ typedef struct idx_part {
     uint64_t n_no_data;
     bk_status st;
     bk_error err;
+    /* Entries made, waiting for their places (slots, at random: prefetched
+     * when the record is read, written PLACE_AHEAD records later). */
+    size_t n_ring;
+    bk_chain_entry ring[PLACE_AHEAD];
+    bk_chain_entry *ring_dst[PLACE_AHEAD];
     /* Headers waiting to be hashed against their keys (the entries are
-     * stored at once: a mismatch fails the build, which keeps nothing). */
+     * stored before: a mismatch fails the build, which keeps nothing). */
     size_t n;
     uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
     uint8_t key_hash[HASH_BATCH][32];
@@ -304,6 +316,13 @@ static bk_status part_flush(idx_part *p)
     return BK_OK;
 }
 
+/* The entries waiting in the ring to their places. */
+static void part_place(idx_part *p)
+{
+    for (size_t i = 0; i < p->n_ring; i++) memcpy(p->ring_dst[i], &p->ring[i], sizeof p->ring[i]);
+    p->n_ring = 0;
+}
+
 static bk_status part_record(idx_part *p, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
 {
     const idx_shared *sh = p->sh;
@@ -330,6 +349,7 @@ static bk_status part_record(idx_part *p, const uint8_t *k, size_t kl, const uin
     }
     if (!e) {
         if (p->n_ov == p->cap_ov) {
+            part_place(p); /* (pointers into the overflow) */
             size_t nc = p->cap_ov ? p->cap_ov + p->cap_ov / 2 : 64;
             if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
             bk_chain_entry *no = nc > p->n_ov ? bk_realloc(sh->alloc, p->ov, p->cap_ov * sizeof *no, nc * sizeof *no) : NULL;
@@ -339,6 +359,12 @@ static bk_status part_record(idx_part *p, const uint8_t *k, size_t kl, const uin
         }
         e = &p->ov[p->n_ov++];
     }
+    if (p->n_ring == PLACE_AHEAD) part_place(p);
+    BK_PREFETCH_W(e);
+    BK_PREFETCH_W((const uint8_t *)e + 64);
+    BK_PREFETCH_W((const uint8_t *)e + 128);
+    p->ring_dst[p->n_ring] = e;
+    e = &p->ring[p->n_ring++];
     entry_from_record(e, &r);
     p->n_no_data += e->no_data;
     if (r.height > p->max_h) p->max_h = r.height;
@@ -366,6 +392,7 @@ static void part_run(void *arg)
         }
         p->st = part_record(p, k, kl, v, vl);
     }
+    part_place(p);
     if (p->st == BK_OK) p->st = bk_ldb_iter_status(it, &p->err);
     if (p->st == BK_OK) p->st = part_flush(p);
     bk_ldb_iter_free(it);
@@ -596,6 +623,7 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         p->st = BK_OK;
         bk_error_clear(&p->err);
         p->n = 0;
+        p->n_ring = 0;
         for (size_t j = 0; j < HASH_BATCH; j++) {
             p->seg[j].data = p->hdr[j];
             p->seg[j].len = BK_HEADER_SIZE;
@@ -970,7 +998,7 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
 
 typedef struct read_window {
     uint8_t *buf;
-    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, de-obfuscated */
+    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, as stored (obfuscated) */
 } read_window;
 
 /* The bytes read_sizes checks for a record at pos: its 8-byte record
@@ -983,8 +1011,11 @@ static void checked_range(bk_file_kind kind, uint64_t pos, uint64_t flen, uint64
 }
 
 /* Make refs[i]'s checked bytes available in w (one pread for it and the
- * records after it in the same file that fit the window). 0 when the read
- * failed (the file shrank): the caller reads that record on its own. */
+ * records after it in the same file that fit the window), as stored: only
+ * the checked bytes are de-obfuscated, by the caller (records are ~200
+ * bytes apart on a synthetic chain, so the window holds every byte). f is
+ * the raw view of the file. 0 when the read failed (the file shrank): the
+ * caller reads that record on its own. */
 static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind, const pos_ref *refs, size_t i,
                        size_t n)
 {
@@ -1013,8 +1044,13 @@ static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind,
  * the entry does not keep). With trust, a record's size is the distance to
  * the next one the index knows in the file (checked to leave room for a
  * header), and only the last record of each file is read. */
+typedef struct sizes_out {
+    uint64_t n_missing;  /* entries of files not there */
+    uint64_t n_no_data;  /* of them, blocks that lost their data */
+} sizes_out;
+
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
-                            int trust, covered_list *cov, bk_error *err)
+                            int trust, covered_list *cov, sizes_out *out, bk_error *err)
 {
     if (!c->n_entries) return BK_OK;
     /* (Sized for every entry: one pass over them, not a count first.) */
@@ -1052,12 +1088,12 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 if (kind == BK_FILE_BLK) {
                     e->no_data = 1;
                     e->offset = 0;
-                    c->n_no_data++;
+                    out->n_no_data++;
                 } else {
                     e->has_undo = 0;
                     e->undo_offset = 0;
                 }
-                c->n_missing++;
+                out->n_missing++;
             }
             continue;
         }
@@ -1066,6 +1102,10 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
         w.lo = w.hi = 0;
+        /* The same file read as stored. */
+        bk_blockfile raw = f;
+        memset(raw.key, 0, sizeof raw.key);
+        raw.xored = 0;
         /* (Files are read with pread, never mapped: nothing to drop.) */
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
@@ -1095,8 +1135,15 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             }
             uint64_t lo, hi;
             checked_range(kind, pos, f.len, &lo, &hi);
-            if (window_fill(&w, &f, kind, refs, i, n)) rec = w.buf + (lo - w.lo);
-            else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) hi = lo; /* shrank */
+            if (window_fill(&w, &raw, kind, refs, i, n)) {
+                rec = w.buf + (lo - w.lo);
+                if (f.xored) {
+                    bk_xor_copy(hdr, rec, (size_t)(hi - lo), lo, f.key);
+                    rec = hdr;
+                }
+            } else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) {
+                hi = lo; /* shrank */
+            }
             if (hi - lo < 8 || memcmp(rec, magic, 4) != 0) {
                 /* Another network's files (a regtest directory read as main):
                  * say which, and the --chain to use. */
@@ -1143,6 +1190,73 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
     bk_free(c->alloc, refs, ncap * sizeof *refs);
     bk_free(c->alloc, w.buf, WIN_SIZE);
     return st;
+}
+
+/* ---- links and sizes on two threads ---- */
+
+/* The table, links, work and median time past, and the undo sizes on this
+ * thread; the block sizes on another. They touch different fields of the
+ * entries (table and links: hash, prev_hash, height, bits, time, parent,
+ * chainwork, mediantime; blk sizes: file, offset, size, no_data and the
+ * header fields; undo sizes: has_undo, undo_*). */
+typedef struct links_task {
+    bk_chain *c;
+    const bk_blocksdir *d;
+    const bk_chain_opts *opts;
+    int trust;
+    covered_list *cov;
+    sizes_out out;
+    bk_status st;        /* the first error of the task */
+    bk_status st_sizes;  /* BK_OK unless it came from read_sizes */
+    bk_error err;
+} links_task;
+
+static void links_task_run(void *arg)
+{
+    links_task *t = arg;
+    if ((t->st = table_build(t->c)) != BK_OK) {
+        bk_error_set(&t->err, t->st, 0, "out of memory");
+        return;
+    }
+    if ((t->st = link_all(t->c, t->opts, &t->err)) != BK_OK) return;
+    t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_REV, t->opts, t->trust, t->cov, &t->out, &t->err);
+}
+
+static void blk_sizes_run(void *arg)
+{
+    links_task *t = arg;
+    t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_BLK, t->opts, t->trust, t->cov, &t->out, &t->err);
+}
+
+static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts, int trust,
+                                 covered_list *cov_blk, covered_list *cov_rev, bk_error *err)
+{
+    locked_alloc la;
+    if (!locked_alloc_init(&la, c->alloc)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    const bk_allocator *own = c->alloc;
+    c->alloc = &la.base;
+    links_task a, b;
+    memset(&a, 0, sizeof a);
+    a.c = c;
+    a.d = d;
+    a.opts = opts;
+    a.trust = trust;
+    b = a;
+    a.cov = cov_rev;
+    b.cov = cov_blk;
+    bk_error_clear(&a.err);
+    bk_error_clear(&b.err);
+    run_pair(links_task_run, &a, blk_sizes_run, &b);
+    c->alloc = own;
+    pthread_mutex_destroy(&la.mu);
+    c->n_missing += a.out.n_missing + b.out.n_missing;
+    c->n_no_data += b.out.n_no_data;
+    /* The first error in the order of a serial build: table, links, block
+     * sizes, undo sizes. */
+    const links_task *bad = a.st != BK_OK && a.st_sizes == BK_OK ? &a : b.st != BK_OK ? &b : a.st != BK_OK ? &a : NULL;
+    if (!bad) return BK_OK;
+    if (err) *err = bad->err;
+    return bad->st;
 }
 
 /* ---- blocks past the index's last flush ---- */
@@ -1526,6 +1640,9 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     uint32_t next = BK_CHAIN_NONE;
     for (uint32_t i = c->tip; i != BK_CHAIN_NONE; i = c->entries[i].parent) {
         bk_chain_entry *e = &c->entries[i];
+        /* Each step waits for the parent's index: fetch ahead where the
+         * parents usually are (height order, one block a height). */
+        if (i >= 12) BK_PREFETCH_W(&c->entries[i - 12].parent);
         e->active = 1;
         e->next = next;
         next = i;
@@ -1679,10 +1796,7 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         }
     }
     if (st == BK_OK) st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
-    if (st == BK_OK) st = link_all(c, opts, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, dirs->trust_positions, &cov_blk, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, dirs->trust_positions, &cov_rev, err);
+    if (st == BK_OK) st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, err);
     /* The tip Core has. */
     if (st == BK_OK && have_best) {
         c->tip = bk_chain_table_find(c, best);
