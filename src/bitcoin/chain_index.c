@@ -11,6 +11,7 @@
 #include <blockkit/leveldb.h>
 
 #include "chain_internal.h"
+#include "header_hash.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -218,8 +219,8 @@ static void advise_huge(void *p, size_t len)
 #endif
 }
 
-/* Headers hashed against their keys this many at a time: bk_sha256d_msgs
- * runs its widest lanes (AVX-512: 32) full only on long batches. */
+/* Headers hashed against their keys this many at a time (header_hash.c:
+ * sixteen AVX-512 lanes). */
 #define HASH_BATCH 512
 #define PLACE_AHEAD 16
 
@@ -263,8 +264,6 @@ typedef struct idx_part {
     size_t n;
     uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
     uint8_t key_hash[HASH_BATCH][32];
-    bk_sha256_seg seg[HASH_BATCH];
-    bk_sha256_msg msg[HASH_BATCH];
     uint8_t out[HASH_BATCH * 32];
 } idx_part;
 
@@ -298,7 +297,7 @@ static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
 static bk_status part_flush(idx_part *p)
 {
     if (!p->n) return BK_OK;
-    bk_sha256d_msgs(p->out, p->msg, p->n);
+    bk_header_hash_many(p->out, &p->hdr[0][0], p->n);
     size_t n = p->n;
     p->n = 0;
     for (size_t i = 0; i < n; i++) {
@@ -624,12 +623,6 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
         bk_error_clear(&p->err);
         p->n = 0;
         p->n_ring = 0;
-        for (size_t j = 0; j < HASH_BATCH; j++) {
-            p->seg[j].data = p->hdr[j];
-            p->seg[j].len = BK_HEADER_SIZE;
-            p->msg[j].segs = &p->seg[j];
-            p->msg[j].nsegs = 1;
-        }
     }
     /* ['b', 'b' 80) and ['b' 80, end of 'b'). */
     parts[0].start[0] = 'b';
