@@ -231,7 +231,11 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *    record of a blk file is decoded in full: an interrupted write is
  *    dropped. These blocks have status 0 (Core has not recorded one).
  * opts may be NULL; its cancel flag is polled (BK_ERR_CANCELLED) and its
- * tmpdir used for the snapshots. Nothing is written to the node's
+ * tmpdir used for the snapshots. The build runs on the calling thread and
+ * one more (the 'b' records in two key ranges; then the block sizes beside
+ * the links and undo sizes): the result is the same as a serial build's,
+ * and alloc is called from both threads, one call at a time (it need not
+ * be thread-safe). Nothing is written to the node's
  * directories. Errors: those of bk_ldb_open (BK_ERR_NOT_FOUND when there
  * is no index), the decoders' (naming the key), BK_ERR_IO naming a file,
  * BK_ERR_NOMEM. On error *c is left empty (bk_chain_free is harmless). */

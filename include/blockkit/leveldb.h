@@ -71,6 +71,13 @@ BK_API void bk_ldb_free(void *p);
  * LevelDB's byte order. The iterator reads a consistent view. */
 BK_API BK_WARN_UNUSED bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen,
                                                 bk_ldb_iter **it_out, bk_error *err);
+/* The same over the keys that start with `prefix` and lie in [start,
+ * limit) (slen 0: from the first such key; llen 0: to the last), in
+ * LevelDB's byte order: disjoint ranges of one prefix can be read from
+ * different threads. */
+BK_API BK_WARN_UNUSED bk_status bk_ldb_iter_new_range(bk_ldb *db, const uint8_t *prefix, size_t plen,
+                                                      const uint8_t *start, size_t slen, const uint8_t *limit,
+                                                      size_t llen, bk_ldb_iter **it_out, bk_error *err);
 /* 1 and the next key/value (valid until the next call or free), or 0 at the
  * end of the prefix range or on error (then bk_ldb_iter_status says which). */
 BK_API int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen,

@@ -11,11 +11,15 @@
 #include <blockkit/leveldb.h>
 
 #include "chain_internal.h"
+#include "header_hash.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ---- helpers ---- */
@@ -102,25 +106,166 @@ static bk_status add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number
     return BK_OK;
 }
 
+/* ---- two threads ---- */
+
+/* The caller's allocator as the threads of one build share it: one call
+ * at a time (an allocator need not be thread-safe). */
+typedef struct locked_alloc {
+    bk_allocator base;
+    const bk_allocator *inner;
+    pthread_mutex_t mu;
+} locked_alloc;
+
+static void *la_alloc(void *ctx, size_t size)
+{
+    locked_alloc *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    void *p = bk_alloc(l->inner, size);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void *la_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size)
+{
+    locked_alloc *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    void *p = bk_realloc(l->inner, ptr, old_size, new_size);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void la_free(void *ctx, void *ptr, size_t size)
+{
+    locked_alloc *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    bk_free(l->inner, ptr, size);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static int locked_alloc_init(locked_alloc *l, const bk_allocator *inner)
+{
+    l->base.alloc = la_alloc;
+    l->base.realloc = la_realloc;
+    l->base.free = la_free;
+    l->base.ctx = l;
+    l->inner = inner;
+    return pthread_mutex_init(&l->mu, NULL) == 0;
+}
+
+typedef void (*task_fn)(void *arg);
+
+typedef struct task {
+    task_fn fn;
+    void *arg;
+} task;
+
+static void *task_main(void *p)
+{
+    task *t = p;
+    t->fn(t->arg);
+    return NULL;
+}
+
+/* Tests only (tests/test_blockindex.c): 1 runs the two tasks of a pair
+ * on the calling thread in order, 2 the second first; 0 (always outside
+ * tests) on two threads. */
+extern int bk_chain_index_test_order;
+int bk_chain_index_test_order = 0;
+
+/* a(aa) on this thread while b(ba) runs on another; both here, a first,
+ * when no thread can be had (the results do not depend on it). */
+static void run_pair(task_fn a, void *aa, task_fn b, void *ba)
+{
+    if (bk_chain_index_test_order) {
+        if (bk_chain_index_test_order == 2) {
+            b(ba);
+            a(aa);
+        } else {
+            a(aa);
+            b(ba);
+        }
+        return;
+    }
+    pthread_t th;
+    task tb = {b, ba};
+    int spawned = pthread_create(&th, NULL, task_main, &tb) == 0;
+    a(aa);
+    if (spawned) pthread_join(th, NULL);
+    else b(ba);
+}
+
 /* ---- reading the index ---- */
 
-#define HASH_BATCH 32
+#if defined(__GNUC__)
+#define BK_PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define BK_PREFETCH_W(p) ((void)(p))
+#endif
 
-/* Records decoded, waiting for their headers to be hashed against their
- * keys, HASH_BATCH at a time (bk_sha256d_msgs keeps several in flight),
- * and then stored at their places (an entry is only stored once its
- * header is checked). No software prefetch of the places: they are mostly
- * pages not yet faulted in, and prefetching those measured slower. */
-typedef struct hash_check {
-    uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
-    bk_chain_entry ent[HASH_BATCH];
-    uint32_t dest[HASH_BATCH];  /* slot in c->entries, or in the overflow when ov[i] */
-    uint8_t ov[HASH_BATCH];
-    bk_sha256_seg seg[HASH_BATCH];
-    bk_sha256_msg msg[HASH_BATCH];
-    uint8_t out[HASH_BATCH * 32];
+/* The entries are written at random places (by height, in key order):
+ * with 4 KiB pages nearly every record costs a TLB miss and every page a
+ * fault. Transparent huge pages for the 2 MiB-aligned inside of the
+ * allocation (advice only: the bytes are ours, and nothing changes when it
+ * is refused). */
+static void advise_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + len) & ~(huge - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+/* Headers hashed against their keys this many at a time (header_hash.c:
+ * sixteen AVX-512 lanes). */
+#define HASH_BATCH 512
+#define PLACE_AHEAD 16
+
+/* The 'b' records are read in two key ranges ('b' + hash below 0x80...
+ * and from it), one per thread, into the same entries: the first block of
+ * each height a thread meets claims c->entries[height] (an atomic bit per
+ * height), later ones of a height, and heights past the preallocated
+ * entries, go to that thread's overflow, in key order. The entries end in
+ * height order, then key order (a chain has one block at most heights): the
+ * overflows are joined (the low range's first), a slot holder another
+ * thread's record of lower key beat is swapped out, the overflow is sorted
+ * and merged in. No sort of the whole array. */
+typedef struct idx_shared {
+    bk_ldb *db;
+    bk_chain_entry *entries;  /* the slots, cap of them */
+    _Atomic uint64_t *occ;    /* bit h: entries[h] holds a block of height h */
+    size_t cap;
+    const bk_allocator *alloc; /* shared by the threads */
+    const bk_chain_opts *opts;
+} idx_shared;
+
+typedef struct idx_part {
+    const idx_shared *sh;
+    uint8_t start[2], limit[2];
+    size_t slen, llen;        /* llen 0: to the end of the 'b' records */
+    bk_chain_entry *ov;       /* records without a slot, in key order */
+    size_t n_ov, cap_ov;
+    size_t n_primary;         /* slots taken */
+    size_t slots_end;         /* one past the highest slot taken */
+    int32_t max_h;
+    uint64_t n_no_data;
+    bk_status st;
+    bk_error err;
+    /* Entries made, waiting for their places (slots, at random: prefetched
+     * when the record is read, written PLACE_AHEAD records later). */
+    size_t n_ring;
+    bk_chain_entry ring[PLACE_AHEAD];
+    bk_chain_entry *ring_dst[PLACE_AHEAD];
+    /* Headers waiting to be hashed against their keys (the entries are
+     * stored before: a mismatch fails the build, which keeps nothing). */
     size_t n;
-} hash_check;
+    uint8_t hdr[HASH_BATCH][BK_HEADER_SIZE];
+    uint8_t key_hash[HASH_BATCH][32];
+    uint8_t out[HASH_BATCH * 32];
+} idx_part;
 
 static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
 {
@@ -149,89 +294,114 @@ static void entry_from_record(bk_chain_entry *e, const bk_disk_block_index *r)
     }
 }
 
-/* Where the 'b' records go as they come (in key order, i.e. by hash):
- * the first block of each height straight into c->entries[height] (the
- * entries end in height order, and a chain has one block at most heights),
- * later ones of a height, and heights past the preallocated entries, into
- * an overflow array merged in at the end. No sort of the whole array. */
-typedef struct placer {
-    uint64_t *occ;       /* bit h: c->entries[h] holds a block of height h */
-    size_t cap;          /* slots (the entries preallocated) */
-    size_t n_primary;    /* slots taken */
-    size_t slots_end;    /* one past the highest slot taken */
-    bk_chain_entry *ov;  /* the others, in key order */
-    size_t n_ov, cap_ov;
-    int32_t max_h;
-} placer;
-
-static bk_status hash_flush(bk_chain *c, placer *pl, hash_check *hc, bk_error *err)
+static bk_status part_flush(idx_part *p)
 {
-    for (size_t i = 0; i < hc->n; i++) {
-        hc->seg[i].data = hc->hdr[i];
-        hc->seg[i].len = BK_HEADER_SIZE;
-        hc->msg[i].segs = &hc->seg[i];
-        hc->msg[i].nsegs = 1;
+    if (!p->n) return BK_OK;
+    bk_header_hash_many(p->out, &p->hdr[0][0], p->n);
+    size_t n = p->n;
+    p->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(p->out + 32 * i, p->key_hash[i], 32) == 0) continue;
+        uint8_t key[33];
+        char kh[67], hex[65];
+        key[0] = 'b';
+        memcpy(key + 1, p->key_hash[i], 32);
+        bk_hex_encode(kh, key, 33);
+        kh[66] = 0;
+        hash_hex(hex, p->out + 32 * i);
+        return bk_error_set(&p->err, BK_ERR_MISMATCH, 0,
+                            "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
     }
-    if (hc->n) bk_sha256d_msgs(hc->out, hc->msg, hc->n);
-    for (size_t i = 0; i < hc->n; i++) {
-        const uint8_t *key_hash = hc->ent[i].hash;
-        if (memcmp(hc->out + 32 * i, key_hash, 32) != 0) {
-            char hex[65];
-            uint8_t key[33];
-            key[0] = 'b';
-            memcpy(key + 1, key_hash, 32);
-            char kh[67];
-            bk_hex_encode(kh, key, 33);
-            kh[66] = 0;
-            hash_hex(hex, hc->out + 32 * i);
-            hc->n = 0;
-            return bk_error_set(err, BK_ERR_MISMATCH, 0,
-                                "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
-        }
-        if (hc->ov[i]) pl->ov[hc->dest[i]] = hc->ent[i];
-        else c->entries[hc->dest[i]] = hc->ent[i];
-    }
-    hc->n = 0;
     return BK_OK;
 }
 
-static bk_status read_record(bk_chain *c, placer *pl, hash_check *hc, const uint8_t *k, size_t kl, const uint8_t *v,
-                             size_t vl, bk_error *err)
+/* The entries waiting in the ring to their places. */
+static void part_place(idx_part *p)
+{
+    for (size_t i = 0; i < p->n_ring; i++) memcpy(p->ring_dst[i], &p->ring[i], sizeof p->ring[i]);
+    p->n_ring = 0;
+}
+
+static bk_status part_record(idx_part *p, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    const idx_shared *sh = p->sh;
+    bk_disk_block_index r;
+    bk_error e2;
+    bk_status st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, &e2);
+    if (st != BK_OK) {
+        /* The records before it first: the error told is the first in key
+         * order. */
+        bk_status fs = part_flush(p);
+        if (fs != BK_OK) return fs;
+        p->err = e2;
+        return st;
+    }
+    size_t h = (size_t)r.height;
+    bk_chain_entry *e = NULL;
+    if (h < sh->cap) {
+        uint64_t bit = (uint64_t)1 << (h % 64);
+        if (!(atomic_fetch_or_explicit(&sh->occ[h / 64], bit, memory_order_relaxed) & bit)) {
+            e = &sh->entries[h];
+            p->n_primary++;
+            if (h + 1 > p->slots_end) p->slots_end = h + 1;
+        }
+    }
+    if (!e) {
+        if (p->n_ov == p->cap_ov) {
+            part_place(p); /* (pointers into the overflow) */
+            size_t nc = p->cap_ov ? p->cap_ov + p->cap_ov / 2 : 64;
+            if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
+            bk_chain_entry *no = nc > p->n_ov ? bk_realloc(sh->alloc, p->ov, p->cap_ov * sizeof *no, nc * sizeof *no) : NULL;
+            if (!no) return bk_error_set(&p->err, BK_ERR_NOMEM, 0, "out of memory");
+            p->ov = no;
+            p->cap_ov = nc;
+        }
+        e = &p->ov[p->n_ov++];
+    }
+    if (p->n_ring == PLACE_AHEAD) part_place(p);
+    BK_PREFETCH_W(e);
+    BK_PREFETCH_W((const uint8_t *)e + 64);
+    BK_PREFETCH_W((const uint8_t *)e + 128);
+    p->ring_dst[p->n_ring] = e;
+    e = &p->ring[p->n_ring++];
+    entry_from_record(e, &r);
+    p->n_no_data += e->no_data;
+    if (r.height > p->max_h) p->max_h = r.height;
+    memcpy(p->hdr[p->n], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
+    memcpy(p->key_hash[p->n], r.hash, 32);
+    if (++p->n == HASH_BATCH) return part_flush(p);
+    return BK_OK;
+}
+
+static void part_run(void *arg)
+{
+    idx_part *p = arg;
+    bk_ldb_iter *it = NULL;
+    static const uint8_t b = 'b';
+    p->st = bk_ldb_iter_new_range(p->sh->db, &b, 1, p->start, p->slen, p->llen ? p->limit : NULL, p->llen, &it,
+                                  &p->err);
+    if (p->st != BK_OK) return;
+    const uint8_t *k, *v;
+    size_t kl, vl;
+    uint64_t n = 0;
+    while (p->st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+        if ((++n & 4095) == 0 && cancelled(p->sh->opts)) {
+            p->st = bk_error_set(&p->err, BK_ERR_CANCELLED, 0, "cancelled");
+            break;
+        }
+        p->st = part_record(p, k, kl, v, vl);
+    }
+    part_place(p);
+    if (p->st == BK_OK) p->st = bk_ldb_iter_status(it, &p->err);
+    if (p->st == BK_OK) p->st = part_flush(p);
+    bk_ldb_iter_free(it);
+}
+
+/* The records of the other kinds Core's BlockTreeDB writes. */
+static bk_status read_other(bk_chain *c, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, bk_error *err)
 {
     bk_status st = BK_OK;
     switch (bk_index_key_kind_of(k, kl)) {
-    case BK_INDEX_KEY_BLOCK: {
-        bk_disk_block_index r;
-        st = bk_disk_block_index_decode(k, kl, v, vl, 0, &r, err);
-        if (st != BK_OK) break;
-        size_t h = (size_t)r.height;
-        if (h < pl->cap && !(pl->occ[h / 64] >> (h % 64) & 1)) {
-            pl->occ[h / 64] |= (uint64_t)1 << (h % 64);
-            pl->n_primary++;
-            if (h + 1 > pl->slots_end) pl->slots_end = h + 1;
-            hc->dest[hc->n] = (uint32_t)h;
-            hc->ov[hc->n] = 0;
-        } else {
-            if (pl->n_ov == pl->cap_ov) {
-                size_t nc = pl->cap_ov ? pl->cap_ov + pl->cap_ov / 2 : 64;
-                if (nc >= BK_CHAIN_NONE) nc = BK_CHAIN_NONE - 1;
-                bk_chain_entry *no = nc > pl->n_ov ? bk_realloc(c->alloc, pl->ov, pl->cap_ov * sizeof *no, nc * sizeof *no) : NULL;
-                if (!no) {
-                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-                    break;
-                }
-                pl->ov = no;
-                pl->cap_ov = nc;
-            }
-            hc->dest[hc->n] = (uint32_t)pl->n_ov++;
-            hc->ov[hc->n] = 1;
-        }
-        entry_from_record(&hc->ent[hc->n], &r);
-        if (r.height > pl->max_h) pl->max_h = r.height;
-        memcpy(hc->hdr[hc->n++], v + vl - BK_HEADER_SIZE, BK_HEADER_SIZE);
-        if (hc->n == HASH_BATCH) st = hash_flush(c, pl, hc, err);
-        break;
-    }
     case BK_INDEX_KEY_FILE: {
         bk_block_file_info fi;
         st = bk_block_file_info_decode(k, kl, v, vl, &fi, err);
@@ -290,49 +460,98 @@ static bk_status sort_by_height(const bk_allocator *al, bk_chain_entry *a, size_
     return BK_OK;
 }
 
-/* The placed records into c->entries [0, n) in height order (key order
- * within a height): the slots closed up, the overflow sorted and merged in
- * from the back. */
-static bk_status place_finish(bk_chain *c, placer *pl, bk_error *err)
+static int cmp_entry_hash(const void *a, const void *b)
 {
-    size_t n = pl->n_primary + pl->n_ov;
+    return memcmp(((const bk_chain_entry *)a)->hash, ((const bk_chain_entry *)b)->hash, 32);
+}
+
+static int occ_has(const idx_shared *sh, size_t h)
+{
+    return h < sh->cap && (atomic_load_explicit(&sh->occ[h / 64], memory_order_relaxed) >> (h % 64) & 1);
+}
+
+/* The placed records into c->entries [0, n) in height order (key order
+ * within a height): the two overflows joined into lo's, the slots closed
+ * up, the overflow sorted and merged in from the back. */
+static bk_status place_finish(bk_chain *c, const idx_shared *sh, idx_part *lo, idx_part *hi, bk_error *err)
+{
     c->n_entries = 0;
+    if (hi->n_ov) {
+        size_t n = lo->n_ov + hi->n_ov;
+        if (n > lo->cap_ov) {
+            bk_chain_entry *no = bk_realloc(c->alloc, lo->ov, lo->cap_ov * sizeof *no, n * sizeof *no);
+            if (!no) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            lo->ov = no;
+            lo->cap_ov = n;
+        }
+        memcpy(lo->ov + lo->n_ov, hi->ov, hi->n_ov * sizeof *hi->ov);
+        lo->n_ov = n;
+        bk_free(c->alloc, hi->ov, hi->cap_ov * sizeof *hi->ov);
+        hi->ov = NULL;
+        hi->n_ov = hi->cap_ov = 0;
+    }
+    size_t n_primary = lo->n_primary + hi->n_primary;
+    size_t slots_end = lo->slots_end > hi->slots_end ? lo->slots_end : hi->slots_end;
+    int32_t max_h = lo->max_h > hi->max_h ? lo->max_h : hi->max_h;
+    bk_chain_entry *ov = lo->ov;
+    size_t n_ov = lo->n_ov;
+    size_t n = n_primary + n_ov;
     if (!n) return BK_OK;
+    /* A slot keeps the lowest key of its height: the other thread's record
+     * may have claimed it first. */
+    int swapped = 0;
+    for (size_t k = 0; k < n_ov; k++) {
+        size_t h = (size_t)ov[k].height;
+        if (occ_has(sh, h) && memcmp(ov[k].hash, c->entries[h].hash, 32) < 0) {
+            bk_chain_entry t = ov[k];
+            ov[k] = c->entries[h];
+            c->entries[h] = t;
+            swapped = 1;
+        }
+    }
     /* Every height needs that many ancestors in the index. */
-    if ((size_t)pl->max_h >= n) {
+    if ((size_t)max_h >= n) {
         const bk_chain_entry *bad = NULL;
-        size_t h = (size_t)pl->max_h;
-        if (h < pl->cap && (pl->occ[h / 64] >> (h % 64) & 1)) bad = &c->entries[h];
-        for (size_t k = 0; !bad && k < pl->n_ov; k++)
-            if (pl->ov[k].height == pl->max_h) bad = &pl->ov[k];
+        size_t h = (size_t)max_h;
+        if (occ_has(sh, h)) bad = &c->entries[h];
+        const bk_chain_entry *first = NULL;
+        for (size_t k = 0; !bad && k < n_ov; k++)
+            if (ov[k].height == max_h && (!first || memcmp(ov[k].hash, first->hash, 32) < 0)) first = &ov[k];
+        if (!bad) bad = first;
         static const uint8_t none[32];
         char hex[65];
         hash_hex(hex, bad ? bad->hash : none);
         return bk_error_set(err, BK_ERR_INVALID, 0, "blocks/index: block %s has height %d but the index holds only %zu blocks",
-                            hex, (int)pl->max_h, n);
+                            hex, (int)max_h, n);
     }
-    if (pl->slots_end != pl->n_primary) {
+    if (slots_end != n_primary) {
         size_t w = 0;
-        for (size_t h = 0; h < pl->slots_end; h++)
-            if (pl->occ[h / 64] >> (h % 64) & 1) {
+        for (size_t h = 0; h < slots_end; h++)
+            if (occ_has(sh, h)) {
                 if (w != h) c->entries[w] = c->entries[h];
                 w++;
             }
     }
-    if (!pl->n_ov) {
+    if (!n_ov) {
         c->n_entries = n;
         return BK_OK;
     }
-    if (sort_by_height(c->alloc, pl->ov, pl->n_ov, pl->max_h) != BK_OK)
-        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    if (!pl->n_primary) {
+    if (sort_by_height(c->alloc, ov, n_ov, max_h) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    if (swapped) {
+        /* Key order within each height again. */
+        for (size_t i = 0, j; i < n_ov; i = j) {
+            for (j = i + 1; j < n_ov && ov[j].height == ov[i].height; j++) {}
+            if (j - i > 1) qsort(ov + i, j - i, sizeof *ov, cmp_entry_hash);
+        }
+    }
+    if (!n_primary) {
         /* Nothing preallocated (the records are in LevelDB's log): the
          * overflow is the array. */
         bk_free(c->alloc, c->entries, c->cap_entries * sizeof *c->entries);
-        c->entries = pl->ov;
-        c->cap_entries = pl->cap_ov;
-        pl->ov = NULL;
-        pl->n_ov = pl->cap_ov = 0;
+        c->entries = ov;
+        c->cap_entries = lo->cap_ov;
+        lo->ov = NULL;
+        lo->n_ov = lo->cap_ov = 0;
         c->n_entries = n;
         return BK_OK;
     }
@@ -342,54 +561,92 @@ static bk_status place_finish(bk_chain *c, placer *pl, bk_error *err)
         c->entries = ne;
         c->cap_entries = n;
     }
-    size_t i = pl->n_primary, j = pl->n_ov, w = n;
+    size_t i = n_primary, j = n_ov, w = n;
     while (j > 0) {
-        if (i > 0 && c->entries[i - 1].height > pl->ov[j - 1].height) c->entries[--w] = c->entries[--i];
-        else c->entries[--w] = pl->ov[--j];
+        if (i > 0 && c->entries[i - 1].height > ov[j - 1].height) c->entries[--w] = c->entries[--i];
+        else c->entries[--w] = ov[--j];
     }
     c->n_entries = n;
     return BK_OK;
 }
 
-/* Every record of the kinds Core's BlockTreeDB writes, one key prefix at
- * a time. */
+/* Every record of the kinds Core's BlockTreeDB writes: the 'b' records on
+ * two threads, then the others. */
 static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_opts *opts, bk_error *err)
 {
-    static const uint8_t prefixes[] = {'b', 'f', 'l', 'R', 'F'};
+    static const uint8_t others[] = {'f', 'l', 'R', 'F'};
     bk_ldb *db = NULL;
     bk_status st = bk_ldb_open(indexdir, opts ? opts->tmpdir : NULL, &db, err);
     if (st != BK_OK) return st;
-    hash_check *hc = bk_alloc(c->alloc, sizeof *hc);
-    if (!hc) {
+    idx_part *parts = bk_alloc(c->alloc, 2 * sizeof *parts);
+    locked_alloc la;
+    if (!parts || !locked_alloc_init(&la, c->alloc)) {
+        bk_free(c->alloc, parts, 2 * sizeof *parts);
         bk_ldb_close(db);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
-    hc->n = 0;
-    placer pl;
-    memset(&pl, 0, sizeof pl);
+    idx_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.db = db;
+    sh.alloc = &la.base;
+    sh.opts = opts;
     /* Size the entries from the tables' bytes for the 'b' range (a record
      * takes about 130 bytes there, Core stores them uncompressed): one
-     * allocation, the slots by height. Records still in the log are not
-     * counted; they go to the overflow. */
-    uint64_t approx = bk_ldb_approximate_size(db, &prefixes[0], 1, (const uint8_t *)"c", 1);
-    if (approx / 128 > 1024 && approx / 128 < BK_CHAIN_NONE / 2) {
-        size_t want = (size_t)(approx / 128) + 1024;
+     * allocation, the slots by height (and 1024 spare). Records still in
+     * the log are not counted; they go to the overflow. */
+    static const uint8_t b0 = 'b', c0 = 'c';
+    uint64_t approx = bk_ldb_approximate_size(db, &b0, 1, &c0, 1);
+    if (approx >= 128 && approx / 128 < BK_CHAIN_NONE / 2) {
+        size_t want = (size_t)(approx / 128) + 1024, nw = (want + 63) / 64;
         bk_chain_entry *e = bk_alloc(c->alloc, want * sizeof *e);
-        uint64_t *occ = e ? bk_alloc(c->alloc, (want + 63) / 64 * sizeof *occ) : NULL;
+        _Atomic uint64_t *occ = e ? bk_alloc(c->alloc, nw * sizeof *occ) : NULL;
         if (occ) {
-            memset(occ, 0, (want + 63) / 64 * sizeof *occ);
+            advise_huge(e, want * sizeof *e);
+            for (size_t i = 0; i < nw; i++) atomic_init(&occ[i], 0);
             c->entries = e;
             c->cap_entries = want;
-            pl.occ = occ;
-            pl.cap = want;
+            sh.entries = e;
+            sh.occ = occ;
+            sh.cap = want;
         } else {
             bk_free(c->alloc, e, want * sizeof *e);
         }
     }
+    for (int i = 0; i < 2; i++) {
+        idx_part *p = &parts[i];
+        p->sh = &sh;
+        p->ov = NULL;
+        p->n_ov = p->cap_ov = p->n_primary = p->slots_end = 0;
+        p->max_h = -1;
+        p->n_no_data = 0;
+        p->st = BK_OK;
+        bk_error_clear(&p->err);
+        p->n = 0;
+        p->n_ring = 0;
+    }
+    /* ['b', 'b' 80) and ['b' 80, end of 'b'). */
+    parts[0].start[0] = 'b';
+    parts[0].slen = 1;
+    parts[0].limit[0] = 'b';
+    parts[0].limit[1] = 0x80;
+    parts[0].llen = 2;
+    parts[1].start[0] = 'b';
+    parts[1].start[1] = 0x80;
+    parts[1].slen = 2;
+    parts[1].llen = 0;
+    run_pair(part_run, &parts[0], part_run, &parts[1]);
+    pthread_mutex_destroy(&la.mu);
+    /* The first error in key order. */
+    for (int i = 0; i < 2 && st == BK_OK; i++)
+        if (parts[i].st != BK_OK) {
+            st = parts[i].st;
+            if (err) *err = parts[i].err;
+        }
+    c->n_no_data = parts[0].n_no_data + parts[1].n_no_data;
     uint64_t n = 0;
-    for (size_t p = 0; p < sizeof prefixes && st == BK_OK; p++) {
+    for (size_t p = 0; p < sizeof others && st == BK_OK; p++) {
         bk_ldb_iter *it = NULL;
-        st = bk_ldb_iter_new(db, &prefixes[p], 1, &it, err);
+        st = bk_ldb_iter_new(db, &others[p], 1, &it, err);
         if (st != BK_OK) break;
         const uint8_t *k, *v;
         size_t kl, vl;
@@ -398,17 +655,16 @@ static bk_status read_index(bk_chain *c, const char *indexdir, const bk_chain_op
                 st = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
                 break;
             }
-            st = read_record(c, &pl, hc, k, kl, v, vl, err);
+            st = read_other(c, k, kl, v, vl, err);
         }
         if (st == BK_OK) st = bk_ldb_iter_status(it, err);
         bk_ldb_iter_free(it);
     }
-    if (st == BK_OK) st = hash_flush(c, &pl, hc, err);
-    bk_free(c->alloc, hc, sizeof *hc);
     bk_ldb_close(db);
-    if (st == BK_OK) st = place_finish(c, &pl, err);
-    bk_free(c->alloc, pl.occ, (pl.cap + 63) / 64 * sizeof *pl.occ);
-    bk_free(c->alloc, pl.ov, pl.cap_ov * sizeof *pl.ov);
+    if (st == BK_OK) st = place_finish(c, &sh, &parts[0], &parts[1], err);
+    bk_free(c->alloc, sh.occ, (sh.cap + 63) / 64 * sizeof *sh.occ);
+    for (int i = 0; i < 2; i++) bk_free(c->alloc, parts[i].ov, parts[i].cap_ov * sizeof *parts[i].ov);
+    bk_free(c->alloc, parts, 2 * sizeof *parts);
     return st;
 }
 
@@ -557,7 +813,6 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
         }
         /* Heights ascend, so the parent is done. */
         connect_entry(c, (uint32_t)k, &ls);
-        if (e->no_data) c->n_no_data++;
     }
     return BK_OK;
 }
@@ -736,7 +991,7 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
 
 typedef struct read_window {
     uint8_t *buf;
-    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, de-obfuscated */
+    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, as stored (obfuscated) */
 } read_window;
 
 /* The bytes read_sizes checks for a record at pos: its 8-byte record
@@ -749,8 +1004,11 @@ static void checked_range(bk_file_kind kind, uint64_t pos, uint64_t flen, uint64
 }
 
 /* Make refs[i]'s checked bytes available in w (one pread for it and the
- * records after it in the same file that fit the window). 0 when the read
- * failed (the file shrank): the caller reads that record on its own. */
+ * records after it in the same file that fit the window), as stored: only
+ * the checked bytes are de-obfuscated, by the caller (records are ~200
+ * bytes apart on a synthetic chain, so the window holds every byte). f is
+ * the raw view of the file. 0 when the read failed (the file shrank): the
+ * caller reads that record on its own. */
 static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind, const pos_ref *refs, size_t i,
                        size_t n)
 {
@@ -779,8 +1037,13 @@ static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind,
  * the entry does not keep). With trust, a record's size is the distance to
  * the next one the index knows in the file (checked to leave room for a
  * header), and only the last record of each file is read. */
+typedef struct sizes_out {
+    uint64_t n_missing;  /* entries of files not there */
+    uint64_t n_no_data;  /* of them, blocks that lost their data */
+} sizes_out;
+
 static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kind, const bk_chain_opts *opts,
-                            int trust, covered_list *cov, bk_error *err)
+                            int trust, covered_list *cov, sizes_out *out, bk_error *err)
 {
     if (!c->n_entries) return BK_OK;
     /* (Sized for every entry: one pass over them, not a count first.) */
@@ -818,12 +1081,12 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
                 if (kind == BK_FILE_BLK) {
                     e->no_data = 1;
                     e->offset = 0;
-                    c->n_no_data++;
+                    out->n_no_data++;
                 } else {
                     e->has_undo = 0;
                     e->undo_offset = 0;
                 }
-                c->n_missing++;
+                out->n_missing++;
             }
             continue;
         }
@@ -832,6 +1095,10 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
         w.lo = w.hi = 0;
+        /* The same file read as stored. */
+        bk_blockfile raw = f;
+        memset(raw.key, 0, sizeof raw.key);
+        raw.xored = 0;
         /* (Files are read with pread, never mapped: nothing to drop.) */
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
@@ -861,8 +1128,15 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             }
             uint64_t lo, hi;
             checked_range(kind, pos, f.len, &lo, &hi);
-            if (window_fill(&w, &f, kind, refs, i, n)) rec = w.buf + (lo - w.lo);
-            else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) hi = lo; /* shrank */
+            if (window_fill(&w, &raw, kind, refs, i, n)) {
+                rec = w.buf + (lo - w.lo);
+                if (f.xored) {
+                    bk_xor_copy(hdr, rec, (size_t)(hi - lo), lo, f.key);
+                    rec = hdr;
+                }
+            } else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) {
+                hi = lo; /* shrank */
+            }
             if (hi - lo < 8 || memcmp(rec, magic, 4) != 0) {
                 /* Another network's files (a regtest directory read as main):
                  * say which, and the --chain to use. */
@@ -909,6 +1183,73 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
     bk_free(c->alloc, refs, ncap * sizeof *refs);
     bk_free(c->alloc, w.buf, WIN_SIZE);
     return st;
+}
+
+/* ---- links and sizes on two threads ---- */
+
+/* The table, links, work and median time past, and the undo sizes on this
+ * thread; the block sizes on another. They touch different fields of the
+ * entries (table and links: hash, prev_hash, height, bits, time, parent,
+ * chainwork, mediantime; blk sizes: file, offset, size, no_data and the
+ * header fields; undo sizes: has_undo, undo_*). */
+typedef struct links_task {
+    bk_chain *c;
+    const bk_blocksdir *d;
+    const bk_chain_opts *opts;
+    int trust;
+    covered_list *cov;
+    sizes_out out;
+    bk_status st;        /* the first error of the task */
+    bk_status st_sizes;  /* BK_OK unless it came from read_sizes */
+    bk_error err;
+} links_task;
+
+static void links_task_run(void *arg)
+{
+    links_task *t = arg;
+    if ((t->st = table_build(t->c)) != BK_OK) {
+        bk_error_set(&t->err, t->st, 0, "out of memory");
+        return;
+    }
+    if ((t->st = link_all(t->c, t->opts, &t->err)) != BK_OK) return;
+    t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_REV, t->opts, t->trust, t->cov, &t->out, &t->err);
+}
+
+static void blk_sizes_run(void *arg)
+{
+    links_task *t = arg;
+    t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_BLK, t->opts, t->trust, t->cov, &t->out, &t->err);
+}
+
+static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts, int trust,
+                                 covered_list *cov_blk, covered_list *cov_rev, bk_error *err)
+{
+    locked_alloc la;
+    if (!locked_alloc_init(&la, c->alloc)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    const bk_allocator *own = c->alloc;
+    c->alloc = &la.base;
+    links_task a, b;
+    memset(&a, 0, sizeof a);
+    a.c = c;
+    a.d = d;
+    a.opts = opts;
+    a.trust = trust;
+    b = a;
+    a.cov = cov_rev;
+    b.cov = cov_blk;
+    bk_error_clear(&a.err);
+    bk_error_clear(&b.err);
+    run_pair(links_task_run, &a, blk_sizes_run, &b);
+    c->alloc = own;
+    pthread_mutex_destroy(&la.mu);
+    c->n_missing += a.out.n_missing + b.out.n_missing;
+    c->n_no_data += b.out.n_no_data;
+    /* The first error in the order of a serial build: table, links, block
+     * sizes, undo sizes. */
+    const links_task *bad = a.st != BK_OK && a.st_sizes == BK_OK ? &a : b.st != BK_OK ? &b : a.st != BK_OK ? &a : NULL;
+    if (!bad) return BK_OK;
+    if (err) *err = bad->err;
+    return bad->st;
 }
 
 /* ---- blocks past the index's last flush ---- */
@@ -1292,6 +1633,9 @@ static bk_status set_active(bk_chain *c, bk_error *err)
     uint32_t next = BK_CHAIN_NONE;
     for (uint32_t i = c->tip; i != BK_CHAIN_NONE; i = c->entries[i].parent) {
         bk_chain_entry *e = &c->entries[i];
+        /* Each step waits for the parent's index: fetch ahead where the
+         * parents usually are (height order, one block a height). */
+        if (i >= 12) BK_PREFETCH_W(&c->entries[i - 12].parent);
         e->active = 1;
         e->next = next;
         next = i;
@@ -1445,10 +1789,7 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         }
     }
     if (st == BK_OK) st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK && (st = table_build(c)) != BK_OK) bk_error_set(err, st, 0, "out of memory");
-    if (st == BK_OK) st = link_all(c, opts, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_BLK, opts, dirs->trust_positions, &cov_blk, err);
-    if (st == BK_OK) st = read_sizes(c, &d, BK_FILE_REV, opts, dirs->trust_positions, &cov_rev, err);
+    if (st == BK_OK) st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, err);
     /* The tip Core has. */
     if (st == BK_OK && have_best) {
         c->tip = bk_chain_table_find(c, best);

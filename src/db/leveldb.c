@@ -35,8 +35,10 @@ struct bk_ldb {
 
 struct bk_ldb_iter {
     leveldb_iterator_t *it;
-    uint8_t *prefix;
+    uint8_t *prefix; /* prefix, then start, then limit */
     size_t plen;
+    const uint8_t *start, *limit;
+    size_t slen, llen;
     int started;
     int done;
 };
@@ -653,21 +655,29 @@ bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen, uint8_t **val_
 
 void bk_ldb_free(void *p) { leveldb_free(p); }
 
-bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen, bk_ldb_iter **it_out, bk_error *err)
+bk_status bk_ldb_iter_new_range(bk_ldb *db, const uint8_t *prefix, size_t plen, const uint8_t *start, size_t slen,
+                                const uint8_t *limit, size_t llen, bk_ldb_iter **it_out, bk_error *err)
 {
-    if (!db || !it_out || (!prefix && plen)) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_iter_new: NULL argument");
+    if (!db || !it_out || (!prefix && plen) || (!start && slen) || (!limit && llen))
+        return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_iter_new: NULL argument");
     *it_out = NULL;
     bk_ldb_iter *it = calloc(1, sizeof *it);
     if (!it) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    if (plen) {
-        it->prefix = malloc(plen);
+    if (plen + slen + llen) {
+        it->prefix = malloc(plen + slen + llen);
         if (!it->prefix) {
             free(it);
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         }
-        memcpy(it->prefix, prefix, plen);
+        if (plen) memcpy(it->prefix, prefix, plen);
+        if (slen) memcpy(it->prefix + plen, start, slen);
+        if (llen) memcpy(it->prefix + plen + slen, limit, llen);
     }
     it->plen = plen;
+    it->start = it->prefix ? it->prefix + plen : NULL;
+    it->slen = slen;
+    it->limit = it->prefix ? it->prefix + plen + slen : NULL;
+    it->llen = llen;
     it->it = leveldb_create_iterator(db->db, db->ropts);
     if (!it->it) {
         free(it->prefix);
@@ -678,12 +688,32 @@ bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen, bk_ldb
     return BK_OK;
 }
 
+bk_status bk_ldb_iter_new(bk_ldb *db, const uint8_t *prefix, size_t plen, bk_ldb_iter **it_out, bk_error *err)
+{
+    return bk_ldb_iter_new_range(db, prefix, plen, NULL, 0, NULL, 0, it_out, err);
+}
+
+/* LevelDB's bytewise order: a < b. */
+static int key_less(const char *a, size_t al, const uint8_t *b, size_t bl)
+{
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c < 0 || (c == 0 && al < bl);
+}
+
 int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen)
 {
     if (!it || it->done) return 0;
     if (!it->started) {
         it->started = 1;
-        if (it->plen) leveldb_iter_seek(it->it, (const char *)it->prefix, it->plen);
+        /* From the later of the prefix and start. */
+        const uint8_t *from = it->prefix;
+        size_t fl = it->plen;
+        if (it->slen && key_less((const char *)from, fl, it->start, it->slen)) {
+            from = it->start;
+            fl = it->slen;
+        }
+        if (fl) leveldb_iter_seek(it->it, (const char *)from, fl);
         else leveldb_iter_seek_to_first(it->it);
     } else {
         leveldb_iter_next(it->it);
@@ -694,7 +724,8 @@ int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen, const u
     }
     size_t kl = 0, vl = 0;
     const char *k = leveldb_iter_key(it->it, &kl);
-    if (kl < it->plen || (it->plen && memcmp(k, it->prefix, it->plen) != 0)) {
+    if (kl < it->plen || (it->plen && memcmp(k, it->prefix, it->plen) != 0) ||
+        (it->llen && !key_less(k, kl, it->limit, it->llen))) {
         it->done = 1;
         return 0;
     }
