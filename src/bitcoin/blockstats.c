@@ -8,6 +8,7 @@
  * (feerate, weight) pairs go into the scratch tables, which are then
  * sorted in place (no allocation) for the medians and percentiles. */
 #include <blockkit/blockstats.h>
+#include <blockkit/blockfile.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -544,6 +545,93 @@ static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script
     }
 }
 
+/* ---- the same reads with bk_block_undo_parse's checks (or stricter):
+ * 0 for anything the parser might refuse ---- */
+
+/* A VARINT of at most 8 bytes (the parser's fast path: no overflow). */
+static inline int walk_varint_checked(undo_walk *w, uint64_t *v)
+{
+    const uint8_t *p = w->p;
+    size_t avail = (size_t)(w->end - p);
+    if (avail > 8) avail = 8;
+    uint64_t n = 0;
+    for (size_t i = 0; i < avail; i++) {
+        uint8_t b = p[i];
+        n = (n << 7) | (b & 0x7f);
+        if (!(b & 0x80)) {
+            w->p = p + i + 1;
+            *v = n;
+            return 1;
+        }
+        n++;
+    }
+    return 0;
+}
+
+/* Core's ReadCompactSize with the range check: canonical, at most MAX_SIZE. */
+static inline int walk_compact_checked(undo_walk *w, uint64_t *v)
+{
+    const uint8_t *p = w->p;
+    size_t avail = (size_t)(w->end - p);
+    if (avail == 0) return 0;
+    uint8_t b = p[0];
+    if (b < 0xfd) {
+        w->p = p + 1;
+        *v = b;
+        return 1;
+    }
+    if (b == 0xfd && avail >= 3) {
+        uint64_t x = bk_load_le16(p + 1);
+        if (x < 0xfd) return 0;
+        w->p = p + 3;
+        *v = x;
+        return 1;
+    }
+    if (b == 0xfe && avail >= 5) {
+        uint64_t x = bk_load_le32(p + 1);
+        if (x < 0x10000u || x > BK_MAX_SIZE) return 0;
+        w->p = p + 5;
+        *v = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* One coin as bk_coin_read reads it (32-bit code, nVersion dummy and
+ * script size; the script's bytes present), its value and decompressed
+ * script length. A compressed uncompressed-P2PK key (script size 4, 5)
+ * must be on the curve: that coin is read with bk_coin_read itself. */
+static inline int coin_checked(undo_walk *w, const uint8_t *base, int64_t *value, uint64_t *script_len)
+{
+    const uint8_t *start = w->p;
+    uint64_t code, dummy, amount, n_size;
+    if (!walk_varint_checked(w, &code) || code > UINT32_MAX) return 0;
+    if ((code >> 1) && (!walk_varint_checked(w, &dummy) || dummy > UINT32_MAX)) return 0;
+    if (!walk_varint_checked(w, &amount) || !walk_varint_checked(w, &n_size) || n_size > UINT32_MAX) return 0;
+    *value = (int64_t)amount_decompress(amount);
+    size_t avail = (size_t)(w->end - w->p);
+    if (n_size < SPECIAL_SCRIPTS) {
+        static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
+        size_t body = n_size < 2 ? 20 : 32;
+        if (avail < body) return 0;
+        *script_len = lens[n_size];
+        if (n_size >= 4) {
+            bk_reader r;
+            bk_coin coin;
+            bk_reader_init(&r, base, (size_t)(w->end - base));
+            r.pos = (size_t)(start - base);
+            if (bk_coin_read(&r, &coin) != BK_OK || base + r.pos != w->p + body) return 0;
+        }
+        w->p += body;
+        return 1;
+    }
+    uint64_t raw = n_size - SPECIAL_SCRIPTS;
+    if (raw > avail) return 0;
+    *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
+    w->p += raw;
+    return 1;
+}
+
 static void hash_hex(char out[65], const uint8_t h[32])
 {
     bk_hex_encode_rev(out, h, 32);
@@ -564,27 +652,19 @@ static int selection_loops_inputs(uint32_t sel)
     return (sel & need) != 0;
 }
 
-bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
-                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
-                                 bk_error *err)
+/* The checks every entry point makes before the walk, in their order:
+ * Core version, the undo's CTxUndo count (n_txundo, -1: not known yet),
+ * the coinbase; *overhead_out is the version's per-UTXO overhead, out is
+ * zeroed with its hash set, the scratch holds the block's tables. */
+static bk_status stats_prelude(bk_block_stats_scratch *s, const bk_block *b, int64_t n_txundo,
+                               const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
+                               int64_t *overhead_out, bk_error *err)
 {
-    if (!s || !b || !ctx || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
-    /* Core: GetUndoChecked - "The Genesis block does not have undo data":
-     * height 0 always gets an empty CBlockUndo. */
-    static const uint8_t empty_undo_bytes[1] = {0};
-    bk_block_undo empty_undo = {empty_undo_bytes, 1, 0};
-    if (ctx->height == 0) undo = &empty_undo;
-    if (!undo) return bk_error_set(err, BK_ERR_ARG, 0, "no undo data (Core: Undo data not available)");
-    bk_block_stats_opts defaults;
-    if (!o) {
-        bk_block_stats_opts_init(&defaults);
-        o = &defaults;
-    }
     int core = o->core_version ? o->core_version : BK_CORE_NEWEST;
     if (core < BK_CORE_MIN || core > BK_STATS_CORE_NEWEST)
         return bk_error_set(err, BK_ERR_ARG, 0, "core version %d outside %d..%d", core, BK_CORE_MIN,
                             BK_STATS_CORE_NEWEST);
-    const int64_t overhead = per_utxo_overhead(core);
+    *overhead_out = per_utxo_overhead(core);
 
     memset(out, 0, sizeof *out);
     if (o->hash) memcpy(out->blockhash, o->hash, 32);
@@ -592,12 +672,13 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     char hex[65];
 
     /* The undo's shape (bk_block_undo_check: n_tx - 1 CTxUndo, one coin
-     * per input) is checked as the coins are walked below. */
-    if (undo->n_txundo != b->n_tx - 1) {
+     * per input) is checked as the coins are walked (the count here, but
+     * for the single pass, which reads it itself). */
+    if (n_txundo >= 0 && (uint64_t)n_txundo != (uint64_t)b->n_tx - 1) {
         hash_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_MISMATCH, 0,
                             "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
-                            hex, (long long)ctx->height, undo->n_txundo, b->n_tx);
+                            hex, (long long)ctx->height, (unsigned)n_txundo, b->n_tx);
     }
     if (!tx_is_coinbase(&b->txs[0])) {
         hash_hex(hex, out->blockhash);
@@ -605,7 +686,26 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
                             hex, (long long)ctx->height);
     }
     if (scratch_reserve(s, b->n_tx) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    return BK_OK;
 
+}
+
+/* Core's loops over the transactions and their spent coins (getblockstats)
+ * over a CBlockUndo's bytes. fast 0: bytes bk_block_undo_parse has
+ * validated (the reads cannot fail). fast 1: raw bytes, read with at least
+ * the parser's checks; anything the parser or this pass might refuse, and
+ * anything unusual, returns FALLBACK (no message), and the caller takes
+ * the staged path, which reports it as the stages would. */
+#define FALLBACK BK_ERR_UNSUPPORTED
+/* The smallest Coin (code 00, amount 00, script size 06), as the parser. */
+#define MIN_COIN_SIZE 3u
+
+static inline __attribute__((always_inline)) bk_status
+stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+           const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead, bk_block_stats *out,
+           bk_error *err, const int fast)
+{
+    char hex[65];
     const int check_fees = selection_loops_inputs(o->select);
     const int skip_coinbase_utxos = ctx->height == 0 || is_bip30_repeat(ctx, out->blockhash);
 
@@ -621,8 +721,18 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     size_t n_fees = 0;
     int any_coinbase_shaped = 0;
 
-    undo_walk ur = {undo->data, undo->data + undo->size};
-    (void)walk_compact(&ur);
+    const uint8_t *const undo_data = data;
+    undo_walk ur = {data, data + size};
+    if (fast) {
+        /* the CTxUndo count, as bk_block_undo_parse reads it; its checks
+         * and the shape check are the fallback's */
+        uint64_t n_txundo;
+        if (!walk_compact_checked(&ur, &n_txundo) || n_txundo != (uint64_t)b->n_tx - 1 ||
+            n_txundo > (uint64_t)(ur.end - ur.p))
+            return FALLBACK;
+    } else {
+        (void)walk_compact(&ur);
+    }
 
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
@@ -663,8 +773,15 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (i == 0) continue;
         /* Core reads vtxundo.at(i - 1) for every later transaction; the
          * undo entries are walked in step even past a coinbase-shaped one. */
-        size_t undo_pos = (size_t)(ur.p - undo->data);
-        uint64_t n_coins = walk_compact(&ur);
+        size_t undo_pos = (size_t)(ur.p - undo_data);
+        uint64_t n_coins;
+        if (fast) {
+            if (!walk_compact_checked(&ur, &n_coins) || n_coins != tx->n_in ||
+                n_coins > (uint64_t)(ur.end - ur.p) / MIN_COIN_SIZE)
+                return FALLBACK;
+        } else {
+            n_coins = walk_compact(&ur);
+        }
         if (n_coins != tx->n_in) {
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
@@ -677,7 +794,11 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
             for (uint64_t c = 0; c < n_coins; c++) {
                 int64_t v;
                 uint64_t l;
-                coin_value_len(&ur, &v, &l);
+                if (fast) {
+                    if (!coin_checked(&ur, undo_data, &v, &l)) return FALLBACK;
+                } else {
+                    coin_value_len(&ur, &v, &l);
+                }
             }
             continue;
         }
@@ -706,7 +827,11 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         for (uint64_t c = 0; c < n_coins; c++) {
             int64_t v;
             uint64_t l;
-            coin_value_len(&ur, &v, &l);
+            if (fast) {
+                if (!coin_checked(&ur, undo_data, &v, &l)) return FALLBACK;
+            } else {
+                coin_value_len(&ur, &v, &l);
+            }
             tx_in = wadd(tx_in, v);
             spent_size += 8 + (l < 0xfd ? 1 : 3) + (int64_t)l + overhead; /* l <= MAX_SCRIPT_SIZE */
         }
@@ -714,6 +839,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         utxo_size_inc_actual -= spent_size;
         int64_t fee = wsub(tx_in, tx_out);
         if (check_fees && (fee < 0 || fee > MAX_MONEY)) {
+            if (fast) return FALLBACK;
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_INVALID, 0,
                                 "block %s at height %lld: fee of transaction %u out of range (%lld sat; "
@@ -743,6 +869,10 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         if (feerate < minfeerate) minfeerate = feerate;
         if (feerate > rate_hi) rate_hi = feerate;
         if (feerate < rate_lo) rate_lo = feerate;
+    }
+    if (fast) {
+        /* bk_block_undo_parse: nothing after the CBlockUndo */
+        if (ur.p != ur.end) return FALLBACK;
     }
     /* The sizes table holds an entry per non-coinbase tx in block order;
      * compact it to the n_fees counted ones (coinbase-shaped later txs are
@@ -786,4 +916,71 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     out->utxo_increase_actual = utxos - inputs;
     out->utxo_size_inc_actual = utxo_size_inc_actual;
     return BK_OK;
+}
+
+static bk_status stats_validated(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead,
+                                 bk_block_stats *out, bk_error *err)
+{
+    return stats_pass(s, b, data, size, ctx, o, overhead, out, err, 0);
+}
+
+static bk_status stats_raw(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+                           const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead,
+                           bk_block_stats *out)
+{
+    return stats_pass(s, b, data, size, ctx, o, overhead, out, NULL, 1);
+}
+
+bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
+                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
+                                 bk_error *err)
+{
+    if (!s || !b || !ctx || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    /* Core: GetUndoChecked - "The Genesis block does not have undo data":
+     * height 0 always gets an empty CBlockUndo. */
+    static const uint8_t empty_undo_bytes[1] = {0};
+    bk_block_undo empty_undo = {empty_undo_bytes, 1, 0};
+    if (ctx->height == 0) undo = &empty_undo;
+    if (!undo) return bk_error_set(err, BK_ERR_ARG, 0, "no undo data (Core: Undo data not available)");
+    bk_block_stats_opts defaults;
+    if (!o) {
+        bk_block_stats_opts_init(&defaults);
+        o = &defaults;
+    }
+    int64_t overhead;
+    bk_status st = stats_prelude(s, b, undo->n_txundo, ctx, o, out, &overhead, err);
+    if (st != BK_OK) return st;
+    return stats_validated(s, b, undo->data, undo->size, ctx, o, overhead, out, err);
+}
+
+bk_status bk_block_stats_compute_undo(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *undo,
+                                      size_t len, const uint8_t checksum[32], const bk_chain_context *ctx,
+                                      const bk_block_stats_opts *o, bk_block_stats *out, bk_error *err)
+{
+    if (!s || !b || !ctx || !out || (!undo && len)) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    bk_block_stats_opts defaults;
+    if (!o) {
+        bk_block_stats_opts_init(&defaults);
+        o = &defaults;
+    }
+    /* Core's ReadBlockUndo verifies the checksum before it deserializes */
+    bk_status st;
+    if (checksum && undo && (st = bk_undo_checksum_verify(undo, len, b->header.prev_hash, checksum, err)) != BK_OK)
+        return st;
+    if (ctx->height != 0 && undo) {
+        /* one pass: parse and statistics */
+        int64_t overhead;
+        if (stats_prelude(s, b, -1, ctx, o, out, &overhead, NULL) == BK_OK &&
+            stats_raw(s, b, undo, len, ctx, o, overhead, out) == BK_OK)
+            return BK_OK;
+    }
+    /* the stages one after the other, as a caller runs them: the first
+     * error is theirs */
+    bk_block_undo parsed, *up = NULL;
+    if (undo) {
+        if ((st = bk_block_undo_parse(undo, len, &parsed, err)) != BK_OK) return st;
+        up = &parsed;
+    }
+    return bk_block_stats_compute(s, b, up, ctx, o, out, err);
 }
