@@ -9,6 +9,7 @@
  *  - the mainnet vector blocks with undo: totalfee equals the known totals;
  *  - bad undo is an error naming the block; no allocation once warm. */
 #include <blockkit/blockstats.h>
+#include <secp256k1.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 
@@ -845,6 +846,58 @@ static void test_single_pass(void)
     bk_block_decoder_free(&dec);
 }
 
+/* A CBlockUndo of one CTxUndo holding one compressed uncompressed-P2PK coin
+ * (script size 4 or 5) with key x: bk_block_undo_parse (and the single
+ * pass, against the stages) accepts it exactly when libsecp256k1 parses
+ * 02 || x as a public key: random x (half of them on the curve), x around
+ * and above the field size p, 0 and 1. */
+static void test_undo_p2pk_key_check(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int accepted = 0, n = 0;
+    for (int i = 0; i < 400; i++) {
+        uint8_t x[32];
+        for (int k = 0; k < 32; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            x[k] = (uint8_t)(seed >> 56);
+        }
+        if (i < 64) { /* p - 32 .. p + 31 */
+            static const uint8_t p[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xfc, 0x2f};
+            memcpy(x, p, 32);
+            x[31] = (uint8_t)(0x2f - 32 + i);
+        } else if (i == 64 || i == 65) {
+            memset(x, 0, 32);
+            x[31] = (uint8_t)(i - 64);
+        } else if (i == 66) {
+            memset(x, 0xff, 32);
+        }
+        uint8_t c[33];
+        c[0] = 2;
+        memcpy(c + 1, x, 32);
+        secp256k1_pubkey pk;
+        int want = secp256k1_ec_pubkey_parse(secp256k1_context_static, &pk, c, 33);
+        for (int size = 4; size <= 5; size++) {
+            /* 01 01, code 0xc8 (height 100, not coinbase) as VARINT 80 48,
+             * nVersion dummy 00, amount 32, script size, the key */
+            uint8_t u[7 + 32] = {0x01, 0x01, 0x80, 0x48, 0x00, 0x32, (uint8_t)size};
+            memcpy(u + 7, x, 32);
+            bk_block_undo undo;
+            bk_error err;
+            bk_status st = bk_block_undo_parse(u, sizeof u, &undo, &err);
+            CHECK_EQ_INT(st == BK_OK, want);
+            if (st != BK_OK) {
+                CHECK_EQ_INT(st, BK_ERR_SCRIPT);
+                CHECK_EQ_INT(err.offset, 7); /* the key's first byte */
+            }
+            accepted += st == BK_OK;
+            n++;
+        }
+    }
+    CHECK(accepted > n / 4 && accepted < 3 * n / 4);
+}
+
 /* ---- selection ---- */
 
 static void test_select(void)
@@ -901,6 +954,7 @@ int main(void)
     RUN(test_core_functional_data);
     RUN(test_mainnet_fees);
     RUN(test_single_pass);
+    RUN(test_undo_p2pk_key_check);
     RUN(test_regtest_every_height);
     RUN(test_regtest_filtered);
     RUN(test_regtest_offchain);

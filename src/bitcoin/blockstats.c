@@ -10,6 +10,8 @@
 #include <blockkit/blockstats.h>
 #include <blockkit/blockfile.h>
 
+#include "bitcoin/undo_internal.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -600,10 +602,9 @@ static inline int walk_compact_checked(undo_walk *w, uint64_t *v)
 /* One coin as bk_coin_read reads it (32-bit code, nVersion dummy and
  * script size; the script's bytes present), its value and decompressed
  * script length. A compressed uncompressed-P2PK key (script size 4, 5)
- * must be on the curve: that coin is read with bk_coin_read itself. */
-static inline int coin_checked(undo_walk *w, const uint8_t *base, int64_t *value, uint64_t *script_len)
+ * must be on the curve, as the parser checks. */
+static inline int coin_checked(undo_walk *w, int64_t *value, uint64_t *script_len)
 {
-    const uint8_t *start = w->p;
     uint64_t code, dummy, amount, n_size;
     if (!walk_varint_checked(w, &code) || code > UINT32_MAX) return 0;
     if ((code >> 1) && (!walk_varint_checked(w, &dummy) || dummy > UINT32_MAX)) return 0;
@@ -615,13 +616,7 @@ static inline int coin_checked(undo_walk *w, const uint8_t *base, int64_t *value
         size_t body = n_size < 2 ? 20 : 32;
         if (avail < body) return 0;
         *script_len = lens[n_size];
-        if (n_size >= 4) {
-            bk_reader r;
-            bk_coin coin;
-            bk_reader_init(&r, base, (size_t)(w->end - base));
-            r.pos = (size_t)(start - base);
-            if (bk_coin_read(&r, &coin) != BK_OK || base + r.pos != w->p + body) return 0;
-        }
+        if (n_size >= 4 && !bk_undo_x_on_curve(w->p)) return 0;
         w->p += body;
         return 1;
     }
@@ -795,7 +790,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
                 int64_t v;
                 uint64_t l;
                 if (fast) {
-                    if (!coin_checked(&ur, undo_data, &v, &l)) return FALLBACK;
+                    if (!coin_checked(&ur, &v, &l)) return FALLBACK;
                 } else {
                     coin_value_len(&ur, &v, &l);
                 }
@@ -828,7 +823,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             int64_t v;
             uint64_t l;
             if (fast) {
-                if (!coin_checked(&ur, undo_data, &v, &l)) return FALLBACK;
+                if (!coin_checked(&ur, &v, &l)) return FALLBACK;
             } else {
                 coin_value_len(&ur, &v, &l);
             }

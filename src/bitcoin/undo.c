@@ -5,6 +5,9 @@
  * DecompressScript, DecompressAmount), src/serialize.h (VARINT). */
 #include <blockkit/undo.h>
 
+#include "bitcoin/undo_internal.h"
+
+#include <gmp.h>
 #include <secp256k1.h>
 
 /* Core: compressor.h MAX_SCRIPT_SIZE (script/script.h) - larger raw scripts
@@ -111,6 +114,35 @@ static int decompress_p2pk_uncompressed(uint8_t prefix, const uint8_t x[32], uin
     return 1;
 }
 
+/* Whether x (32 bytes, big-endian) is the x of a point on secp256k1:
+ * x < p and x^3 + 7 a square mod p (its Jacobi symbol not -1; it is never
+ * 0, the group having no point of order 2). The same answer as
+ * secp256k1_ec_pubkey_parse of 02 || x (x below the field size, then a
+ * square root of x^3 + 7), which decompress_p2pk_uncompressed relies on,
+ * in about half its time (no square root): the parse's check of a
+ * compressed uncompressed-P2PK coin, which needs no script. GMP's mpn
+ * layer on stack limbs, read-only mpz views: nothing allocated. */
+int bk_undo_x_on_curve(const uint8_t x32[32])
+{
+    static const mp_limb_t p[4] = {0xFFFFFFFEFFFFFC2FULL, 0xFFFFFFFFFFFFFFFFULL, 0xFFFFFFFFFFFFFFFFULL,
+                                   0xFFFFFFFFFFFFFFFFULL};
+    _Static_assert(sizeof(mp_limb_t) == 8 && GMP_NAIL_BITS == 0, "64-bit GMP limbs");
+    mp_limb_t x[4], t[8], q[5], r[4], y[4];
+    for (int i = 0; i < 4; i++) {
+        mp_limb_t v = 0;
+        for (int k = 0; k < 8; k++) v = (v << 8) | x32[(3 - i) * 8 + k];
+        x[i] = v;
+    }
+    if (mpn_cmp(x, p, 4) >= 0) return 0;
+    mpn_sqr(t, x, 4);
+    mpn_tdiv_qr(q, r, 0, t, 8, p, 4);
+    mpn_mul_n(t, r, x, 4);
+    mpn_tdiv_qr(q, y, 0, t, 8, p, 4);
+    if (mpn_add_1(y, y, 4, 7) || mpn_cmp(y, p, 4) >= 0) mpn_sub_n(y, y, p, 4);
+    mpz_t a, m;
+    return mpz_jacobi(mpz_roinit_n(a, y, 4), mpz_roinit_n(m, p, 4)) >= 0;
+}
+
 static bk_status coin_read_script(bk_reader *r, bk_coin *coin);
 
 bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
@@ -204,8 +236,7 @@ static bk_status coin_validate(bk_reader *r)
         size_t body_pos = r->pos;
         const uint8_t *p = bk_read_span(r, n_size < 2 ? 20 : 32);
         if (!p) return r->status;
-        uint8_t script[67];
-        if (n_size >= 4 && !decompress_p2pk_uncompressed((uint8_t)(n_size - 2), p, script))
+        if (n_size >= 4 && !bk_undo_x_on_curve(p))
             return bk_reader_fail(r, BK_ERR_SCRIPT, body_pos, "compressed uncompressed-P2PK key is not on the curve");
         return BK_OK;
     }
@@ -288,8 +319,7 @@ static inline int fast_coin(const uint8_t **pp, const uint8_t *end)
     if (n_size < BK_SPECIAL_SCRIPTS) {
         size_t body = n_size < 2 ? 20 : 32;
         if (avail < body) return 0;
-        uint8_t script[67];
-        if (n_size >= 4 && !decompress_p2pk_uncompressed((uint8_t)(n_size - 2), *pp, script)) return 0;
+        if (n_size >= 4 && !bk_undo_x_on_curve(*pp)) return 0;
         *pp += body;
         return 1;
     }
