@@ -392,8 +392,25 @@ static void percentiles_by_weight(bk_block_stats_scratch *s, int64_t out[BK_STAT
          * sorted walk crosses a threshold inside a run exactly when the sum
          * at the run's end crosses it, with the run's feerate either way. */
         int64_t *sum = s->fees + 4 * s->cap;
-        memset(sum, 0, sizeof(int64_t) * (size_t)(range + 1));
-        for (size_t i = 0; i < n; i++) sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+        size_t width = (size_t)range + 1;
+        if (4 * width <= 2 * s->cap) {
+            /* four tables, tx i into table i % 4: runs of equal feerates
+             * do not wait on each other's additions; folded into the first */
+            int64_t *s1 = sum + width, *s2 = sum + 2 * width, *s3 = sum + 3 * width;
+            memset(sum, 0, sizeof(int64_t) * 4 * width);
+            size_t i = 0;
+            for (; i + 4 <= n; i += 4) {
+                sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+                s1[(uint64_t)rate[i + 1] - (uint64_t)lo] += weight[i + 1];
+                s2[(uint64_t)rate[i + 2] - (uint64_t)lo] += weight[i + 2];
+                s3[(uint64_t)rate[i + 3] - (uint64_t)lo] += weight[i + 3];
+            }
+            for (; i < n; i++) sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+            for (size_t r = 0; r < width; r++) sum[r] += s1[r] + s2[r] + s3[r];
+        } else {
+            memset(sum, 0, sizeof(int64_t) * width);
+            for (size_t i = 0; i < n; i++) sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+        }
         for (uint64_t r = 0; r <= range && next < BK_STATS_PERCENTILES; r++) {
             if (!sum[r]) continue;
             cumulative += sum[r];
