@@ -572,7 +572,21 @@ static inline int walk_varint_checked(undo_walk *w, uint64_t *v)
 {
     const uint8_t *p = w->p;
     size_t avail = (size_t)(w->end - p);
-    if (avail > 8) avail = 8;
+    if (avail >= 8) {
+        /* the usual case: a fixed bound the compiler can unroll */
+        uint64_t n = 0;
+        for (size_t i = 0; i < 8; i++) {
+            uint8_t b = p[i];
+            n = (n << 7) | (b & 0x7f);
+            if (!(b & 0x80)) {
+                w->p = p + i + 1;
+                *v = n;
+                return 1;
+            }
+            n++;
+        }
+        return 0;
+    }
     uint64_t n = 0;
     for (size_t i = 0; i < avail; i++) {
         uint8_t b = p[i];
