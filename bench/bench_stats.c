@@ -1,17 +1,26 @@
 /* BlockStats: Core's getblockstats for one block, the whole per-call cost
- * as Core pays it: open and read the block file and the undo record file,
- * verify the undo record's checksum (SHA256d(parent hash || CBlockUndo),
- * Core's ReadBlockUndo), decode the block, parse the CBlockUndo, compute
- * the 31 statistics and render the JSON result. Buffers, decoder, scratch
- * and writer are reused: 0 allocs/op.
+ * as Core pays it: open and read the block file and the undo record file
+ * (pread into reused buffers, as Core's ReadBlock/ReadBlockUndo read into
+ * a buffer; blockkit's engine reads the same way, and must copy anyway to
+ * undo xor.dat's obfuscation), decode the block, verify the undo record's
+ * checksum (SHA256d(parent hash || CBlockUndo), Core's ReadBlockUndo),
+ * read the CBlockUndo, compute the 31 statistics and render the JSON
+ * result. Buffers, decoder, scratch and writer are reused: 0 allocs/op.
+ *
+ * BlockStats/H: the library's single pass, bk_block_stats_compute_undo
+ * (checksum, then the CBlockUndo read once, with the parser's checks, by
+ * the statistics' walk). BlockStats/H/staged: the stages one after the
+ * other (bk_undo_checksum_verify, bk_block_undo_parse, then
+ * bk_block_stats_compute), as `blockkit stats --datadir` runs them today
+ * (the engine parses the undo record before the callback sees it).
  *
  * 866342: the real block and its rev*.dat record (tests/data). 413567:
  * Core's bench block has no undo vector, so setup writes a synthetic rev
  * record to a temporary file: one P2PKH coin per input (compressed form,
  * 22 bytes each), the first input of each transaction carrying its outputs'
  * total plus a fee that varies from tx to tx (200..100000 sat), the others
- * 546 sat more each; the statistics then have real work to do (sorting
- * 1556 fees, sizes and feerates). */
+ * 546 sat more each; the statistics then have real work to do (1556 fees,
+ * sizes and feerates for the medians and percentiles). */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
@@ -34,6 +43,7 @@ typedef struct stats_bench {
     char rev_path[4096];
     int rev_is_temp;
     int64_t height;
+    int staged;
     uint8_t *blk, *rev;
     size_t blk_len, rev_len;
     bk_block_decoder dec;
@@ -62,9 +72,7 @@ static int one_call(stats_bench *b)
     bk_block blk;
     if (bk_block_decode(&b->dec, b->blk, b->blk_len, &blk, NULL) != BK_OK) return -1;
     size_t n = b->rev_len - 40;
-    if (bk_undo_checksum_verify(b->rev + 8, n, blk.header.prev_hash, b->rev + 8 + n, NULL) != BK_OK) return -1;
-    bk_block_undo undo;
-    if (bk_block_undo_parse(b->rev + 8, n, &undo, NULL) != BK_OK) return -1;
+    const uint8_t *undo = b->rev + 8, *checksum = b->rev + 8 + n;
     bk_chain_context ctx;
     bk_chain_context_standalone(&ctx, &blk, BK_NET_MAIN, b->height);
     bk_block_stats st;
@@ -73,7 +81,14 @@ static int one_call(stats_bench *b)
     bk_block_stats_opts o;
     bk_block_stats_opts_init(&o);
     o.hash = hash;
-    if (bk_block_stats_compute(&b->sc, &blk, &undo, &ctx, &o, &st, NULL) != BK_OK) return -1;
+    if (b->staged) {
+        if (bk_undo_checksum_verify(undo, n, blk.header.prev_hash, checksum, NULL) != BK_OK) return -1;
+        bk_block_undo u;
+        if (bk_block_undo_parse(undo, n, &u, NULL) != BK_OK) return -1;
+        if (bk_block_stats_compute(&b->sc, &blk, &u, &ctx, &o, &st, NULL) != BK_OK) return -1;
+    } else {
+        if (bk_block_stats_compute_undo(&b->sc, &blk, undo, n, checksum, &ctx, &o, &st, NULL) != BK_OK) return -1;
+    }
     bk_writer_reset(&b->w);
     bk_json j;
     bk_json_init(&j, &b->w, 0);
@@ -152,11 +167,15 @@ typedef struct stats_arg {
     const char *rev; /* NULL: synthetic */
     int64_t height;
     size_t blk_len, rev_len;
+    int staged;
 } stats_arg;
 
 static const stats_arg arg_866342 = {"block866342.raw", "undo/rev_record_block866342.dat", 866342, BLOCK_866342_SIZE,
-                                     REV_866342_SIZE};
-static const stats_arg arg_413567 = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE};
+                                     REV_866342_SIZE, 0};
+static const stats_arg arg_413567 = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE, 0};
+static const stats_arg arg_866342_staged = {"block866342.raw", "undo/rev_record_block866342.dat", 866342,
+                                            BLOCK_866342_SIZE, REV_866342_SIZE, 1};
+static const stats_arg arg_413567_staged = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE, 1};
 
 static void stats_teardown(void *ctx, const bk_allocator *alloc);
 
@@ -170,6 +189,7 @@ static int stats_setup(void **ctx, const void *argp, const bk_allocator *alloc)
     bk_block_stats_scratch_init(&b->sc, alloc);
     bk_writer_init(&b->w, alloc);
     b->height = a->height;
+    b->staged = a->staged;
     b->blk_len = a->blk_len;
     b->rev_len = a->rev_len;
     b->blk = bk_alloc(alloc, b->blk_len);
@@ -230,4 +250,10 @@ BK_BENCH(bench_stats_866342, .name = "BlockStats/866342", .unit = "block", .unit
          .run = stats_run, .teardown = stats_teardown)
 BK_BENCH(bench_stats_413567, .name = "BlockStats/413567", .unit = "block", .units_per_op = 1,
          .bytes_per_op = BLOCK_413567_SIZE + REV_413567_SIZE, .arg = &arg_413567, .setup = stats_setup,
+         .run = stats_run, .teardown = stats_teardown)
+BK_BENCH(bench_stats_866342_staged, .name = "BlockStats/866342/staged", .unit = "block", .units_per_op = 1,
+         .bytes_per_op = BLOCK_866342_SIZE + REV_866342_SIZE, .arg = &arg_866342_staged, .setup = stats_setup,
+         .run = stats_run, .teardown = stats_teardown)
+BK_BENCH(bench_stats_413567_staged, .name = "BlockStats/413567/staged", .unit = "block", .units_per_op = 1,
+         .bytes_per_op = BLOCK_413567_SIZE + REV_413567_SIZE, .arg = &arg_413567_staged, .setup = stats_setup,
          .run = stats_run, .teardown = stats_teardown)

@@ -9,6 +9,7 @@
  *  - the mainnet vector blocks with undo: totalfee equals the known totals;
  *  - bad undo is an error naming the block; no allocation once warm. */
 #include <blockkit/blockstats.h>
+#include <secp256k1.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 
@@ -369,9 +370,21 @@ static char *stats_of(const regtest *r, const bk_chain_entry *e, uint32_t sel, b
         bk_block_stats_opts_init(&o);
         o.select = sel;
         o.hash = e->hash;
-        bk_block_stats st;
-        if (bk_block_stats_compute(sc, &b, e->has_undo ? &undo : NULL, &ctx, &o, &st, &err) != BK_OK) snprintf(err_msg, cap, "%s", err.msg);
-        else out = render(&st, sel);
+        bk_block_stats st, st1;
+        bk_error err1;
+        bk_error_clear(&err1);
+        /* the staged path and the single pass give the same answer */
+        bk_status s0 = bk_block_stats_compute(sc, &b, e->has_undo ? &undo : NULL, &ctx, &o, &st, &err);
+        bk_status s1 = bk_block_stats_compute_undo(sc, &b, e->has_undo ? und : NULL, e->has_undo ? e->undo_size : 0,
+                                                   NULL, &ctx, &o, &st1, &err1);
+        CHECK_EQ_INT(s1, s0);
+        if (s0 != BK_OK) {
+            CHECK_EQ_STR(err1.msg, err.msg);
+            snprintf(err_msg, cap, "%s", err.msg);
+        } else {
+            CHECK(memcmp(&st, &st1, sizeof st) == 0);
+            out = render(&st1, sel);
+        }
     }
     free(blk);
     free(und);
@@ -723,6 +736,168 @@ static void test_mainnet_fees(void)
     CHECK_EQ_INT(ca.live, 0);
 }
 
+/* bk_block_stats_compute_undo against the stages it stands for (each
+ * tested against Core above): the same status, message, offset and result
+ * for the mainnet undo data as it is, with a byte changed at many places
+ * (to several values), cut short, one byte longer, another block's; and the
+ * record checksum verified first, as Core's ReadBlockUndo does. */
+static bk_status staged(bk_block_stats_scratch *sc, const bk_block *b, const uint8_t *u, size_t ul,
+                        const uint8_t *ck, const bk_chain_context *ctx, bk_block_stats *st, bk_error *err)
+{
+    bk_status s;
+    if (ck && (s = bk_undo_checksum_verify(u, ul, b->header.prev_hash, ck, err)) != BK_OK) return s;
+    bk_block_undo undo;
+    if ((s = bk_block_undo_parse(u, ul, &undo, err)) != BK_OK) return s;
+    return bk_block_stats_compute(sc, b, &undo, ctx, NULL, st, err);
+}
+
+/* want: the status the stages must give, or -1 for any. */
+static void same_as_staged(bk_block_stats_scratch *sc, const bk_block *b, const uint8_t *u, size_t ul,
+                           const uint8_t *ck, const bk_chain_context *ctx, int want)
+{
+    bk_block_stats s0, s1;
+    bk_error e0, e1;
+    bk_error_clear(&e0);
+    bk_error_clear(&e1);
+    memset(&s0, 0, sizeof s0);
+    memset(&s1, 0, sizeof s1);
+    bk_status r0 = staged(sc, b, u, ul, ck, ctx, &s0, &e0);
+    bk_status r1 = bk_block_stats_compute_undo(sc, b, u, ul, ck, ctx, NULL, &s1, &e1);
+    CHECK_EQ_INT(r1, r0);
+    if (want >= 0) CHECK_EQ_INT(r0, want);
+    if (r0 == BK_OK) {
+        CHECK(memcmp(&s0, &s1, sizeof s0) == 0);
+    } else {
+        CHECK_EQ_STR(e1.msg, e0.msg);
+        CHECK_EQ_INT(e1.offset, e0.offset);
+    }
+}
+
+static void test_single_pass(void)
+{
+    static const struct {
+        const char *block, *undo;
+        int64_t height;
+    } v[] = {
+        {"blocks/block277647.raw", "undo/block277647_undo.raw", 277647},
+        {"blocks/block367891.raw", "undo/block367891_undo.raw", 367891},
+        {"blocks/block866342.raw", "undo/block866342_undo.raw", 866342},
+    };
+    bk_block_stats_scratch sc;
+    bk_block_stats_scratch_init(&sc, NULL);
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, NULL);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t bl, ul, ol;
+        uint8_t *bb = check_read_file(v[i].block, &bl);
+        uint8_t *ub = check_read_file(v[i].undo, &ul);
+        uint8_t *ob = check_read_file(v[(i + 1) % 3].undo, &ol);
+        bk_block b;
+        bk_error err;
+        CHECK_EQ_INT(bk_block_decode(&dec, bb, bl, &b, &err), BK_OK);
+        bk_chain_context ctx;
+        bk_chain_context_standalone(&ctx, &b, BK_NET_MAIN, v[i].height);
+        same_as_staged(&sc, &b, ub, ul, NULL, &ctx, BK_OK);
+        same_as_staged(&sc, &b, ob, ol, NULL, &ctx, BK_ERR_MISMATCH);
+        for (size_t cut = 1; cut < 64; cut += 7) same_as_staged(&sc, &b, ub, ul - cut, NULL, &ctx, -1);
+        uint8_t *big = malloc(ul + 1);
+        memcpy(big, ub, ul);
+        big[ul] = 0;
+        same_as_staged(&sc, &b, big, ul + 1, NULL, &ctx, BK_ERR_TRAILING);
+        free(big);
+        /* a byte changed at about 90 places, to five values each */
+        static const uint8_t vals[4] = {0x00, 0x80, 0xfd, 0xff};
+        size_t step = ul / 90 + 1;
+        for (size_t at = 0; at < ul; at += step) {
+            uint8_t keep = ub[at];
+            for (int k = 0; k < 4; k++) {
+                ub[at] = vals[k];
+                same_as_staged(&sc, &b, ub, ul, NULL, &ctx, -1);
+            }
+            ub[at] = (uint8_t)(keep + 1);
+            same_as_staged(&sc, &b, ub, ul, NULL, &ctx, -1);
+            ub[at] = keep;
+        }
+        free(bb);
+        free(ub);
+        free(ob);
+    }
+    /* the rev*.dat record of 866342: its checksum first */
+    {
+        size_t bl, rl;
+        uint8_t *bb = check_read_file("blocks/block866342.raw", &bl);
+        uint8_t *rb = check_read_file("undo/rev_record_block866342.dat", &rl);
+        bk_block b;
+        bk_error err;
+        CHECK_EQ_INT(bk_block_decode(&dec, bb, bl, &b, &err), BK_OK);
+        bk_chain_context ctx;
+        bk_chain_context_standalone(&ctx, &b, BK_NET_MAIN, 866342);
+        size_t n = rl - 40;
+        same_as_staged(&sc, &b, rb + 8, n, rb + 8 + n, &ctx, BK_OK);
+        rb[8 + n + 5] ^= 1; /* in the checksum */
+        same_as_staged(&sc, &b, rb + 8, n, rb + 8 + n, &ctx, BK_ERR_CHECKSUM);
+        rb[8 + n + 5] ^= 1;
+        rb[8 + n / 2] ^= 0x40; /* in the CBlockUndo: the checksum says so first */
+        same_as_staged(&sc, &b, rb + 8, n, rb + 8 + n, &ctx, BK_ERR_CHECKSUM);
+        free(bb);
+        free(rb);
+    }
+    bk_block_stats_scratch_free(&sc);
+    bk_block_decoder_free(&dec);
+}
+
+/* A CBlockUndo of one CTxUndo holding one compressed uncompressed-P2PK coin
+ * (script size 4 or 5) with key x: bk_block_undo_parse (and the single
+ * pass, against the stages) accepts it exactly when libsecp256k1 parses
+ * 02 || x as a public key: random x (half of them on the curve), x around
+ * and above the field size p, 0 and 1. */
+static void test_undo_p2pk_key_check(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int accepted = 0, n = 0;
+    for (int i = 0; i < 400; i++) {
+        uint8_t x[32];
+        for (int k = 0; k < 32; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            x[k] = (uint8_t)(seed >> 56);
+        }
+        if (i < 64) { /* p - 32 .. p + 31 */
+            static const uint8_t p[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xfc, 0x2f};
+            memcpy(x, p, 32);
+            x[31] = (uint8_t)(0x2f - 32 + i);
+        } else if (i == 64 || i == 65) {
+            memset(x, 0, 32);
+            x[31] = (uint8_t)(i - 64);
+        } else if (i == 66) {
+            memset(x, 0xff, 32);
+        }
+        uint8_t c[33];
+        c[0] = 2;
+        memcpy(c + 1, x, 32);
+        secp256k1_pubkey pk;
+        int want = secp256k1_ec_pubkey_parse(secp256k1_context_static, &pk, c, 33);
+        for (int size = 4; size <= 5; size++) {
+            /* 01 01, code 0xc8 (height 100, not coinbase) as VARINT 80 48,
+             * nVersion dummy 00, amount 32, script size, the key */
+            uint8_t u[7 + 32] = {0x01, 0x01, 0x80, 0x48, 0x00, 0x32, (uint8_t)size};
+            memcpy(u + 7, x, 32);
+            bk_block_undo undo;
+            bk_error err;
+            bk_status st = bk_block_undo_parse(u, sizeof u, &undo, &err);
+            CHECK_EQ_INT(st == BK_OK, want);
+            if (st != BK_OK) {
+                CHECK_EQ_INT(st, BK_ERR_SCRIPT);
+                CHECK_EQ_INT(err.offset, 7); /* the key's first byte */
+            }
+            accepted += st == BK_OK;
+            n++;
+        }
+    }
+    CHECK(accepted > n / 4 && accepted < 3 * n / 4);
+}
+
 /* ---- selection ---- */
 
 static void test_select(void)
@@ -778,6 +953,8 @@ int main(void)
     RUN(test_select);
     RUN(test_core_functional_data);
     RUN(test_mainnet_fees);
+    RUN(test_single_pass);
+    RUN(test_undo_p2pk_key_check);
     RUN(test_regtest_every_height);
     RUN(test_regtest_filtered);
     RUN(test_regtest_offchain);

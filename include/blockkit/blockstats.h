@@ -182,6 +182,21 @@ BK_API bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_bloc
                                         const bk_chain_context *ctx, const bk_block_stats_opts *o,
                                         bk_block_stats *out, bk_error *err) BK_WARN_UNUSED;
 
+/* The same from the undo record's bytes: undo[0..len) is the CBlockUndo as
+ * stored in rev*.dat (without the magic and size words); checksum, unless
+ * NULL, the record's 32 bytes after it, verified first as Core's
+ * ReadBlockUndo does (SHA256d(b's parent hash || CBlockUndo)). The result
+ * and every error are exactly those of bk_undo_checksum_verify (when
+ * checksum is given), bk_block_undo_parse and bk_block_stats_compute run
+ * one after the other, but the CBlockUndo is read once: the statistics'
+ * walk makes the parser's checks itself; a record failing any of them (or
+ * holding anything unusual) is handed to those stages, which report it.
+ * undo NULL: Core's "Undo data not available" (BK_ERR_ARG) but at height 0. */
+BK_API bk_status bk_block_stats_compute_undo(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *undo,
+                                             size_t len, const uint8_t checksum[32], const bk_chain_context *ctx,
+                                             const bk_block_stats_opts *o, bk_block_stats *out,
+                                             bk_error *err) BK_WARN_UNUSED;
+
 /* Core: GetBlockSubsidy (50 BTC halved every 210000 blocks, every 150 on
  * regtest; 0 from the 64th halving). */
 BK_API int64_t bk_block_subsidy(bk_network net, int64_t height);

@@ -8,9 +8,19 @@
  * (feerate, weight) pairs go into the scratch tables, which are then
  * sorted in place (no allocation) for the medians and percentiles. */
 #include <blockkit/blockstats.h>
+#include <blockkit/blockfile.h>
+
+#include "bitcoin/undo_internal.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+
+#if defined(__GNUC__)
+#define BK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define BK_UNLIKELY(x) (x)
+#endif
 
 /* Core: consensus/amount.h MAX_MONEY, consensus/consensus.h
  * MAX_BLOCK_SERIALIZED_SIZE, WITNESS_SCALE_FACTOR, script/script.h
@@ -281,13 +291,81 @@ static inline int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a 
 static inline int64_t wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t wmul4(int64_t a) { return (int64_t)((uint64_t)a * WITNESS_SCALE_FACTOR); }
 
-/* Core: CalculateTruncatedMedian over v (sorted here). */
-static int64_t truncated_median(bk_block_stats_scratch *s, int64_t *v, size_t n)
+/* ---- selection: the k-th smallest of n keys without sorting them. MSD
+ * radix select over the keys' offsets from the smallest: a histogram of the
+ * top SELECT_BITS bits of the range, the bucket holding rank k kept (copied
+ * to tmp, then filtered in place), the next bits of that bucket, and so on;
+ * at most 64 / SELECT_BITS + 1 levels, each over fewer keys: linear time in
+ * the worst case, whatever the keys (no pivot to defeat). ---- */
+#define SELECT_BITS 11
+#define SELECT_SIZE (1u << SELECT_BITS)
+
+static int64_t radix_select(const int64_t *v, size_t n, size_t k, int64_t lo, int64_t hi, int64_t *tmp,
+                            uint32_t *hist)
+{
+    const int64_t *src = v;
+    for (;;) {
+        uint64_t range = (uint64_t)hi - (uint64_t)lo;
+        if (range == 0) return lo;
+        int bits = 64 - __builtin_clzll(range);
+        int shift = bits > SELECT_BITS ? bits - SELECT_BITS : 0;
+        size_t nb = (size_t)(range >> shift) + 1;
+        /* four histograms, key i into copy i % 4: runs of keys in one
+         * bucket do not wait on each other's increments */
+        uint32_t *h0 = hist, *h1 = hist + SELECT_SIZE, *h2 = hist + 2 * SELECT_SIZE, *h3 = hist + 3 * SELECT_SIZE;
+        for (int c = 0; c < 4; c++) memset(hist + c * SELECT_SIZE, 0, sizeof(uint32_t) * nb);
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            h0[((uint64_t)src[i] - (uint64_t)lo) >> shift]++;
+            h1[((uint64_t)src[i + 1] - (uint64_t)lo) >> shift]++;
+            h2[((uint64_t)src[i + 2] - (uint64_t)lo) >> shift]++;
+            h3[((uint64_t)src[i + 3] - (uint64_t)lo) >> shift]++;
+        }
+        for (; i < n; i++) h0[((uint64_t)src[i] - (uint64_t)lo) >> shift]++;
+        size_t b = 0, below = 0;
+        for (;; b++) {
+            size_t c = (size_t)h0[b] + h1[b] + h2[b] + h3[b];
+            if (below + c > k) break;
+            below += c;
+        }
+        uint64_t base = (uint64_t)lo + ((uint64_t)b << shift);
+        if (shift == 0) return (int64_t)base;
+        /* the bucket's keys: [base, base + 2^shift - 1], within hi */
+        size_t m = 0;
+        for (i = 0; i < n; i++) {
+            tmp[m] = src[i];
+            m += (((uint64_t)src[i] - (uint64_t)lo) >> shift) == b;
+        }
+        uint64_t top = base + (((uint64_t)1 << shift) - 1);
+        lo = (int64_t)base;
+        if (top - (uint64_t)lo < (uint64_t)hi - (uint64_t)lo) hi = (int64_t)top;
+        k -= below;
+        n = m;
+        src = tmp;
+    }
+}
+
+/* Core: CalculateTruncatedMedian over v[0..n) (whose smallest and largest
+ * are lo and hi): the middle value, or the truncated mean of the two
+ * middle ones. v is left as it was. */
+static int64_t truncated_median(bk_block_stats_scratch *s, const int64_t *v, size_t n, int64_t lo, int64_t hi)
 {
     if (n == 0) return 0;
-    radix_sort(v, NULL, n, s->fees + 4 * s->cap, NULL, (uint32_t *)(s->fees + 6 * s->cap));
-    if (n % 2 == 0) return wadd(v[n / 2 - 1], v[n / 2]) / 2;
-    return v[n / 2];
+    int64_t *tmp = s->fees + 4 * s->cap;
+    uint32_t *hist = (uint32_t *)(s->fees + 6 * s->cap);
+    int64_t upper = radix_select(v, n, n / 2, lo, hi, tmp, hist);
+    if (n % 2) return upper;
+    /* the (n/2 - 1)-th: upper again unless n/2 keys lie below it, then the
+     * largest of those */
+    size_t less = 0;
+    int64_t below = lo;
+    for (size_t i = 0; i < n; i++) {
+        int lt = v[i] < upper;
+        less += (size_t)lt;
+        if (lt && v[i] > below) below = v[i];
+    }
+    int64_t lower = less >= n / 2 ? below : upper;
+    return wadd(lower, upper) / 2;
 }
 
 /* Core: CalculatePercentilesByWeight over (feerate, weight) pairs. Core
@@ -296,17 +374,53 @@ static int64_t truncated_median(bk_block_stats_scratch *s, int64_t *v, size_t n)
  * feerates whatever the order of their weights, and the run's feerate is
  * the value either way. */
 static void percentiles_by_weight(bk_block_stats_scratch *s, int64_t out[BK_STATS_PERCENTILES], size_t n,
-                                  int64_t total_weight)
+                                  int64_t total_weight, int64_t lo, int64_t hi)
 {
     for (int i = 0; i < BK_STATS_PERCENTILES; i++) out[i] = 0;
     if (n == 0) return;
     int64_t *rate = s->rates, *weight = s->rates + s->cap;
-    radix_sort(rate, weight, n, s->fees + 4 * s->cap, s->fees + 5 * s->cap, (uint32_t *)(s->fees + 6 * s->cap));
     const double tw = (double)total_weight;
     const double thresholds[BK_STATS_PERCENTILES] = {tw / 10.0, tw / 4.0, tw / 2.0, (tw * 3.0) / 4.0,
                                                      (tw * 9.0) / 10.0};
     int next = 0;
     int64_t cumulative = 0;
+    uint64_t range = (uint64_t)hi - (uint64_t)lo;
+    if (range < 2 * (uint64_t)s->cap) {
+        /* Feerates span fewer values than the two sort buffers hold words
+         * (the usual case: sat/vB): the weight of each feerate, summed in
+         * feerate order. A run of equal feerates is one bucket, and the
+         * sorted walk crosses a threshold inside a run exactly when the sum
+         * at the run's end crosses it, with the run's feerate either way. */
+        int64_t *sum = s->fees + 4 * s->cap;
+        size_t width = (size_t)range + 1;
+        if (4 * width <= 2 * s->cap) {
+            /* four tables, tx i into table i % 4: runs of equal feerates
+             * do not wait on each other's additions; folded into the first */
+            int64_t *s1 = sum + width, *s2 = sum + 2 * width, *s3 = sum + 3 * width;
+            memset(sum, 0, sizeof(int64_t) * 4 * width);
+            size_t i = 0;
+            for (; i + 4 <= n; i += 4) {
+                sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+                s1[(uint64_t)rate[i + 1] - (uint64_t)lo] += weight[i + 1];
+                s2[(uint64_t)rate[i + 2] - (uint64_t)lo] += weight[i + 2];
+                s3[(uint64_t)rate[i + 3] - (uint64_t)lo] += weight[i + 3];
+            }
+            for (; i < n; i++) sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+            for (size_t r = 0; r < width; r++) sum[r] += s1[r] + s2[r] + s3[r];
+        } else {
+            memset(sum, 0, sizeof(int64_t) * width);
+            for (size_t i = 0; i < n; i++) sum[(uint64_t)rate[i] - (uint64_t)lo] += weight[i];
+        }
+        for (uint64_t r = 0; r <= range && next < BK_STATS_PERCENTILES; r++) {
+            if (!sum[r]) continue;
+            cumulative += sum[r];
+            while (next < BK_STATS_PERCENTILES && (double)cumulative >= thresholds[next])
+                out[next++] = (int64_t)((uint64_t)lo + r);
+        }
+        for (int i = next; i < BK_STATS_PERCENTILES; i++) out[i] = hi;
+        return;
+    }
+    radix_sort(rate, weight, n, s->fees + 4 * s->cap, s->fees + 5 * s->cap, (uint32_t *)(s->fees + 6 * s->cap));
     for (size_t i = 0; i < n; i++) {
         cumulative += weight[i];
         while (next < BK_STATS_PERCENTILES && (double)cumulative >= thresholds[next]) out[next++] = rate[i];
@@ -338,10 +452,36 @@ static int is_bip30_repeat(const bk_chain_context *ctx, const uint8_t hash[32])
                                             : "00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721") == 0;
 }
 
-/* Core: CScript::IsUnspendable. */
-static inline int unspendable(const uint8_t *script, size_t len)
+/* Core: CTransaction::IsCoinBase, as bk_tx_is_coinbase (inline: once per
+ * transaction; the prevout index is tested before the 32 zero bytes). */
+static inline int tx_is_coinbase(const bk_tx *tx)
 {
-    return (len > 0 && script[0] == 0x6a) || len > MAX_SCRIPT_SIZE;
+    if (tx->n_in != 1) return 0;
+    const uint8_t *p = tx->data + tx->vin_pos;
+    if (bk_load_le32(p + 32) != 0xffffffffu) return 0;
+    static const uint8_t zero[32];
+    return memcmp(p, zero, 32) == 0;
+}
+
+/* A CompactSize of bytes the block decoder validated. */
+static inline uint64_t cs_get(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    uint8_t b = p[0];
+    if (b < 0xfd) {
+        *pp = p + 1;
+        return b;
+    }
+    if (b == 0xfd) {
+        *pp = p + 3;
+        return bk_load_le16(p + 1);
+    }
+    if (b == 0xfe) {
+        *pp = p + 5;
+        return bk_load_le32(p + 1);
+    }
+    *pp = p + 9;
+    return bk_load_le64(p + 1);
 }
 
 /* A walk over a CBlockUndo that bk_block_undo_parse has validated: the
@@ -385,6 +525,25 @@ static inline void walk_skip(undo_walk *w, uint64_t n)
     w->p = n < (uint64_t)(w->end - w->p) ? w->p + n : w->end;
 }
 
+/* Core: compressor.cpp DecompressAmount, as bk_amount_decompress (here
+ * inline: once per spent coin). */
+static inline uint64_t amount_decompress(uint64_t x)
+{
+    static const uint64_t pow10[10] = {1ULL,       10ULL,       100ULL,       1000ULL,       10000ULL,
+                                       100000ULL,  1000000ULL,  10000000ULL,  100000000ULL,  1000000000ULL};
+    if (x == 0) return 0;
+    x--;
+    unsigned e = (unsigned)(x % 10);
+    x /= 10;
+    uint64_t n;
+    if (e < 9) {
+        n = (x / 9) * 10 + (x % 9) + 1;
+    } else {
+        n = x + 1;
+    }
+    return n * pow10[e];
+}
+
 /* One coin: its value and the length of its decompressed scriptPubKey
  * (Core: compressor.cpp; an over-long raw script reads back as the single
  * byte OP_RETURN). */
@@ -392,7 +551,7 @@ static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script
 {
     uint64_t code = walk_varint(w);
     if (code >> 1) (void)walk_varint(w); /* nVersion dummy */
-    *value = (int64_t)bk_amount_decompress(walk_varint(w));
+    *value = (int64_t)amount_decompress(walk_varint(w));
     uint64_t n_size = walk_varint(w);
     if (n_size < SPECIAL_SCRIPTS) {
         static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
@@ -403,6 +562,100 @@ static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script
         *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
         walk_skip(w, raw);
     }
+}
+
+/* ---- the same reads with bk_block_undo_parse's checks (or stricter):
+ * 0 for anything the parser might refuse ---- */
+
+/* A VARINT of at most 8 bytes (the parser's fast path: no overflow). */
+static inline int walk_varint_checked(undo_walk *w, uint64_t *v)
+{
+    const uint8_t *p = w->p;
+    size_t avail = (size_t)(w->end - p);
+    if (avail >= 8) {
+        /* the usual case: a fixed bound the compiler can unroll */
+        uint64_t n = 0;
+        for (size_t i = 0; i < 8; i++) {
+            uint8_t b = p[i];
+            n = (n << 7) | (b & 0x7f);
+            if (!(b & 0x80)) {
+                w->p = p + i + 1;
+                *v = n;
+                return 1;
+            }
+            n++;
+        }
+        return 0;
+    }
+    uint64_t n = 0;
+    for (size_t i = 0; i < avail; i++) {
+        uint8_t b = p[i];
+        n = (n << 7) | (b & 0x7f);
+        if (!(b & 0x80)) {
+            w->p = p + i + 1;
+            *v = n;
+            return 1;
+        }
+        n++;
+    }
+    return 0;
+}
+
+/* Core's ReadCompactSize with the range check: canonical, at most MAX_SIZE. */
+static inline int walk_compact_checked(undo_walk *w, uint64_t *v)
+{
+    const uint8_t *p = w->p;
+    size_t avail = (size_t)(w->end - p);
+    if (avail == 0) return 0;
+    uint8_t b = p[0];
+    if (b < 0xfd) {
+        w->p = p + 1;
+        *v = b;
+        return 1;
+    }
+    if (b == 0xfd && avail >= 3) {
+        uint64_t x = bk_load_le16(p + 1);
+        if (x < 0xfd) return 0;
+        w->p = p + 3;
+        *v = x;
+        return 1;
+    }
+    if (b == 0xfe && avail >= 5) {
+        uint64_t x = bk_load_le32(p + 1);
+        if (x < 0x10000u || x > BK_MAX_SIZE) return 0;
+        w->p = p + 5;
+        *v = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* One coin as bk_coin_read reads it (32-bit code, nVersion dummy and
+ * script size; the script's bytes present), its value and decompressed
+ * script length. A compressed uncompressed-P2PK key (script size 4, 5)
+ * must be on the curve, as the parser checks. */
+static inline int coin_checked(undo_walk *w, int64_t *value, uint64_t *script_len)
+{
+    uint64_t code, dummy, amount, n_size;
+    if (!walk_varint_checked(w, &code) || code > UINT32_MAX) return 0;
+    if ((code >> 1) && (!walk_varint_checked(w, &dummy) || dummy > UINT32_MAX)) return 0;
+    if (!walk_varint_checked(w, &amount) || !walk_varint_checked(w, &n_size) || n_size > UINT32_MAX) return 0;
+    *value = (int64_t)amount_decompress(amount);
+    size_t avail = (size_t)(w->end - w->p);
+    if (n_size < SPECIAL_SCRIPTS) {
+        static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
+        size_t body = n_size < 2 ? 20 : 32;
+        if (avail < body) return 0;
+        *script_len = lens[n_size];
+        if (n_size >= 4 && !bk_undo_x_on_curve(w->p)) return 0;
+        w->p += body;
+        return 1;
+    }
+    uint64_t raw = n_size - SPECIAL_SCRIPTS;
+    if (raw > avail) return 0;
+    *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
+    w->p += raw;
+    return 1;
 }
 
 static void hash_hex(char out[65], const uint8_t h[32])
@@ -425,27 +678,19 @@ static int selection_loops_inputs(uint32_t sel)
     return (sel & need) != 0;
 }
 
-bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
-                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
-                                 bk_error *err)
+/* The checks every entry point makes before the walk, in their order:
+ * Core version, the undo's CTxUndo count (n_txundo, -1: not known yet),
+ * the coinbase; *overhead_out is the version's per-UTXO overhead, out is
+ * zeroed with its hash set, the scratch holds the block's tables. */
+static bk_status stats_prelude(bk_block_stats_scratch *s, const bk_block *b, int64_t n_txundo,
+                               const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
+                               int64_t *overhead_out, bk_error *err)
 {
-    if (!s || !b || !ctx || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
-    /* Core: GetUndoChecked - "The Genesis block does not have undo data":
-     * height 0 always gets an empty CBlockUndo. */
-    static const uint8_t empty_undo_bytes[1] = {0};
-    bk_block_undo empty_undo = {empty_undo_bytes, 1, 0};
-    if (ctx->height == 0) undo = &empty_undo;
-    if (!undo) return bk_error_set(err, BK_ERR_ARG, 0, "no undo data (Core: Undo data not available)");
-    bk_block_stats_opts defaults;
-    if (!o) {
-        bk_block_stats_opts_init(&defaults);
-        o = &defaults;
-    }
     int core = o->core_version ? o->core_version : BK_CORE_NEWEST;
     if (core < BK_CORE_MIN || core > BK_STATS_CORE_NEWEST)
         return bk_error_set(err, BK_ERR_ARG, 0, "core version %d outside %d..%d", core, BK_CORE_MIN,
                             BK_STATS_CORE_NEWEST);
-    const int64_t overhead = per_utxo_overhead(core);
+    *overhead_out = per_utxo_overhead(core);
 
     memset(out, 0, sizeof *out);
     if (o->hash) memcpy(out->blockhash, o->hash, 32);
@@ -453,20 +698,40 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     char hex[65];
 
     /* The undo's shape (bk_block_undo_check: n_tx - 1 CTxUndo, one coin
-     * per input) is checked as the coins are walked below. */
-    if (undo->n_txundo != b->n_tx - 1) {
+     * per input) is checked as the coins are walked (the count here, but
+     * for the single pass, which reads it itself). */
+    if (n_txundo >= 0 && (uint64_t)n_txundo != (uint64_t)b->n_tx - 1) {
         hash_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_MISMATCH, 0,
                             "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
-                            hex, (long long)ctx->height, undo->n_txundo, b->n_tx);
+                            hex, (long long)ctx->height, (unsigned)n_txundo, b->n_tx);
     }
-    if (!bk_tx_is_coinbase(&b->txs[0])) {
+    if (!tx_is_coinbase(&b->txs[0])) {
         hash_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_INVALID, 0, "block %s at height %lld: first transaction is not a coinbase",
                             hex, (long long)ctx->height);
     }
     if (scratch_reserve(s, b->n_tx) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    return BK_OK;
 
+}
+
+/* Core's loops over the transactions and their spent coins (getblockstats)
+ * over a CBlockUndo's bytes. fast 0: bytes bk_block_undo_parse has
+ * validated (the reads cannot fail). fast 1: raw bytes, read with at least
+ * the parser's checks; anything the parser or this pass might refuse, and
+ * anything unusual, returns FALLBACK (no message), and the caller takes
+ * the staged path, which reports it as the stages would. */
+#define FALLBACK BK_ERR_UNSUPPORTED
+/* The smallest Coin (code 00, amount 00, script size 06), as the parser. */
+#define MIN_COIN_SIZE 3u
+
+static inline __attribute__((always_inline)) bk_status
+stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+           const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead, bk_block_stats *out,
+           bk_error *err, const int fast)
+{
+    char hex[65];
     const int check_fees = selection_loops_inputs(o->select);
     const int skip_coinbase_utxos = ctx->height == 0 || is_bip30_repeat(ctx, out->blockhash);
 
@@ -475,35 +740,74 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     int64_t maxtxsize = 0, mintxsize = MAX_BLOCK_SERIALIZED_SIZE;
     int64_t swtotal_size = 0, swtotal_weight = 0, swtxs = 0, total_size = 0, total_weight = 0;
     int64_t utxos = 0, utxo_size_inc = 0, utxo_size_inc_actual = 0;
+    /* the true extremes of the tables (the min/max statistics above start
+     * from Core's sentinels and may not be reached by invalid data) */
+    int64_t fee_lo = INT64_MAX, fee_hi = INT64_MIN, rate_lo = INT64_MAX, rate_hi = INT64_MIN;
+    int64_t size_lo = INT64_MAX, size_hi = INT64_MIN;
     size_t n_fees = 0;
+    int any_coinbase_shaped = 0;
 
-    undo_walk ur = {undo->data, undo->data + undo->size};
-    (void)walk_compact(&ur);
+    const uint8_t *const undo_data = data;
+    undo_walk ur = {data, data + size};
+    if (fast) {
+        /* the CTxUndo count, as bk_block_undo_parse reads it; its checks
+         * and the shape check are the fallback's */
+        uint64_t n_txundo;
+        if (!walk_compact_checked(&ur, &n_txundo) || n_txundo != (uint64_t)b->n_tx - 1 ||
+            n_txundo > (uint64_t)(ur.end - ur.p))
+            return FALLBACK;
+    } else {
+        (void)walk_compact(&ur);
+    }
 
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
         outputs += tx->n_out;
-        const int coinbase = bk_tx_is_coinbase(tx);
+        const int coinbase = tx_is_coinbase(tx);
+        const int skip_utxos = skip_coinbase_utxos && (ctx->height == 0 || coinbase);
 
-        int64_t tx_out = 0;
-        bk_txout_iter oi;
-        bk_txout txo;
-        bk_txout_iter_init(&oi, tx);
-        while (bk_txout_next(&oi, &txo)) {
-            tx_out = wadd(tx_out, txo.value);
-            int64_t sz = 8 + (int64_t)bk_compact_size_len(txo.script_len) + txo.script_len + overhead;
-            utxo_size_inc += sz;
-            if (skip_coinbase_utxos && (ctx->height == 0 || coinbase)) continue;
-            if (unspendable(txo.script, txo.script_len)) continue;
-            utxos++;
-            utxo_size_inc_actual += sz;
+        /* the outputs, straight from the decoded bytes (validated by the
+         * block decoder): value, script length, unspendable rule */
+        int64_t tx_out = 0, tx_utxos = 0, tx_size_inc = 0, tx_size_inc_actual = 0;
+        const uint8_t *op = tx->data + tx->vout_pos;
+        for (uint32_t k = 0; k < tx->n_out; k++) {
+            int64_t value = (int64_t)bk_load_le64(op);
+            op += 8;
+            uint64_t sl = *op;
+            size_t cl = 1;
+            if (BK_UNLIKELY(sl >= 0xfd)) {
+                const uint8_t *q = op;
+                sl = cs_get(&q);
+                cl = (size_t)(q - op);
+            }
+            const uint8_t *script = op + cl;
+            op = script + sl;
+            tx_out = wadd(tx_out, value);
+            int64_t sz = 8 + (int64_t)cl + (int64_t)sl + overhead;
+            tx_size_inc += sz;
+            /* Core: CScript::IsUnspendable */
+            int spendable = !((sl > 0 && script[0] == 0x6a) || sl > MAX_SCRIPT_SIZE);
+            tx_utxos += spendable;
+            tx_size_inc_actual += spendable ? sz : 0;
+        }
+        utxo_size_inc += tx_size_inc;
+        if (!skip_utxos) {
+            utxos += tx_utxos;
+            utxo_size_inc_actual += tx_size_inc_actual;
         }
 
         if (i == 0) continue;
         /* Core reads vtxundo.at(i - 1) for every later transaction; the
          * undo entries are walked in step even past a coinbase-shaped one. */
-        size_t undo_pos = (size_t)(ur.p - undo->data);
-        uint64_t n_coins = walk_compact(&ur);
+        size_t undo_pos = (size_t)(ur.p - undo_data);
+        uint64_t n_coins;
+        if (fast) {
+            if (!walk_compact_checked(&ur, &n_coins) || n_coins != tx->n_in ||
+                n_coins > (uint64_t)(ur.end - ur.p) / MIN_COIN_SIZE)
+                return FALLBACK;
+        } else {
+            n_coins = walk_compact(&ur);
+        }
         if (n_coins != tx->n_in) {
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
@@ -512,10 +816,15 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
                                 hex, (long long)ctx->height, i, tx->n_in, (unsigned)n_coins);
         }
         if (coinbase) {
+            any_coinbase_shaped = 1;
             for (uint64_t c = 0; c < n_coins; c++) {
                 int64_t v;
                 uint64_t l;
-                coin_value_len(&ur, &v, &l);
+                if (fast) {
+                    if (!coin_checked(&ur, &v, &l)) return FALLBACK;
+                } else {
+                    coin_value_len(&ur, &v, &l);
+                }
             }
             continue;
         }
@@ -527,6 +836,8 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         s->sizes[i - 1] = tx_size;
         if (tx_size > maxtxsize) maxtxsize = tx_size;
         if (tx_size < mintxsize) mintxsize = tx_size;
+        if (tx_size > size_hi) size_hi = tx_size;
+        if (tx_size < size_lo) size_lo = tx_size;
         total_size += tx_size;
 
         int64_t weight = 3 * (int64_t)tx->stripped_size + (int64_t)tx->size;
@@ -538,18 +849,23 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
             swtotal_weight += weight;
         }
 
-        int64_t tx_in = 0;
+        int64_t tx_in = 0, spent_size = 0;
         for (uint64_t c = 0; c < n_coins; c++) {
             int64_t v;
             uint64_t l;
-            coin_value_len(&ur, &v, &l);
+            if (fast) {
+                if (!coin_checked(&ur, &v, &l)) return FALLBACK;
+            } else {
+                coin_value_len(&ur, &v, &l);
+            }
             tx_in = wadd(tx_in, v);
-            int64_t psz = 8 + (int64_t)bk_compact_size_len(l) + (int64_t)l + overhead;
-            utxo_size_inc -= psz;
-            utxo_size_inc_actual -= psz;
+            spent_size += 8 + (l < 0xfd ? 1 : 3) + (int64_t)l + overhead; /* l <= MAX_SCRIPT_SIZE */
         }
+        utxo_size_inc -= spent_size;
+        utxo_size_inc_actual -= spent_size;
         int64_t fee = wsub(tx_in, tx_out);
         if (check_fees && (fee < 0 || fee > MAX_MONEY)) {
+            if (fast) return FALLBACK;
             hash_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_INVALID, 0,
                                 "block %s at height %lld: fee of transaction %u out of range (%lld sat; "
@@ -559,6 +875,8 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         s->fees[n_fees] = fee;
         if (fee > maxfee) maxfee = fee;
         if (fee < minfee) minfee = fee;
+        if (fee > fee_hi) fee_hi = fee;
+        if (fee < fee_lo) fee_lo = fee;
         totalfee = wadd(totalfee, fee);
         /* Core: (txfee * WITNESS_SCALE_FACTOR) / weight, truncated; a
          * 32-bit division when both fit (the same quotient, far cheaper) */
@@ -575,17 +893,23 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         n_fees++;
         if (feerate > maxfeerate) maxfeerate = feerate;
         if (feerate < minfeerate) minfeerate = feerate;
+        if (feerate > rate_hi) rate_hi = feerate;
+        if (feerate < rate_lo) rate_lo = feerate;
+    }
+    if (fast) {
+        /* bk_block_undo_parse: nothing after the CBlockUndo */
+        if (ur.p != ur.end) return FALLBACK;
     }
     /* The sizes table holds an entry per non-coinbase tx in block order;
      * compact it to the n_fees counted ones (coinbase-shaped later txs are
      * skipped by Core). */
-    if (n_fees != (size_t)b->n_tx - 1) {
+    if (any_coinbase_shaped) {
         size_t k = 0;
         for (uint32_t i = 1; i < b->n_tx; i++)
-            if (!bk_tx_is_coinbase(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
+            if (!tx_is_coinbase(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
     }
 
-    percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight);
+    percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight, rate_lo, rate_hi);
 
     const uint64_t n_tx = b->n_tx;
     out->avgfee = n_tx > 1 ? (int64_t)((uint64_t)totalfee / (n_tx - 1)) : 0;
@@ -596,9 +920,9 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     out->maxfee = maxfee;
     out->maxfeerate = maxfeerate;
     out->maxtxsize = maxtxsize;
-    out->medianfee = truncated_median(s, s->fees, n_fees);
+    out->medianfee = truncated_median(s, s->fees, n_fees, fee_lo, fee_hi);
     out->mediantime = ctx->mediantime;
-    out->mediantxsize = truncated_median(s, s->sizes, n_fees);
+    out->mediantxsize = truncated_median(s, s->sizes, n_fees, size_lo, size_hi);
     out->minfee = minfee == MAX_MONEY ? 0 : minfee;
     out->minfeerate = minfeerate == MAX_MONEY ? 0 : minfeerate;
     out->mintxsize = mintxsize == MAX_BLOCK_SERIALIZED_SIZE ? 0 : mintxsize;
@@ -618,4 +942,71 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
     out->utxo_increase_actual = utxos - inputs;
     out->utxo_size_inc_actual = utxo_size_inc_actual;
     return BK_OK;
+}
+
+static bk_status stats_validated(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead,
+                                 bk_block_stats *out, bk_error *err)
+{
+    return stats_pass(s, b, data, size, ctx, o, overhead, out, err, 0);
+}
+
+static bk_status stats_raw(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
+                           const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead,
+                           bk_block_stats *out)
+{
+    return stats_pass(s, b, data, size, ctx, o, overhead, out, NULL, 1);
+}
+
+bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, const bk_block_undo *undo,
+                                 const bk_chain_context *ctx, const bk_block_stats_opts *o, bk_block_stats *out,
+                                 bk_error *err)
+{
+    if (!s || !b || !ctx || !out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    /* Core: GetUndoChecked - "The Genesis block does not have undo data":
+     * height 0 always gets an empty CBlockUndo. */
+    static const uint8_t empty_undo_bytes[1] = {0};
+    bk_block_undo empty_undo = {empty_undo_bytes, 1, 0};
+    if (ctx->height == 0) undo = &empty_undo;
+    if (!undo) return bk_error_set(err, BK_ERR_ARG, 0, "no undo data (Core: Undo data not available)");
+    bk_block_stats_opts defaults;
+    if (!o) {
+        bk_block_stats_opts_init(&defaults);
+        o = &defaults;
+    }
+    int64_t overhead;
+    bk_status st = stats_prelude(s, b, undo->n_txundo, ctx, o, out, &overhead, err);
+    if (st != BK_OK) return st;
+    return stats_validated(s, b, undo->data, undo->size, ctx, o, overhead, out, err);
+}
+
+bk_status bk_block_stats_compute_undo(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *undo,
+                                      size_t len, const uint8_t checksum[32], const bk_chain_context *ctx,
+                                      const bk_block_stats_opts *o, bk_block_stats *out, bk_error *err)
+{
+    if (!s || !b || !ctx || !out || (!undo && len)) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    bk_block_stats_opts defaults;
+    if (!o) {
+        bk_block_stats_opts_init(&defaults);
+        o = &defaults;
+    }
+    /* Core's ReadBlockUndo verifies the checksum before it deserializes */
+    bk_status st;
+    if (checksum && undo && (st = bk_undo_checksum_verify(undo, len, b->header.prev_hash, checksum, err)) != BK_OK)
+        return st;
+    if (ctx->height != 0 && undo) {
+        /* one pass: parse and statistics */
+        int64_t overhead;
+        if (stats_prelude(s, b, -1, ctx, o, out, &overhead, NULL) == BK_OK &&
+            stats_raw(s, b, undo, len, ctx, o, overhead, out) == BK_OK)
+            return BK_OK;
+    }
+    /* the stages one after the other, as a caller runs them: the first
+     * error is theirs */
+    bk_block_undo parsed, *up = NULL;
+    if (undo) {
+        if ((st = bk_block_undo_parse(undo, len, &parsed, err)) != BK_OK) return st;
+        up = &parsed;
+    }
+    return bk_block_stats_compute(s, b, up, ctx, o, out, err);
 }

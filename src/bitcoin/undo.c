@@ -5,6 +5,9 @@
  * DecompressScript, DecompressAmount), src/serialize.h (VARINT). */
 #include <blockkit/undo.h>
 
+#include "bitcoin/undo_internal.h"
+
+#include <gmp.h>
 #include <secp256k1.h>
 
 /* Core: compressor.h MAX_SCRIPT_SIZE (script/script.h) - larger raw scripts
@@ -111,6 +114,35 @@ static int decompress_p2pk_uncompressed(uint8_t prefix, const uint8_t x[32], uin
     return 1;
 }
 
+/* Whether x (32 bytes, big-endian) is the x of a point on secp256k1:
+ * x < p and x^3 + 7 a square mod p (its Jacobi symbol not -1; it is never
+ * 0, the group having no point of order 2). The same answer as
+ * secp256k1_ec_pubkey_parse of 02 || x (x below the field size, then a
+ * square root of x^3 + 7), which decompress_p2pk_uncompressed relies on,
+ * in about half its time (no square root): the parse's check of a
+ * compressed uncompressed-P2PK coin, which needs no script. GMP's mpn
+ * layer on stack limbs, read-only mpz views: nothing allocated. */
+int bk_undo_x_on_curve(const uint8_t x32[32])
+{
+    static const mp_limb_t p[4] = {0xFFFFFFFEFFFFFC2FULL, 0xFFFFFFFFFFFFFFFFULL, 0xFFFFFFFFFFFFFFFFULL,
+                                   0xFFFFFFFFFFFFFFFFULL};
+    _Static_assert(sizeof(mp_limb_t) == 8 && GMP_NAIL_BITS == 0, "64-bit GMP limbs");
+    mp_limb_t x[4], t[8], q[5], r[4], y[4];
+    for (int i = 0; i < 4; i++) {
+        mp_limb_t v = 0;
+        for (int k = 0; k < 8; k++) v = (v << 8) | x32[(3 - i) * 8 + k];
+        x[i] = v;
+    }
+    if (mpn_cmp(x, p, 4) >= 0) return 0;
+    mpn_sqr(t, x, 4);
+    mpn_tdiv_qr(q, r, 0, t, 8, p, 4);
+    mpn_mul_n(t, r, x, 4);
+    mpn_tdiv_qr(q, y, 0, t, 8, p, 4);
+    if (mpn_add_1(y, y, 4, 7) || mpn_cmp(y, p, 4) >= 0) mpn_sub_n(y, y, p, 4);
+    mpz_t a, m;
+    return mpz_jacobi(mpz_roinit_n(a, y, 4), mpz_roinit_n(m, p, 4)) >= 0;
+}
+
 static bk_status coin_read_script(bk_reader *r, bk_coin *coin);
 
 bk_status bk_coin_read(bk_reader *r, bk_coin *coin)
@@ -204,8 +236,7 @@ static bk_status coin_validate(bk_reader *r)
         size_t body_pos = r->pos;
         const uint8_t *p = bk_read_span(r, n_size < 2 ? 20 : 32);
         if (!p) return r->status;
-        uint8_t script[67];
-        if (n_size >= 4 && !decompress_p2pk_uncompressed((uint8_t)(n_size - 2), p, script))
+        if (n_size >= 4 && !bk_undo_x_on_curve(p))
             return bk_reader_fail(r, BK_ERR_SCRIPT, body_pos, "compressed uncompressed-P2PK key is not on the curve");
         return BK_OK;
     }
@@ -224,8 +255,106 @@ static void coin_skip(bk_reader *r)
     else (void)bk_read_span(r, (size_t)(n_size - BK_SPECIAL_SCRIPTS));
 }
 
+/* ---- the fast path: a pointer walk with the same checks, or stricter.
+ * It says yes only to what the reader-based parse below accepts; at the
+ * first thing that parse might refuse (or anything unusual) it gives up
+ * and that parse runs from the start, with its exact errors. ---- */
+
+/* A VARINT of at most 8 bytes (read_varint's fast path: no overflow). */
+static inline int fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    size_t avail = (size_t)(end - p);
+    if (avail > 8) avail = 8;
+    uint64_t n = 0;
+    for (size_t i = 0; i < avail; i++) {
+        uint8_t b = p[i];
+        n = (n << 7) | (b & 0x7f);
+        if (!(b & 0x80)) {
+            *pp = p + i + 1;
+            *v = n;
+            return 1;
+        }
+        n++;
+    }
+    return 0;
+}
+
+/* ReadCompactSize with the range check: canonical, at most BK_MAX_SIZE. */
+static inline int fast_compact(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    size_t avail = (size_t)(end - p);
+    if (avail == 0) return 0;
+    if (p[0] < 0xfd) {
+        *v = p[0];
+        *pp = p + 1;
+        return 1;
+    }
+    if (p[0] == 0xfd && avail >= 3) {
+        uint64_t x = (uint64_t)p[1] | (uint64_t)p[2] << 8;
+        if (x < 0xfd) return 0;
+        *v = x;
+        *pp = p + 3;
+        return 1;
+    }
+    if (p[0] == 0xfe && avail >= 5) {
+        uint64_t x = (uint64_t)p[1] | (uint64_t)p[2] << 8 | (uint64_t)p[3] << 16 | (uint64_t)p[4] << 24;
+        if (x < 0x10000u || x > BK_MAX_SIZE) return 0;
+        *v = x;
+        *pp = p + 5;
+        return 1;
+    }
+    return 0;
+}
+
+/* coin_validate's checks on one coin. */
+static inline int fast_coin(const uint8_t **pp, const uint8_t *end)
+{
+    uint64_t code, dummy, amount, n_size;
+    if (!fast_varint(pp, end, &code) || code > UINT32_MAX) return 0;
+    if ((code >> 1) && (!fast_varint(pp, end, &dummy) || dummy > UINT32_MAX)) return 0;
+    if (!fast_varint(pp, end, &amount) || !fast_varint(pp, end, &n_size) || n_size > UINT32_MAX) return 0;
+    size_t avail = (size_t)(end - *pp);
+    if (n_size < BK_SPECIAL_SCRIPTS) {
+        size_t body = n_size < 2 ? 20 : 32;
+        if (avail < body) return 0;
+        if (n_size >= 4 && !bk_undo_x_on_curve(*pp)) return 0;
+        *pp += body;
+        return 1;
+    }
+    if (n_size - BK_SPECIAL_SCRIPTS > avail) return 0;
+    *pp += n_size - BK_SPECIAL_SCRIPTS;
+    return 1;
+}
+
+/* The whole CBlockUndo: 1 and its CTxUndo count when the reader-based
+ * parse accepts it. */
+static int fast_undo_parse(const uint8_t *data, size_t len, uint64_t *n_tx_out)
+{
+    const uint8_t *p = data, *end = data + len;
+    uint64_t n_tx;
+    if (!fast_compact(&p, end, &n_tx) || n_tx > (uint64_t)(end - p)) return 0;
+    for (uint64_t t = 0; t < n_tx; t++) {
+        uint64_t n_coins;
+        if (!fast_compact(&p, end, &n_coins) || n_coins > (uint64_t)(end - p) / BK_MIN_COIN_SIZE) return 0;
+        for (uint64_t c = 0; c < n_coins; c++)
+            if (!fast_coin(&p, end)) return 0;
+    }
+    if (p != end) return 0;
+    *n_tx_out = n_tx;
+    return 1;
+}
+
 bk_status bk_block_undo_parse(const uint8_t *data, size_t len, bk_block_undo *undo, bk_error *err)
 {
+    uint64_t fast_n;
+    if (data && fast_undo_parse(data, len, &fast_n)) {
+        undo->data = data;
+        undo->size = len;
+        undo->n_txundo = (uint32_t)fast_n;
+        return BK_OK;
+    }
     bk_reader r;
     bk_reader_init(&r, data, len);
     /* Core: CBlockUndo is a std::vector<CTxUndo>; CTxUndo a vector of
