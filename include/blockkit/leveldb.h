@@ -22,9 +22,10 @@
  * directory; only regular files are opened there (a FIFO or device is an
  * error, never a hang), so it works on a read-only mount and while the node
  * runs. bk_ldb_close() removes the snapshot directory. It is named
- * blockkit-ldb-PID-<random> and flock()ed while open; one left by a process
- * killed with SIGKILL (lock free, PID gone) is removed by the next
- * bk_ldb_open under the same tmpdir.
+ * blockkit-ldb-PID-<random> (blockkit-ldb-new-PID-<random> while it is being
+ * made) and flock()ed while open; one left by a process killed with SIGKILL
+ * (lock free, PID gone) is removed by the next bk_ldb_open under the same
+ * tmpdir.
  *
  * Thread safety: one bk_ldb may be read from several threads with separate
  * iterators; bk_ldb_close() must not race with any other call on it. */

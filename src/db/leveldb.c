@@ -67,13 +67,16 @@ static void remove_tree(const char *dir)
     (void)rmdir(dir);
 }
 
-/* A snapshot directory is made as blockkit-ldb-new-<random> (mkdtemp), flock()ed (the
- * directory itself), then renamed to blockkit-ldb-PID-<random>, so a
- * directory of that name is locked for as long as its handle lives. A
- * process killed with SIGKILL cannot remove its own; the next snapshot
- * under the same tmpdir removes every one whose lock is free and whose PID
- * is gone (a PID alone could name a live process in another PID namespace
- * sharing the tmpdir: its lock keeps the directory). */
+/* A snapshot directory is made as blockkit-ldb-new-PID-<random> (mkdtemp),
+ * flock()ed (the directory itself), then renamed to
+ * blockkit-ldb-PID-<random>, so a directory of that name is locked for as
+ * long as its handle lives. A process killed with SIGKILL cannot remove its
+ * own, under either name (a kill between mkdtemp and the rename leaves the
+ * new- one); the next snapshot under the same tmpdir removes every one
+ * whose PID is gone and whose lock is free. A PID alone could name a live
+ * process in another PID namespace sharing the tmpdir: its lock keeps a
+ * renamed directory, and a new- one swept in the instant before its lock is
+ * taken makes its creator start over (below). */
 #define SNAP_PREFIX "blockkit-ldb-"
 
 static void sweep_stale(const char *tmpdir)
@@ -86,6 +89,7 @@ static void sweep_stale(const char *tmpdir)
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, SNAP_PREFIX, plen) != 0) continue;
         const char *p = e->d_name + plen;
+        if (!strncmp(p, "new-", 4)) p += 4;
         char *endp;
         errno = 0;
         long pid = strtol(p, &endp, 10);
@@ -552,25 +556,33 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     db->lockfd = -1;
     sweep_stale(tmpdir);
-    int n = snprintf(db->dir, sizeof db->dir, "%s/" SNAP_PREFIX "new-XXXXXX", tmpdir);
-    if (n < 0 || (size_t)n >= sizeof db->dir || !mkdtemp(db->dir)) {
-        int e = errno;
-        free(db);
-        free(buf);
-        close(srcfd);
-        return bk_error_set(err, BK_ERR_IO, 0, "cannot make a snapshot directory under %s: %s", tmpdir,
-                            n >= 0 && (size_t)n < sizeof db->dir ? strerror(e) : "path too long");
-    }
-    db->lockfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (db->lockfd >= 0 && flock(db->lockfd, LOCK_EX | LOCK_NB) != 0) {
-        close(db->lockfd);
-        db->lockfd = -1;
-    }
-    if (db->lockfd >= 0) {
+    for (int made = 0; made < 3; made++) {
+        int n = snprintf(db->dir, sizeof db->dir, "%s/" SNAP_PREFIX "new-%ld-XXXXXX", tmpdir, (long)getpid());
+        if (n < 0 || (size_t)n >= sizeof db->dir || !mkdtemp(db->dir)) {
+            int e = errno;
+            free(db);
+            free(buf);
+            close(srcfd);
+            return bk_error_set(err, BK_ERR_IO, 0, "cannot make a snapshot directory under %s: %s", tmpdir,
+                                n >= 0 && (size_t)n < sizeof db->dir ? strerror(e) : "path too long");
+        }
+        db->lockfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (db->lockfd >= 0 && flock(db->lockfd, LOCK_EX | LOCK_NB) != 0) {
+            close(db->lockfd);
+            db->lockfd = -1;
+        }
+        if (db->lockfd < 0) break; /* no lock to be had here: the directory as made */
         char named[sizeof db->dir];
         size_t dl = strlen(db->dir);
         int m = snprintf(named, sizeof named, "%s/" SNAP_PREFIX "%ld-%s", tmpdir, (long)getpid(), db->dir + dl - 6);
-        if (m > 0 && (size_t)m < sizeof named && rename(db->dir, named) == 0) memcpy(db->dir, named, (size_t)m + 1);
+        if (m > 0 && (size_t)m < sizeof named && rename(db->dir, named) == 0) {
+            memcpy(db->dir, named, (size_t)m + 1);
+            break;
+        }
+        if (errno != ENOENT) break; /* kept under its new- name, still locked */
+        /* Swept away before the lock was taken: make another. */
+        close(db->lockfd);
+        db->lockfd = -1;
     }
     int dstfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int rc = dstfd < 0 ? SNAP_FAIL : SNAP_RETRY;
