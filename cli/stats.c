@@ -105,10 +105,11 @@ typedef struct stats_cfg {
     bk_network net;
 } stats_cfg;
 
-/* Render one block's result (plus newline) into w. */
+/* Render one block's result (plus newline) into w: from the parsed undo,
+ * or (undo_raw non-NULL) from the CBlockUndo bytes in one pass. */
 static bk_status render_stats(bk_block_stats_scratch *sc, const bk_block *b, const bk_block_undo *undo,
-                              const bk_chain_context *ctx, const uint8_t *hash, const stats_cfg *cfg,
-                              bk_writer *w, bk_error *err)
+                              const uint8_t *undo_raw, size_t undo_len, const bk_chain_context *ctx,
+                              const uint8_t *hash, const stats_cfg *cfg, bk_writer *w, bk_error *err)
 {
     bk_block_stats_opts o;
     bk_block_stats_opts_init(&o);
@@ -116,7 +117,8 @@ static bk_status render_stats(bk_block_stats_scratch *sc, const bk_block *b, con
     o.core_version = cfg->core;
     o.hash = hash;
     bk_block_stats st;
-    bk_status s = bk_block_stats_compute(sc, b, undo, ctx, &o, &st, err);
+    bk_status s = undo_raw ? bk_block_stats_compute_undo(sc, b, undo_raw, undo_len, NULL, ctx, &o, &st, err)
+                           : bk_block_stats_compute(sc, b, undo, ctx, &o, &st, err);
     if (s != BK_OK) return s;
     bk_json j;
     bk_json_init(&j, w, cfg->indent);
@@ -188,7 +190,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
         rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Undo data not available (give --undo FILE)");
         goto done;
     }
-    if (render_stats(&sc, &b, undop, &ctx, NULL, cfg, &w, &err) != BK_OK) {
+    if (render_stats(&sc, &b, undop, NULL, 0, &ctx, NULL, cfg, &w, &err) != BK_OK) {
         rc = bk_cli_fail(cmd, bk_cli_exit_code(err.status), "%s", err.msg);
         goto done;
     }
@@ -224,9 +226,22 @@ typedef struct stats_run {
     size_t emitted;
 } stats_run;
 
+/* A CBlockUndo the single pass refused: when bk_block_undo_parse refuses
+ * it too (bk_block_stats_compute_undo's error is then the parser's), the
+ * engine reports it as its own undo decode failure, exactly as when it
+ * parsed the record itself; else BK_OK. */
+static bk_status undo_parse_error(const bk_engine_block *eb, bk_error *err)
+{
+    bk_block_undo u;
+    bk_status st = bk_block_undo_parse(eb->undo_data, eb->undo_size, &u, err);
+    if (st != BK_OK && eb->undo_stage) *eb->undo_stage = BK_STAGE_UNDO_DECODE;
+    return st;
+}
+
 /* One block's result as a line (the engine read the block and, for a
- * block with undo data, its undo record, checksum verified when found
- * through Core's block index). */
+ * block with undo data, its undo record's bytes, checksum verified when
+ * found through Core's block index; BK_READ_UNDO_RAW: not parsed, the
+ * statistics read the CBlockUndo in one pass). */
 static bk_status stats_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *w, bk_error *err)
 {
     stats_run *R = vctx;
@@ -241,17 +256,24 @@ static bk_status stats_block(void *vctx, int worker, const bk_engine_block *eb, 
                             R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
                                                            : "Block not available (not fully downloaded)");
     }
-    if (e->height > 0 && !eb->undo) {
+    if (e->height > 0 && !eb->undo_data) {
         /* Core: CheckBlockDataAvailability(check_for_undo) */
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %d: Undo data not available", hex,
                             (int)e->height);
     }
     bk_error e2;
     bk_chain_context ctx;
-    if (bk_chain_context_fill(&R->chain, e, &ctx, &e2) != BK_OK)
+    bk_status ps;
+    if (bk_chain_context_fill(&R->chain, e, &ctx, &e2) != BK_OK) {
+        /* the engine used to parse the undo record before this */
+        if (eb->undo_data && (ps = undo_parse_error(eb, err)) != BK_OK) return ps;
         return bk_error_set(err, e2.status, 0, "block %s: %s", hex, e2.msg);
-    if (render_stats(&W->sc, eb->block, eb->undo, &ctx, e->hash, R->cfg, w, &e2) != BK_OK)
+    }
+    if (render_stats(&W->sc, eb->block, NULL, eb->undo_data, eb->undo_size, &ctx, e->hash, R->cfg, w, &e2) !=
+        BK_OK) {
+        if (eb->undo_data && (ps = undo_parse_error(eb, err)) != BK_OK) return ps;
         return bk_error_set(err, e2.status, e2.offset, "%s", e2.msg);
+    }
     return BK_OK;
 }
 
@@ -370,7 +392,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     eo.dir = &R.dir;
     eo.items = list;
     eo.n_items = njobs;
-    eo.read_flags = BK_READ_UNDO;
+    eo.read_flags = BK_READ_UNDO | BK_READ_UNDO_RAW; /* bk_block_stats_compute_undo reads it */
     eo.run.workers = jobs;
     eo.run.window = 2 * (size_t)jobs + 1;
     eo.run.cancel = &stats_stop;

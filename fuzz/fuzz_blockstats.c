@@ -2,8 +2,18 @@
  * block bytes, then the CBlockUndo bytes (or, with flag bit 7, a stats list
  * for bk_block_stats_select_list). A block and undo that parse must give
  * stats or a clean error, the JSON must render for every selection, and
- * the invariants Core's arithmetic implies must hold. */
+ * the invariants Core's arithmetic implies must hold.
+ *
+ * The single pass, bk_block_stats_compute_undo, runs on the same bytes and
+ * must give what the stages give one after the other (checksum verify,
+ * bk_block_undo_parse, bk_block_stats_compute): the same status, error
+ * message and offset, the same statistics. Its checksum: none (flag bit 6
+ * clear), else the undo's last 32 bytes taken as the record's checksum
+ * (bit 5 set: as found, nearly always a mismatch) or replaced by the right
+ * one (bit 5 clear: the record verifies). */
+#include <blockkit/blockfile.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/sha256.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +49,61 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bk_block b;
     if (bk_block_decode(&dec, data, blen, &b, &err) != BK_OK) return 0;
-    bk_block_undo undo;
-    int have_undo = bk_block_undo_parse(rest, rest_len, &undo, &err) == BK_OK;
     bk_chain_context ctx;
     bk_chain_context_standalone(&ctx, &b, (flags & 2) ? BK_NET_REGTEST : BK_NET_MAIN, (flags & 1) ? 0 : 91842);
     bk_block_stats_opts o;
     bk_block_stats_opts_init(&o);
     o.select = (flags & 4) ? (1u << BK_STAT_TXS) : BK_STATS_ALL;
+    if (flags & 16) o.core_version = 32; /* 40 bytes of per-UTXO overhead */
+
+    /* the record's checksum, when there is one: the last 32 bytes */
+    const uint8_t *ck = NULL;
+    uint8_t good[32];
+    if ((flags & 64) && rest_len >= 32) {
+        rest_len -= 32;
+        ck = rest + rest_len;
+        if (!(flags & 32)) {
+            bk_sha256_ctx h;
+            bk_sha256_init(&h);
+            bk_sha256_update(&h, b.header.prev_hash, 32);
+            bk_sha256_update(&h, rest, rest_len);
+            bk_sha256_final(&h, good);
+            bk_sha256(good, good, 32);
+            ck = good;
+        }
+    }
+
+    /* the stages as the harness always ran them (an undo that does not
+     * parse goes to compute as none: Core's "Undo data not available") */
+    bk_block_undo undo;
+    int have_undo = bk_block_undo_parse(rest, rest_len, &undo, &err) == BK_OK;
     bk_block_stats st;
     bk_status s = bk_block_stats_compute(&sc, &b, have_undo ? &undo : NULL, &ctx, &o, &st, &err);
+
+    /* the single pass, on the bytes as they are (undo present) */
+    bk_block_stats st1;
+    bk_error err1;
+    memset(&st1, 0x5a, sizeof st1);
+    bk_status s1 = bk_block_stats_compute_undo(&sc, &b, rest, rest_len, ck, &ctx, &o, &st1, &err1);
+    /* what the stages give for those bytes: a parse error is theirs */
+    {
+        bk_error ref_err;
+        bk_block_stats ref;
+        memset(&ref, 0x5a, sizeof ref);
+        bk_status ref_s = BK_OK;
+        if (ck) ref_s = bk_undo_checksum_verify(rest, rest_len, b.header.prev_hash, ck, &ref_err);
+        if (ck && !(flags & 32) && ref_s != BK_OK) abort(); /* the right checksum verifies */
+        bk_block_undo u;
+        if (ref_s == BK_OK) ref_s = bk_block_undo_parse(rest, rest_len, &u, &ref_err);
+        if (ref_s == BK_OK) ref_s = bk_block_stats_compute(&sc, &b, &u, &ctx, &o, &ref, &ref_err);
+        if (s1 != ref_s) abort();
+        if (s1 != BK_OK) {
+            if (strcmp(err1.msg, ref_err.msg) != 0 || err1.offset != ref_err.offset || err1.status != ref_err.status)
+                abort();
+        } else if (memcmp(&st1, &ref, sizeof ref) != 0) {
+            abort();
+        }
+    }
     if (s != BK_OK) {
         if (err.msg[0] == 0) abort();
         return 0;

@@ -24,7 +24,10 @@
 #      every answer compared (and, where they differ, whether only as Core's
 #      post-v31 PER_UTXO_OVERHEAD change predicts); the three largest blocks
 #      one by one: Core per call, blockkit per in-process library call (a loop
-#      compiled here against build/libblockkit.so, as the BlockStats bench).
+#      compiled here against build/libblockkit.so, as the BlockStats bench:
+#      bk_block_stats_compute_undo, the checksum and statistics in one pass;
+#      "staged": the same call through checksum verify, bk_block_undo_parse
+#      and bk_block_stats_compute, the two alternated).
 #   2. gettxoutsetinfo on the regtest set (exactness, all three hash types).
 #   3. --coins N (default 10000000; 0 skips): build/gen-utxo writes N coins, the
 #      chainstate is put in place of a regtest datadir copy's (best block set to
@@ -200,8 +203,10 @@ HARNESS = r'''
 #include <time.h>
 #include <unistd.h>
 /* one getblockstats call per iteration, as BlockStats/866342 in blockkit bench: read the block and
- * rev record files, check the undo checksum, decode, statistics, JSON; prints the best wall and
- * thread-CPU seconds of one call */
+ * rev record files, decode, then the undo checksum and statistics in one pass over the CBlockUndo
+ * (bk_block_stats_compute_undo), JSON; alternately the same call with the three stages (checksum
+ * verify, bk_block_undo_parse, bk_block_stats_compute). Prints the best wall and thread-CPU seconds of
+ * one call, single pass then staged */
 static size_t fsize(const char *p) { struct stat s; return stat(p, &s) ? 0 : (size_t)s.st_size; }
 static int rd(const char *p, uint8_t *b, size_t n) {
     int fd = open(p, O_RDONLY); size_t got = 0;
@@ -221,46 +226,51 @@ int main(int argc, char **argv) {
     bk_block_decoder dec; bk_block_decoder_init(&dec, NULL);
     bk_block_stats_scratch sc; bk_block_stats_scratch_init(&sc, NULL);
     bk_writer w; bk_writer_init(&w, NULL);
-    double best = 1e9, bestcpu = 1e9;
+    double best[2] = {1e9, 1e9}, bestcpu[2] = {1e9, 1e9};
     if (!blk || !rev || rn < 40) return 66;
-    for (int i = 0; i < iters; i++) {
+    for (int i = 0; i < 2 * iters; i++) {
+        int staged = i & 1;
         double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
         if (rd(bp, blk, bn) || rd(rp, rev, rn)) return 66;
         bk_block b;
         if (bk_block_decode(&dec, blk, bn, &b, NULL) != BK_OK) return 65;
         size_t n = rn - 40;
-        if (bk_undo_checksum_verify(rev + 8, n, b.header.prev_hash, rev + 8 + n, NULL) != BK_OK) return 65;
-        bk_block_undo u;
-        if (bk_block_undo_parse(rev + 8, n, &u, NULL) != BK_OK) return 65;
         bk_chain_context ctx; bk_chain_context_standalone(&ctx, &b, BK_NET_REGTEST, height);
         uint8_t h[32]; bk_block_hash(&b, h);
         bk_block_stats_opts o; bk_block_stats_opts_init(&o); o.hash = h;
         bk_block_stats st;
-        if (bk_block_stats_compute(&sc, &b, &u, &ctx, &o, &st, NULL) != BK_OK) return 65;
+        if (!staged) {
+            if (bk_block_stats_compute_undo(&sc, &b, rev + 8, n, rev + 8 + n, &ctx, &o, &st, NULL) != BK_OK) return 65;
+        } else {
+            if (bk_undo_checksum_verify(rev + 8, n, b.header.prev_hash, rev + 8 + n, NULL) != BK_OK) return 65;
+            bk_block_undo u;
+            if (bk_block_undo_parse(rev + 8, n, &u, NULL) != BK_OK) return 65;
+            if (bk_block_stats_compute(&sc, &b, &u, &ctx, &o, &st, NULL) != BK_OK) return 65;
+        }
         bk_writer_reset(&w);
         bk_json j; bk_json_init(&j, &w, 0);
         if (bk_json_block_stats(&j, &st, BK_STATS_ALL, NULL) != BK_OK) return 65;
         double t1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID);
-        if (t1 - t0 < best) best = t1 - t0;
-        if (c1 - c0 < bestcpu) bestcpu = c1 - c0;
+        if (t1 - t0 < best[staged]) best[staged] = t1 - t0;
+        if (c1 - c0 < bestcpu[staged]) bestcpu[staged] = c1 - c0;
     }
-    printf("%.9f %.9f\n", best, bestcpu);
+    printf("%.9f %.9f %.9f %.9f\n", best[0], bestcpu[0], best[1], bestcpu[1]);
     return 0;
 }
 '''
 harness_bin = None
 
 def harness(bp, rp, height, iters=300):
-    """blockkit's in-process cost of one getblockstats call: (best wall, best thread CPU) seconds."""
+    """blockkit's in-process cost of one getblockstats call: (best wall, best thread CPU) seconds of the
+    single pass (bk_block_stats_compute_undo), then of the three stages, the two alternated."""
     global harness_bin
     if harness_bin is None:
         harness_bin = os.path.join(work, "bkstats1")
         sh(["cc", "-O2", "-std=c11", "-x", "c", "-", "-I", os.path.join(ROOT, "include"), "-o", harness_bin,
             "-L", os.path.join(ROOT, "build"), "-lblockkit", "-Wl,-rpath," + os.path.join(ROOT, "build")],
            input=HARNESS.encode())
-    w, c = subprocess.run([harness_bin, bp, rp, str(height), str(iters)], capture_output=True, check=True,
-                          text=True).stdout.split()
-    return float(w), float(c)
+    return tuple(float(x) for x in subprocess.run([harness_bin, bp, rp, str(height), str(iters)],
+                                                   capture_output=True, check=True, text=True).stdout.split())
 
 def core_block(node, h, n=50):
     """Core's cost of getblockstats h: best single call (wall, round trip included), and a batch of n
@@ -348,9 +358,10 @@ try:
           "CPU per call. blockkit: best of 300 in-process calls, files read each time, wall and thread CPU):")
     for h, size, (single, bw, bc) in big:
         bp, rp = extract(rt, h, f"h{h}")
-        w, c = harness(bp, rp, h)
+        w, c, sw, scpu = harness(bp, rp, h)
         print(f"  height {h}, {size:,} bytes: Core {ms(single)} single, {ms(bw)} wall / {ms(bc)} CPU batched; "
-              f"blockkit {ms(w)} wall / {ms(c)} CPU: {single / w:.0f}x (single wall), {bc / c:.0f}x (CPU)")
+              f"blockkit {ms(w)} wall / {ms(c)} CPU: {single / w:.0f}x (single wall), {bc / c:.0f}x (CPU); "
+              f"staged {ms(sw)} / {ms(scpu)}")
 
     # ---------------------------------------------------------------- 2. gettxoutsetinfo, regtest
     node = Node(rt)
@@ -489,7 +500,7 @@ int main(int argc, char **argv) {
         node.stop()
         out, _, _ = run_bk(["stats", "--datadir", bb, "--chain", "regtest", "--start", str(hb), "--end", str(hb)])
         bp, rp = extract(bb, hb, "big")
-        w, c = harness(bp, rp, hb)
+        w, c, sw, scpu = harness(bp, rp, hb)
         print()
         print(f"== getblockstats, a mainnet-sized regtest block: height {hb}, {st['txs']:,} txs, {st['ins']:,} inputs, "
               f"{st['total_size']:,} bytes, {st['total_weight']:,} WU ==")
@@ -497,7 +508,8 @@ int main(int argc, char **argv) {
         ident = "yes" if o1 == core_line else ("only the PER_UTXO_OVERHEAD change" if v32_overhead(core_line, o1) else "NO")
         print(f"answer byte-identical: {ident}")
         print(f"Core {ms(single)} single, {ms(bw)} wall / {ms(bc)} CPU batched; "
-              f"blockkit {ms(w)} wall / {ms(c)} CPU: {single / w:.0f}x (single wall), {bc / c:.0f}x (CPU)")
+              f"blockkit {ms(w)} wall / {ms(c)} CPU: {single / w:.0f}x (single wall), {bc / c:.0f}x (CPU); "
+              f"staged {ms(sw)} / {ms(scpu)}")
 finally:
     for nd in list(nodes):
         try: nd.stop()

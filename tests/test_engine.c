@@ -521,6 +521,105 @@ static void test_regtest_errors(void)
     bk_blocksdir_close(&dir);
 }
 
+/* BK_READ_UNDO_RAW: the callback gets the undo record's bytes and its
+ * checksum, verified, unparsed (undo NULL); what they parse to matches the
+ * block, and a callback that marks its failure as the undo's is reported
+ * at the rev file position, as a parse failure of the engine's own. */
+typedef struct raw_ctx {
+    int bad;
+    size_t blocks;
+    int64_t fail_h;     /* fail at this height (-1: never) */
+    int mark;           /* and set *undo_stage */
+} raw_ctx;
+
+static bk_status raw_block(void *vctx, int worker, const bk_engine_block *b, bk_writer *out, bk_error *err)
+{
+    raw_ctx *c = vctx;
+    (void)worker;
+    (void)out;
+    if (b->undo || !b->undo_stage) c->bad = 1;
+    if (b->height == 0 && (b->undo_data || b->undo_checksum)) c->bad = 1;
+    if (b->height > 0) {
+        bk_block_undo u;
+        if (!b->undo_data || !b->undo_checksum || b->undo_size != b->entry->undo_size ||
+            bk_undo_checksum_verify(b->undo_data, b->undo_size, b->block->header.prev_hash, b->undo_checksum, NULL) !=
+                BK_OK ||
+            bk_block_undo_parse(b->undo_data, b->undo_size, &u, NULL) != BK_OK ||
+            bk_block_undo_check(&u, b->block, NULL) != BK_OK)
+            c->bad = 1;
+    }
+    if (b->height == c->fail_h) {
+        if (c->mark) *b->undo_stage = BK_STAGE_UNDO_DECODE;
+        return bk_error_set(err, BK_ERR_TRAILING, 7, "made-up undo failure");
+    }
+    __atomic_fetch_add(&c->blocks, 1, __ATOMIC_RELAXED);
+    return BK_OK;
+}
+
+static void test_regtest_raw_undo(void)
+{
+    bk_chain chain;
+    bk_blocksdir dir;
+    memset(&chain, 0, sizeof chain);
+    if (!load_chain(&chain, &dir)) {
+        CHECK(0);
+        return;
+    }
+    size_t n;
+    bk_engine_item *items = best_chain(&chain, &n);
+    for (int mode = 0; mode < 3; mode++) {
+        raw_ctx c;
+        memset(&c, 0, sizeof c);
+        c.fail_h = mode == 0 ? -1 : 500;
+        c.mark = mode == 1;
+        bk_engine_opts o;
+        bk_engine_opts_init(&o);
+        o.chain = &chain;
+        o.dir = &dir;
+        o.items = items;
+        o.n_items = n;
+        o.read_flags = BK_READ_UNDO | BK_READ_UNDO_RAW;
+        o.run.workers = 2;
+        o.block = raw_block;
+        o.ctx = &c;
+        bk_engine_result r;
+        bk_error err;
+        bk_error_clear(&err);
+        bk_status st = bk_engine_run(&o, &r, &err);
+        CHECK(!c.bad);
+        if (mode == 0) {
+            CHECK_EQ_INT(st, BK_OK);
+            CHECK_EQ_INT(c.blocks, n);
+            continue;
+        }
+        const bk_chain_entry *e = &chain.entries[items[500].entry];
+        CHECK_EQ_INT(st, BK_ERR_TRAILING);
+        CHECK_EQ_INT(r.run.consumed, 500);
+        CHECK_EQ_INT(r.where.height, 500);
+        CHECK_EQ_INT(err.offset, 7);
+        char msg[1024], want[300], hex[65];
+        bk_hex_encode_rev(hex, e->hash, 32);
+        hex[64] = 0;
+        bk_engine_error_format(&r.where, &err, msg, sizeof msg);
+        if (mode == 1) {
+            CHECK_EQ_INT(r.where.stage, BK_STAGE_UNDO_DECODE);
+            CHECK_EQ_INT(r.where.kind, BK_FILE_REV);
+            CHECK_EQ_INT(r.where.file, e->undo_file);
+            CHECK_EQ_INT(r.where.file_offset, e->undo_offset);
+            snprintf(want, sizeof want, "undo of block at height 500 (%s): made-up undo failure at byte 7 (rev%05u.dat offset %llu)",
+                     hex, e->undo_file, (unsigned long long)e->undo_offset);
+        } else {
+            CHECK_EQ_INT(r.where.stage, BK_STAGE_WORK);
+            CHECK_EQ_INT(r.where.kind, BK_FILE_BLK);
+            snprintf(want, sizeof want, "block at height 500 (%s): made-up undo failure", hex);
+        }
+        CHECK_EQ_STR(msg, want);
+    }
+    free(items);
+    bk_chain_free(&chain);
+    bk_blocksdir_close(&dir);
+}
+
 int main(void)
 {
     RUN(test_order_and_window);
@@ -528,5 +627,6 @@ int main(void)
     RUN(test_cancel);
     RUN(test_regtest_blocks);
     RUN(test_regtest_errors);
+    RUN(test_regtest_raw_undo);
     return check_finish();
 }

@@ -134,9 +134,18 @@ typedef struct bk_engine_block {
     const bk_block *block;              /* decoded; NULL when the entry has no data (no_data) */
     const uint8_t *data;                /* its bytes, de-obfuscated */
     size_t size;
-    const bk_block_undo *undo;          /* NULL when not read: no undo record, or undo not asked */
-    const uint8_t *undo_data;
+    const bk_block_undo *undo;          /* NULL when not read: no undo record, or undo not asked, or
+                                           BK_READ_UNDO_RAW (not parsed) */
+    const uint8_t *undo_data;           /* the CBlockUndo bytes, de-obfuscated (NULL when not read) */
     size_t undo_size;
+    const uint8_t *undo_checksum;       /* the record's 32 checksum bytes after them when they were read
+                                           (BK_READ_UNDO_CHECKSUM: already verified), else NULL */
+    /* With BK_READ_UNDO_RAW a callback that finds the undo bytes bad may
+     * set *undo_stage to BK_STAGE_UNDO_DECODE (or BK_STAGE_UNDO_CHECKSUM)
+     * before returning the error: the failure is then reported as that
+     * stage at the undo record's file position, as when the engine parses.
+     * NULL outside a bk_engine_run callback. */
+    bk_engine_stage *undo_stage;
 } bk_engine_block;
 
 /* Per-worker block reader: keeps the last blk and rev file open, reads
@@ -158,6 +167,11 @@ typedef struct bk_block_reader {
 #define BK_READ_UNDO_CHECKSUM 2u        /* and verify its checksum against the parent hash (Core's
                                            ReadBlockUndo; for records found by position in Core's index:
                                            bk_engine_run sets it itself when chain->from_index) */
+#define BK_READ_UNDO_RAW 4u             /* with BK_READ_UNDO: read (and verify, as above) the undo record
+                                           but do not parse it: the callback gets undo == NULL and the
+                                           bytes in undo_data / undo_size / undo_checksum, for a consumer
+                                           that reads the CBlockUndo itself in one pass
+                                           (bk_block_stats_compute_undo); saves bk_block_undo_parse */
 
 BK_API void bk_block_reader_init(bk_block_reader *r, const bk_blocksdir *dir, const bk_allocator *alloc);
 BK_API void bk_block_reader_free(bk_block_reader *r);

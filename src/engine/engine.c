@@ -366,13 +366,18 @@ bk_status bk_block_reader_read(bk_block_reader *r, const bk_chain_entry *e, unsi
         where_at(where, BK_STAGE_UNDO_CHECKSUM, BK_FILE_REV, e->undo_file, e->undo_offset);
         return st;
     }
+    out->undo_data = r->undo;
+    out->undo_size = e->undo_size;
+    out->undo_checksum = ck ? r->undo + e->undo_size : NULL;
+    if (flags & BK_READ_UNDO_RAW) return BK_OK; /* the consumer reads the CBlockUndo itself */
     if ((st = bk_block_undo_parse(r->undo, e->undo_size, &r->undo_dec, err)) != BK_OK) {
+        out->undo_data = NULL;
+        out->undo_size = 0;
+        out->undo_checksum = NULL;
         where_at(where, BK_STAGE_UNDO_DECODE, BK_FILE_REV, e->undo_file, e->undo_offset);
         return st;
     }
     out->undo = &r->undo_dec;
-    out->undo_data = r->undo;
-    out->undo_size = e->undo_size;
     return BK_OK;
 }
 
@@ -421,9 +426,16 @@ static bk_status e_work(void *vctx, size_t job, int worker, bk_writer *out, bk_e
         b.task = job;
         b.height = it->height;
         b.orphan = it->orphan;
+        bk_engine_stage undo_stage = BK_STAGE_WORK;
+        if (R->flags & BK_READ_UNDO_RAW) b.undo_stage = &undo_stage;
         st = o->block(o->ctx, worker, &b, out, err);
         if (st != BK_OK) {
-            where_at(wh, BK_STAGE_WORK, BK_FILE_BLK, e->file, e->offset);
+            /* a raw undo record the callback found bad is reported as if
+             * the engine had read it */
+            if (b.undo_data && (undo_stage == BK_STAGE_UNDO_DECODE || undo_stage == BK_STAGE_UNDO_CHECKSUM))
+                where_at(wh, undo_stage, BK_FILE_REV, e->undo_file, e->undo_offset);
+            else
+                where_at(wh, BK_STAGE_WORK, BK_FILE_BLK, e->file, e->offset);
             break;
         }
     }
@@ -475,7 +487,7 @@ bk_status bk_engine_run(const bk_engine_opts *o, bk_engine_result *res, bk_error
     memset(&R, 0, sizeof R);
     R.o = o;
     R.window = window;
-    R.flags = o->read_flags & BK_READ_UNDO;
+    R.flags = o->read_flags & (BK_READ_UNDO | BK_READ_UNDO_RAW);
     if (o->chain->from_index) R.flags |= BK_READ_UNDO_CHECKSUM;
     R.readers = calloc((size_t)nw, sizeof *R.readers);
     R.where = calloc(window, sizeof *R.where);
