@@ -230,9 +230,10 @@ static void advise_huge(void *p, size_t len)
  * height), later ones of a height, and heights past the preallocated
  * entries, go to that thread's overflow, in key order. The entries end in
  * height order, then key order (a chain has one block at most heights): the
- * overflows are joined (the low range's first), a slot holder another
- * thread's record of lower key beat is swapped out, the overflow is sorted
- * and merged in. No sort of the whole array. */
+ * overflows are joined (the low range's first), a slot the other thread's
+ * record of higher key took first goes to the lower key (swapped with it
+ * in the overflow), the overflow is sorted and merged in. No sort of the
+ * whole array. */
 typedef struct idx_shared {
     bk_ldb *db;
     bk_chain_entry *entries;  /* the slots, cap of them */
@@ -255,7 +256,7 @@ typedef struct idx_part {
     bk_status st;
     bk_error err;
     /* Entries made, waiting for their places (slots, at random: prefetched
-     * when the record is read, written PLACE_AHEAD records later). */
+     * when the record is read, written when the ring is full). */
     size_t n_ring;
     bk_chain_entry ring[PLACE_AHEAD];
     bk_chain_entry *ring_dst[PLACE_AHEAD];
