@@ -1192,7 +1192,15 @@ typedef struct links_task {
     bk_status st;        /* the first error of the task */
     bk_status st_sizes;  /* BK_OK unless it came from read_sizes */
     bk_error err;
+    /* The chainstate's best block (NULL: none): the tip, and the best
+     * chain walked, here (they touch neither the sizes nor no_data). */
+    const uint8_t *best;
+    int best_missing;
+    bk_status st_walk;
+    bk_error err_walk;
 } links_task;
+
+static bk_status active_walk(bk_chain *c, bk_error *err);
 
 static void links_task_run(void *arg)
 {
@@ -1202,6 +1210,16 @@ static void links_task_run(void *arg)
         return;
     }
     if ((t->st = link_all(t->c, t->opts, &t->err)) != BK_OK) return;
+    if (t->best) {
+        uint32_t tip = bk_chain_table_find(t->c, t->best);
+        if (tip == BK_CHAIN_NONE) {
+            t->best_missing = 1;
+        } else {
+            t->c->tip = tip;
+            t->c->tip_from_chainstate = 1;
+            t->st_walk = active_walk(t->c, &t->err_walk);
+        }
+    }
     t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_REV, t->opts, t->trust, t->cov, &t->out, &t->err);
 }
 
@@ -1212,7 +1230,7 @@ static void blk_sizes_run(void *arg)
 }
 
 static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts, int trust,
-                                 covered_list *cov_blk, covered_list *cov_rev, bk_error *err)
+                                 covered_list *cov_blk, covered_list *cov_rev, const uint8_t *best, bk_error *err)
 {
     locked_alloc la;
     if (!locked_alloc_init(&la, c->alloc)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
@@ -1227,19 +1245,29 @@ static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_ch
     b = a;
     a.cov = cov_rev;
     b.cov = cov_blk;
+    a.best = best;
     bk_error_clear(&a.err);
     bk_error_clear(&b.err);
+    bk_error_clear(&a.err_walk);
     run_pair(links_task_run, &a, blk_sizes_run, &b);
     c->alloc = own;
     pthread_mutex_destroy(&la.mu);
     c->n_missing += a.out.n_missing + b.out.n_missing;
     c->n_no_data += b.out.n_no_data;
     /* The first error in the order of a serial build: table, links, block
-     * sizes, undo sizes. */
+     * sizes, undo sizes, the tip, the best chain. */
     const links_task *bad = a.st != BK_OK && a.st_sizes == BK_OK ? &a : b.st != BK_OK ? &b : a.st != BK_OK ? &a : NULL;
-    if (!bad) return BK_OK;
-    if (err) *err = bad->err;
-    return bad->st;
+    if (bad) {
+        if (err) *err = bad->err;
+        return bad->st;
+    }
+    if (a.best_missing) {
+        char hex[65];
+        hash_hex(hex, best);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index", hex);
+    }
+    if (a.st_walk != BK_OK && err) *err = a.err_walk;
+    return a.st_walk;
 }
 
 /* ---- blocks past the index's last flush ---- */
@@ -1597,7 +1625,7 @@ static uint32_t most_work_tip(const bk_chain *c)
     return best;
 }
 
-static bk_status set_active(bk_chain *c, bk_error *err)
+static bk_status active_walk(bk_chain *c, bk_error *err)
 {
     /* Undo a previous best chain (entries start with active 0, next none). */
     for (size_t h = 0; h < c->n_active; h++) {
@@ -1632,14 +1660,25 @@ static bk_status set_active(bk_chain *c, bk_error *err)
         c->active[e->height - c->base_height] = i;
     }
     c->n_stale = c->n_entries - c->n_orphans - c->n_active;
-    /* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
+    return BK_OK;
+}
+
+/* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
+static void set_prune_height(bk_chain *c)
+{
     c->prune_height = 0;
     for (size_t h = c->n_active; c->n_no_data && h-- > 0;)
         if (c->entries[c->active[h]].no_data) {
             c->prune_height = (int32_t)(h + 1) + c->base_height;
             break;
         }
-    return BK_OK;
+}
+
+static bk_status set_active(bk_chain *c, bk_error *err)
+{
+    bk_status st = active_walk(c, err);
+    if (st == BK_OK) set_prune_height(c);
+    return st;
 }
 
 bk_status bk_chainstate_tip(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32], bk_error *err)
@@ -1779,21 +1818,16 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         }
     }
     if (st == BK_OK) st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK) st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, err);
-    /* The tip Core has. */
-    if (st == BK_OK && have_best) {
-        c->tip = bk_chain_table_find(c, best);
-        if (c->tip == BK_CHAIN_NONE) {
-            char hex[65];
-            hash_hex(hex, best);
-            st = bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index",
-                              hex);
-        } else {
-            c->tip_from_chainstate = 1;
-        }
+    if (st == BK_OK)
+        st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, have_best ? best : NULL, err);
+    /* The tip Core has: the chainstate's (set, and its chain walked, in
+     * links_and_sizes), else the most-work valid block with data (once
+     * the sizes have said which blocks have data). */
+    if (st == BK_OK && c->tip == BK_CHAIN_NONE) {
+        c->tip = most_work_tip(c);
+        st = active_walk(c, err);
     }
-    if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
-    if (st == BK_OK) st = set_active(c, err);
+    if (st == BK_OK) set_prune_height(c);
     /* Blocks and undo written after the index's last flush. */
     if (st == BK_OK) st = scan_appended(c, &d, &cov_blk, opts, &first_new, err);
     if (st == BK_OK && c->n_appended) {
