@@ -1145,6 +1145,22 @@ static void test_chainstate_heads(void)
     CHECK_MEM(best, want, 32);
     raw_put(cs, (const uint8_t *)"H", 1, NULL, 0);
     CHECK_EQ_INT(bk_chainstate_tip(cs, g_tmp, best, &err), BK_ERR_NOT_FOUND);
+    /* A best block the index does not hold: an error naming it (the tip
+     * is found on the build's second thread). */
+    uint8_t unknown[32];
+    unhex_rev("00000000000000000000000000000000000000000000000000000000deadbeef", unknown);
+    uint8_t ob[32];
+    memcpy(ob, unknown, 32);
+    bk_deobfuscate(ob, sizeof ob, key, kl);
+    raw_put(cs, (const uint8_t *)"B", 1, ob, sizeof ob);
+    bk_index_dirs dirs = {.blocksdir = FULL "/regtest/blocks", .chainstatedir = cs};
+    bk_chain c;
+    bk_chain_opts o;
+    memset(&o, 0, sizeof o);
+    o.tmpdir = g_tmp;
+    CHECK_EQ_INT(bk_chain_build_index_dirs(&c, &dirs, BK_NET_REGTEST, &o, NULL, &err), BK_ERR_INVALID);
+    CHECK(strstr(err.msg, "00000000000000000000000000000000000000000000000000000000deadbeef is not in the block index") !=
+          NULL);
     sh("rm -rf '%s'%s", cs, "");
 }
 

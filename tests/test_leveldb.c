@@ -107,6 +107,43 @@ static void test_block_index_snapshot(void)
     bk_ldb_free(v);
     CHECK_EQ_INT(bk_ldb_get(db, (const uint8_t *)"nosuchkey", 9, &v, &vl, &err), BK_ERR_NOT_FOUND);
     CHECK(v == NULL);
+    /* Ranges of one prefix (the chain build's two threads): the two halves
+     * of the 'b' keys are disjoint, each in order and inside its bounds,
+     * and together every 'b' key once; a start below the prefix starts at
+     * it, a limit at the prefix's end ends it. */
+    {
+        static const uint8_t b = 'b', mid[2] = {'b', 0x80}, lo[1] = {'a'}, end[1] = {'c'};
+        size_t halves = 0;
+        const struct {
+            const uint8_t *s, *l;
+            size_t sl, ll;
+        } r[4] = {{NULL, mid, 0, 2}, {mid, NULL, 2, 0}, {lo, end, 1, 1}, {mid, mid, 2, 2}};
+        size_t cnt[4] = {0, 0, 0, 0};
+        for (int i = 0; i < 4; i++) {
+            bk_ldb_iter *it = NULL;
+            CHECK_EQ_INT(bk_ldb_iter_new_range(db, &b, 1, r[i].s, r[i].sl, r[i].l, r[i].ll, &it, &err), BK_OK);
+            const uint8_t *k;
+            size_t kl;
+            uint8_t prev[64];
+            size_t pl = 0;
+            while (it && bk_ldb_iter_next(it, &k, &kl, NULL, NULL)) {
+                CHECK(kl == 33 && k[0] == 'b');
+                if (i == 0) CHECK(k[1] < 0x80);
+                if (i == 1) CHECK(k[1] >= 0x80);
+                if (pl) CHECK(memcmp(prev, k, 33) < 0);
+                memcpy(prev, k, 33);
+                pl = 33;
+                cnt[i]++;
+            }
+            if (it) CHECK_EQ_INT(bk_ldb_iter_status(it, &err), BK_OK);
+            bk_ldb_iter_free(it);
+        }
+        halves = cnt[0] + cnt[1];
+        CHECK_EQ_INT(halves, got);
+        CHECK(cnt[0] > 0 && cnt[1] > 0);
+        CHECK_EQ_INT(cnt[2], got);
+        CHECK_EQ_INT(cnt[3], 0);
+    }
     bk_ldb_close(db);
     CHECK(stat(snap, &st) != 0 && errno == ENOENT);
     dir_digest(REGTEST "/blocks/index", after);

@@ -230,9 +230,10 @@ static void advise_huge(void *p, size_t len)
  * height), later ones of a height, and heights past the preallocated
  * entries, go to that thread's overflow, in key order. The entries end in
  * height order, then key order (a chain has one block at most heights): the
- * overflows are joined (the low range's first), a slot holder another
- * thread's record of lower key beat is swapped out, the overflow is sorted
- * and merged in. No sort of the whole array. */
+ * overflows are joined (the low range's first), a slot the other thread's
+ * record of higher key took first goes to the lower key (swapped with it
+ * in the overflow), the overflow is sorted and merged in. No sort of the
+ * whole array. */
 typedef struct idx_shared {
     bk_ldb *db;
     bk_chain_entry *entries;  /* the slots, cap of them */
@@ -255,7 +256,7 @@ typedef struct idx_part {
     bk_status st;
     bk_error err;
     /* Entries made, waiting for their places (slots, at random: prefetched
-     * when the record is read, written PLACE_AHEAD records later). */
+     * when the record is read, written when the ring is full). */
     size_t n_ring;
     bk_chain_entry ring[PLACE_AHEAD];
     bk_chain_entry *ring_dst[PLACE_AHEAD];
@@ -991,7 +992,7 @@ static uint64_t covered_end(const covered_list *l, uint32_t file)
 
 typedef struct read_window {
     uint8_t *buf;
-    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, as stored (obfuscated) */
+    uint64_t lo, hi; /* file bytes [lo, hi) are in buf, de-obfuscated */
 } read_window;
 
 /* The bytes read_sizes checks for a record at pos: its 8-byte record
@@ -1004,11 +1005,11 @@ static void checked_range(bk_file_kind kind, uint64_t pos, uint64_t flen, uint64
 }
 
 /* Make refs[i]'s checked bytes available in w (one pread for it and the
- * records after it in the same file that fit the window), as stored: only
- * the checked bytes are de-obfuscated, by the caller (records are ~200
- * bytes apart on a synthetic chain, so the window holds every byte). f is
- * the raw view of the file. 0 when the read failed (the file shrank): the
- * caller reads that record on its own. */
+ * records after it in the same file that fit the window), de-obfuscated
+ * whole: de-obfuscating only each record's checked bytes (8 + 80 of ~220
+ * on the synthetic chain) into a small buffer measured slower (a call per
+ * record, and its reads of the bytes just stored stall). 0 when the read
+ * failed (the file shrank): the caller reads that record on its own. */
 static int window_fill(read_window *w, const bk_blockfile *f, bk_file_kind kind, const pos_ref *refs, size_t i,
                        size_t n)
 {
@@ -1095,10 +1096,6 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
         if (st != BK_OK) break;
         bk_blockfile_advise(&f, BK_ACCESS_RANDOM);
         w.lo = w.hi = 0;
-        /* The same file read as stored. */
-        bk_blockfile raw = f;
-        memset(raw.key, 0, sizeof raw.key);
-        raw.xored = 0;
         /* (Files are read with pread, never mapped: nothing to drop.) */
         for (; i < n && refs[i].file == file; i++) {
             bk_chain_entry *e = &c->entries[refs[i].idx];
@@ -1128,15 +1125,8 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             }
             uint64_t lo, hi;
             checked_range(kind, pos, f.len, &lo, &hi);
-            if (window_fill(&w, &raw, kind, refs, i, n)) {
-                rec = w.buf + (lo - w.lo);
-                if (f.xored) {
-                    bk_xor_copy(hdr, rec, (size_t)(hi - lo), lo, f.key);
-                    rec = hdr;
-                }
-            } else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) {
-                hi = lo; /* shrank */
-            }
+            if (window_fill(&w, &f, kind, refs, i, n)) rec = w.buf + (lo - w.lo);
+            else if (bk_blockfile_copy(&f, lo, hdr, (size_t)(hi - lo), NULL) != BK_OK) hi = lo; /* shrank */
             if (hi - lo < 8 || memcmp(rec, magic, 4) != 0) {
                 /* Another network's files (a regtest directory read as main):
                  * say which, and the --chain to use. */
@@ -1202,7 +1192,15 @@ typedef struct links_task {
     bk_status st;        /* the first error of the task */
     bk_status st_sizes;  /* BK_OK unless it came from read_sizes */
     bk_error err;
+    /* The chainstate's best block (NULL: none): the tip, and the best
+     * chain walked, here (they touch neither the sizes nor no_data). */
+    const uint8_t *best;
+    int best_missing;
+    bk_status st_walk;
+    bk_error err_walk;
 } links_task;
+
+static bk_status active_walk(bk_chain *c, bk_error *err);
 
 static void links_task_run(void *arg)
 {
@@ -1212,6 +1210,16 @@ static void links_task_run(void *arg)
         return;
     }
     if ((t->st = link_all(t->c, t->opts, &t->err)) != BK_OK) return;
+    if (t->best) {
+        uint32_t tip = bk_chain_table_find(t->c, t->best);
+        if (tip == BK_CHAIN_NONE) {
+            t->best_missing = 1;
+        } else {
+            t->c->tip = tip;
+            t->c->tip_from_chainstate = 1;
+            t->st_walk = active_walk(t->c, &t->err_walk);
+        }
+    }
     t->st_sizes = t->st = read_sizes(t->c, t->d, BK_FILE_REV, t->opts, t->trust, t->cov, &t->out, &t->err);
 }
 
@@ -1222,7 +1230,7 @@ static void blk_sizes_run(void *arg)
 }
 
 static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_chain_opts *opts, int trust,
-                                 covered_list *cov_blk, covered_list *cov_rev, bk_error *err)
+                                 covered_list *cov_blk, covered_list *cov_rev, const uint8_t *best, bk_error *err)
 {
     locked_alloc la;
     if (!locked_alloc_init(&la, c->alloc)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
@@ -1237,19 +1245,29 @@ static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_ch
     b = a;
     a.cov = cov_rev;
     b.cov = cov_blk;
+    a.best = best;
     bk_error_clear(&a.err);
     bk_error_clear(&b.err);
+    bk_error_clear(&a.err_walk);
     run_pair(links_task_run, &a, blk_sizes_run, &b);
     c->alloc = own;
     pthread_mutex_destroy(&la.mu);
     c->n_missing += a.out.n_missing + b.out.n_missing;
     c->n_no_data += b.out.n_no_data;
     /* The first error in the order of a serial build: table, links, block
-     * sizes, undo sizes. */
+     * sizes, undo sizes, the tip, the best chain. */
     const links_task *bad = a.st != BK_OK && a.st_sizes == BK_OK ? &a : b.st != BK_OK ? &b : a.st != BK_OK ? &a : NULL;
-    if (!bad) return BK_OK;
-    if (err) *err = bad->err;
-    return bad->st;
+    if (bad) {
+        if (err) *err = bad->err;
+        return bad->st;
+    }
+    if (a.best_missing) {
+        char hex[65];
+        hash_hex(hex, best);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index", hex);
+    }
+    if (a.st_walk != BK_OK && err) *err = a.err_walk;
+    return a.st_walk;
 }
 
 /* ---- blocks past the index's last flush ---- */
@@ -1607,7 +1625,7 @@ static uint32_t most_work_tip(const bk_chain *c)
     return best;
 }
 
-static bk_status set_active(bk_chain *c, bk_error *err)
+static bk_status active_walk(bk_chain *c, bk_error *err)
 {
     /* Undo a previous best chain (entries start with active 0, next none). */
     for (size_t h = 0; h < c->n_active; h++) {
@@ -1642,14 +1660,25 @@ static bk_status set_active(bk_chain *c, bk_error *err)
         c->active[e->height - c->base_height] = i;
     }
     c->n_stale = c->n_entries - c->n_orphans - c->n_active;
-    /* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
+    return BK_OK;
+}
+
+/* Core: rpc/blockchain.cpp GetPruneHeight, on block data. */
+static void set_prune_height(bk_chain *c)
+{
     c->prune_height = 0;
     for (size_t h = c->n_active; c->n_no_data && h-- > 0;)
         if (c->entries[c->active[h]].no_data) {
             c->prune_height = (int32_t)(h + 1) + c->base_height;
             break;
         }
-    return BK_OK;
+}
+
+static bk_status set_active(bk_chain *c, bk_error *err)
+{
+    bk_status st = active_walk(c, err);
+    if (st == BK_OK) set_prune_height(c);
+    return st;
 }
 
 bk_status bk_chainstate_tip(const char *chainstate_dir, const char *tmpdir, uint8_t hash_out[32], bk_error *err)
@@ -1789,21 +1818,16 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
         }
     }
     if (st == BK_OK) st = read_index(c, indexdir, opts, err);
-    if (st == BK_OK) st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, err);
-    /* The tip Core has. */
-    if (st == BK_OK && have_best) {
-        c->tip = bk_chain_table_find(c, best);
-        if (c->tip == BK_CHAIN_NONE) {
-            char hex[65];
-            hash_hex(hex, best);
-            st = bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index",
-                              hex);
-        } else {
-            c->tip_from_chainstate = 1;
-        }
+    if (st == BK_OK)
+        st = links_and_sizes(c, &d, opts, dirs->trust_positions, &cov_blk, &cov_rev, have_best ? best : NULL, err);
+    /* The tip Core has: the chainstate's (set, and its chain walked, in
+     * links_and_sizes), else the most-work valid block with data (once
+     * the sizes have said which blocks have data). */
+    if (st == BK_OK && c->tip == BK_CHAIN_NONE) {
+        c->tip = most_work_tip(c);
+        st = active_walk(c, err);
     }
-    if (st == BK_OK && c->tip == BK_CHAIN_NONE) c->tip = most_work_tip(c);
-    if (st == BK_OK) st = set_active(c, err);
+    if (st == BK_OK) set_prune_height(c);
     /* Blocks and undo written after the index's last flush. */
     if (st == BK_OK) st = scan_appended(c, &d, &cov_blk, opts, &first_new, err);
     if (st == BK_OK && c->n_appended) {
