@@ -6,6 +6,8 @@
 
 #include <blockkit/sha256.h>
 
+#include "crypto/sha256_headers.h"
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
@@ -324,6 +326,39 @@ static void backend_list_and_use_errors(void)
     for (size_t i = 0; i < n; i++) use(names[i]);
 }
 
+/* bk_header_hash_many (the block-index build's 80-byte SHA256d, AVX-512
+ * lanes where the dispatcher picks AVX-512 for messages): every count
+ * around the 16-lane groups, equal to bk_sha256d, under the automatic
+ * choice and every backend this CPU runs (forced, so the kernel is off). */
+static void header_hash_many_every_count(void)
+{
+    enum { MAXN = 67 };
+    static uint8_t hdrs[MAXN * 80], got[MAXN * 32];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof hdrs; i++) {
+        x = x * 1103515245u + 12345u;
+        hdrs[i] = (uint8_t)(x >> 23);
+    }
+    const char *names[16];
+    size_t nb = bk_sha256_backends(names, 16);
+    for (size_t b = 0; b <= nb; b++) {
+        CHECK_EQ_INT(bk_sha256_use(b < nb ? names[b] : "auto"), BK_OK);
+        for (size_t n = 0; n <= MAXN; n++) {
+            memset(got, 0xee, sizeof got);
+            bk_header_hash_many(got, hdrs, n);
+            int ok = 1;
+            for (size_t i = 0; i < n; i++) {
+                uint8_t want[32];
+                bk_sha256d(want, hdrs + 80 * i, 80);
+                if (memcmp(want, got + 32 * i, 32) != 0) ok = 0;
+            }
+            if (n < MAXN && got[32 * n] != 0xee) ok = 0; /* nothing past n */
+            CHECK(ok);
+        }
+    }
+    CHECK_EQ_INT(bk_sha256_use("auto"), BK_OK);
+}
+
 int main(void)
 {
     nbackends = bk_sha256_backends(backends, 8);
@@ -344,5 +379,6 @@ int main(void)
     RUN(ssz_oracle_sha256_64);
     RUN(calibration_choices);
     RUN(backend_list_and_use_errors);
+    RUN(header_hash_many_every_count);
     return check_finish();
 }

@@ -11,7 +11,7 @@
 #include <blockkit/leveldb.h>
 
 #include "chain_internal.h"
-#include "header_hash.h"
+#include "crypto/sha256_headers.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -219,7 +219,7 @@ static void advise_huge(void *p, size_t len)
 #endif
 }
 
-/* Headers hashed against their keys this many at a time (header_hash.c:
+/* Headers hashed against their keys this many at a time (src/crypto/sha256_headers.c:
  * sixteen AVX-512 lanes). */
 #define HASH_BATCH 512
 #define PLACE_AHEAD 16

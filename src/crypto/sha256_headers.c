@@ -1,5 +1,7 @@
-/* SHA256d of many 80-byte block headers at once, for the block-index
- * build (chain_index.c checks every stored header against its key).
+/* SHA256d of many 80-byte block headers at once (the block-index build,
+ * src/bitcoin/chain_index.c, checks every stored header against its key).
+ * Internal to the library (sha256_headers.h), beside the other kernels;
+ * the round constants and IV are the module's (sha256_impl.h).
  *
  * bk_sha256d_msgs takes messages of any shape and schedules them over its
  * lanes one block at a time; for headers, all of one shape, that
@@ -7,34 +9,22 @@
  * AVX-512 lanes together: two compressions for SHA256(header) (the second
  * block is the last 16 bytes and constant padding) and one for the second
  * hash (the 32-byte digest and constant padding), the message words
- * gathered straight from the headers. Without AVX-512F/BW (checked at run
- * time through the compiler's CPU detection, which also checks that the OS
- * saves the registers), with BLOCKKIT_SHA256 naming another backend or
- * BLOCKKIT_SHA256_MASK listing avx512 (as for the crypto module), or when
- * the kernel fails its known-answer test against bk_sha256d, and for the
- * last n % 16 headers, bk_sha256d_msgs does it. The compiler's target
- * attribute confines AVX-512 to the kernel, which only runs after the
- * check. */
-#include "header_hash.h"
+ * gathered straight from the headers. The kernel runs only when the CPU has
+ * AVX-512F/BW (the compiler's CPU detection, which also checks that the OS
+ * saves the registers), the dispatcher's choice for segmented messages is
+ * AVX-512 (so BLOCKKIT_SHA256, bk_sha256_use and BLOCKKIT_SHA256_MASK govern
+ * it as every other kernel) and it passes its known-answer test against
+ * bk_sha256d; otherwise, and for the last n % 16 headers, bk_sha256d_msgs
+ * does the work. The compiler's target attribute confines AVX-512 to the
+ * kernel, which only runs after those checks. */
+#include "sha256_headers.h"
+#include "sha256_impl.h"
 
 #include <blockkit/sha256.h>
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-static const uint32_t IV[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 static void hash_msgs(uint8_t *out, const uint8_t *hdrs, size_t n)
 {
@@ -106,7 +96,7 @@ AVX512 static void compress16(v16 s[8], v16 w[16])
             w[t & 15] = wt;
         }
         v16 t1 = ADD(ADD(h, XOR3(ror(e, 6), ror(e, 11), ror(e, 25))),
-                     ADD(CH(e, f, g), ADD(wt, _mm512_set1_epi32((int)K[t]))));
+                     ADD(CH(e, f, g), ADD(wt, _mm512_set1_epi32((int)bk_sha256_k[t]))));
         v16 t2 = ADD(XOR3(ror(a, 2), ror(a, 13), ror(a, 22)), MAJ(a, b, c));
         h = g;
         g = f;
@@ -142,7 +132,7 @@ AVX512 static void hash16(uint8_t *out, const uint8_t *hdrs)
     const v16 idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                                        _mm512_set1_epi32(80));
     v16 s[8], w[16];
-    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)IV[j]);
+    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
     for (int t = 0; t < 16; t++) w[t] = bswap(_mm512_i32gather_epi32(idx, (const void *)(hdrs + 4 * t), 1));
     compress16(s, w);
     for (int t = 0; t < 4; t++) w[t] = bswap(_mm512_i32gather_epi32(idx, (const void *)(hdrs + 64 + 4 * t), 1));
@@ -155,7 +145,7 @@ AVX512 static void hash16(uint8_t *out, const uint8_t *hdrs)
     w[8] = _mm512_set1_epi32((int)0x80000000u);
     for (int t = 9; t < 15; t++) w[t] = _mm512_setzero_si512();
     w[15] = _mm512_set1_epi32(256);
-    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)IV[j]);
+    for (int j = 0; j < 8; j++) s[j] = _mm512_set1_epi32((int)bk_sha256_iv[j]);
     compress16(s, w);
     const v16 oidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                                         _mm512_set1_epi32(32));
@@ -168,41 +158,42 @@ AVX512 static void hash_avx512(uint8_t *out, const uint8_t *hdrs, size_t n)
     if (n) hash_msgs(out, hdrs, n);
 }
 
-static int env_allows_avx512(void)
+/* The dispatcher's choice for segmented messages (bk_sha256d_msgs) is
+ * AVX-512: so BLOCKKIT_SHA256, bk_sha256_use and BLOCKKIT_SHA256_MASK
+ * govern this kernel as they govern every other, and a CPU where the
+ * calibration found SHA-NI faster keeps SHA-NI. */
+static int dispatcher_picks_avx512(void)
 {
-    const char *b = getenv("BLOCKKIT_SHA256");
-    if (b && *b && strcmp(b, "auto") != 0 && strcmp(b, "avx512") != 0) return 0;
-    const char *m = getenv("BLOCKKIT_SHA256_MASK");
-    while (m && *m) {
-        const char *end = strchr(m, ',');
-        size_t len = end ? (size_t)(end - m) : strlen(m);
-        if (len == 6 && memcmp(m, "avx512", 6) == 0) return 0;
-        m = end ? end + 1 : NULL;
-    }
-    return 1;
+    const char *b = bk_sha256_shape_backend(BK_SHA256_SHAPE_MSGS);
+    return b && strncmp(b, "avx512", 6) == 0;
 }
 
-/* 0 not yet known, 1 the kernel, 2 bk_sha256d_msgs. */
-static _Atomic int choice;
+/* Whether the kernel can run here: 0 not yet known, 1 the CPU has
+ * AVX-512F/BW and the kernel passed its known answers, 2 not. */
+static _Atomic int runnable;
 
 static int use_avx512(void)
 {
-    int c = atomic_load_explicit(&choice, memory_order_relaxed);
-    if (c) return c == 1;
-    c = 2;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && env_allows_avx512()) {
-        /* Known answers: 16 different headers against bk_sha256d. */
-        uint8_t hdrs[16 * 80], got[16 * 32], want[32];
-        for (size_t i = 0; i < sizeof hdrs; i++) hdrs[i] = (uint8_t)(i * 167 + (i >> 3) * 29 + 11);
-        hash16(got, hdrs);
-        c = 1;
-        for (int i = 0; i < 16 && c == 1; i++) {
-            bk_sha256d(want, hdrs + 80 * i, 80);
-            if (memcmp(want, got + 32 * i, 32) != 0) c = 2;
+    /* The dispatcher's choice, asked each call (bk_sha256_use may change
+     * it); a masked or forced-off AVX-512 never reaches the kernel. */
+    if (!dispatcher_picks_avx512()) return 0;
+    int c = atomic_load_explicit(&runnable, memory_order_relaxed);
+    if (!c) {
+        c = 2;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+            /* Known answers: 16 different headers against bk_sha256d. */
+            uint8_t hdrs[16 * 80], got[16 * 32], want[32];
+            for (size_t i = 0; i < sizeof hdrs; i++) hdrs[i] = (uint8_t)(i * 167 + (i >> 3) * 29 + 11);
+            hash16(got, hdrs);
+            c = 1;
+            for (int i = 0; i < 16 && c == 1; i++) {
+                bk_sha256d(want, hdrs + 80 * i, 80);
+                if (memcmp(want, got + 32 * i, 32) != 0) c = 2;
+            }
         }
+        atomic_store_explicit(&runnable, c, memory_order_relaxed);
     }
-    atomic_store_explicit(&choice, c, memory_order_relaxed);
     return c == 1;
 }
 

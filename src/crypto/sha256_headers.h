@@ -1,6 +1,6 @@
-/* Internal: SHA256d of many 80-byte block headers (header_hash.c). */
-#ifndef BLOCKKIT_HEADER_HASH_H
-#define BLOCKKIT_HEADER_HASH_H
+/* Internal: SHA256d of many 80-byte block headers (sha256_headers.c). */
+#ifndef BLOCKKIT_SHA256_HEADERS_H
+#define BLOCKKIT_SHA256_HEADERS_H
 
 #include <stddef.h>
 #include <stdint.h>
