@@ -5,8 +5,9 @@
  * BLOCKKIT_BENCH_UTXO_DIR at DIR; the rows are skipped without it) decoded,
  * rendered (txid and script hex, type, address, descriptor: the rows of
  * `export --datasets utxos`, src/table/utxos.c) and written as Parquet with
- * export --datasets utxos's defaults (zstd level 1, 32 MiB row groups) into a sink that
- * discards the bytes, all on the calling thread. One op = one full pass:
+ * export --datasets utxos's defaults (zstd level -5, 32 MiB row groups) into a sink that
+ * discards the bytes (no file writes: the export's O_DIRECT files cost little
+ * system time besides), all on the calling thread. One op = one full pass:
  * the chainstate through a private LevelDB snapshot opened in setup, the
  * snapshot file through read(2) from its open. unit = coin.
  * UtxoDecode/chainstate/10M, UtxoDecode/snapshot/10M: the decoding alone.

@@ -110,6 +110,23 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
                 case BK_PQ_STRING: {
                     size_t len = sel == 255 ? 1000 + pqgen_byte(&in) * 270u : sel % 24;
                     for (size_t q = 0; q < len; q++) sbuf[q] = (char)('a' + (q * 7 + sel) % 26);
+                    if ((sel >> 6) == 3 && sel != 255) {
+                        /* the hex text of len / 2 bytes, forward or reversed */
+                        static const char hd[] = "0123456789abcdef";
+                        size_t nb = len / 2;
+                        int rev = (sel >> 1) & 1;
+                        bk_pq_hex(w, i, (const uint8_t *)sbuf, nb, rev);
+                        if (expect) {
+                            fputc('"', expect);
+                            for (size_t q = 0; q < nb; q++) {
+                                uint8_t x = (uint8_t)sbuf[rev ? nb - 1 - q : q];
+                                fputc(hd[x >> 4], expect);
+                                fputc(hd[x & 15], expect);
+                            }
+                            fputc('"', expect);
+                        }
+                        break;
+                    }
                     if ((sel >> 5) & 1) {
                         /* built in place, in two pieces */
                         bk_writer *sw = bk_pq_str_open(w, i);

@@ -173,7 +173,8 @@ typedef struct bk_chunk_file {
     int failed;                        /* a write failed (errno in err_no) */
     int err_no;
     bk_writer buf;                     /* storage of the write buffer in front of fd */
-    uint8_t *wb;                       /* the buffer: BK_CHUNK_BUF bytes in buf, 4 KiB aligned */
+    uint8_t *wb;                       /* the buffer in buf, 4 KiB aligned */
+    size_t wcap;                       /* its size: a multiple of 4 KiB, at most BK_CHUNK_BUF */
     size_t wlen;                       /* bytes in it */
     int direct;                        /* fd is O_DIRECT (written a whole buffer at a time) */
     bk_table_writer table;

@@ -174,7 +174,7 @@ static inline int dict_repeat(bk_pq_writer *w, pq_col *c, const uint8_t *p, size
 
 /* The column for the next value when the short path applies: flat (no
  * list), in order, of the type, with room for its level; NULL otherwise. */
-static inline pq_col *pq_short_col(bk_pq_writer *w, size_t col, int ptype)
+static inline __attribute__((always_inline)) pq_col *pq_short_col(bk_pq_writer *w, size_t col, int ptype)
 {
     if (!w->fast || col != w->next || col >= w->ncols) return NULL;
     pq_col *c = &w->cols[col];
@@ -182,7 +182,7 @@ static inline pq_col *pq_short_col(bk_pq_writer *w, size_t col, int ptype)
     return c;
 }
 
-static inline void pq_short_levels(bk_pq_writer *w, pq_col *c)
+static inline __attribute__((always_inline)) void pq_short_levels(bk_pq_writer *w, pq_col *c)
 {
     c->page_values++;
     if (c->max_def) c->def_lv[c->nlv++] = (uint8_t)c->max_def;
@@ -190,7 +190,7 @@ static inline void pq_short_levels(bk_pq_writer *w, pq_col *c)
 }
 
 /* bk_pq_i64 (INT64 and TIMESTAMP columns); 1 when done. */
-static inline int bk_pq_i64_short_(bk_pq_writer *w, size_t col, int64_t v)
+static inline __attribute__((always_inline)) int bk_pq_i64_short_(bk_pq_writer *w, size_t col, int64_t v)
 {
     pq_col *c = pq_short_col(w, col, PT_INT64);
     if (!c) return 0;
@@ -215,7 +215,7 @@ static inline int bk_pq_i64_short_(bk_pq_writer *w, size_t col, int64_t v)
 }
 
 /* bk_pq_bool; 1 when done. */
-static inline int bk_pq_bool_short_(bk_pq_writer *w, size_t col, int v)
+static inline __attribute__((always_inline)) int bk_pq_bool_short_(bk_pq_writer *w, size_t col, int v)
 {
     pq_col *c = pq_short_col(w, col, PT_BOOLEAN);
     if (!c || c->vals.cap == c->vals.len || c->vals.status != BK_OK) return 0;
@@ -228,7 +228,7 @@ static inline int bk_pq_bool_short_(bk_pq_writer *w, size_t col, int v)
 }
 
 /* bk_pq_null; 1 when done. */
-static inline int bk_pq_null_short_(bk_pq_writer *w, size_t col)
+static inline __attribute__((always_inline)) int bk_pq_null_short_(bk_pq_writer *w, size_t col)
 {
     if (!w->fast || col != w->next || col >= w->ncols) return 0;
     pq_col *c = &w->cols[col];
@@ -242,7 +242,7 @@ static inline int bk_pq_null_short_(bk_pq_writer *w, size_t col)
 }
 
 /* bk_pq_str; 1 when done. */
-static inline int bk_pq_str_short_(bk_pq_writer *w, size_t col, const char *s, size_t n)
+static inline __attribute__((always_inline)) int bk_pq_str_short_(bk_pq_writer *w, size_t col, const char *s, size_t n)
 {
     pq_col *c = pq_short_col(w, col, PT_BYTE_ARRAY);
     if (!c || n > 0x7fffffff) return 0;

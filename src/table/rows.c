@@ -220,7 +220,7 @@ void bk_table_scratch_free(bk_table_scratch *s)
 /* The bk_table_* calls of the rows below, with Parquet's straight to the
  * writer (one call per value instead of two; every column of the four
  * tables is INT64, TIMESTAMP, BOOLEAN or STRING). */
-static inline void r_int(bk_table_writer *t, size_t col, int64_t v)
+static inline __attribute__((always_inline)) void r_int(bk_table_writer *t, size_t col, int64_t v)
 {
     if (t->pq) {
         if (!bk_pq_i64_short_(t->pq, col, v)) bk_pq_i64(t->pq, col, v);
@@ -228,7 +228,7 @@ static inline void r_int(bk_table_writer *t, size_t col, int64_t v)
         bk_table_int(t, col, v);
     }
 }
-static inline void r_str(bk_table_writer *t, size_t col, const char *s, size_t n)
+static inline __attribute__((always_inline)) void r_str(bk_table_writer *t, size_t col, const char *s, size_t n)
 {
     if (t->pq) {
         if (!bk_pq_str_short_(t->pq, col, s, n)) bk_pq_str(t->pq, col, s, n);
@@ -236,7 +236,7 @@ static inline void r_str(bk_table_writer *t, size_t col, const char *s, size_t n
         bk_table_str(t, col, s, n);
     }
 }
-static inline void r_null(bk_table_writer *t, size_t col)
+static inline __attribute__((always_inline)) void r_null(bk_table_writer *t, size_t col)
 {
     if (t->pq) {
         if (!bk_pq_null_short_(t->pq, col)) bk_pq_null(t->pq, col);
@@ -244,7 +244,7 @@ static inline void r_null(bk_table_writer *t, size_t col)
         bk_table_null(t, col);
     }
 }
-static inline void r_bool(bk_table_writer *t, size_t col, int v)
+static inline __attribute__((always_inline)) void r_bool(bk_table_writer *t, size_t col, int v)
 {
     if (t->pq) {
         if (!bk_pq_bool_short_(t->pq, col, v)) bk_pq_bool(t->pq, col, v);

@@ -491,7 +491,7 @@ static void drop_direct(bk_chunk_file *f)
     f->direct = 0;
 }
 
-/* Write the buffer out (a whole BK_CHUNK_BUF while direct, or at the end). */
+/* Write the buffer out (a whole wcap while direct, or at the end). */
 static int flush_buf(bk_chunk_file *f)
 {
     size_t n = f->wlen;
@@ -524,16 +524,16 @@ static int flush_buf(bk_chunk_file *f)
 static int buf_sink(void *ctx, const uint8_t *p, size_t n)
 {
     bk_chunk_file *f = ctx;
-    if (!f->direct && f->wlen + n > BK_CHUNK_BUF && f->wlen && flush_buf(f)) return -1;
-    if (!f->direct && n >= BK_CHUNK_BUF) return fd_sink(f, p, n);
+    if (!f->direct && f->wlen + n > f->wcap && f->wlen && flush_buf(f)) return -1;
+    if (!f->direct && n >= f->wcap) return fd_sink(f, p, n);
     while (n) {
-        size_t m = BK_CHUNK_BUF - f->wlen;
+        size_t m = f->wcap - f->wlen;
         if (m > n) m = n;
         memcpy(f->wb + f->wlen, p, m);
         f->wlen += m;
         p += m;
         n -= m;
-        if (f->wlen == BK_CHUNK_BUF && flush_buf(f)) return -1;
+        if (f->wlen == f->wcap && flush_buf(f)) return -1;
     }
     return 0;
 }
@@ -597,12 +597,16 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
         bk_writer_free(&f->buf);
         return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
     }
-    if (bk_writer_reserve(&f->buf, BK_CHUNK_BUF + DIRECT_ALIGN) != BK_OK) {
+    if (bk_writer_reserve(&f->buf, BK_CHUNK_BUF) != BK_OK) {
         if (!reuse) memset(&f->table, 0, sizeof f->table);
         bk_chunk_file_abort(f);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
-    f->wb = f->buf.data + (DIRECT_ALIGN - (uintptr_t)f->buf.data % DIRECT_ALIGN) % DIRECT_ALIGN;
+    /* the aligned whole 4 KiB blocks of the storage (1 MiB, or 4 KiB less) */
+    size_t skip = (DIRECT_ALIGN - (uintptr_t)f->buf.data % DIRECT_ALIGN) % DIRECT_ALIGN;
+    f->wb = f->buf.data + skip;
+    f->wcap = (f->buf.cap - skip) / DIRECT_ALIGN * DIRECT_ALIGN;
+    if (f->wcap > BK_CHUNK_BUF) f->wcap = BK_CHUNK_BUF;
     f->wlen = 0;
     bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
                          : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
