@@ -3,6 +3,7 @@
 #define BLOCKKIT_JSON_INTERNAL_H
 
 #include <blockkit/json.h>
+#include <blockkit/sha256.h>
 
 
 /* Decimal text of v into out (at most 20 / 21 bytes); returns the length. */
@@ -249,6 +250,8 @@ void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t le
 #define BK_XONLY_BATCH 128
 typedef struct bk_xonly_cursor_ {
     const bk_block *b;
+    int kind;             /* 0: taproot keys; 1: Base58Check checksums (bk_b58_cursor_init_) */
+    uint8_t prefix[2];    /* kind 1: the network's P2PKH and P2SH version bytes */
     int prevouts;         /* prevout scripts are rendered */
     bk_undo_iter ui;      /* the cursor's own walk of the undo data */
     uint32_t tx;          /* next tx to collect from */
@@ -256,8 +259,13 @@ typedef struct bk_xonly_cursor_ {
     bk_txout_iter oi;
     uint32_t pos, count;  /* next decision to take, decisions queued */
     int off;              /* out of step: decide one by one */
-    uint8_t keys[BK_XONLY_BATCH][32];
+    uint8_t keys[BK_XONLY_BATCH][32]; /* kind 1: version byte + hash160 */
     uint8_t valid[BK_XONLY_BATCH];
+    /* kind 1: the SHA256d of each queued version byte + hash160, hashed
+     * together (bk_sha256d_msgs keeps several in flight) */
+    uint8_t sums[BK_XONLY_BATCH][32];
+    bk_sha256_seg seg[BK_XONLY_BATCH];
+    bk_sha256_msg msg[BK_XONLY_BATCH];
 } bk_xonly_cursor_;
 
 /* undo: the block's undo data when its prevouts are rendered, else NULL
@@ -266,6 +274,16 @@ void bk_xonly_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_bloc
 /* The decision for script s (0 / 1) when it is taproot and the cursor has
  * it next, else -1. c may be NULL (then -1). */
 int bk_xonly_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n);
+
+/* The same walk for the Base58Check checksums of the P2PKH and P2SH
+ * scripts (Core's Solver templates PUBKEYHASH and SCRIPTHASH), so a
+ * renderer that takes every such script in walk order gets their
+ * addresses without a SHA256d each. net must be a known network. */
+void bk_b58_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo, bk_network net);
+/* When s is P2PKH or P2SH and the cursor has it next: its address (Core's
+ * EncodeDestination, NUL-terminated, at most BK_SCRIPT_ADDRESS_MAX bytes)
+ * into out and its length; else 0 (out untouched). c may be NULL. */
+size_t bk_b58_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n, char *out);
 
 /* bk_json_tx taking its taproot decisions from cur (NULL: one by one). */
 bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
