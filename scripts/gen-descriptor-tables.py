@@ -25,8 +25,11 @@ usage (paths relative to the repository root unless absolute):
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "src", "bitcoin", "descriptor_tables_generated.inc")
+sys.dont_write_bytecode = True  # nothing written beside the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gentables  # noqa: E402 (the shared --write/--check command line)
+
+DEFAULT_OUT = os.path.join(gentables.ROOT, "src", "bitcoin", "descriptor_tables_generated.inc")
 
 INPUT_CHARSET = ("0123456789()[],'/*abcdefgh@:$%{}"
                  "IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~"
@@ -151,36 +154,5 @@ def render():
     return "\n".join(lines) + "\n"
 
 
-def main(argv):
-    if len(argv) == 1:
-        sys.stdout.write(render())
-        return 0
-    if argv[1] in ("--write", "--check") and len(argv) <= 3:
-        path = argv[2] if len(argv) == 3 else DEFAULT_OUT
-        if not os.path.isabs(path):
-            path = os.path.join(ROOT, path)
-        text = render()
-        if argv[1] == "--write":
-            with open(path, "w") as f:
-                f.write(text)
-            return 0
-        try:
-            with open(path) as f:
-                have = f.read()
-        except OSError as e:
-            print("cannot read %s: %s" % (path, e))
-            return 1
-        if have != text:
-            a, b = have.splitlines(), text.splitlines()
-            line = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
-            print("%s differs from what scripts/gen-descriptor-tables.py writes (first at line %d); "
-                  "run: python3 scripts/gen-descriptor-tables.py --write" % (path, line + 1))
-            return 1
-        print("%s matches its generator" % os.path.relpath(path, ROOT))
-        return 0
-    sys.stderr.write(__doc__)
-    return 64
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(gentables.main(sys.argv, render, DEFAULT_OUT, __doc__))
