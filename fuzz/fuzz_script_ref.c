@@ -11,6 +11,7 @@
 #include <blockkit/script.h>
 
 #include "../src/bitcoin/script_internal.h" /* bk_base58_encode25 */
+#include "../tests/script_ref.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,73 +19,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char input_charset[] = "0123456789()[],'/*abcdefgh@:$%{}"
-                                    "IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~"
-                                    "ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ";
 static const char b32[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
-
-static uint64_t desc_polymod(uint64_t c, unsigned val)
-{
-    uint8_t c0 = (uint8_t)(c >> 35);
-    c = ((c & 0x7ffffffffull) << 5) ^ val;
-    if (c0 & 1) c ^= 0xf5dee51989ull;
-    if (c0 & 2) c ^= 0xa9fdca3312ull;
-    if (c0 & 4) c ^= 0x1bab10e32dull;
-    if (c0 & 8) c ^= 0x3706b1677aull;
-    if (c0 & 16) c ^= 0x644d626ffdull;
-    return c;
-}
-
-/* Core's DescriptorChecksum; returns the index of the first character
- * outside the charset, or len with out filled. */
-static size_t ref_desc_checksum(const uint8_t *s, size_t len, char out[9])
-{
-    uint64_t c = 1;
-    unsigned cls = 0, clscount = 0;
-    for (size_t i = 0; i < len; i++) {
-        const char *p = s[i] ? memchr(input_charset, s[i], sizeof input_charset - 1) : NULL;
-        if (!p) return i;
-        unsigned pos = (unsigned)(p - input_charset);
-        c = desc_polymod(c, pos & 31);
-        cls = cls * 3 + (pos >> 5);
-        if (++clscount == 3) {
-            c = desc_polymod(c, cls);
-            cls = 0;
-            clscount = 0;
-        }
-    }
-    if (clscount > 0) c = desc_polymod(c, cls);
-    for (int j = 0; j < 8; j++) c = desc_polymod(c, 0);
-    c ^= 1;
-    for (int j = 0; j < 8; j++) out[j] = b32[(c >> (5 * (7 - j))) & 31];
-    out[8] = 0;
-    return len;
-}
-
-static size_t ref_base58(char *out, const uint8_t *in, size_t n)
-{
-    static const char alphabet[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-    size_t zeros = 0;
-    while (zeros < n && in[zeros] == 0) zeros++;
-    uint8_t b58[64] = {0};
-    size_t length = 0;
-    for (size_t i = zeros; i < n; i++) {
-        int carry = in[i];
-        size_t k = 0;
-        for (size_t j = sizeof b58; (carry || k < length) && j-- > 0; k++) {
-            carry += 256 * b58[j];
-            b58[j] = (uint8_t)(carry % 58);
-            carry /= 58;
-        }
-        length = k;
-    }
-    size_t it = sizeof b58 - length, o = 0;
-    while (it < sizeof b58 && b58[it] == 0) it++;
-    for (size_t i = 0; i < zeros; i++) out[o++] = '1';
-    for (; it < sizeof b58; it++) out[o++] = alphabet[b58[it]];
-    out[o] = 0;
-    return o;
-}
 
 static uint32_t b32_polymod(uint32_t c, unsigned v)
 {

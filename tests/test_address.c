@@ -2,6 +2,7 @@
  * Core's EncodeDestination prints them, BIP173/BIP350 decoding rules, and
  * Core's own renderings round-tripped through the decoder. */
 #include "script_vectors.h"
+#include "script_ref.h"
 #include "bitcoin/script_internal.h"
 
 static const char *addr_of(const char *hex, bk_network net)
@@ -93,32 +94,6 @@ static void base58_of_25_bytes_matches_core_vector(void)
     out[len] = 0;
     CHECK_EQ_STR(out, "1111111111111111111111111");
     free(in);
-}
-
-/* Core's EncodeBase58 (src/base58.cpp) as written there: the digits as a
- * base-58 big number, each input byte multiplied in with a carry. */
-static size_t ref_base58(char *out, const uint8_t *in, size_t n)
-{
-    static const char alphabet[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-    size_t zeros = 0;
-    while (zeros < n && in[zeros] == 0) zeros++;
-    uint8_t b58[64] = {0};
-    size_t length = 0;
-    for (size_t i = zeros; i < n; i++) {
-        int carry = in[i];
-        size_t k = 0;
-        for (size_t j = sizeof b58; (carry || k < length) && j-- > 0; k++) {
-            carry += 256 * b58[j];
-            b58[j] = (uint8_t)(carry % 58);
-            carry /= 58;
-        }
-        length = k;
-    }
-    size_t it = sizeof b58 - length, o = 0;
-    while (it < sizeof b58 && b58[it] == 0) it++;
-    for (size_t i = 0; i < zeros; i++) out[o++] = '1';
-    for (; it < sizeof b58; it++) out[o++] = alphabet[b58[it]];
-    return o;
 }
 
 /* Seeded random payloads (every count of leading zero bytes, all-0xff
