@@ -76,6 +76,10 @@ static int print_backends(void)
     for (int s = 0; s < BK_SHA256_NSHAPES; s++)
         if (printf(" %s=%s", shape_name[s], bk_sha256_shape_backend((bk_sha256_shape)s)) < 0) return BK_EXIT_IO;
     if (putchar('\n') == EOF) return BK_EXIT_IO;
+    if (c.small_below &&
+        printf("avx512 tails: fewer than %u messages to SHA-NI streams; 17..%u to one group plus SHA-NI\n",
+               c.small_below, 15 + c.small_split) < 0)
+        return BK_EXIT_IO;
     return BK_EXIT_OK;
 }
 
