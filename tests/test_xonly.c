@@ -276,60 +276,81 @@ static void block_cursor(void)
     if (!ok) goto done;
     int n_valid_all = 0;
     for (int with_undo = 1; with_undo >= 0; with_undo--) {
-        bk_xonly_cursor_ cur;
-        bk_xonly_cursor_init_(&cur, &blk, with_undo ? &undo : NULL);
+        bk_script_cursors_ cur;
+        bk_script_cursors_init_(&cur, &blk, with_undo ? &undo : NULL, BK_NET_MAIN);
         bk_undo_iter ui;
         bk_undo_iter_init(&ui, &undo);
-        int taken = 0, wrong = 0, valid = 0;
+        int taken = 0, wrong = 0, valid = 0, addrs = 0;
         for (uint32_t t = 0; t < blk.n_tx; t++) {
-            if (with_undo && t > 0) {
-                uint32_t n_coins;
-                bk_coin coin;
-                CHECK(bk_undo_next_tx(&ui, &n_coins));
-                while (bk_undo_next_coin(&ui, &coin)) {
-                    const uint8_t *sc = bk_coin_script(&coin);
-                    int h = bk_xonly_cursor_take_(&cur, sc, coin.script_len);
-                    if (!is_taproot(sc, coin.script_len)) {
-                        wrong += h != -1;
-                        continue;
-                    }
-                    taken++;
-                    valid += h == 1;
-                    wrong += h != bk_script_xonly_valid_reference(sc + 2);
-                }
-            }
             bk_txout_iter it;
             bk_txout o;
+            uint32_t n_coins = 0;
+            bk_coin coin;
+            int in_prevouts = with_undo && t > 0;
+            if (in_prevouts) CHECK(bk_undo_next_tx(&ui, &n_coins));
             bk_txout_iter_init(&it, &blk.txs[t]);
-            while (bk_txout_next(&it, &o)) {
-                int h = bk_xonly_cursor_take_(&cur, o.script, o.script_len);
-                if (!is_taproot(o.script, o.script_len)) {
+            /* As a renderer: the prevouts, then the outputs; for each
+             * script the address first, then the taproot decision. */
+            for (;;) {
+                const uint8_t *sc;
+                size_t sl;
+                if (in_prevouts && bk_undo_next_coin(&ui, &coin)) {
+                    sc = bk_coin_script(&coin);
+                    sl = coin.script_len;
+                } else if (bk_txout_next(&it, &o)) {
+                    in_prevouts = 0;
+                    sc = o.script;
+                    sl = o.script_len;
+                } else {
+                    break;
+                }
+                char addr[BK_SCRIPT_ADDRESS_MAX + 1];
+                size_t al = bk_script_cursors_b58_(&cur, sc, sl, addr);
+                bk_script_info ref;
+                CHECK(bk_script_info_get(sc, sl, BK_NET_MAIN, &ref) == BK_OK);
+                int pk = ref.sol.type == BK_SCRIPT_PUBKEYHASH || ref.sol.type == BK_SCRIPT_SCRIPTHASH;
+                if (pk) {
+                    addrs++;
+                    wrong += al != ref.address_len || memcmp(addr, ref.address, al) != 0 || addr[al] != 0;
+                } else {
+                    wrong += al != 0;
+                }
+                int h = bk_script_cursors_taproot_(&cur, sc, sl);
+                if (!is_taproot(sc, sl)) {
                     wrong += h != -1;
                     continue;
                 }
                 taken++;
                 valid += h == 1;
-                wrong += h != bk_script_xonly_valid_reference(o.script + 2);
+                wrong += h != bk_script_xonly_valid_reference(sc + 2);
             }
         }
         CHECK_EQ_INT(taken, with_undo ? 2373 + 2757 : 2757);
+        CHECK(addrs > 0);
         CHECK_EQ_INT(wrong, 0);
         CHECK_EQ_INT(cur.off, 0);
         if (with_undo) n_valid_all = valid;
-        /* Past the end: nothing left, the cursor switches off. */
+        /* Past the end: nothing left, the cursors switch off. */
         static const uint8_t tr[34] = {0x51, 0x20, 1};
-        CHECK_EQ_INT(bk_xonly_cursor_take_(&cur, tr, 34), -1);
+        CHECK_EQ_INT(bk_script_cursors_taproot_(&cur, tr, 34), -1);
         CHECK_EQ_INT(cur.off, 1);
     }
-    /* Out of step: the first output key of the block replaced by another. */
+    /* Out of step: the first output key of the block replaced by another;
+     * then an address taken out of order. */
     {
-        bk_xonly_cursor_ cur;
-        bk_xonly_cursor_init_(&cur, &blk, NULL);
+        bk_script_cursors_ cur;
+        bk_script_cursors_init_(&cur, &blk, NULL, BK_NET_MAIN);
         uint8_t tr[34] = {0x51, 0x20};
         memset(tr + 2, 0x11, 32);
-        CHECK_EQ_INT(bk_xonly_cursor_take_(&cur, tr, 34), -1);
+        CHECK_EQ_INT(bk_script_cursors_taproot_(&cur, tr, 34), -1);
         CHECK_EQ_INT(cur.off, 1);
-        CHECK_EQ_INT(bk_xonly_cursor_take_(NULL, tr, 34), -1);
+        CHECK_EQ_INT(bk_script_cursors_taproot_(NULL, tr, 34), -1);
+        static const uint8_t p2sh[23] = {0xa9, 0x14, [22] = 0x87};
+        char addr[BK_SCRIPT_ADDRESS_MAX + 1];
+        bk_script_cursors_init_(&cur, &blk, NULL, BK_NET_MAIN);
+        CHECK_EQ_INT((int)bk_script_cursors_b58_(&cur, p2sh, 23, addr), 0);
+        CHECK_EQ_INT(cur.off, 1);
+        CHECK_EQ_INT((int)bk_script_cursors_b58_(NULL, p2sh, 23, addr), 0);
     }
     /* End to end: getblock verbosity 3 prints rawtr() for the valid keys
      * only (Core: InferDescriptor, XOnlyPubKey::IsFullyValid). */

@@ -264,9 +264,11 @@ bk_status bk_json_block(bk_json *j, const bk_block *b, const bk_block_undo *undo
         to.signed_version = o->signed_tx_version;
         bk_undo_iter ui;
         if (undo) bk_undo_iter_init(&ui, undo);
-        /* Taproot keys decided 128 at a time ahead of rendering (SIMD). */
-        bk_xonly_cursor_ cur;
-        bk_xonly_cursor_init_(&cur, b, undo && o->verbosity >= BK_TXV_DETAILS_AND_PREVOUT ? undo : NULL);
+        /* Taproot keys decided 128 at a time ahead of rendering (SIMD),
+         * and the Base58Check checksums of P2PKH/P2SH hashed 128 at a time. */
+        bk_script_cursors_ cur;
+        bk_script_cursors_init_(&cur, b, undo && o->verbosity >= BK_TXV_DETAILS_AND_PREVOUT ? undo : NULL,
+                                ctx->network);
         for (uint32_t i = 0; i < b->n_tx; i++) {
             to.txid = o->txids ? o->txids + 32 * (size_t)i : NULL;
             to.wtxid = o->wtxids ? o->wtxids + 32 * (size_t)i : NULL;

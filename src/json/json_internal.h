@@ -3,6 +3,7 @@
 #define BLOCKKIT_JSON_INTERNAL_H
 
 #include <blockkit/json.h>
+#include <blockkit/script.h>
 #include <blockkit/sha256.h>
 
 
@@ -232,62 +233,66 @@ static inline __attribute__((always_inline)) void jw_elem_hash(bk_json *j, const
 
 #define JW_KEY_N(lit) lit, sizeof(lit) - 1
 
-/* ScriptToUniv's members (asm, desc, hex, [address], type) into an open
- * object. taproot_hint: the x-only decision of a taproot script when known
- * (0 / 1), -1 to compute it. */
-void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net,
-                                    int taproot_hint);
 
-/* Taproot keys of a block decided ahead of rendering, in batches
- * (script_json.c). The cursor walks the block in render order (per tx: the
+/* Script facts of a block decided ahead of rendering, in batches
+ * (script_json.c): one walk of the block in render order (per tx: the
  * prevout scripts of its inputs when they are rendered, then its output
- * scripts), copies up to BK_XONLY_BATCH taproot keys onto the stack and
- * decides them with bk_script_xonly_valid_many; the renderer takes the
- * decisions in the same order. A taken script whose key differs from the
- * queued one (a walk out of step, never expected) switches the cursor off:
- * from then on every script is decided on its own, so the output never
- * depends on the cursor. No allocation. */
-#define BK_XONLY_BATCH 128
-typedef struct bk_xonly_cursor_ {
+ * scripts) fills two queues, the taproot keys (decided by
+ * bk_script_xonly_valid_many) and the version byte + hash160 of the
+ * P2PKH/P2SH scripts (their Base58Check checksums hashed together by
+ * bk_sha256d_msgs), up to BK_SCRIPT_BATCH each; the renderer takes the
+ * answers in the same order. A taken script that differs from the queued
+ * one (a walk out of step, never expected) switches the cursors off: from
+ * then on every script is decided on its own, so the output never depends
+ * on them. No allocation. */
+#define BK_SCRIPT_BATCH 128
+typedef struct bk_script_queue_ {
+    uint32_t pos, count;                 /* next answer to take, answers queued */
+    uint8_t keys[BK_SCRIPT_BATCH][32];   /* x-only key, or version byte + hash160 */
+} bk_script_queue_;
+
+typedef struct bk_script_cursors_ {
     const bk_block *b;
-    int kind;             /* 0: taproot keys; 1: Base58Check checksums (bk_b58_cursor_init_) */
-    uint8_t prefix[2];    /* kind 1: the network's P2PKH and P2SH version bytes */
+    uint8_t prefix[2];    /* the network's P2PKH and P2SH version bytes */
+    int b58;              /* a known network: addresses are queued */
     int prevouts;         /* prevout scripts are rendered */
-    bk_undo_iter ui;      /* the cursor's own walk of the undo data */
+    bk_undo_iter ui;      /* the cursors' own walk of the undo data */
     uint32_t tx;          /* next tx to collect from */
     int phase;            /* 0 start of tx, 1 prevouts, 2 outputs, 3 end */
     bk_txout_iter oi;
-    uint32_t pos, count;  /* next decision to take, decisions queued */
     int off;              /* out of step: decide one by one */
-    uint8_t keys[BK_XONLY_BATCH][32]; /* kind 1: version byte + hash160 */
-    uint8_t valid[BK_XONLY_BATCH];
-    /* kind 1: the SHA256d of each queued version byte + hash160, hashed
-     * together (bk_sha256d_msgs keeps several in flight) */
-    uint8_t sums[BK_XONLY_BATCH][32];
-    bk_sha256_seg seg[BK_XONLY_BATCH];
-    bk_sha256_msg msg[BK_XONLY_BATCH];
-} bk_xonly_cursor_;
+    bk_script_queue_ tr, pk;
+    uint8_t valid[BK_SCRIPT_BATCH];          /* tr: the decisions */
+    uint8_t sums[BK_SCRIPT_BATCH][32];       /* pk: SHA256d of each key's 21 bytes */
+    bk_sha256_seg seg[BK_SCRIPT_BATCH];
+    bk_sha256_msg msg[BK_SCRIPT_BATCH];
+} bk_script_cursors_;
 
-/* undo: the block's undo data when its prevouts are rendered, else NULL
- * (it must have passed bk_block_undo_check). */
-void bk_xonly_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo);
-/* The decision for script s (0 / 1) when it is taproot and the cursor has
- * it next, else -1. c may be NULL (then -1). */
-int bk_xonly_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n);
+/* The cursors over block b; undo: the block's undo data when its prevouts
+ * are rendered, else NULL (it must have passed bk_block_undo_check). An
+ * unknown network queues no addresses. */
+void bk_script_cursors_init_(bk_script_cursors_ *c, const bk_block *b, const bk_block_undo *undo, bk_network net);
+/* The decision for script s (0 / 1) when it is taproot and the cursors
+ * have it next, else -1. c may be NULL (then -1). */
+int bk_script_cursors_taproot_(bk_script_cursors_ *c, const uint8_t *s, size_t n);
+/* When s is P2PKH or P2SH and the cursors have it next: its address
+ * (Core's EncodeDestination, NUL-terminated, at most BK_SCRIPT_ADDRESS_MAX
+ * bytes) into out and its length; else 0 (out untouched). c may be NULL. */
+size_t bk_script_cursors_b58_(bk_script_cursors_ *c, const uint8_t *s, size_t n, char *out);
+/* bk_script_info_get with the cursors' answers: a P2PKH/P2SH address
+ * from its batched checksum, a taproot key's decision from its batch
+ * (c NULL: everything computed here). */
+bk_status bk_script_info_cursors_(const uint8_t *s, size_t n, bk_network net, bk_script_cursors_ *c,
+                                  bk_script_info *info);
 
-/* The same walk for the Base58Check checksums of the P2PKH and P2SH
- * scripts (Core's Solver templates PUBKEYHASH and SCRIPTHASH), so a
- * renderer that takes every such script in walk order gets their
- * addresses without a SHA256d each. net must be a known network. */
-void bk_b58_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo, bk_network net);
-/* When s is P2PKH or P2SH and the cursor has it next: its address (Core's
- * EncodeDestination, NUL-terminated, at most BK_SCRIPT_ADDRESS_MAX bytes)
- * into out and its length; else 0 (out untouched). c may be NULL. */
-size_t bk_b58_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n, char *out);
+/* ScriptToUniv's members (asm, desc, hex, [address], type) into an open
+ * object, with the script's facts from cur (NULL: computed here). */
+void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net,
+                                    bk_script_cursors_ *cur);
 
-/* bk_json_tx taking its taproot decisions from cur (NULL: one by one). */
+/* bk_json_tx taking its script facts from cur (NULL: one by one). */
 bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
-                             bk_xonly_cursor_ *cur, bk_error *err);
+                             bk_script_cursors_ *cur, bk_error *err);
 
 /* Core ScriptToAsmStr(scriptSig, fAttemptSighashDecode=true) into w. */
 void bk_json_script_sig_asm_(bk_writer *w, const uint8_t *script, size_t len);

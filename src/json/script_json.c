@@ -12,10 +12,10 @@
 
 /* The members of the scriptPubKey object, into an open object. */
 void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t len, bk_network net,
-                                    int taproot_hint)
+                                    bk_script_cursors_ *cur)
 {
     bk_script_info info;
-    if (bk_script_info_get_hint(script, len, net, taproot_hint, &info) != BK_OK) {
+    if (bk_script_info_cursors_(script, len, net, cur, &info) != BK_OK) {
         /* Only an unknown network fails; nothing valid can be written. */
         if (j->status == BK_OK) j->status = BK_ERR_ARG;
         return;
@@ -46,7 +46,7 @@ void bk_json_script_pubkey_members_(bk_json *j, const uint8_t *script, size_t le
 void bk_json_script_pubkey(bk_json *j, const uint8_t *script, size_t len, bk_network net)
 {
     bk_json_begin_object(j);
-    bk_json_script_pubkey_members_(j, script, len, net, -1);
+    bk_json_script_pubkey_members_(j, script, len, net, NULL);
     bk_json_end_object(j);
 }
 
@@ -56,7 +56,7 @@ void bk_json_script_sig_asm_(bk_writer *w, const uint8_t *script, size_t len)
     bk_script_asm(w, script, len, 1);
 }
 
-/* ---- taproot keys decided in batches (bk_xonly_cursor_) ---- */
+/* ---- script facts decided in batches (bk_script_cursors_) ---- */
 
 /* Core: Solver's WITNESS_V1_TAPROOT is OP_1 followed by a 32-byte push;
  * anything else the solver calls taproot gets no hint and is decided on
@@ -74,50 +74,54 @@ static int is_p2pkh(const uint8_t *s, size_t n)
     return n == 25 && s[0] == 0x76 && s[1] == 0xa9 && s[2] == 0x14 && s[23] == 0x88 && s[24] == 0xac;
 }
 
-/* Whether s is what the cursor queues. */
-static int wanted(const bk_xonly_cursor_ *c, const uint8_t *s, size_t n)
+/* The queue s goes to (NULL: none), and its key there: the taproot key,
+ * or the version byte + hash160 of the address. */
+static bk_script_queue_ *queue_of(bk_script_cursors_ *c, const uint8_t *s, size_t n, uint8_t key[32])
 {
-    return c->kind == 0 ? is_taproot(s, n) : is_p2sh(s, n) || is_p2pkh(s, n);
-}
-
-/* What the cursor queues for s (wanted): the taproot key, or the
- * version byte + hash160 of the address. */
-static void queue(bk_xonly_cursor_ *c, const uint8_t *s, size_t n)
-{
-    uint8_t *k = c->keys[c->count++];
-    if (c->kind == 0) {
-        memcpy(k, s + 2, 32);
-    } else {
-        int sh = n == 23;
-        k[0] = c->prefix[sh];
-        memcpy(k + 1, s + (sh ? 2 : 3), 20);
+    if (is_taproot(s, n)) {
+        memcpy(key, s + 2, 32);
+        return &c->tr;
     }
-}
-
-static int same(const bk_xonly_cursor_ *c, const uint8_t *s, size_t n)
-{
-    const uint8_t *k = c->keys[c->pos];
-    if (c->kind == 0) return memcmp(k, s + 2, 32) == 0;
+    if (!c->b58 || !(is_p2sh(s, n) || is_p2pkh(s, n))) return NULL;
     int sh = n == 23;
-    return k[0] == c->prefix[sh] && memcmp(k + 1, s + (sh ? 2 : 3), 20) == 0;
+    key[0] = c->prefix[sh];
+    memcpy(key + 1, s + (sh ? 2 : 3), 20);
+    return &c->pk;
 }
 
-void bk_xonly_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo)
+static void enqueue(bk_script_cursors_ *c, const uint8_t *s, size_t n)
 {
+    uint8_t key[32];
+    bk_script_queue_ *q = queue_of(c, s, n, key);
+    if (q) memcpy(q->keys[q->count++], key, 32);
+}
+
+void bk_script_cursors_init_(bk_script_cursors_ *c, const bk_block *b, const bk_block_undo *undo, bk_network net)
+{
+    const bk_network_params *p = bk_network_get(net);
     c->b = b;
-    c->kind = 0;
+    c->b58 = p != NULL;
+    c->prefix[0] = p ? p->p2pkh_prefix : 0;
+    c->prefix[1] = p ? p->p2sh_prefix : 0;
     c->prevouts = undo != NULL;
     if (undo) bk_undo_iter_init(&c->ui, undo);
     c->tx = 0;
     c->phase = 0;
-    c->pos = c->count = 0;
     c->off = 0;
+    c->tr.pos = c->tr.count = c->pk.pos = c->pk.count = 0;
 }
 
-static void cursor_fill(bk_xonly_cursor_ *c)
+/* The next batches: called when the queue asked is used up. In step, the
+ * renderer has then taken every answer walked so far, so both queues
+ * start empty; the walk stops when either is full. */
+static void cursors_fill(bk_script_cursors_ *c)
 {
-    c->pos = c->count = 0;
-    while (c->count < BK_XONLY_BATCH && c->phase != 3) {
+    if (c->tr.pos != c->tr.count || c->pk.pos != c->pk.count) {
+        c->off = 1;
+        return;
+    }
+    c->tr.pos = c->tr.count = c->pk.pos = c->pk.count = 0;
+    while (c->tr.count < BK_SCRIPT_BATCH && c->pk.count < BK_SCRIPT_BATCH && c->phase != 3) {
         if (c->phase == 0) {
             if (c->tx == c->b->n_tx) {
                 c->phase = 3;
@@ -135,8 +139,7 @@ static void cursor_fill(bk_xonly_cursor_ *c)
                 c->phase = 2;
                 continue;
             }
-            const uint8_t *s = bk_coin_script(&coin);
-            if (wanted(c, s, coin.script_len)) queue(c, s, coin.script_len);
+            enqueue(c, bk_coin_script(&coin), coin.script_len);
         } else {
             bk_txout o;
             if (!bk_txout_next(&c->oi, &o)) {
@@ -144,61 +147,75 @@ static void cursor_fill(bk_xonly_cursor_ *c)
                 c->phase = 0;
                 continue;
             }
-            if (wanted(c, o.script, o.script_len)) queue(c, o.script, o.script_len);
+            enqueue(c, o.script, o.script_len);
         }
     }
-    if (c->kind == 0) {
-        bk_script_xonly_valid_many(&c->keys[0][0], c->count, c->valid);
-        return;
-    }
-    for (uint32_t i = 0; i < c->count; i++) {
-        c->seg[i].data = c->keys[i];
+    if (c->tr.count) bk_script_xonly_valid_many(&c->tr.keys[0][0], c->tr.count, c->valid);
+    for (uint32_t i = 0; i < c->pk.count; i++) {
+        c->seg[i].data = c->pk.keys[i];
         c->seg[i].len = 21;
         c->msg[i].segs = &c->seg[i];
         c->msg[i].nsegs = 1;
     }
-    if (c->count) bk_sha256d_msgs(&c->sums[0][0], c->msg, c->count);
+    if (c->pk.count) bk_sha256d_msgs(&c->sums[0][0], c->msg, c->pk.count);
 }
 
-/* Whether the cursor has s next (then c->pos is its place). */
-static int has_next(bk_xonly_cursor_ *c, const uint8_t *s, size_t n)
+/* Whether the cursors have the script of key `key` next in queue q (then
+ * q->pos is its place). */
+static int has_next(bk_script_cursors_ *c, const bk_script_queue_ *q, const uint8_t key[32])
 {
-    if (!c || c->off || !wanted(c, s, n)) return 0;
-    if (c->pos == c->count) {
-        cursor_fill(c);
-        if (c->count == 0) {
+    if (c->off) return 0;
+    if (q->pos == q->count) {
+        cursors_fill(c);
+        if (c->off || q->count == 0) {
             c->off = 1;
             return 0;
         }
     }
-    if (!same(c, s, n)) {
+    if (memcmp(q->keys[q->pos], key, q == &c->tr ? 32 : 21) != 0) {
         c->off = 1;
         return 0;
     }
     return 1;
 }
 
-int bk_xonly_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n)
+static int take_taproot(bk_script_cursors_ *c, const uint8_t key[32])
 {
-    if (!c || c->kind != 0 || !has_next(c, s, n)) return -1;
-    return c->valid[c->pos++];
+    return has_next(c, &c->tr, key) ? c->valid[c->tr.pos++] : -1;
 }
 
-void bk_b58_cursor_init_(bk_xonly_cursor_ *c, const bk_block *b, const bk_block_undo *undo, bk_network net)
+static size_t take_b58(bk_script_cursors_ *c, const uint8_t key[32], char *out)
 {
-    bk_xonly_cursor_init_(c, b, undo);
-    const bk_network_params *p = bk_network_get(net);
-    c->kind = 1;
-    c->off = p == NULL;
-    c->prefix[0] = p ? p->p2pkh_prefix : 0;
-    c->prefix[1] = p ? p->p2sh_prefix : 0;
+    if (!has_next(c, &c->pk, key)) return 0;
+    uint32_t i = c->pk.pos++;
+    return bk_base58check21_sum(out, key[0], key + 1, c->sums[i]);
 }
 
-size_t bk_b58_cursor_take_(bk_xonly_cursor_ *c, const uint8_t *s, size_t n, char *out)
+int bk_script_cursors_taproot_(bk_script_cursors_ *c, const uint8_t *s, size_t n)
 {
-    if (!c || c->kind != 1 || !has_next(c, s, n)) return 0;
-    const uint8_t *k = c->keys[c->pos];
-    size_t len = bk_base58check21_sum(out, k[0], k + 1, c->sums[c->pos]);
-    c->pos++;
-    return len;
+    uint8_t key[32];
+    if (!c || queue_of(c, s, n, key) != &c->tr) return -1;
+    return take_taproot(c, key);
+}
+
+size_t bk_script_cursors_b58_(bk_script_cursors_ *c, const uint8_t *s, size_t n, char *out)
+{
+    uint8_t key[32];
+    if (!c || queue_of(c, s, n, key) != &c->pk) return 0;
+    return take_b58(c, key, out);
+}
+
+bk_status bk_script_info_cursors_(const uint8_t *s, size_t n, bk_network net, bk_script_cursors_ *c,
+                                  bk_script_info *info)
+{
+    uint8_t key[32];
+    const bk_script_queue_ *q = c ? queue_of(c, s, n, key) : NULL;
+    if (!q) return bk_script_info_get_hint(s, n, net, -1, info);
+    if (q == &c->tr) return bk_script_info_get_hint(s, n, net, take_taproot(c, key), info);
+    size_t alen = take_b58(c, key, info->address);
+    if (!alen) return bk_script_info_get_hint(s, n, net, -1, info);
+    bk_script_solve(s, n, &info->sol);
+    info->address_len = alen;
+    info->taproot_valid = 0;
+    return BK_OK;
 }

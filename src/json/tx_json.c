@@ -29,7 +29,7 @@ static void witness_json(bk_json *j, const bk_txin *in)
 }
 
 /* Core TxToUniv "prevout" (SHOW_DETAILS_AND_PREVOUT with undo). */
-static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net, bk_xonly_cursor_ *cur)
+static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net, bk_script_cursors_ *cur)
 {
     jw_kv_open(j, JW_KEY_N("prevout"), 1);
     jw_kv_bool(j, JW_KEY_N("generated"), coin->coinbase);
@@ -37,8 +37,7 @@ static void prevout_json(bk_json *j, const bk_coin *coin, bk_network net, bk_xon
     jw_kv_amount(j, JW_KEY_N("value"), coin->value);
     jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
     const uint8_t *script = bk_coin_script(coin);
-    bk_json_script_pubkey_members_(j, script, coin->script_len, net,
-                                   bk_xonly_cursor_take_(cur, script, coin->script_len));
+    bk_json_script_pubkey_members_(j, script, coin->script_len, net, cur);
     jw_close(j, 1);
     jw_close(j, 1);
 }
@@ -50,7 +49,7 @@ bk_status bk_json_tx(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_u
 }
 
 bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts *o, bk_undo_iter *undo,
-                             bk_xonly_cursor_ *cur, bk_error *err)
+                             bk_script_cursors_ *cur, bk_error *err)
 {
     bk_tx_json_opts defaults;
     if (!o) {
@@ -144,8 +143,7 @@ bk_status bk_json_tx_cursor_(bk_json *j, const bk_tx *tx, const bk_tx_json_opts 
         jw_kv_amount(j, JW_KEY_N("value"), out.value);
         jw_kv_uint(j, JW_KEY_N("n"), n);
         jw_kv_open(j, JW_KEY_N("scriptPubKey"), 1);
-        bk_json_script_pubkey_members_(j, out.script, out.script_len, o->network,
-                                       bk_xonly_cursor_take_(cur, out.script, out.script_len));
+        bk_json_script_pubkey_members_(j, out.script, out.script_len, o->network, cur);
         jw_close(j, 1);
         jw_close(j, 1);
         if (__builtin_add_overflow(total_out, out.value, &total_out)) amounts_ok = 0;

@@ -253,30 +253,12 @@ static inline __attribute__((always_inline)) void r_bool(bk_table_writer *t, siz
     }
 }
 
-/* The block's two cursors (json_internal.h): taproot decisions and
- * Base58Check checksums, each batched in the order the rows take them. */
-typedef struct script_cursors {
-    bk_xonly_cursor_ tr, b58;
-} script_cursors;
-
-/* bk_script_info_get with the cursors' answers: a P2PKH/P2SH address from
- * its batched checksum, a taproot key's decision from its batch. */
-static bk_status script_info(const uint8_t *s, size_t n, bk_network net, script_cursors *cur, bk_script_info *info)
-{
-    size_t alen = bk_b58_cursor_take_(&cur->b58, s, n, info->address);
-    if (!alen) return bk_script_info_get_hint(s, n, net, bk_xonly_cursor_take_(&cur->tr, s, n), info);
-    bk_script_solve(s, n, &info->sol);
-    info->address_len = alen;
-    info->taproot_valid = 0;
-    return BK_OK;
-}
-
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
 static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t c_desc, const uint8_t *s, size_t n,
-                        bk_network net, script_cursors *cur)
+                        bk_network net, bk_script_cursors_ *cur)
 {
     bk_script_info info;
-    if (script_info(s, n, net, cur, &info) != BK_OK) {
+    if (bk_script_info_cursors_(s, n, net, cur, &info) != BK_OK) {
         r_null(t, c_type); /* unreachable for a known network; keeps the row whole */
         r_null(t, c_addr);
         r_null(t, c_desc);
@@ -405,9 +387,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     bk_table_writer *tt = w[BK_DS_TRANSACTIONS], *ti = w[BK_DS_INPUTS], *to = w[BK_DS_OUTPUTS];
     /* Taproot keys decided in batches, in the order the rows take them
      * (per tx: spent outputs, then outputs; json_internal.h). */
-    script_cursors cur;
-    bk_xonly_cursor_init_(&cur.tr, b, ti ? undo : NULL);
-    bk_b58_cursor_init_(&cur.b58, b, ti ? undo : NULL, info->net);
+    bk_script_cursors_ cur;
+    bk_script_cursors_init_(&cur, b, ti ? undo : NULL, info->net);
     for (size_t i = 0; i < n; i++) {
         const bk_tx *tx = &b->txs[i];
         const uint8_t *txid = txids + 32 * i;
@@ -502,7 +483,7 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
                 /* type, address, desc: the order of the columns here */
                 bk_script_info sinfo;
-                if (script_info(o.script, o.script_len, info->net, &cur, &sinfo) != BK_OK)
+                if (bk_script_info_cursors_(o.script, o.script_len, info->net, &cur, &sinfo) != BK_OK)
                     return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
                 if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
                 const char *ty = bk_script_type_name(sinfo.sol.type);
