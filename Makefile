@@ -12,7 +12,9 @@ DEPS_PKG = cmake pkg-config gcc libsecp256k1-dev zstd libleveldb-dev libzstd-dev
 # Test-only readers/oracles from the npm registry (tests/npm/package.json, installed into
 # tests/npm/node_modules, ignored by git). Building and running blockkit never needs them.
 NPM_DIR = tests/npm
-FUZZ_PKG = clang libclang-rt-14-dev
+# With WITH_FUZZ=1 (CI): clang for the fuzzers and test-clang, valgrind for the
+# memcheck tests of the portable SHA-256 path (tests/valgrind.test.cmake).
+FUZZ_PKG = clang libclang-rt-14-dev valgrind
 PEER_PKG = libssl-dev
 # Cross toolchain + qemu: the ARMv8 SHA-256 backend's tests run under qemu-aarch64.
 CROSS_PKG = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
