@@ -4,6 +4,8 @@
 #include <blockkit/sha256.h>
 #include <blockkit/stream.h>
 
+#include <unistd.h>
+
 #include "check.h"
 #include "blkdir_util.h"
 
@@ -361,6 +363,116 @@ static void test_blocksdir_errors(void)
     remove_tree(dir);
 }
 
+/* One pass over a file's records through an iterator with a window of
+ * cap bytes (0: none): a digest of every record's framing, its first 89
+ * bytes by bk_record_iter_copy, all of its bytes (and a rev record's
+ * checksum) by bk_record_iter_bytes, and how the file ended. shrink_to,
+ * when non-zero, truncates the file to that length after the first record
+ * (a node pruning or rewriting it). */
+static void window_pass(const char *path, const uint8_t key[8], size_t cap, uint64_t shrink_to, uint8_t digest[32],
+                        bk_file_end *end, uint64_t *end_offset, uint64_t *n_records)
+{
+    bk_blockfile f;
+    bk_error err;
+    int rev = strstr(path, "/rev") != NULL;
+    CHECK_EQ_INT(bk_blockfile_open(&f, path, rev ? BK_FILE_REV : BK_FILE_BLK, 0, BK_NET_MAIN, key, NULL, &err), BK_OK);
+    static uint8_t win[1 << 20], buf[1600000];
+    bk_record_iter it;
+    bk_record_iter_init(&it, &f);
+    if (cap) bk_record_iter_window(&it, win, cap);
+    bk_sha256_ctx h;
+    bk_sha256_init(&h);
+    bk_record rec;
+    *n_records = 0;
+    while (bk_record_next(&it, &rec)) {
+        bk_sha256_update(&h, (const uint8_t *)&rec, sizeof rec);
+        uint8_t head[89];
+        size_t n = rec.size < sizeof head ? rec.size : sizeof head;
+        bk_status st = bk_record_iter_copy(&it, rec.offset, head, n, &err);
+        bk_sha256_update(&h, (const uint8_t *)&st, sizeof st);
+        if (st == BK_OK) bk_sha256_update(&h, head, n);
+        if (rev) {
+            uint8_t ck[32];
+            st = bk_record_iter_copy(&it, rec.offset + rec.size, ck, 32, &err);
+            bk_sha256_update(&h, (const uint8_t *)&st, sizeof st);
+            if (st == BK_OK) bk_sha256_update(&h, ck, 32);
+        }
+        const uint8_t *bytes = NULL;
+        st = bk_record_iter_bytes(&it, rec.offset, rec.size, buf, sizeof buf, &bytes, &err);
+        bk_sha256_update(&h, (const uint8_t *)&st, sizeof st);
+        if (st == BK_OK) {
+            bk_sha256_update(&h, bytes, rec.size);
+            /* From the window when it fits in half of it, else the caller's buffer. */
+            int in_win = bytes >= win && bytes < win + sizeof win;
+            CHECK_EQ_INT(in_win, cap && rec.size <= cap / 2 && bytes != buf);
+        }
+        if ((*n_records)++ == 0 && shrink_to) CHECK_EQ_INT(truncate(path, (off_t)shrink_to), 0);
+    }
+    bk_sha256_final(&h, digest);
+    *end = it.end;
+    *end_offset = it.end_offset;
+    bk_blockfile_close(&f);
+}
+
+/* The read window changes nothing but the number of reads: the same
+ * records, bytes, checksums and ending with windows of 4 KiB (smaller than
+ * most records: every read bypasses or refills it), odd sizes and 1 MiB,
+ * plain and obfuscated, and when the file shrinks under the iteration
+ * beyond what the first window held (the later reads see the shrink). */
+static void test_record_window(void)
+{
+    char dir[512], path[600];
+    make_tmpdir(dir, sizeof dir);
+    tbuf blk = {0}, rev = {0};
+    sample_blocksdir_files(&blk, &rev);
+    size_t klen;
+    uint8_t *key = check_read_file("blkfiles/sample_xor.dat", &klen);
+    static const uint8_t zero[8] = {0};
+    static const size_t caps[] = {4096, 5003, 65536, 300000, 1 << 20};
+    uint8_t whole[2][2][32];
+    for (int obf = 0; obf < 2; obf++) {
+        if (obf) {
+            xor_apply(blk.p, blk.n, key);
+            xor_apply(rev.p, rev.n, key);
+        }
+        for (int r = 0; r < 2; r++) {
+            const tbuf *img = r ? &rev : &blk;
+            for (int shrink = 0; shrink < 2; shrink++) {
+                /* Shrunk into the third record. */
+                uint64_t to = shrink ? img->n - 1000 : 0;
+                uint8_t want[32], got[32];
+                bk_file_end e0, e1;
+                uint64_t o0, o1, n0, n1;
+                snprintf(path, sizeof path, "%s/%s00000.dat", dir, r ? "rev" : "blk");
+                write_file(dir, r ? "rev00000.dat" : "blk00000.dat", img->p, img->n);
+                window_pass(path, obf ? key : zero, 0, to, want, &e0, &o0, &n0);
+                /* The framing was read at open: three records, a clean end;
+                 * the shrink shows as the third record's bytes failing. */
+                CHECK_EQ_INT(n0, 3);
+                CHECK_EQ_INT(e0, BK_END_CLEAN);
+                if (shrink) CHECK(memcmp(want, whole[obf][r], 32) != 0);
+                else memcpy(whole[obf][r], want, 32);
+                for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+                    /* Bytes already in the window are served from it, as a
+                     * read at that moment would have: a shrink is seen alike
+                     * only past what the first window held. */
+                    if (shrink && 8 + caps[k] > to) continue;
+                    write_file(dir, r ? "rev00000.dat" : "blk00000.dat", img->p, img->n);
+                    window_pass(path, obf ? key : zero, caps[k], to, got, &e1, &o1, &n1);
+                    CHECK(memcmp(want, got, 32) == 0);
+                    CHECK_EQ_INT(e1, e0);
+                    CHECK_EQ_INT(o1, o0);
+                    CHECK_EQ_INT(n1, n0);
+                }
+            }
+        }
+    }
+    free(key);
+    free(blk.p);
+    free(rev.p);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     RUN(test_sample_files_match_shared_vectors);
@@ -370,5 +482,6 @@ int main(void)
     RUN(test_xor_by_absolute_offset);
     RUN(test_rev_record_framing);
     RUN(test_blocksdir_errors);
+    RUN(test_record_window);
     return check_finish();
 }

@@ -129,9 +129,31 @@ typedef struct bk_record_iter {
      * check of a long pre-allocated tail stops early (the file then ends
      * as a zero tail); the caller checks the flag and gives up. */
     const volatile sig_atomic_t *cancel;
+    /* Optional (NULL after init; bk_record_iter_window): the caller's
+     * buffer through which the record headers and bk_record_iter_copy /
+     * _bytes are read, a window of the file at a time. */
+    uint8_t *win_;
+    size_t win_cap_;
+    uint64_t win_lo_, win_hi_; /* file bytes [lo, hi) are in win_, de-obfuscated */
 } bk_record_iter;
 
 BK_API void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f);
+/* Read through buf (cap bytes, at least 4 KiB; the caller keeps it for the
+ * iteration): a file read with pread then costs one system call per
+ * window instead of one per record header and per read of the record's
+ * bytes (a chain of small blocks: millions). Reads larger than half the
+ * window bypass it. Results are the same with or without a window, except
+ * that bytes already in the window are served from it: of a file that
+ * shrinks mid-iteration, they are what a read at the moment the window was
+ * filled returned; reads past them see the shrink as without a window. */
+BK_API void bk_record_iter_window(bk_record_iter *it, uint8_t *buf, size_t cap);
+/* bk_blockfile_copy / bk_blockfile_bytes of the iterator's file, through
+ * its window when it has one (bytes_out may then point into the window,
+ * valid until the next call on the iterator). */
+BK_API bk_status bk_record_iter_copy(bk_record_iter *it, uint64_t off, void *out, size_t len,
+                                     bk_error *err) BK_WARN_UNUSED;
+BK_API bk_status bk_record_iter_bytes(bk_record_iter *it, uint64_t off, size_t len, uint8_t *buf, size_t cap,
+                                      const uint8_t **bytes_out, bk_error *err) BK_WARN_UNUSED;
 /* Returns 1 with the next record, or 0 when there is none (it->end and
  * it->end_offset then say why). For rev files the 32-byte checksum follows
  * the CBlockUndo: record.offset + record.size. */

@@ -203,6 +203,54 @@ void bk_record_iter_init(bk_record_iter *it, const bk_blockfile *f)
     it->end_offset = 0;
     it->count = 0;
     it->cancel = NULL;
+    it->win_ = NULL;
+    it->win_cap_ = 0;
+    it->win_lo_ = it->win_hi_ = 0;
+}
+
+void bk_record_iter_window(bk_record_iter *it, uint8_t *buf, size_t cap)
+{
+    it->win_ = buf && cap >= 4096 ? buf : NULL;
+    it->win_cap_ = it->win_ ? cap : 0;
+    it->win_lo_ = it->win_hi_ = 0;
+}
+
+/* Whether [off, off + len) can come from the window, refilling it from off
+ * when needed (a file read with pread; mapped files need no window). A
+ * short read (the file shrank) leaves what was read: a range past it is
+ * then read without the window, which reports the shrink as before. */
+static int window_has(bk_record_iter *it, uint64_t off, size_t len)
+{
+    const bk_blockfile *f = it->f;
+    if (!it->win_ || !f->has_fd_ || len > it->win_cap_ / 2 || !in_file(f, off, len)) return 0;
+    if (off >= it->win_lo_ && len <= it->win_hi_ - off && off < it->win_hi_) return 1;
+    size_t want = f->len - off < it->win_cap_ ? (size_t)(f->len - off) : it->win_cap_, got = 0;
+    it->win_lo_ = it->win_hi_ = 0;
+    while (got < want) {
+        ssize_t n = pread(f->fd_, it->win_ + got, want - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (f->xored) bk_xor_copy(it->win_, it->win_, got, off, f->key);
+    it->win_lo_ = off;
+    it->win_hi_ = off + got;
+    return len <= got;
+}
+
+bk_status bk_record_iter_copy(bk_record_iter *it, uint64_t off, void *out, size_t len, bk_error *err)
+{
+    if (!window_has(it, off, len)) return bk_blockfile_copy(it->f, off, out, len, err);
+    if (len) memcpy(out, it->win_ + (off - it->win_lo_), len);
+    return BK_OK;
+}
+
+bk_status bk_record_iter_bytes(bk_record_iter *it, uint64_t off, size_t len, uint8_t *buf, size_t cap,
+                               const uint8_t **bytes_out, bk_error *err)
+{
+    if (!window_has(it, off, len)) return bk_blockfile_bytes(it->f, off, len, buf, cap, bytes_out, err);
+    *bytes_out = it->win_ + (off - it->win_lo_);
+    return BK_OK;
 }
 
 /* Whether bytes [pos, pos + n) hold only zero bytes on disk (*raw) or only
@@ -279,7 +327,7 @@ int bk_record_next(bk_record_iter *it, bk_record *rec)
     uint64_t rem = f->len - it->pos;
     uint8_t hdr[8];
     size_t n = rem < 8 ? (size_t)rem : 8;
-    if (bk_blockfile_copy(f, it->pos, hdr, n, NULL) != BK_OK) return stop(it, BK_END_TRUNCATED); /* shrank */
+    if (bk_record_iter_copy(it, it->pos, hdr, n, NULL) != BK_OK) return stop(it, BK_END_TRUNCATED); /* shrank */
     if (memcmp(hdr, f->magic, n < 4 ? n : 4) != 0)
         return stop(it, zero_tail(f, it->pos, it->cancel) ? BK_END_ZERO_TAIL : BK_END_BAD_MAGIC);
     if (n < 8) return stop(it, zero_tail(f, it->pos, it->cancel) ? BK_END_ZERO_TAIL : BK_END_TRUNCATED);
