@@ -5,7 +5,9 @@
  * image as an opened file (a memfd, read with pread) through a read window
  * of a size from the key bytes gives the same records, bytes and ending as
  * without one. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
+#endif
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
 #include <blockkit/sha256.h>
