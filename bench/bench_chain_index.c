@@ -17,11 +17,17 @@
  * /blockkit-synth-900k; it is generated once, by hand (about 15 s, 360 MB):
  *     build/gen-synth-datadir /tmp/blockkit-synth-900k
  * and the rows are skipped with a message while it is missing. Run them
- * with few epochs: blockkit bench --filter 'ChainFrom' --epochs 3. */
+ * with few epochs: blockkit bench --filter 'ChainFrom' --epochs 3.
+ *
+ * LevelDBIter/index/900k: only iterating the same index's 'b' records
+ * through the private snapshot (checksums verified, as Core reads them),
+ * one thread, nothing decoded: the part of ChainFromIndex no build can
+ * avoid. */
 #include "bench.h"
 
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
+#include <blockkit/leveldb.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,3 +206,54 @@ BK_BENCH(bench_chain_from_index_trusted, "ChainFromIndex/900k/trusted", "chain",
          synth_setup, synth_run, synth_teardown)
 BK_BENCH(bench_chain_from_files, "ChainFromFiles/900k", "chain", 1, 0, (const void *)(intptr_t)1, synth_setup,
          synth_run, synth_teardown)
+
+/* ---- LevelDBIter/index/900k ---- */
+
+typedef struct ldb_iter_bench {
+    bk_ldb *db;
+} ldb_iter_bench;
+
+static int ldb_iter_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    (void)arg;
+    const char *env = getenv("BLOCKKIT_BENCH_SYNTH_DIR"), *t = getenv("TMPDIR");
+    char index[4300];
+    if (env && *env) snprintf(index, sizeof index, "%s/regtest/blocks/index", env);
+    else snprintf(index, sizeof index, "%s/blockkit-synth-900k/regtest/blocks/index", t && *t ? t : "/tmp");
+    ldb_iter_bench *b = bk_alloc(alloc, sizeof *b);
+    if (!b) return 1;
+    bk_error err;
+    if (bk_ldb_open(index, NULL, &b->db, &err) != BK_OK) {
+        fprintf(stderr, "# LevelDBIter/index/900k: skipped: %s (make it with `build/gen-synth-datadir`)\n", err.msg);
+        bk_free(alloc, b, sizeof *b);
+        return 1;
+    }
+    *ctx = b;
+    return 0;
+}
+
+static void ldb_iter_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    (void)alloc;
+    ldb_iter_bench *b = ctx;
+    static const uint8_t pfx = 'b';
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_ldb_iter *it;
+        if (bk_ldb_iter_new(b->db, &pfx, 1, &it, NULL) != BK_OK) break;
+        const uint8_t *k, *v;
+        size_t kl, vl, n = 0;
+        while (bk_ldb_iter_next(it, &k, &kl, &v, &vl)) n += vl;
+        bk_ldb_iter_free(it);
+        bk_bench_keep(&n);
+    }
+}
+
+static void ldb_iter_teardown(void *ctx, const bk_allocator *alloc)
+{
+    ldb_iter_bench *b = ctx;
+    bk_ldb_close(b->db);
+    bk_free(alloc, b, sizeof *b);
+}
+
+BK_BENCH(bench_ldb_iter_index, "LevelDBIter/index/900k", "pass", 1, 0, NULL, ldb_iter_setup, ldb_iter_run,
+         ldb_iter_teardown)
