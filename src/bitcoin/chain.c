@@ -716,13 +716,9 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
     it.cancel = cancel;
     uint8_t *win = bk_alloc(c->alloc, SCAN_WINDOW); /* none: read without a window */
     if (win) bk_record_iter_window(&it, win, SCAN_WINDOW);
-    bk_status st = BK_OK;
     while (bk_record_next(&it, &rec)) {
         /* Every record (its tries poll too: pair_ctx.cancel). */
-        if (cancelled(cancel)) {
-            st = BK_ERR_CANCELLED;
-            break;
-        }
+        if (cancelled(cancel)) break;
         if (bf) pair_record(c, &it, bf, &rec, pc, first, end);
         else {
             c->n_undo_records++;
@@ -730,7 +726,7 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
         }
     }
     if (win) bk_free(c->alloc, win, SCAN_WINDOW);
-    if (st != BK_OK || cancelled(cancel)) return BK_ERR_CANCELLED;
+    if (cancelled(cancel)) return BK_ERR_CANCELLED;
     return add_file_report(c, rf, &it);
 }
 
