@@ -218,11 +218,6 @@ static int cancelled(const volatile sig_atomic_t *cancel)
     return cancel && *cancel;
 }
 
-/* The scans read record headers and block headers (and undo records with
- * their checksums) through a window of this size: one pread per window, not
- * two or three per record (900k small blocks: 4.5 M system calls). */
-#define SCAN_WINDOW (256u << 10)
-
 /* The records of blk file f through it (scan_blk sets it up). */
 static bk_status scan_blk_records(bk_chain *c, const bk_blockfile *f, bk_record_iter *it,
                                   const volatile sig_atomic_t *cancel)
@@ -310,10 +305,10 @@ static bk_status scan_blk(bk_chain *c, const bk_blockfile *f, const volatile sig
     bk_record_iter it;
     bk_record_iter_init(&it, f);
     it.cancel = cancel;
-    uint8_t *win = bk_alloc(c->alloc, SCAN_WINDOW); /* none: read without a window */
-    if (win) bk_record_iter_window(&it, win, SCAN_WINDOW);
+    uint8_t *win = bk_alloc(c->alloc, BK_CHAIN_SCAN_WINDOW); /* none: read without a window */
+    if (win) bk_record_iter_window(&it, win, BK_CHAIN_SCAN_WINDOW);
     bk_status st = scan_blk_records(c, f, &it, cancel);
-    if (win) bk_free(c->alloc, win, SCAN_WINDOW);
+    if (win) bk_free(c->alloc, win, BK_CHAIN_SCAN_WINDOW);
     return st;
 }
 
@@ -714,8 +709,8 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
     bk_record rec;
     bk_record_iter_init(&it, rf);
     it.cancel = cancel;
-    uint8_t *win = bk_alloc(c->alloc, SCAN_WINDOW); /* none: read without a window */
-    if (win) bk_record_iter_window(&it, win, SCAN_WINDOW);
+    uint8_t *win = bk_alloc(c->alloc, BK_CHAIN_SCAN_WINDOW); /* none: read without a window */
+    if (win) bk_record_iter_window(&it, win, BK_CHAIN_SCAN_WINDOW);
     while (bk_record_next(&it, &rec)) {
         /* Every record (its tries poll too: pair_ctx.cancel). */
         if (cancelled(cancel)) break;
@@ -725,7 +720,7 @@ static bk_status scan_rev(bk_chain *c, const bk_blockfile *rf, const bk_blockfil
             c->n_undo_unpaired++;
         }
     }
-    if (win) bk_free(c->alloc, win, SCAN_WINDOW);
+    if (win) bk_free(c->alloc, win, BK_CHAIN_SCAN_WINDOW);
     if (cancelled(cancel)) return BK_ERR_CANCELLED;
     return add_file_report(c, rf, &it);
 }

@@ -1285,6 +1285,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
     bk_block_decoder_init(&dec, c->alloc);
     uint8_t *buf = NULL;
     size_t cap = 0;
+    uint8_t *win = NULL; /* made for the first file with records past the index; none: no window */
     bk_status st = BK_OK;
     for (size_t fi = 0; fi < d->n_blk && st == BK_OK; fi++) {
         if (cancelled(opts)) {
@@ -1297,9 +1298,11 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
         st = bk_blocksdir_open_file(d, BK_FILE_BLK, num, &f, err);
         if (st != BK_OK) break;
         if (from > f.len) from = f.len; /* the file shrank: nothing past */
+        if (!win && from < f.len) win = bk_alloc(c->alloc, BK_CHAIN_SCAN_WINDOW);
         bk_record_iter it;
         bk_record rec;
         bk_record_iter_init(&it, &f);
+        if (win) bk_record_iter_window(&it, win, BK_CHAIN_SCAN_WINDOW);
         it.pos = from;
         uint32_t last_new = BK_CHAIN_NONE;
         int last_created = 0;
@@ -1307,7 +1310,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
         while (st == BK_OK && bk_record_next(&it, &rec)) {
             uint8_t hdr[BK_HEADER_SIZE + 9];
             size_t hn = rec.size < sizeof hdr ? rec.size : sizeof hdr;
-            if (rec.size <= BK_HEADER_SIZE || bk_blockfile_copy(&f, rec.offset, hdr, hn, NULL) != BK_OK) {
+            if (rec.size <= BK_HEADER_SIZE || bk_record_iter_copy(&it, rec.offset, hdr, hn, NULL) != BK_OK) {
                 c->n_bad_records++;
                 continue;
             }
@@ -1371,7 +1374,9 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
             const uint8_t *bytes;
             bk_block block;
             bk_status dst = BK_OK;
-            if (f.xored && e->size > cap) {
+            /* (Read into buf unless the window serves it: any block
+             * over half the window, obfuscated or not.) */
+            if (e->size > cap) {
                 uint8_t *nb = bk_realloc(c->alloc, buf, cap, e->size);
                 if (!nb) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
                 else {
@@ -1380,7 +1385,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
                 }
             }
             if (st == BK_OK &&
-                (bk_blockfile_bytes(&f, e->offset, e->size, buf, cap, &bytes, NULL) != BK_OK ||
+                (bk_record_iter_bytes(&it, e->offset, e->size, buf, cap, &bytes, NULL) != BK_OK ||
                  (dst = bk_block_decode(&dec, bytes, e->size, &block, NULL)) != BK_OK)) {
                 if (dst == BK_ERR_NOMEM) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
                 else {
@@ -1404,6 +1409,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
         bk_blockfile_close(&f);
     }
     bk_free(c->alloc, buf, cap);
+    if (win) bk_free(c->alloc, win, BK_CHAIN_SCAN_WINDOW);
     bk_block_decoder_free(&dec);
     return st;
 }
@@ -1447,6 +1453,7 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
 {
     uint8_t *buf = NULL;
     size_t cap = 0;
+    uint8_t *win = NULL; /* as in scan_appended */
     bk_status st = BK_OK;
     /* Candidates (blocks with data, no undo yet), by blk file: made when
      * the first record past the index is found. */
@@ -1462,9 +1469,11 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
         st = bk_blocksdir_open_file(d, BK_FILE_REV, num, &f, err);
         if (st != BK_OK) break;
         if (from > f.len) from = f.len;
+        if (!win && from < f.len) win = bk_alloc(c->alloc, BK_CHAIN_SCAN_WINDOW);
         bk_record_iter it;
         bk_record rec;
         bk_record_iter_init(&it, &f);
+        if (win) bk_record_iter_window(&it, win, BK_CHAIN_SCAN_WINDOW);
         it.pos = from;
         size_t hi = 0;
         int range_set = 0;
@@ -1505,8 +1514,8 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
                 cap = rec.size;
             }
             c->n_undo_records++;
-            if (bk_blockfile_bytes(&f, rec.offset, rec.size, buf, cap, &undo, NULL) != BK_OK ||
-                bk_blockfile_copy(&f, rec.offset + rec.size, ck, 32, NULL) != BK_OK) {
+            if (bk_record_iter_copy(&it, rec.offset + rec.size, ck, 32, NULL) != BK_OK ||
+                bk_record_iter_bytes(&it, rec.offset, rec.size, buf, cap, &undo, NULL) != BK_OK) {
                 c->n_undo_unpaired++;
                 continue;
             }
@@ -1545,6 +1554,7 @@ static bk_status scan_appended_undo(bk_chain *c, const bk_blocksdir *d, const co
     }
     bk_free(c->alloc, cand, n_cand * sizeof *cand);
     bk_free(c->alloc, buf, cap);
+    if (win) bk_free(c->alloc, win, BK_CHAIN_SCAN_WINDOW);
     return st;
 }
 

@@ -12,6 +12,13 @@ uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32]);
 /* Insert entry idx (the table has room: capacity >= 2 n_entries). */
 void bk_chain_table_insert(bk_chain *c, uint32_t idx);
 
+/* The sequential scans of blk and rev files (the header scan, and the
+ * index path's scan of records past the index's last flush) read record
+ * headers, block headers and undo records with their checksums through a
+ * record-iterator window of this size: one pread per window, not two or
+ * three per record (900k small blocks: 4.5 M system calls). */
+#define BK_CHAIN_SCAN_WINDOW (256u << 10)
+
 /* A position in a blk or rev file and the entry it belongs to (the block
  * index builder, chain_index.c). */
 typedef struct bk_chain_pos {
