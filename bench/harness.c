@@ -28,10 +28,11 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-int bk_bench_pin_cpu(void)
+int bk_bench_pin_cpu(int want)
 {
-    int cpu = sched_getcpu();
-    if (cpu < 0) return -1;
+    int cpu = want;
+    if (cpu < 0) cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return -1;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);

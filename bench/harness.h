@@ -33,7 +33,9 @@ typedef struct bk_bench_result {
  * to be skipped. */
 int bk_bench_measure(const bk_bench *b, const bk_bench_opts *o, bk_bench_result *r);
 
-/* Pin the calling thread to the CPU it runs on; returns that CPU or -1. */
-int bk_bench_pin_cpu(void);
+/* Pin the calling thread to CPU want (want < 0: the CPU it runs on);
+ * returns that CPU, or -1 when it cannot be pinned there (not a CPU the
+ * process may use). */
+int bk_bench_pin_cpu(int want);
 
 #endif

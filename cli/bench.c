@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <regex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +15,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: blockkit bench [--filter REGEX] [--min-time MS] [--epochs N]\n"
-            "                      [--format table|json|csv] [--no-hw] [--list]\n"
+            "                      [--format table|json|csv] [--no-hw] [--cpu N] [--list]\n"
             "\n"
-            "Runs the built-in benchmarks, pinned to the current CPU. For each: median\n"
+            "Runs the built-in benchmarks, pinned to one CPU. For each: median\n"
             "ns per unit over N epochs (default 11), units/s, err%% (median absolute\n"
             "percent deviation of the epochs), allocations and bytes per op, peak bytes\n"
             "held, MB/s when the bench has an input size, and instructions, cycles,\n"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
             "  --epochs N      samples per bench (default 11)\n"
             "  --format F      table (markdown, default), json (one array) or csv\n"
             "  --no-hw         do not try the hardware counters\n"
+            "  --cpu N         pin to CPU N (default: the CPU it starts on); two benches\n"
+            "                  run side by side need different CPUs\n"
             "  --list          print the matching bench names and units, run nothing\n"
             "\n"
             "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 74 I/O.\n");
@@ -141,7 +144,7 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 static int bench_main(int argc, char **argv)
 {
     const char *filter = NULL;
-    int format = FMT_TABLE, list = 0;
+    int format = FMT_TABLE, list = 0, want_cpu = -1;
     bk_bench_opts o = {300, 11, 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -160,6 +163,10 @@ static int bench_main(int argc, char **argv)
             if (!parse_num(argv[++i], 0.001, 1e7, &v))
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "--min-time wants milliseconds > 0, got '%s'", argv[i]);
             o.min_time_ms = v;
+        } else if (!strcmp(a, "--cpu") && has_val) {
+            if (!parse_num(argv[++i], 0, CPU_SETSIZE - 1, &v) || v != (int)v)
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "--cpu wants a CPU number, got '%s'", argv[i]);
+            want_cpu = (int)v;
         } else if (!strcmp(a, "--epochs") && has_val) {
             if (!parse_num(argv[++i], 1, 101, &v) || v != (int)v)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "--epochs wants an integer 1..101, got '%s'", argv[i]);
@@ -203,7 +210,11 @@ static int bench_main(int argc, char **argv)
         return bk_cli_fail(CMD, BK_EXIT_USAGE, "no bench matches '%s' (see --list)", filter ? filter : "");
     }
 
-    int cpu = bk_bench_pin_cpu();
+    int cpu = bk_bench_pin_cpu(want_cpu);
+    if (want_cpu >= 0 && cpu < 0) {
+        free(sel);
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "--cpu %d: not a CPU this process may run on", want_cpu);
+    }
     const char *backend = bk_sha256_backend();
     /* The header goes to stdout with the table, to stderr otherwise (the
      * JSON and CSV outputs stay machine-readable). */

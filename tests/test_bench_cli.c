@@ -86,6 +86,19 @@ static void csv_and_table(void)
 
 static void bad_options_refused(void)
 {
+    /* --cpu: the CPU a plain run starts on can be asked for by number */
+    CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --filter 'SHA256D64/portable' --min-time 5 --epochs 3"), 0);
+    int cpu = -1;
+    CHECK(sscanf(buf, "# blockkit bench: sha256 backend %*s cpu %d (pinned)", &cpu) == 1 && cpu >= 0);
+    char cmd[512], want[64];
+    snprintf(cmd, sizeof cmd, "'" BK_CLI_PATH "' bench --filter 'SHA256D64/portable' --min-time 5 --epochs 3 --cpu %d",
+             cpu);
+    CHECK_EQ_INT(run(cmd), 0);
+    snprintf(want, sizeof want, "; cpu %d (pinned);", cpu);
+    CHECK(strstr(buf, want) != NULL);
+    CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --filter 'SHA256D64/portable' --cpu 100000 2>/dev/null"), 64);
+    CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --filter 'SHA256D64/portable' --cpu 1023 2>/dev/null"), 64);
+    CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --filter 'SHA256D64/portable' --cpu x 2>/dev/null"), 64);
     CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --format xml 2>/dev/null"), 64);
     CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --min-time -3 2>/dev/null"), 64);
     CHECK_EQ_INT(run("'" BK_CLI_PATH "' bench --filter '(' 2>/dev/null"), 64);
