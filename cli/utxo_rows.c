@@ -6,7 +6,6 @@
 #include <blockkit/hex.h>
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,171 +180,39 @@ bk_status utxo_source_status(coin_source *s, bk_error *err)
     return bk_chainstate_iter_status(s->it, err);
 }
 
-/* ---- rendering on worker threads, emitted in order ----
- * Batches go round a ring of depth slots; workers render slot by slot; the
- * main thread emits a slot's rows before it refills the slot, so the rows
- * keep the key order and at most depth batches exist. */
+/* ---- rows: the library's engine (bk_utxo_rows_run), exit codes here ---- */
 
-typedef struct rows_slot {
-    bk_utxo_batch *b;
-    int done;
-    bk_status st;
-} rows_slot;
+typedef struct cli_emit {
+    utxo_emit_fn fn;
+    void *ctx;
+    int rc; /* the emitter's exit code (its message printed) */
+} cli_emit;
 
-typedef struct rows_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    rows_slot *slots;
-    size_t depth;
-    uint64_t submitted, next_render;
-    int stop;
-} rows_pool;
-
-static void *rows_worker(void *arg)
+static bk_status cli_emit_batch(void *ctx, const bk_utxo_batch *b, bk_error *err)
 {
-    rows_pool *p = arg;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->next_render == p->submitted && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-        if (p->next_render == p->submitted) break;
-        rows_slot *sl = &p->slots[p->next_render % p->depth];
-        p->next_render++;
-        pthread_mutex_unlock(&p->mu);
-        bk_status st = bk_utxo_batch_render(sl->b);
-        pthread_mutex_lock(&p->mu);
-        sl->st = st;
-        sl->done = 1;
-        pthread_cond_broadcast(&p->cv);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
+    (void)err;
+    cli_emit *e = ctx;
+    e->rc = e->fn(e->ctx, b);
+    return e->rc ? BK_ERR_IO : BK_OK; /* any status: the run stops, e->rc says how */
 }
 
-static int render_fail(const char *cmd, bk_status st)
+static int cli_next(void *ctx, bk_utxo *u)
 {
-    return st == BK_ERR_NOMEM ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
-                              : bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot render a row");
-}
-
-/* Emit slot sl once rendered; returns 0 or an exit code. */
-static int rows_drain(const char *cmd, rows_pool *p, rows_slot *sl, utxo_emit_fn emit, void *ctx)
-{
-    pthread_mutex_lock(&p->mu);
-    while (!sl->done) pthread_cond_wait(&p->cv, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-    if (sl->st != BK_OK) return render_fail(cmd, sl->st);
-    int rc = emit(ctx, sl->b);
-    bk_utxo_batch_reset(sl->b);
-    return rc;
-}
-
-static int rows_inline(const char *cmd, coin_source *src, utxo_emit_fn emit, void *ctx,
-                       const volatile sig_atomic_t *stop)
-{
-    bk_utxo_batch *b;
-    if (bk_utxo_batch_new(&b, src->net, NULL) != BK_OK) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-    int rc = 0, more = 1;
-    bk_utxo u;
-    int pending = 0; /* u holds a coin the last batch had no room for */
-    while (!rc && more && !(stop && *stop)) {
-        if (pending) {
-            (void)bk_utxo_batch_add(b, &u);
-            pending = 0;
-        }
-        while ((more = utxo_source_next(src, &u)) != 0)
-            if (!bk_utxo_batch_add(b, &u)) {
-                pending = 1;
-                break;
-            }
-        if (bk_utxo_batch_count(b)) {
-            bk_status st = bk_utxo_batch_render(b);
-            rc = st != BK_OK ? render_fail(cmd, st) : emit(ctx, b);
-            bk_utxo_batch_reset(b);
-        }
-    }
-    bk_utxo_batch_free(b);
-    return rc;
+    return utxo_source_next(ctx, u);
 }
 
 int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
                   const volatile sig_atomic_t *stop)
 {
-    int rc = 0;
-    if (threads < 2) {
-        rc = rows_inline(cmd, src, emit, ctx, stop);
-    } else {
-        rows_pool p;
-        memset(&p, 0, sizeof p);
-        p.depth = (size_t)threads + 2;
-        p.slots = calloc(p.depth, sizeof *p.slots);
-        if (!p.slots) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        for (size_t i = 0; i < p.depth && !rc; i++)
-            if (bk_utxo_batch_new(&p.slots[i].b, src->net, NULL) != BK_OK)
-                rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        pthread_mutex_init(&p.mu, NULL);
-        pthread_cond_init(&p.cv, NULL);
-        pthread_t th[64];
-        unsigned started = 0;
-        if (!rc)
-            for (; started < threads && started < 64; started++)
-                if (pthread_create(&th[started], NULL, rows_worker, &p) != 0) break;
-        if (!rc && !started) {
-            rc = rows_inline(cmd, src, emit, ctx, stop);
-        } else if (!rc) {
-            uint64_t seq = 0, emitted = 0; /* batches submitted, batches emitted */
-            bk_utxo u;
-            int more = 1, pending = 0;
-            while (!rc && more && !(stop && *stop)) {
-                rows_slot *cur = &p.slots[seq % p.depth];
-                if (seq >= p.depth) {
-                    rc = rows_drain(cmd, &p, cur, emit, ctx);
-                    emitted++;
-                    if (rc) break;
-                }
-                cur->done = 0;
-                if (pending) {
-                    (void)bk_utxo_batch_add(cur->b, &u);
-                    pending = 0;
-                }
-                while ((more = utxo_source_next(src, &u)) != 0)
-                    if (!bk_utxo_batch_add(cur->b, &u)) {
-                        pending = 1;
-                        break;
-                    }
-                if (!bk_utxo_batch_count(cur->b)) {
-                    cur->done = 1;
-                    break;
-                }
-                pthread_mutex_lock(&p.mu);
-                p.submitted = ++seq;
-                pthread_cond_broadcast(&p.cv);
-                pthread_mutex_unlock(&p.mu);
-            }
-            /* the rendered rest, in order (after an error: waited for, not emitted) */
-            for (uint64_t k = emitted; k < seq; k++) {
-                rows_slot *sl = &p.slots[k % p.depth];
-                if (!rc) rc = rows_drain(cmd, &p, sl, emit, ctx);
-                else {
-                    pthread_mutex_lock(&p.mu);
-                    while (!sl->done) pthread_cond_wait(&p.cv, &p.mu);
-                    pthread_mutex_unlock(&p.mu);
-                }
-            }
-            pthread_mutex_lock(&p.mu);
-            p.stop = 1;
-            pthread_cond_broadcast(&p.cv);
-            pthread_mutex_unlock(&p.mu);
-            for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
-        }
-        for (size_t i = 0; i < p.depth; i++) bk_utxo_batch_free(p.slots[i].b);
-        pthread_mutex_destroy(&p.mu);
-        pthread_cond_destroy(&p.cv);
-        free(p.slots);
-    }
-    if (!rc && !(stop && *stop)) {
-        bk_error err;
-        bk_error_clear(&err);
-        if (utxo_source_status(src, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
-    }
-    return rc;
+    cli_emit e = {emit, ctx, 0};
+    bk_error err;
+    bk_error_clear(&err);
+    bk_status st = bk_utxo_rows_run(src->net, cli_next, src, threads, cli_emit_batch, &e, stop, NULL, &err);
+    if (e.rc) return e.rc;
+    if (st == BK_ERR_CANCELLED) return 0; /* the caller looks at *stop */
+    if (st == BK_ERR_NOMEM) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    if (st != BK_OK) return bk_cli_report(cmd, &err);
+    if (stop && *stop) return 0;
+    if (utxo_source_status(src, &err) != BK_OK) return bk_cli_report(cmd, &err);
+    return 0;
 }

@@ -37,11 +37,12 @@ void utxo_source_close(coin_source *s);
 /* Parse --threads (1..64; NULL = the online CPUs). Returns 0 or 64. */
 int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);
 
-/* Render every coin of src and hand the rendered batches, in key order, to
- * emit (which writes them and returns 0, or an exit code after printing
- * its message). threads >= 2 renders on that many worker threads (at most
- * threads + 2 batches exist); 1 renders inline. Stops early at *stop.
- * Returns 0 or an exit code (source errors reported here). */
+/* bk_utxo_rows_run (blockkit/utxo.h: the library's engine) over src, with
+ * exit codes: emit writes a batch and returns 0, or an exit code after
+ * printing its message. threads >= 2 renders on that many worker threads
+ * (at most threads + 2 batches exist); 1 renders inline. Stops early at
+ * *stop (returning 0). Returns 0 or an exit code (source errors reported
+ * here). */
 typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
 int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
                   const volatile sig_atomic_t *stop);

@@ -925,6 +925,88 @@ static void test_batch_render(void)
     }
 }
 
+/* ---- bk_utxo_rows_run: the same rows in the same order on any number of
+ * threads; the emitter's error and a cancel end it ---- */
+
+typedef struct rows_emit {
+    bk_table_writer t;
+    bk_writer out;
+    size_t batches, coins, fail_at, cancel_at;
+    volatile sig_atomic_t *cancel;
+} rows_emit;
+
+static bk_status rows_emit_fn(void *ctx, const bk_utxo_batch *b, bk_error *err)
+{
+    rows_emit *e = ctx;
+    e->batches++;
+    e->coins += bk_utxo_batch_count(b);
+    if (e->cancel_at && e->batches == e->cancel_at) *e->cancel = 1;
+    if (e->fail_at && e->batches == e->fail_at) return bk_error_set(err, BK_ERR_IO, 7, "emitter: disk full");
+    return bk_utxo_batch_write(b, 0, bk_utxo_batch_count(b), &e->t, err);
+}
+
+static int rows_next_fn(void *ctx, bk_utxo *u)
+{
+    return bk_utxo_snapshot_next(ctx, u);
+}
+
+static bk_status rows_run(unsigned threads, rows_emit *e, size_t fail_at, size_t cancel_at, bk_error *err)
+{
+    static volatile sig_atomic_t cancel;
+    cancel = 0;
+    size_t ncols;
+    const bk_pq_column *cols = bk_utxo_columns(&ncols);
+    memset(e, 0, sizeof *e);
+    e->fail_at = fail_at;
+    e->cancel_at = cancel_at;
+    e->cancel = &cancel;
+    bk_writer_init(&e->out, NULL);
+    CHECK(bk_table_open(&e->t, BK_TABLE_CSV, cols, ncols, NULL, mem_sink, &e->out, NULL, NULL) == BK_OK);
+    mem_src m;
+    bk_utxo_snapshot *s;
+    CHECK(snap_open(&s, &m, g_snap, g_snap_len, 1 << 16, NULL) == BK_OK);
+    bk_status st = bk_utxo_rows_run(BK_NET_REGTEST, rows_next_fn, s, threads, rows_emit_fn, e, &cancel, NULL, err);
+    if (st == BK_OK) CHECK(bk_utxo_snapshot_status(s, NULL) == BK_OK);
+    bk_utxo_snapshot_close(s);
+    CHECK(bk_table_finish(&e->t, NULL) == BK_OK);
+    bk_table_close(&e->t);
+    return st;
+}
+
+static void test_rows_run(void)
+{
+    rows_emit one;
+    bk_error err;
+    CHECK_EQ_INT(rows_run(1, &one, 0, 0, &err), BK_OK);
+    CHECK_EQ_INT((int)one.coins, N_COINS);
+    CHECK(one.batches >= 11); /* 10,845 coins, at most 1,024 a batch */
+    CHECK(one.out.len > (size_t)N_COINS * 100);
+    static const unsigned threads[] = {2, 3, 8, 1000};
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        rows_emit e;
+        CHECK_EQ_INT(rows_run(threads[i], &e, 0, 0, &err), BK_OK);
+        CHECK_EQ_INT((int)e.coins, N_COINS);
+        CHECK_EQ_INT((int)e.batches, (int)one.batches);
+        CHECK(e.out.len == one.out.len && memcmp(e.out.data, one.out.data, one.out.len) == 0);
+        bk_writer_free(&e.out);
+    }
+    bk_writer_free(&one.out);
+    for (unsigned t = 1; t <= 4; t += 3) {
+        rows_emit e;
+        /* the emitter's error, with its message, and nothing emitted after it */
+        bk_error_clear(&err);
+        CHECK_EQ_INT(rows_run(t, &e, 3, 0, &err), BK_ERR_IO);
+        CHECK_EQ_INT((int)e.batches, 3);
+        CHECK(strstr(err.msg, "disk full") != NULL);
+        bk_writer_free(&e.out);
+        /* a cancel between batches */
+        CHECK_EQ_INT(rows_run(t, &e, 0, 2, &err), BK_ERR_CANCELLED);
+        CHECK_EQ_INT((int)e.batches, 2);
+        bk_writer_free(&e.out);
+    }
+    CHECK_EQ_INT(bk_utxo_rows_run(BK_NET_REGTEST, NULL, NULL, 1, rows_emit_fn, NULL, NULL, NULL, &err), BK_ERR_ARG);
+}
+
 int main(void)
 {
     g_snap = read_zst("regtest/utxo_snapshot.dat.zst", &g_snap_len);
@@ -941,6 +1023,7 @@ int main(void)
     RUN(test_chainstate_markers);
     RUN(test_stats_vout_order);
     RUN(test_batch_render);
+    RUN(test_rows_run);
     free(g_snap);
     return check_finish();
 }

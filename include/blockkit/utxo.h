@@ -18,6 +18,7 @@
 #ifndef BLOCKKIT_UTXO_H
 #define BLOCKKIT_UTXO_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include <blockkit/json.h>
@@ -290,6 +291,35 @@ BK_API bk_status bk_utxo_batch_render(bk_utxo_batch *b) BK_WARN_UNUSED;
  * each ended with bk_table_end_row; the writer's errors are returned. */
 BK_API bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk_table_writer *t,
                                      bk_error *err) BK_WARN_UNUSED;
+
+/* ---- the rows of a whole set, rendered in parallel, in order ----
+ *
+ * The engine of `blockkit utxo dump` and `blockkit export --datasets utxos`:
+ * coins from next (a chainstate iterator, a snapshot reader, anything that
+ * returns them in order) are copied into batches, the batches rendered on
+ * worker threads, and each handed to emit on the calling thread in the
+ * source's order. At most threads + 2 batches exist (about 1.5 MB each),
+ * whatever the size of the set. */
+
+/* 1 with the next coin in *u (valid until the next call), 0 at the end or
+ * on an error (the caller asks its source which, after the run). */
+typedef int (*bk_utxo_next_fn)(void *ctx, bk_utxo *u);
+/* A rendered batch, in order; anything but BK_OK ends the run with that
+ * status (set err to say why). */
+typedef bk_status (*bk_utxo_emit_fn)(void *ctx, const bk_utxo_batch *b, bk_error *err);
+
+#define BK_UTXO_ROWS_THREADS_MAX 64
+
+/* Run the source to its end. threads < 2 renders on the calling thread;
+ * more start that many workers (at most BK_UTXO_ROWS_THREADS_MAX; none
+ * could be started: inline). cancel (may be NULL) is polled between
+ * batches: BK_ERR_CANCELLED, the batches still being rendered waited for
+ * and not emitted. Errors: emit's, BK_ERR_NOMEM (batches, or rendering),
+ * BK_ERR_ARG (no next or emit). The source's own end status is not looked
+ * at here: check it after BK_OK. */
+BK_API bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx, unsigned threads,
+                                  bk_utxo_emit_fn emit, void *emit_ctx, const volatile sig_atomic_t *cancel,
+                                  const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }
