@@ -46,3 +46,4 @@ add_test(NAME blockindex_moved_blocksdir
   COMMAND sh -c "set -e; m=${CMAKE_BINARY_DIR}/blockindex_moved; rm -rf $m; mkdir -p $m; cp -R ${BK_RT}/full/regtest/blocks $m/blocks; chmod -R u+w $m; rm -rf $m/blocks/index; B=$<TARGET_FILE:blockkit>; $B chain --datadir ${BK_RT}/full --chain regtest > $m/want 2>/dev/null; $B chain --datadir ${BK_RT}/full --blocksdir $m/blocks --chain regtest > $m/got1 2>$m/err1; $B chain --blocksdir $m/blocks --blockindex ${BK_RT}/full/regtest/blocks/index --chain regtest > $m/got2 2>$m/err2; cmp $m/want $m/got1; cmp $m/want $m/got2; cat $m/err1 $m/err2; rm -rf $m")
 set_tests_properties(blockindex_moved_blocksdir PROPERTIES FIXTURES_REQUIRED regtest
   PASS_REGULAR_EXPRESSION "best block\\)\n.*best block\\)")
+set_tests_properties(test_plain_datadir PROPERTIES FIXTURES_REQUIRED regtest)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "deobfuscate.h"
 #include "json_test_util.h"
 
 #define FULL BK_REGTEST_DIR "/full"
@@ -1000,52 +1001,6 @@ static void test_random_record_damage(void)
     sh("rm -rf '%s'%s", dd, "");
 }
 
-/* Undo a blocks directory's obfuscation in place: every blk/rev file
- * XORed back with xor.dat's key (at each byte's file offset), then an
- * all-zero key, which Core reads as no obfuscation (its directories from
- * before v28 have none). */
-static void deobfuscate_dir(const char *blocks)
-{
-    char path[4608];
-    uint8_t key[8];
-    snprintf(path, sizeof path, "%s/xor.dat", blocks);
-    FILE *kf = fopen(path, "rb");
-    CHECK(kf != NULL);
-    if (!kf) return;
-    CHECK(fread(key, 1, 8, kf) == 8);
-    fclose(kf);
-    DIR *d = opendir(blocks);
-    CHECK(d != NULL);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "blk", 3) != 0 && strncmp(de->d_name, "rev", 3) != 0) continue;
-        snprintf(path, sizeof path, "%s/%s", blocks, de->d_name);
-        FILE *f = fopen(path, "r+b");
-        CHECK(f != NULL);
-        if (!f) continue;
-        uint8_t buf[65536];
-        long pos = 0;
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-            for (size_t i = 0; i < n; i++) buf[i] ^= key[(size_t)(pos + (long)i) & 7];
-            CHECK(fseek(f, pos, SEEK_SET) == 0);
-            CHECK(fwrite(buf, 1, n, f) == n);
-            pos += (long)n;
-            CHECK(fseek(f, pos, SEEK_SET) == 0);
-        }
-        CHECK(fclose(f) == 0);
-    }
-    closedir(d);
-    snprintf(path, sizeof path, "%s/xor.dat", blocks);
-    kf = fopen(path, "wb");
-    CHECK(kf != NULL);
-    if (!kf) return;
-    static const uint8_t zero[8];
-    CHECK(fwrite(zero, 1, 8, kf) == 8);
-    CHECK(fclose(kf) == 0);
-}
-
 /* Without a chainstate the tip is the most-work valid block with data:
  * here the same 939 (the invalid 938 is not taken). With the index's last
  * blocks removed (as if it were flushed before them), they are found in
@@ -1093,7 +1048,7 @@ static void test_no_chainstate_and_appended(void)
         if (plain) {
             char blocks[4300];
             snprintf(blocks, sizeof blocks, "%s/regtest/blocks", dd);
-            deobfuscate_dir(blocks);
+            CHECK(deobfuscate_dir(blocks));
             st = build(&c, dd, &err);
             CHECK_EQ_INT(st, BK_OK);
             if (st != BK_OK) fprintf(stderr, "%s\n", err.msg);
