@@ -349,18 +349,39 @@ static bk_engine_item *best_chain(const bk_chain *chain, size_t *n)
     return items;
 }
 
+/* The regtest chain from its index, its blocks directory and the best
+ * chain as engine items (NULL, a failed CHECK, when it cannot be loaded). */
+static bk_engine_item *regtest_open(bk_chain *chain, bk_blocksdir *dir, size_t *n)
+{
+    memset(chain, 0, sizeof *chain);
+    if (!load_chain(chain, dir)) {
+        CHECK(0);
+        return NULL;
+    }
+    bk_engine_item *items = best_chain(chain, n);
+    if (!items) {
+        CHECK(0);
+        bk_chain_free(chain);
+        bk_blocksdir_close(dir);
+    }
+    return items;
+}
+
+static void regtest_close(bk_engine_item *items, bk_chain *chain, bk_blocksdir *dir)
+{
+    free(items);
+    bk_chain_free(chain);
+    bk_blocksdir_close(dir);
+}
+
 static void test_regtest_blocks(void)
 {
     bk_chain chain;
     bk_blocksdir dir;
-    memset(&chain, 0, sizeof chain);
-    if (!load_chain(&chain, &dir)) {
-        CHECK(0);
-        return;
-    }
-    CHECK(chain.from_index); /* undo checksums verified by position */
     size_t n;
-    bk_engine_item *items = best_chain(&chain, &n);
+    bk_engine_item *items = regtest_open(&chain, &dir, &n);
+    if (!items) return;
+    CHECK(chain.from_index); /* undo checksums verified by position */
     CHECK(n == 940);
     /* one task per block, then tasks of 7 blocks (the last one short) */
     bk_engine_task tasks[512];
@@ -407,9 +428,7 @@ static void test_regtest_blocks(void)
         if (mode >= 2)
             for (size_t t = 0; t < ntasks; t++) CHECK(c.begun[t] == 1 && c.ended[t] == 1);
     }
-    free(items);
-    bk_chain_free(&chain);
-    bk_blocksdir_close(&dir);
+    regtest_close(items, &chain, &dir);
 }
 
 /* A damaged position in the chain: the engine stops at that height, every
@@ -418,13 +437,9 @@ static void test_regtest_errors(void)
 {
     bk_chain chain;
     bk_blocksdir dir;
-    memset(&chain, 0, sizeof chain);
-    if (!load_chain(&chain, &dir)) {
-        CHECK(0);
-        return;
-    }
     size_t n;
-    bk_engine_item *items = best_chain(&chain, &n);
+    bk_engine_item *items = regtest_open(&chain, &dir, &n);
+    if (!items) return;
     for (int kind = 0; kind < 3; kind++) {
         int64_t bad_h = kind == 0 ? 100 : kind == 1 ? 333 : 500;
         bk_chain_entry *e = &chain.entries[items[bad_h].entry];
@@ -516,9 +531,7 @@ static void test_regtest_errors(void)
     CHECK_EQ_INT(bk_engine_run(&o, NULL, &err), BK_OK);
     t.first = n - 1;
     CHECK_EQ_INT(bk_engine_run(&o, NULL, &err), BK_ERR_ARG);
-    free(items);
-    bk_chain_free(&chain);
-    bk_blocksdir_close(&dir);
+    regtest_close(items, &chain, &dir);
 }
 
 /* BK_READ_UNDO_RAW: the callback gets the undo record's bytes and its
@@ -560,13 +573,9 @@ static void test_regtest_raw_undo(void)
 {
     bk_chain chain;
     bk_blocksdir dir;
-    memset(&chain, 0, sizeof chain);
-    if (!load_chain(&chain, &dir)) {
-        CHECK(0);
-        return;
-    }
     size_t n;
-    bk_engine_item *items = best_chain(&chain, &n);
+    bk_engine_item *items = regtest_open(&chain, &dir, &n);
+    if (!items) return;
     for (int mode = 0; mode < 3; mode++) {
         raw_ctx c;
         memset(&c, 0, sizeof c);
@@ -615,9 +624,7 @@ static void test_regtest_raw_undo(void)
         }
         CHECK_EQ_STR(msg, want);
     }
-    free(items);
-    bk_chain_free(&chain);
-    bk_blocksdir_close(&dir);
+    regtest_close(items, &chain, &dir);
 }
 
 int main(void)
