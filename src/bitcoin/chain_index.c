@@ -1374,8 +1374,9 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
             const uint8_t *bytes;
             bk_block block;
             bk_status dst = BK_OK;
-            /* (Read into buf unless the window serves it: any block
-             * over half the window, obfuscated or not.) */
+            /* buf for a block the window does not serve (over half of
+             * it, or no window), obfuscated or not: a plain file is read
+             * with pread too. */
             if (e->size > cap) {
                 uint8_t *nb = bk_realloc(c->alloc, buf, cap, e->size);
                 if (!nb) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
