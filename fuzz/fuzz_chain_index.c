@@ -106,10 +106,8 @@ static int setup(void)
 {
     const char *tar = getenv("BK_FUZZ_REGTEST_TAR");
     if (!tar) tar = "tests/data/regtest/datadir.tar.zst";
-    char tmpl[] = "/tmp/fuzz_chain_index.XXXXXX";
-    const char *shm = access("/dev/shm", W_OK) == 0 ? "/dev/shm/fuzz_chain_index.XXXXXX" : NULL;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", shm ? shm : tmpl);
+    char buf[64]; /* mkdtemp's template: the X's become a unique name */
+    snprintf(buf, sizeof buf, "%s/fuzz_chain_index.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(buf)) return 0;
     snprintf(g_root, sizeof g_root, "%s", buf);
     atexit(cleanup);

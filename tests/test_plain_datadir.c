@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "deobfuscate.h"
+#include "json_test_util.h"
 
 #define FULL BK_REGTEST_DIR "/full"
 
@@ -35,27 +36,7 @@ static char *run(const char *cmd, size_t *len, int *status)
 {
     char full[4096];
     snprintf(full, sizeof full, "%s 2>/dev/null", cmd);
-    FILE *p = popen(full, "r");
-    if (!p) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-        n += got;
-        if (cap - n < 4096) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (buf) buf[n] = 0;
-    *len = n;
-    return buf;
+    return run_cmd(full, len, status);
 }
 
 /* args run against both datadirs (the token DATADIR replaced): the same
