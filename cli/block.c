@@ -151,8 +151,7 @@ static int block_main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(block_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, block_help);
         }
         if (!strcmp(a, "--summary")) {
             summary = 1;

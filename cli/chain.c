@@ -130,8 +130,7 @@ static int chain_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(chain_usage, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, chain_usage);
         }
         if (!strcmp(a, "--verbose")) {
             verbose = 1;

@@ -54,7 +54,8 @@ int bk_cli_maybe_unhex(bk_cli_input *in);
 int bk_cli_report(const char *cmd, const bk_error *err);
 int bk_cli_exit_code(bk_status st);
 
-/* Print a formatted error "blockkit: <cmd>: ..." and return code. */
+/* Print a formatted error "blockkit: <cmd>: ..." ("blockkit: ..." when cmd is
+ * NULL) and return code. */
 int bk_cli_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- output: every write, flush and close is checked (docs/blockkit.1,
@@ -91,6 +92,11 @@ int bk_cli_output_error(const char *cmd, FILE *f, const char *path, int err);
 /* bk_cli_write_all, then bk_cli_output_error on failure: 0 or the exit code
  * (the message printed). */
 int bk_cli_output_write(const char *cmd, FILE *f, const char *path, const void *p, size_t n);
+
+/* A command's --help text to standard output, written and flushed here so
+ * that a failure names its errno (a text longer than stdio's buffer fails
+ * inside fputs, whose errno a later flush no longer knows): 0 or 74. */
+int bk_cli_help(const char *cmd, const char *text);
 
 /* Flush f and check its error flag: 0, or bk_cli_output_error's result. */
 int bk_cli_output_flush(const char *cmd, FILE *f, const char *path);

@@ -137,15 +137,13 @@ static int export_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(export_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, export_help);
         }
         /* the UTXO set is its own export (cli/export_utxos.c) */
         if (!strcmp(a, "--datasets") && i + 1 < argc && strstr(argv[i + 1], "utxos")) {
             for (int k = i + 2; k < argc; k++)
                 if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-                    fputs(export_help, stdout);
-                    return BK_EXIT_OK;
+                    return bk_cli_help(cmd, export_help);
                 }
             return bk_cli_export_utxos(argc, argv);
         }

@@ -185,11 +185,12 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(kind == L_BLOCK ? block_help : kind == L_HEADER ? header_help : kind == L_TX ? tx_help : tips_help,
-                  stdout);
-            fputs(common_help, stdout);
             free(args);
-            return BK_EXIT_OK;
+            rc = bk_cli_help(cmd, kind == L_BLOCK    ? block_help
+                                  : kind == L_HEADER ? header_help
+                                  : kind == L_TX     ? tx_help
+                                                     : tips_help);
+            return rc ? rc : bk_cli_help(cmd, common_help);
         }
         if (!strcmp(a, "--pretty")) {
             pretty = 1;
@@ -332,11 +333,12 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
             break;
         }
         if (emit(&w, pretty) != 0) {
-            if (!bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+            rc = bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
             break;
         }
+        if (bk_cli_pipe_closed) break;
     }
-    if (fflush(stdout) != 0 && !bk_cli_pipe_closed && rc == BK_EXIT_OK) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    if (rc == BK_EXIT_OK) rc = bk_cli_output_flush(cmd, stdout, NULL);
     bk_writer_free(&w);
     bk_lookup_close(l);
 out:

@@ -41,20 +41,25 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return bk_cli_output_close("blockkit", stdout, NULL, 1);
+        return bk_cli_output_close(NULL, stdout, NULL, 1);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("blockkit %s (sha256 backend: %s)\n", BK_VERSION_STRING, bk_sha256_backend());
-        return bk_cli_output_close("blockkit", stdout, NULL, 1);
+        return bk_cli_output_close(NULL, stdout, NULL, 1);
     }
     for (size_t i = 0; i < n_commands; i++)
         if (!strcmp(argv[1], commands[i]->name)) {
             int rc = commands[i]->main(argc - 1, argv + 1);
             /* Whatever a command left in stdout's buffer is written and
              * checked here: a write error is exit 74 naming standard output,
-             * a closed pipe status 0 (cli.h). */
-            int orc = bk_cli_output_close(commands[i]->name, stdout, NULL, 1);
-            return rc ? rc : orc;
+             * a closed pipe status 0 (cli.h). A command that failed has said
+             * why; its status stands and stdout is closed without a second
+             * message. */
+            if (rc) {
+                fclose(stdout);
+                return rc;
+            }
+            return bk_cli_output_close(commands[i]->name, stdout, NULL, 1);
         }
     fprintf(stderr, "blockkit: unknown command '%s'\n", argv[1]);
     usage(stderr);

@@ -63,8 +63,7 @@ static int merkle_main(int argc, char **argv)
     size_t tx_index = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(merkle_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help("merkle", merkle_help);
         } else if (!strcmp(argv[i], "--tx")) {
             if (i + 1 >= argc || parse_index(argv[i + 1], &tx_index) != 0)
                 return bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx needs a transaction index (a number)");

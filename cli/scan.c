@@ -183,8 +183,7 @@ static int scan_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(scan_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, scan_help);
         }
         if (!strcmp(a, "--verify-merkle")) o.verify_merkle = 1;
         else if (!strcmp(a, "--allow-missing-undo")) o.allow_missing_undo = 1;

@@ -26,15 +26,12 @@ static const char script_help[] =
     "\n"
     "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 not hex, 74 I/O.\n";
 
-/* Write and flush stdout: 0, exit 74 on an error, 0 for a closed pipe. */
+/* Write and flush stdout: 0, exit 74 on an error (one message naming
+ * standard output, cli.h), 0 for a closed pipe. */
 static int emit(const void *p, size_t n)
 {
-    errno = 0;
-    if ((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout) != 0) {
-        if (errno == EPIPE) return BK_EXIT_OK;
-        return bk_cli_fail(CMD, BK_EXIT_IO, "standard output: %s", errno ? strerror(errno) : "write error");
-    }
-    return BK_EXIT_OK;
+    int rc = bk_cli_output_write(CMD, stdout, NULL, p, n);
+    return rc ? rc : bk_cli_output_flush(CMD, stdout, NULL);
 }
 
 
@@ -60,8 +57,7 @@ static int script_main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(script_help, stdout);
-            return emit("", 0);
+            return bk_cli_help(CMD, script_help);
         }
         if (!strcmp(a, "--pretty")) indent = 2;
         else if (!strcmp(a, "--chain") || !strcmp(a, "--indent")) {

@@ -131,9 +131,8 @@ static bk_status render_stats(bk_block_stats_scratch *sc, const bk_block *b, con
 
 static int write_out(const char *cmd, const bk_writer *w)
 {
-    if (bk_cli_write_all(stdout, w->data, w->len) != 0) return bk_cli_fail(cmd, BK_EXIT_IO, "write error");
-    if (fflush(stdout) != 0 && !bk_cli_pipe_closed) return bk_cli_fail(cmd, BK_EXIT_IO, "write error");
-    return BK_EXIT_OK;
+    int rc = bk_cli_output_write(cmd, stdout, NULL, w->data, w->len);
+    return rc ? rc : bk_cli_output_flush(cmd, stdout, NULL);
 }
 
 static int single_main(const char *cmd, const char *file, const char *undo_file, int have_height, int64_t height,
@@ -406,10 +405,9 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
         const bk_chain_entry *next = &R.chain.entries[list[R.emitted].entry];
         fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
                 (int)next->height);
-        rc = 0;
-        if (fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+        rc = bk_cli_output_flush(cmd, stdout, NULL);
     } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
-        rc = bk_cli_pipe_closed ? 0 : bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+        rc = bk_cli_pipe_closed ? 0 : bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
     } else if (rs != BK_OK) {
         char m[4608];
         stats_error(&er.where, &err, m, sizeof m);
@@ -420,8 +418,8 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
             bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
                         (int)at->height);
         else bk_cli_fail(cmd, rc, "%s", m);
-    } else if (fflush(stdout) != 0 && !bk_cli_pipe_closed) {
-        rc = bk_cli_fail(cmd, BK_EXIT_IO, "write error");
+    } else {
+        rc = bk_cli_output_flush(cmd, stdout, NULL);
     }
 out:
     if (R.workers) {
@@ -460,8 +458,7 @@ static int stats_main(int argc, char **argv)
         if (sr > 0) return sr;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(stats_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, stats_help);
         }
         if (!strcmp(a, "--pretty")) {
             indent = 2;

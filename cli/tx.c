@@ -57,8 +57,7 @@ static int tx_main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(tx_help, stdout);
-            return BK_EXIT_OK;
+            return bk_cli_help(cmd, tx_help);
         }
         if (!strcmp(a, "--pretty")) indent = 2;
         else if (!strcmp(a, "--include-hex")) include_hex = 1;

@@ -17,7 +17,9 @@ int bk_cli_write_errno;
 int bk_cli_fail(const char *cmd, int code, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "blockkit: %s: ", cmd);
+    /* cmd NULL: a message of blockkit itself (no command: --help, --version) */
+    if (cmd) fprintf(stderr, "blockkit: %s: ", cmd);
+    else fputs("blockkit: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -210,6 +212,12 @@ int bk_cli_output_error(const char *cmd, FILE *f, const char *path, int err)
 int bk_cli_output_write(const char *cmd, FILE *f, const char *path, const void *p, size_t n)
 {
     return bk_cli_write_all(f, p, n) ? bk_cli_output_error(cmd, f, path, bk_cli_write_errno) : 0;
+}
+
+int bk_cli_help(const char *cmd, const char *text)
+{
+    int rc = bk_cli_output_write(cmd, stdout, NULL, text, strlen(text));
+    return rc ? rc : bk_cli_output_flush(cmd, stdout, NULL);
 }
 
 int bk_cli_output_flush(const char *cmd, FILE *f, const char *path)

@@ -98,8 +98,7 @@ static int utxo_stats(int argc, char **argv)
     int rc = parse_args(cmd, argc, argv, &o, &help);
     if (rc) return rc;
     if (help) {
-        fputs(utxo_usage, stdout);
-        return BK_EXIT_OK;
+        return bk_cli_help(cmd, utxo_usage);
     }
     if (o.format || o.out_file || o.codec)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--format, --codec and -o are for utxo dump");
@@ -143,9 +142,8 @@ static int utxo_stats(int argc, char **argv)
         bk_utxo_stats_json(&j, &st, src.height, src.best, src.disk_size);
         bk_writer_putc(&w, '\n');
         if (bk_writer_status(&w) != BK_OK) rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        else rc = bk_cli_write_all(stdout, w.data, w.len);
-        if (!rc && fflush(stdout) != 0 && !bk_cli_pipe_closed) rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
-        else if (rc) rc = bk_cli_fail(cmd, rc, "cannot write output");
+        else rc = bk_cli_output_write(cmd, stdout, NULL, w.data, w.len);
+        if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
         bk_writer_free(&w);
     }
     bk_utxo_stats_free(&st);
@@ -157,7 +155,18 @@ static int utxo_stats(int argc, char **argv)
 typedef struct dump_ctx {
     bk_table_writer t;
     const char *cmd;
+    FILE *out;
+    const char *path; /* -o FILE, NULL for standard output */
 } dump_ctx;
+
+/* A table error: BK_ERR_IO from a table writer is always its sink failing,
+ * reported once as a write error naming the output (cli.h); anything else
+ * with its own message. */
+static int dump_fail(const dump_ctx *d, const bk_error *err)
+{
+    if (err->status == BK_ERR_IO) return bk_cli_output_error(d->cmd, d->out, d->path, bk_cli_write_errno);
+    return bk_cli_report(d->cmd, err);
+}
 
 static int dump_emit(void *vctx, const bk_utxo_batch *b)
 {
@@ -165,7 +174,7 @@ static int dump_emit(void *vctx, const bk_utxo_batch *b)
     bk_error err;
     bk_error_clear(&err);
     if (bk_utxo_batch_write(b, 0, bk_utxo_batch_count(b), &d->t, &err) != BK_OK)
-        return bk_cli_pipe_closed ? -1 : bk_cli_report(d->cmd, &err);
+        return bk_cli_pipe_closed ? -1 : dump_fail(d, &err);
     return 0;
 }
 
@@ -177,8 +186,7 @@ static int utxo_dump(int argc, char **argv)
     int rc = parse_args(cmd, argc, argv, &o, &help);
     if (rc) return rc;
     if (help) {
-        fputs(utxo_usage, stdout);
-        return BK_EXIT_OK;
+        return bk_cli_help(cmd, utxo_usage);
     }
     if (o.hash_type) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--hash-type is for utxo stats");
     bk_table_format format = BK_TABLE_CSV;
@@ -208,20 +216,25 @@ static int utxo_dump(int argc, char **argv)
     }
     dump_ctx d;
     d.cmd = cmd;
+    d.out = out;
+    d.path = out == stdout ? NULL : o.out_file;
     bk_error err;
     bk_error_clear(&err);
     size_t ncols;
     const bk_pq_column *cols = bk_utxo_columns(&ncols);
     if (bk_table_open(&d.t, format, cols, ncols, &po, bk_cli_file_sink, out, NULL, &err) != BK_OK) {
-        rc = bk_cli_pipe_closed ? 0 : bk_cli_report(cmd, &err);
+        rc = bk_cli_pipe_closed ? 0 : dump_fail(&d, &err);
     } else {
         rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, NULL);
         if (rc < 0) rc = 0; /* a closed pipe */
-        if (!rc && !bk_cli_pipe_closed && bk_table_finish(&d.t, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
-        if (!rc && !bk_cli_pipe_closed && fflush(out) != 0) rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write output");
+        if (!rc && !bk_cli_pipe_closed && bk_table_finish(&d.t, &err) != BK_OK) rc = dump_fail(&d, &err);
+        if (!rc) rc = bk_cli_output_flush(cmd, out, o.out_file);
         bk_table_close(&d.t);
     }
-    if (out != stdout && fclose(out) != 0 && !rc) rc = bk_cli_fail(cmd, BK_EXIT_IO, "cannot write %s", o.out_file);
+    if (out != stdout) {
+        int crc = bk_cli_output_close(cmd, out, o.out_file, 0);
+        if (!rc) rc = crc;
+    }
     utxo_source_close(&src);
     return rc;
 }
@@ -229,8 +242,9 @@ static int utxo_dump(int argc, char **argv)
 static int utxo_main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(utxo_usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? BK_EXIT_USAGE : BK_EXIT_OK;
+        if (argc >= 2) return bk_cli_help("utxo", utxo_usage);
+        fputs(utxo_usage, stderr);
+        return BK_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "stats")) return utxo_stats(argc - 1, argv + 1);
     if (!strcmp(argv[1], "dump")) return utxo_dump(argc - 1, argv + 1);

@@ -73,7 +73,7 @@ static void out_put(bk_pq_writer *w, const void *p, size_t n)
 {
     if (w->status != BK_OK || n == 0) return;
     if (w->sink(w->sink_ctx, p, n) != 0) {
-        fail(w, BK_ERR_IO, "writing to the sink failed at byte %llu", (unsigned long long)w->pos);
+        fail(w, BK_ERR_IO, "writing to the sink failed"); /* report() adds the offset */
         return;
     }
     w->pos += n;
