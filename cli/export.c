@@ -77,8 +77,7 @@ static volatile sig_atomic_t export_stop;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    export_stop = 1;
+    export_stop = sig;
 }
 
 volatile sig_atomic_t *export_signals_catch(export_signals *s)

@@ -41,6 +41,11 @@ int bk_cli_exit_code(bk_status st)
 
 int bk_cli_report(const char *cmd, const bk_error *err)
 {
+    /* An I/O error names its file in the message; "at byte 0" adds nothing. */
+    if (err->status == BK_ERR_IO && err->offset == 0 && !err->path[0]) {
+        fprintf(stderr, "blockkit: %s: %s: %s\n", cmd, bk_status_str(err->status), err->msg);
+        return bk_cli_exit_code(err->status);
+    }
     if (err->path[0])
         fprintf(stderr, "blockkit: %s: %s: %s at byte %llu (%s)\n", cmd, bk_status_str(err->status),
                 err->msg, (unsigned long long)err->offset, err->path);

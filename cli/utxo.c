@@ -44,7 +44,8 @@ static const char *const utxo_usage =
     "                        (written in key order); default: the online CPUs\n"
     "  --format F            dump: csv (default: RFC 4180, a header line, CRLF), ndjson, or parquet\n"
     "                        (one file, row groups of about 64 MiB; --codec zstd|snappy|none)\n"
-    "  -o FILE               dump: write to FILE instead of standard output\n"
+    "  -o FILE               dump: write to FILE instead of standard output (as FILE.tmp-PID,\n"
+    "                        renamed when complete: a failure or a signal leaves no FILE)\n"
     "  --tmpdir DIR          where the private LevelDB snapshots are made (default $TMPDIR, /tmp)\n"
     "\n"
     "disk_size: with --datadir, LevelDB's approximate size of the coin key range, as Core\n"
@@ -151,20 +152,29 @@ static int utxo_stats(int argc, char **argv)
     return rc;
 }
 
-/* utxo dump: every row into one table writer. */
+/* utxo dump: every row into one table writer: on a stream (standard
+ * output, or an -o FILE that is not a regular file: a FIFO, /dev/full), or
+ * the table of a bk_chunk_file for an -o FILE written under a temporary
+ * name and renamed when complete. */
 typedef struct dump_ctx {
-    bk_table_writer t;
+    bk_table_writer *t;
+    bk_table_writer own;
+    bk_chunk_file cf;
+    int to_file; /* t is cf's table */
     const char *cmd;
     FILE *out;
     const char *path; /* -o FILE, NULL for standard output */
 } dump_ctx;
 
 /* A table error: BK_ERR_IO from a table writer is always its sink failing,
- * reported once as a write error naming the output (cli.h); anything else
- * with its own message. */
+ * reported once as a write error naming the output (cli.h), the temporary
+ * file when it is one; anything else with its own message. */
 static int dump_fail(const dump_ctx *d, const bk_error *err)
 {
-    if (err->status == BK_ERR_IO) return bk_cli_output_error(d->cmd, d->out, d->path, bk_cli_write_errno);
+    if (err->status == BK_ERR_IO && d->to_file && d->cf.failed)
+        return bk_cli_fail(d->cmd, BK_EXIT_IO, "%s: write error: %s", d->cf.tmp_path, strerror(d->cf.err_no));
+    if (err->status == BK_ERR_IO && !d->to_file)
+        return bk_cli_output_error(d->cmd, d->out, d->path, bk_cli_write_errno);
     return bk_cli_report(d->cmd, err);
 }
 
@@ -173,7 +183,7 @@ static int dump_emit(void *vctx, const bk_utxo_batch *b)
     dump_ctx *d = vctx;
     bk_error err;
     bk_error_clear(&err);
-    if (bk_utxo_batch_write(b, 0, bk_utxo_batch_count(b), &d->t, &err) != BK_OK)
+    if (bk_utxo_batch_write(b, 0, bk_utxo_batch_count(b), d->t, &err) != BK_OK)
         return bk_cli_pipe_closed ? -1 : dump_fail(d, &err);
     return 0;
 }
@@ -206,33 +216,55 @@ static int utxo_dump(int argc, char **argv)
     so.height_optional = 1;
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) return rc;
-    FILE *out = stdout;
+    static dump_ctx d; /* bk_chunk_file holds two paths: not on the stack */
+    memset(&d, 0, sizeof d);
+    d.cmd = cmd;
+    d.out = stdout;
     if (o.out_file && strcmp(o.out_file, "-")) {
-        out = fopen(o.out_file, "wb");
-        if (!out) {
+        struct stat sb;
+        d.path = o.out_file;
+        d.to_file = stat(o.out_file, &sb) != 0 || S_ISREG(sb.st_mode);
+        if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
             utxo_source_close(&src);
             return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(errno));
         }
     }
-    dump_ctx d;
-    d.cmd = cmd;
-    d.out = out;
-    d.path = out == stdout ? NULL : o.out_file;
     bk_error err;
     bk_error_clear(&err);
     size_t ncols;
     const bk_pq_column *cols = bk_utxo_columns(&ncols);
-    if (bk_table_open(&d.t, format, cols, ncols, &po, bk_cli_file_sink, out, NULL, &err) != BK_OK) {
-        rc = bk_cli_pipe_closed ? 0 : dump_fail(&d, &err);
+    bk_status ost;
+    if (d.to_file) {
+        ost = bk_chunk_file_open_path(&d.cf, o.out_file, format, cols, ncols, &po, NULL, &err);
+        d.t = &d.cf.table;
+    } else {
+        ost = bk_table_open(&d.own, format, cols, ncols, &po, bk_cli_file_sink, d.out, NULL, &err);
+        d.t = &d.own;
+    }
+    if (ost != BK_OK) {
+        rc = bk_cli_pipe_closed ? 0 : d.to_file ? bk_cli_report(cmd, &err) : dump_fail(&d, &err);
+    } else if (d.to_file) {
+        /* SIGINT / SIGTERM: the temporary file is removed, nothing stays
+         * under the name, exit 128 + the signal */
+        export_signals sigs;
+        volatile sig_atomic_t *stop = export_signals_catch(&sigs);
+        rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, stop);
+        if (!rc && *stop) rc = bk_cli_fail(cmd, 128 + (int)*stop, "interrupted; %s not written", o.out_file);
+        if (!rc && bk_chunk_file_commit(&d.cf, &err) != BK_OK)
+            rc = err.status == BK_ERR_IO ? bk_cli_fail(cmd, BK_EXIT_IO, "%s", err.msg) /* names the file */
+                                         : bk_cli_report(cmd, &err);
+        else if (rc) bk_chunk_file_abort(&d.cf);
+        bk_chunk_file_release(&d.cf);
+        export_signals_restore(&sigs);
     } else {
         rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, NULL);
         if (rc < 0) rc = 0; /* a closed pipe */
-        if (!rc && !bk_cli_pipe_closed && bk_table_finish(&d.t, &err) != BK_OK) rc = dump_fail(&d, &err);
-        if (!rc) rc = bk_cli_output_flush(cmd, out, o.out_file);
-        bk_table_close(&d.t);
+        if (!rc && !bk_cli_pipe_closed && bk_table_finish(d.t, &err) != BK_OK) rc = dump_fail(&d, &err);
+        if (!rc) rc = bk_cli_output_flush(cmd, d.out, d.path);
+        bk_table_close(d.t);
     }
-    if (out != stdout) {
-        int crc = bk_cli_output_close(cmd, out, o.out_file, 0);
+    if (d.out != stdout) {
+        int crc = bk_cli_output_close(cmd, d.out, d.path, 0);
         if (!rc) rc = crc;
     }
     utxo_source_close(&src);

@@ -51,9 +51,9 @@ int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit
  * command line; returns the exit code. */
 int bk_cli_export_utxos(int argc, char **argv);
 
-/* SIGINT and SIGTERM for both exports (cli/export.c): catch sets the
- * returned flag (cleared first) on either signal until restore puts the
- * previous handlers back. */
+/* SIGINT and SIGTERM for both exports and utxo dump -o (cli/export.c):
+ * catch sets the returned flag (cleared first) to the signal's number on
+ * either signal until restore puts the previous handlers back. */
 typedef struct export_signals {
     struct sigaction old_int, old_term;
 } export_signals;

@@ -177,6 +177,7 @@ typedef struct bk_chunk_file {
     size_t wcap;                       /* its size: a multiple of 4 KiB, at most BK_CHUNK_BUF */
     size_t wlen;                       /* bytes in it */
     int direct;                        /* fd is O_DIRECT (written a whole buffer at a time) */
+    int chunk_named;                   /* opened by bk_chunk_file_open: a commit removes older partials */
     bk_table_writer table;
     /* after a commit: table and buf kept for the next open of this struct */
     int kept;
@@ -199,10 +200,17 @@ BK_API bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const cha
                                     int64_t last, bk_table_format format, const bk_pq_column *cols,
                                     size_t ncols, const bk_pq_opts *pq, const bk_allocator *alloc,
                                     bk_error *err) BK_WARN_UNUSED;
+/* The same for one file of the caller's naming (`utxo dump -o FILE`):
+ * written as <path>.tmp-<pid> and renamed to path by the commit, so a
+ * failed or interrupted run never leaves a partial file under path nor
+ * replaces what was there. Creates no directory. */
+BK_API bk_status bk_chunk_file_open_path(bk_chunk_file *f, const char *path, bk_table_format format,
+                                         const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
+                                         const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
 /* Finish the table, flush, fsync, close and rename to the final name;
- * then remove older partial chunks of the same dataset and first height
- * (<dataset>_<first>_<other last>.<ext>). On failure the temporary file
- * is removed. */
+ * then, for a chunk (bk_chunk_file_open), remove older partial chunks of
+ * the same dataset and first height (<dataset>_<first>_<other last>.<ext>).
+ * On failure the temporary file is removed. */
 BK_API bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err) BK_WARN_UNUSED;
 /* Close and remove the temporary file, and free what f holds (after a
  * commit: the kept writer). */

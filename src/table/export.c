@@ -115,9 +115,8 @@ static bk_status chunk_begin(void *vctx, int worker, size_t task, bk_error *err)
 }
 
 /* One block's rows into the worker's open tables. */
-static bk_status export_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *out, bk_error *err)
+static bk_status export_block_rows(void *vctx, int worker, const bk_engine_block *eb, bk_error *err)
 {
-    (void)out;
     ex_run *R = vctx;
     ex_worker *W = &R->workers[worker];
     const bk_export_opts *o = R->o;
@@ -183,6 +182,23 @@ static bk_status export_block(void *vctx, int worker, const bk_engine_block *eb,
     __atomic_fetch_add(&R->blocks_done, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&R->bytes_done, e->size, __ATOMIC_RELAXED);
     return BK_OK;
+}
+
+/* export_block_rows, with a failed write named as the file and its errno
+ * (a table writer only knows that its sink failed). */
+static bk_status export_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *out, bk_error *err)
+{
+    (void)out;
+    bk_status st = export_block_rows(vctx, worker, eb, err);
+    if (st != BK_ERR_IO) return st;
+    const ex_run *R = vctx;
+    const ex_worker *W = &R->workers[worker];
+    for (int d = 0; d < BK_DS_COUNT_; d++)
+        if (W->opened[d] && W->files[d].failed)
+            return bk_error_set(err, BK_ERR_IO, 0, "block at height %lld: %s: write error: %s",
+                                (long long)R->jobs[eb->item].height, W->files[d].tmp_path,
+                                strerror(W->files[d].err_no));
+    return st;
 }
 
 /* Task end: commit the chunk's files (rename to the final names), or

@@ -551,10 +551,22 @@ static int same_pq_opts(const bk_pq_opts *a, const bk_pq_opts *b)
            a->created_by == b->created_by;
 }
 
-bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first, int64_t last,
-                             bk_table_format format, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
-                             const bk_allocator *alloc, bk_error *err)
+/* The open of both entry points: final name path, and (for a chunk of an
+ * export) the directories to create first, dir and then sub. An error
+ * before the file is opened leaves f as it was (a kept writer stays for
+ * bk_chunk_file_release). */
+static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const char *dir, const char *sub,
+                                    bk_table_format format, const bk_pq_column *cols, size_t ncols,
+                                    const bk_pq_opts *pq, const bk_allocator *alloc, bk_error *err)
 {
+    char tmp[BK_CHUNK_PATH_MAX];
+    if (strlen(path) >= BK_CHUNK_PATH_MAX ||
+        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", path);
+    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
+    if (sub && mkdir(sub, 0777) != 0 && errno != EEXIST)
+        return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", sub, strerror(errno));
     /* What a committed chunk of the same shape left: its table writer and
      * write buffer, reused (bk_table_reopen) with their grown buffers. */
     int reuse = f->kept && f->table.format == format && f->table.cols == cols && f->table.ncols == ncols &&
@@ -568,13 +580,9 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
     }
     memset(f, 0, sizeof *f);
     f->fd = -1;
-    if (bk_chunk_path(f->path, sizeof f->path, dir, dataset, first, last, bk_table_format_ext(format)) != BK_OK ||
-        snprintf(f->tmp_path, sizeof f->tmp_path, "%s.tmp-%ld", f->path, (long)getpid()) >= (int)sizeof f->tmp_path)
-        return bk_error_set(err, BK_ERR_ARG, 0, "output path too long under %s", dir);
-    char sub[BK_CHUNK_PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/%s", dir, dataset);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
-    if (mkdir(sub, 0777) != 0 && errno != EEXIST) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", sub, strerror(errno));
+    f->chunk_named = dir != NULL;
+    memcpy(f->path, path, strlen(path) + 1);
+    memcpy(f->tmp_path, tmp, strlen(tmp) + 1);
     if (reuse) {
         /* the same address: the text formats' sink context is the table itself */
         f->table = keep_table;
@@ -611,11 +619,29 @@ bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *data
     bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
                          : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
     if (st != BK_OK) {
-        if (f->failed) bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
+        if (f->failed) bk_error_set(err, BK_ERR_IO, 0, "%s: write error: %s", f->tmp_path, strerror(f->err_no));
         bk_chunk_file_abort(f);
         return err ? err->status : st;
     }
     return BK_OK;
+}
+
+bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const char *dataset, int64_t first, int64_t last,
+                             bk_table_format format, const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
+                             const bk_allocator *alloc, bk_error *err)
+{
+    char path[BK_CHUNK_PATH_MAX], sub[BK_CHUNK_PATH_MAX];
+    if (bk_chunk_path(path, sizeof path, dir, dataset, first, last, bk_table_format_ext(format)) != BK_OK ||
+        snprintf(sub, sizeof sub, "%s/%s", dir, dataset) >= (int)sizeof sub)
+        return bk_error_set(err, BK_ERR_ARG, 0, "output path too long under %s", dir);
+    return chunk_file_open_at(f, path, dir, sub, format, cols, ncols, pq, alloc, err);
+}
+
+bk_status bk_chunk_file_open_path(bk_chunk_file *f, const char *path, bk_table_format format,
+                                  const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
+                                  const bk_allocator *alloc, bk_error *err)
+{
+    return chunk_file_open_at(f, path, NULL, NULL, format, cols, ncols, pq, alloc, err);
 }
 
 void bk_chunk_file_abort(bk_chunk_file *f)
@@ -681,7 +707,7 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
     bk_status st = bk_table_finish(&f->table, err);
     if (st == BK_OK && f->wlen && flush_buf(f)) st = BK_ERR_IO;
     f->wlen = 0;
-    if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(f->err_no));
+    if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: write error: %s", f->tmp_path, strerror(f->err_no));
     int sync_failed = st == BK_OK && fsync(f->fd) != 0;
     int e_sync = errno;
     if (st == BK_OK && (sync_failed | (close(f->fd) != 0))) {
@@ -693,7 +719,7 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
         if (rename(f->tmp_path, f->path) != 0) {
             st = bk_error_set(err, BK_ERR_IO, 0, "rename %s: %s", f->path, strerror(errno));
             unlink(f->tmp_path);
-        } else {
+        } else if (f->chunk_named) {
             remove_older_partials(f);
         }
     }
