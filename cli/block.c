@@ -218,7 +218,7 @@ static int block_main(int argc, char **argv)
 
     bk_cli_input in, undo_in;
     memset(&undo_in, 0, sizeof undo_in);
-    int rc = bk_cli_read_input(cmd, file, &in);
+    int rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &in);
     if (rc) return rc;
     bk_cli_maybe_unhex(&in);
 
@@ -258,7 +258,7 @@ static int block_main(int argc, char **argv)
 
     bk_block_undo undo, *undop = NULL;
     if (undo_file) {
-        rc = bk_cli_read_input(cmd, undo_file, &undo_in);
+        rc = bk_cli_read_input_max(cmd, undo_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &undo_in);
         if (rc) goto done;
         bk_cli_maybe_unhex(&undo_in);
         const uint8_t *ud = NULL;

@@ -33,16 +33,26 @@ void bk_cli_register(const bk_cli_command *cmd);
         bk_cli_register(&ident);                                                 \
     }
 
-/* A whole input in memory: a file (mmapped read-only, read() fallback) or
- * standard input ("-"). */
+/* A whole input in memory: a file or standard input ("-"), read (not
+ * mapped: a file may shrink while it is read) into one buffer. */
 typedef struct bk_cli_input {
     uint8_t *data;
     size_t len;
-    int mapped;
 } bk_cli_input;
 
-/* Returns 0 or an exit code after printing "blockkit: <cmd>: ..." on stderr. */
-int bk_cli_read_input(const char *cmd, const char *path, bk_cli_input *in);
+/* The most a command reads, by what the input is: no valid input is longer
+ * (a FIFO or /dev/zero never makes one allocate more). */
+#define BK_CLI_MAX_BLOCK ((size_t)16 << 20)  /* a block or transaction: 4,000,000 bytes, 8,000,000 as hex */
+#define BK_CLI_MAX_UNDO ((size_t)256 << 20)  /* a CBlockUndo, or its coins listing */
+#define BK_CLI_MAX_SCRIPT ((size_t)16 << 20) /* a script as hex */
+#define BK_CLI_MAX_SCHEMA ((size_t)16 << 20) /* an SSZ schema (JSON) */
+#define BK_CLI_MAX_SSZ (((size_t)1 << 33) + 64) /* SSZ offsets are 32-bit: 4 GiB, as hex */
+#define BK_CLI_WHAT_BLOCK "a block is at most 4,000,000 bytes (8,000,000 hex digits)"
+
+/* Reads all of path ("-" or NULL: standard input), at most max bytes
+ * (more: exit 65, "<path>: more than <max> bytes: <what>"). Returns 0 or
+ * an exit code after printing "blockkit: <cmd>: ..." on stderr. */
+int bk_cli_read_input_max(const char *cmd, const char *path, size_t max, const char *what, bk_cli_input *in);
 void bk_cli_input_free(bk_cli_input *in);
 
 /* If the input is hex text (optionally 0x-prefixed, surrounding white space

@@ -82,7 +82,7 @@ static int merkle_main(int argc, char **argv)
     if (!path) return bk_cli_fail("merkle", BK_EXIT_USAGE, "missing FILE (see --help)");
 
     bk_cli_input in;
-    int rc = bk_cli_read_input("merkle", path, &in);
+    int rc = bk_cli_read_input_max("merkle", path, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &in);
     if (rc) return rc;
     if (!bk_cli_maybe_unhex(&in) && force_hex) {
         bk_cli_input_free(&in);

@@ -87,7 +87,7 @@ static int script_main(int argc, char **argv)
     size_t len;
     int rc;
     if (!strcmp(hex, "-")) {
-        if ((rc = bk_cli_read_input(CMD, "-", &in)) != 0) return rc;
+        if ((rc = bk_cli_read_input_max(CMD, "-", BK_CLI_MAX_SCRIPT, "a script is at most 16 MiB of hex here", &in)) != 0) return rc;
         size_t a = 0, b = in.len;
         while (a < b && (in.data[a] == ' ' || in.data[a] == '\t' || in.data[a] == '\n' || in.data[a] == '\r')) a++;
         while (b > a && (in.data[b - 1] == ' ' || in.data[b - 1] == '\t' || in.data[b - 1] == '\n' ||

@@ -4,10 +4,47 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const CMD = "sha256";
+
+#define SHA256_READ ((size_t)1 << 20) /* read and hashed 1 MiB at a time */
+
+/* The digest of a file or standard input ("-"), streamed as sha256sum
+ * does: memory stays at one buffer whatever the input's length, and a file
+ * that grows or shrinks is hashed as it is read. 0, or an exit code after
+ * the message. */
+static int hash_file(const char *path, int dbl, uint8_t *buf, uint8_t d[32])
+{
+    int is_stdin = !strcmp(path, "-");
+    int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return bk_cli_fail(CMD, errno == ENOENT ? BK_EXIT_NOINPUT : BK_EXIT_IO, "%s: %s", path, strerror(errno));
+    bk_sha256_ctx c;
+    bk_sha256_init(&c);
+    for (;;) {
+        ssize_t r = read(fd, buf, SHA256_READ);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            if (!is_stdin) close(fd);
+            return bk_cli_fail(CMD, BK_EXIT_IO, "%s: %s", is_stdin ? "standard input" : path, strerror(e));
+        }
+        if (r == 0) break;
+        bk_sha256_update(&c, buf, (size_t)r);
+    }
+    if (!is_stdin) close(fd);
+    if (dbl) {
+        uint8_t inner[32];
+        bk_sha256_final(&c, inner);
+        bk_sha256(d, inner, 32);
+    } else {
+        bk_sha256_final(&c, d);
+    }
+    return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -122,20 +159,22 @@ static int sha256_run(int argc, char **argv, const char **files)
         return bk_cli_output_flush(CMD, stdout, NULL);
     }
     if (nfiles == 0) files[nfiles++] = "-";
+    uint8_t *buf = malloc(SHA256_READ);
+    if (!buf) return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
     for (int i = 0; i < nfiles; i++) {
-        bk_cli_input in;
-        int r = bk_cli_read_input(CMD, files[i], &in);
+        uint8_t d[32];
+        int r = hash_file(files[i], dbl, buf, d);
         if (r != 0) {
             if (rc == BK_EXIT_OK) rc = r;
             continue;
         }
-        uint8_t d[32];
-        if (dbl) bk_sha256d(d, in.data, in.len);
-        else bk_sha256(d, in.data, in.len);
-        bk_cli_input_free(&in);
         r = print_line(d, files[i]);
-        if (r != BK_EXIT_OK) return bk_cli_output_error(CMD, stdout, NULL, errno);
+        if (r != BK_EXIT_OK) {
+            free(buf);
+            return bk_cli_output_error(CMD, stdout, NULL, errno);
+        }
     }
+    free(buf);
     int orc = bk_cli_output_flush(CMD, stdout, NULL);
     return orc ? orc : rc;
 }

@@ -213,7 +213,7 @@ static int ssz_main(int argc, char **argv)
     }
     if (schema) {
         bk_cli_input s;
-        if ((rc = bk_cli_read_input(CMD, schema, &s)) != 0) goto out;
+        if ((rc = bk_cli_read_input_max(CMD, schema, BK_CLI_MAX_SCHEMA, "a schema is at most 16 MiB", &s)) != 0) goto out;
         bk_status st = bk_ssz_registry_load_schema(reg, (const char *)s.data, s.len, &err);
         bk_cli_input_free(&s);
         if (st != BK_OK) {
@@ -259,7 +259,7 @@ static int ssz_main(int argc, char **argv)
             goto out;
         }
     } else {
-        if ((rc = bk_cli_read_input(CMD, file, &in)) != 0) goto out;
+        if ((rc = bk_cli_read_input_max(CMD, file, BK_CLI_MAX_SSZ, "an SSZ value is at most 4 GiB (SSZ offsets are 32-bit)", &in)) != 0) goto out;
         if (mode != 2 && mode != 4 && !raw) bk_cli_maybe_unhex(&in);
         bytes = NULL;
         nbytes = in.len;

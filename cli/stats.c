@@ -140,7 +140,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
 {
     bk_cli_input in, undo_in;
     memset(&undo_in, 0, sizeof undo_in);
-    int rc = bk_cli_read_input(cmd, file, &in);
+    int rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &in);
     if (rc) return rc;
     bk_cli_maybe_unhex(&in);
     bk_error err;
@@ -169,7 +169,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
     bk_chain_context_standalone(&ctx, &b, cfg->net, height);
     if (have_mediantime) ctx.mediantime = mediantime;
     if (undo_file) {
-        rc = bk_cli_read_input(cmd, undo_file, &undo_in);
+        rc = bk_cli_read_input_max(cmd, undo_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &undo_in);
         if (rc) goto done;
         bk_cli_maybe_unhex(&undo_in);
         const uint8_t *ud = NULL;

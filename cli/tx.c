@@ -100,7 +100,7 @@ static int tx_main(int argc, char **argv)
             return bk_cli_fail(cmd, BK_EXIT_DATA, "the argument is not hex (use --file for a binary file)");
         }
     } else {
-        rc = bk_cli_read_input(cmd, file, &in);
+        rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, "a transaction is at most 4,000,000 bytes (8,000,000 hex digits)", &in);
         if (rc) return rc;
         bk_cli_maybe_unhex(&in);
     }
@@ -125,7 +125,7 @@ static int tx_main(int argc, char **argv)
     bk_block_undo undo;
     bk_undo_iter ui, *uip = NULL;
     if (coins_file) {
-        rc = bk_cli_read_input(cmd, coins_file, &cin);
+        rc = bk_cli_read_input_max(cmd, coins_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &cin);
         if (rc) goto done;
         bk_cli_maybe_unhex(&cin);
         if (bk_tx_is_coinbase(&tx)) {

@@ -84,6 +84,20 @@ void utxo_source_close(coin_source *s)
     memset(s, 0, sizeof *s);
 }
 
+/* A snapshot's error names the file: "<path>: <message>". */
+static void name_snapshot(const coin_source *s, bk_error *err)
+{
+    if (!err || !s->snap_name) return;
+    char m[sizeof err->msg];
+    int n = snprintf(m, sizeof m, "%s: ", s->snap_name);
+    if (n < 0 || (size_t)n >= sizeof m) return;
+    size_t rest = strlen(err->msg);
+    if (rest > sizeof m - 1 - (size_t)n) rest = sizeof m - 1 - (size_t)n; /* cut at the end */
+    memcpy(m + n, err->msg, rest);
+    m[(size_t)n + rest] = 0;
+    memcpy(err->msg, m, sizeof m);
+}
+
 int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
 {
     memset(s, 0, sizeof *s);
@@ -102,7 +116,9 @@ int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
                 return bk_cli_fail(cmd, errno == ENOENT ? BK_EXIT_NOINPUT : BK_EXIT_IO, "cannot open %s: %s",
                                    o->snapshot, strerror(errno));
         }
+        s->snap_name = strcmp(o->snapshot, "-") ? o->snapshot : "standard input";
         if (bk_utxo_snapshot_open_file(&s->snap, s->snap_file, NULL, &err) != BK_OK) {
+            name_snapshot(s, &err);
             utxo_source_close(s);
             return bk_cli_report(cmd, &err);
         }
@@ -175,6 +191,7 @@ bk_status utxo_source_status(coin_source *s, bk_error *err)
     if (s->snap) {
         bk_status st = bk_utxo_snapshot_status(s->snap, err);
         if (st == BK_OK) s->disk_size = bk_utxo_snapshot_offset(s->snap);
+        else name_snapshot(s, err);
         return st;
     }
     return bk_chainstate_iter_status(s->it, err);

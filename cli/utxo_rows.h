@@ -26,6 +26,7 @@ typedef struct coin_source {
     uint8_t best[32];
     int32_t height;      /* -1 when not known (height_optional) */
     uint64_t disk_size;
+    const char *snap_name; /* the snapshot's path ("standard input" for -), named in its errors */
 } coin_source;
 
 /* Returns 0 or an exit code (message printed). */

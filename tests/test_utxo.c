@@ -379,6 +379,22 @@ static void test_cli_stats(void)
     char *out = run_cmd(cmd, &len, &rc);
     CHECK_EQ_INT(rc, 65); /* coins above the base height */
     CHECK(strstr(out, "above the base block's height") != NULL);
+    {   /* the message names the snapshot */
+        char want[600];
+        snprintf(want, sizeof want, ": %s: coin height", snap_path);
+        CHECK(strstr(out, want) != NULL);
+    }
+    free(out);
+    /* a read that fails (a directory) names the file and the errno, not a
+     * bare "read error" */
+    snprintf(cmd, sizeof cmd, "%s utxo stats --utxo-snapshot %s --height 1 2>&1", BK_CLI_PATH, BK_REGTEST_DIR);
+    out = run_cmd(cmd, &len, &rc);
+    CHECK_EQ_INT(rc, 74);
+    {
+        char want[600];
+        snprintf(want, sizeof want, "i/o error: %s: read error: Is a directory", BK_REGTEST_DIR);
+        CHECK(strstr(out, want) != NULL);
+    }
     free(out);
     snprintf(cmd, sizeof cmd, "%s utxo stats --utxo-snapshot /nonexistent/snap --height 1 2>/dev/null",
              BK_CLI_PATH);

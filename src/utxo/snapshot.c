@@ -60,8 +60,13 @@ static bk_status fill(bk_utxo_snapshot *s, size_t need)
     }
     while (s->len < need && !s->eof) {
         size_t got = 0;
-        if (s->read(s->ctx, s->buf + s->len, SNAP_BUF - s->len, &got) != 0)
-            return snap_fail(s, BK_ERR_IO, s->base + s->len, "read error");
+        errno = 0;
+        if (s->read(s->ctx, s->buf + s->len, SNAP_BUF - s->len, &got) != 0) {
+            /* the readers here fail with errno set; a caller's may not */
+            const char *why = errno ? strerror(errno) : "the read function failed";
+            if (s->err.status == BK_OK) bk_error_set(&s->err, BK_ERR_IO, s->base + s->len, "read error: %s", why);
+            return s->err.status;
+        }
         if (got == 0) s->eof = 1;
         s->len += got;
     }
