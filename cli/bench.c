@@ -177,9 +177,13 @@ static int bench_main(int argc, char **argv)
             else if (!strcmp(f, "json")) format = FMT_JSON;
             else if (!strcmp(f, "csv")) format = FMT_CSV;
             else return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown --format '%s' (table, json, csv)", f);
+        } else if (!strcmp(a, "--filter") || !strcmp(a, "--min-time") || !strcmp(a, "--cpu") ||
+                   !strcmp(a, "--epochs") || !strcmp(a, "--format")) {
+            return bk_cli_missing_value(CMD, a); /* the branches above take it when it is there */
+        } else if (a[0] == '-' && a[1]) {
+            return bk_cli_unknown_option(CMD, a);
         } else {
-            usage(stderr);
-            return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad argument '%s'", a);
+            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
         }
     }
 

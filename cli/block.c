@@ -174,7 +174,8 @@ static int block_main(int argc, char **argv)
             continue;
         }
         if (a[0] == '-' && a[1] != 0) {
-            if (!v) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+            const char *given = v; /* NULL: known options say so below */
+            if (!v) v = "";
             i++;
             int ok = 1;
             if (!strcmp(a, "--undo")) undo_file = v;
@@ -189,7 +190,8 @@ static int block_main(int argc, char **argv)
             else if (!strcmp(a, "--tip-bits")) tip_bits = v;
             else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
             else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
-            else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+            else return bk_cli_unknown_option(cmd, a);
+            if (!given) return bk_cli_missing_value(cmd, a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
             continue;
         }

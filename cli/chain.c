@@ -143,8 +143,8 @@ static int chain_main(int argc, char **argv)
                             : !strcmp(a, "--datadir") ? &datadir
                             : !strcmp(a, "--chain")   ? &chain_name
                                                       : NULL;
-        if (!slot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown argument '%s' (see --help)", a);
-        if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+        if (!slot) return bk_cli_unknown_option(cmd, a);
+        if (i + 1 >= argc) return bk_cli_missing_value(cmd, a);
         *slot = argv[++i];
     }
     bk_network net;

@@ -154,6 +154,12 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
  * hold ("DIR holds regtest/blocks: use --chain regtest"). */
 int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net);
 
+/* The one message for an option the command does not have, and for a
+ * known option given last without its value: exit 64. Every command's
+ * parser classifies an option before it asks for its value. */
+int bk_cli_unknown_option(const char *cmd, const char *opt);
+int bk_cli_missing_value(const char *cmd, const char *opt);
+
 /* A whole decimal argument (optional sign) as int64: 1, or 0 when it is
  * empty, has other characters or overflows. */
 int bk_cli_parse_i64(const char *s, int64_t *out);

@@ -159,8 +159,8 @@ static int export_main(int argc, char **argv)
             int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
             if (src_rc) return src_rc;
         } else if (a[0] == '-' && a[1]) {
-            if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
-            const char *v = argv[++i];
+            const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
+            const char *v = given ? given : "";
             int64_t n = 0;
             int ok = 1;
             if (!strcmp(a, "--blocksdir")) blocksdir = v;
@@ -195,7 +195,8 @@ static int export_main(int argc, char **argv)
                 else if (!strcmp(v, "always")) progress = 1;
                 else if (!strcmp(v, "never")) progress = 0;
                 else ok = 0;
-            } else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+            } else return bk_cli_unknown_option(cmd, a);
+            if (!given) return bk_cli_missing_value(cmd, a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
         } else {
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);

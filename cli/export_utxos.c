@@ -340,8 +340,8 @@ int bk_cli_export_utxos(int argc, char **argv)
             continue;
         }
         if (a[0] != '-' || !a[1]) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
-        const char *v = argv[++i];
+        const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
+        const char *v = given ? given : "";
         int64_t n = 0;
         int ok = 1;
         if (!strcmp(a, "--datadir")) so.datadir = v;
@@ -370,6 +370,7 @@ int bk_cli_export_utxos(int argc, char **argv)
                    !strcmp(a, "--poll") || !strcmp(a, "--source") || !strcmp(a, "--blockindex"))
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", a);
         else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s for --datasets utxos (see --help)", a);
+        if (!given) return bk_cli_missing_value(cmd, a);
         if (!ok && !strcmp(a, "--datasets"))
             return bk_cli_fail(cmd, BK_EXIT_USAGE,
                                "utxos is exported on its own: --datasets utxos, not '%s' (run the block "

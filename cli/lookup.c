@@ -160,6 +160,14 @@ static int parse_hash_param(const char *cmd, const char *s, const char *name, ui
 }
 
 /* Write one result: compact JSON, or pretty (a string result bare). */
+static int is_decimal(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
 static int emit(bk_writer *w, int pretty)
 {
     const uint8_t *p = w->data;
@@ -198,10 +206,8 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
         }
         if (kind == L_TIPS && !strcmp(a, "--tips")) continue;
         if (a[0] == '-' && a[1] == '-') {
-            if (!v) {
-                rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
-                goto out;
-            }
+            const char *given = v; /* NULL: known options say so below */
+            if (!v) v = "";
             i++;
             int ok = 1;
             if (!strcmp(a, "--datadir")) datadir = v;
@@ -225,7 +231,11 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
                 else if (!strcmp(v, "false") || !strcmp(v, "0")) verbosity = 0;
                 else ok = 0;
             } else {
-                rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+                rc = bk_cli_unknown_option(cmd, a);
+                goto out;
+            }
+            if (!given) {
+                rc = bk_cli_missing_value(cmd, a);
                 goto out;
             }
             if (!ok) {
@@ -233,6 +243,13 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
                 goto out;
             }
             continue;
+        }
+        /* A single dash starts an option too (-o, -j: none here), unless it
+         * is a negative height, which Core answers "Block height out of
+         * range": refused before anything is looked up or printed. */
+        if (a[0] == '-' && a[1] && !(kind != L_TX && is_decimal(a + 1))) {
+            rc = bk_cli_unknown_option(cmd, a);
+            goto out;
         }
         args[n_args++] = argv[i];
     }

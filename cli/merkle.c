@@ -72,7 +72,7 @@ static int merkle_main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--hex")) {
             force_hex = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return bk_cli_fail("merkle", BK_EXIT_USAGE, "unknown option %s (see --help)", argv[i]);
+            return bk_cli_unknown_option("merkle", argv[i]);
         } else if (path) {
             return bk_cli_fail("merkle", BK_EXIT_USAGE, "one FILE only (see --help)");
         } else {

@@ -201,8 +201,8 @@ static int scan_main(int argc, char **argv)
         else if (a[0] == '-' && a[1] && (src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i)) >= 0) {
             if (src_rc) return src_rc;
         } else if (a[0] == '-' && a[1]) {
-            if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
-            const char *v = argv[++i];
+            const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
+            const char *v = given ? given : "";
             int64_t n = 0;
             int ok = 1;
             if (!strcmp(a, "--blocksdir")) blocksdir = v;
@@ -242,7 +242,8 @@ static int scan_main(int argc, char **argv)
             } else if (!strcmp(a, "--core-compat")) {
                 ok = bk_cli_parse_i64(v, &n) && n >= BK_CORE_MIN && n <= BK_CORE_NEWEST;
                 o.core_version = (int)n;
-            } else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+            } else return bk_cli_unknown_option(cmd, a);
+            if (!given) return bk_cli_missing_value(cmd, a);
             if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
         } else {
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);

@@ -61,7 +61,7 @@ static int script_main(int argc, char **argv)
         }
         if (!strcmp(a, "--pretty")) indent = 2;
         else if (!strcmp(a, "--chain") || !strcmp(a, "--indent")) {
-            if (!v) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
+            if (!v) return bk_cli_missing_value(CMD, a);
             i++;
             if (!strcmp(a, "--chain")) {
                 if (bk_network_parse(v, &net) != BK_OK) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown chain '%s'", v);
@@ -73,8 +73,8 @@ static int script_main(int argc, char **argv)
                     return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --indent '%s'", v);
                 indent = x;
             }
-        } else if (a[0] == '-' && a[1] == '-') {
-            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+        } else if (a[0] == '-' && a[1]) { /* hex never starts with '-' */
+            return bk_cli_unknown_option(CMD, a);
         } else {
             if (have_hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "more than one script given");
             hex = a;

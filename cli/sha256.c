@@ -145,8 +145,7 @@ static int sha256_run(int argc, char **argv, const char **files)
         } else if (!opts_done && !strcmp(a, "--")) {
             opts_done = 1;
         } else if (!opts_done && a[0] == '-' && a[1]) {
-            usage(stderr);
-            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option '%s'", a);
+            return bk_cli_unknown_option(CMD, a);
         } else {
             files[nfiles++] = a;
         }

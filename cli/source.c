@@ -13,7 +13,7 @@ int bk_cli_source_option(const char *cmd, bk_cli_source *s, int argc, char **arg
                         : !strcmp(a, "--tmpdir")   ? &s->tmpdir
                                                    : NULL;
     if (!slot && strcmp(a, "--source") != 0) return -1;
-    if (*i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+    if (*i + 1 >= argc) return bk_cli_missing_value(cmd, a);
     const char *v = argv[++*i];
     if (slot) {
         *slot = v;

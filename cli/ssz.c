@@ -138,7 +138,7 @@ static int ssz_main(int argc, char **argv)
         int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
                    !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset") || !strcmp(a, "-j") ||
                    !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed") || !strcmp(a, "--set");
-        if (need && i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s needs a value", a);
+        if (need && i + 1 >= argc) return bk_cli_missing_value(CMD, a);
         if (!strcmp(a, "--schema")) schema = argv[++i];
         else if (!strcmp(a, "--fork")) fork = argv[++i];
         else if (!strcmp(a, "--set")) {
@@ -173,7 +173,7 @@ static int ssz_main(int argc, char **argv)
             if (npaths + ng == MAX_PATHS)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
             ng++;
-        } else if (a[0] == '-' && a[1]) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown option %s", a);
+        } else if (a[0] == '-' && a[1]) return bk_cli_unknown_option(CMD, a);
         else if (!type_str) type_str = a;
         else if (!file) file = a;
         else return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many arguments");

@@ -65,7 +65,7 @@ static int tx_main(int argc, char **argv)
         else if (!strcmp(a, "-")) file = "-";
         else if (!strcmp(a, "--file") || !strcmp(a, "--undo-coins") || !strcmp(a, "--chain") ||
                  !strcmp(a, "--indent")) {
-            if (!v) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+            if (!v) return bk_cli_missing_value(cmd, a);
             i++;
             if (!strcmp(a, "--file")) file = v;
             else if (!strcmp(a, "--undo-coins")) coins_file = v;
@@ -75,8 +75,8 @@ static int tx_main(int argc, char **argv)
             } else if (!parse_int(v, 0, 64, &indent)) {
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --indent '%s'", v);
             }
-        } else if (a[0] == '-' && a[1] == '-') {
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", a);
+        } else if (a[0] == '-' && a[1]) { /* hex never starts with '-' */
+            return bk_cli_unknown_option(cmd, a);
         } else {
             if (hex) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one transaction given");
             hex = a;

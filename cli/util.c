@@ -26,6 +26,16 @@ int bk_cli_fail(const char *cmd, int code, const char *fmt, ...)
     return code;
 }
 
+int bk_cli_unknown_option(const char *cmd, const char *opt)
+{
+    return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s (see --help)", opt);
+}
+
+int bk_cli_missing_value(const char *cmd, const char *opt)
+{
+    return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", opt);
+}
+
 int bk_cli_exit_code(bk_status st)
 {
     switch (st) {
@@ -40,8 +50,9 @@ int bk_cli_exit_code(bk_status st)
 
 int bk_cli_report(const char *cmd, const bk_error *err)
 {
-    /* An I/O error names its file in the message; "at byte 0" adds nothing. */
-    if (err->status == BK_ERR_IO && err->offset == 0 && !err->path[0]) {
+    /* An I/O or argument error names its file or argument in the message;
+     * "at byte 0" adds nothing there. */
+    if ((err->status == BK_ERR_IO || err->status == BK_ERR_ARG) && err->offset == 0 && !err->path[0]) {
         fprintf(stderr, "blockkit: %s: %s: %s\n", cmd, bk_status_str(err->status), err->msg);
         return bk_cli_exit_code(err->status);
     }

@@ -84,8 +84,8 @@ static int parse_args(const char *cmd, int argc, char **argv, utxo_opts *o, int 
                             : !strcmp(a, "--threads")       ? &o->threads
                             : !strcmp(a, "--codec")         ? &o->codec
                                                             : NULL;
-        if (!slot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown argument '%s' (see --help)", a);
-        if (i + 1 >= argc) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s needs a value", a);
+        if (!slot) return bk_cli_unknown_option(cmd, a);
+        if (i + 1 >= argc) return bk_cli_missing_value(cmd, a);
         *slot = argv[++i];
     }
     return 0;
@@ -223,10 +223,16 @@ static int utxo_dump(int argc, char **argv)
     if (o.out_file && strcmp(o.out_file, "-")) {
         struct stat sb;
         d.path = o.out_file;
-        d.to_file = stat(o.out_file, &sb) != 0 || S_ISREG(sb.st_mode);
-        if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
+        int exists = stat(o.out_file, &sb) == 0;
+        if (exists && S_ISDIR(sb.st_mode)) {
             utxo_source_close(&src);
-            return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(errno));
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "-o %s is a directory: give a file name", o.out_file);
+        }
+        d.to_file = !exists || S_ISREG(sb.st_mode);
+        if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
+            int e = errno; /* before the close */
+            utxo_source_close(&src);
+            return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(e));
         }
     }
     bk_error err;

@@ -24,6 +24,10 @@ for f in csv ndjson parquet; do
   one_line "utxo dump --format $f over the size limit"
   nothing_left "$T/d.$f"
 done
+# -o DIR: a usage error naming it, nothing written
+run 30 "$BK" utxo dump $rt -o "$T"
+expect "utxo dump -o DIR" 64 "^blockkit: utxo dump: -o $T is a directory: give a file name$"
+compgen -G "$T.tmp-*" > /dev/null && fail "a temporary file beside $T" || pass "nothing written for -o DIR"
 # a complete dump, then a failed one over it: the first stays
 run 30 "$BK" utxo dump $rt -o "$T/d.csv"
 expect "utxo dump -o FILE" 0 ""
