@@ -231,15 +231,8 @@ static bk_status scan_blk_records(bk_chain *c, const bk_blockfile *f, bk_record_
         if ((c->n_records & 1023) == 0 && cancelled(cancel)) return BK_ERR_CANCELLED;
         c->n_records++;
         uint8_t hdr[BK_HEADER_SIZE + 9];
-        size_t n = rec.size < sizeof hdr ? rec.size : sizeof hdr;
-        if (rec.size <= BK_HEADER_SIZE || bk_record_iter_copy(it, rec.offset, hdr, n, NULL) != BK_OK) {
-            c->n_bad_records++;
-            continue;
-        }
-        bk_reader r;
-        bk_reader_init(&r, hdr + BK_HEADER_SIZE, n - BK_HEADER_SIZE);
-        uint64_t n_tx = bk_read_compact_size(&r, 1);
-        if (!bk_reader_ok(&r) || n_tx == 0) {
+        uint64_t n_tx;
+        if (!bk_chain_record_header(it, &rec, hdr, &n_tx)) {
             c->n_bad_records++;
             continue;
         }

@@ -1309,15 +1309,8 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
         uint64_t found = 0;
         while (st == BK_OK && bk_record_next(&it, &rec)) {
             uint8_t hdr[BK_HEADER_SIZE + 9];
-            size_t hn = rec.size < sizeof hdr ? rec.size : sizeof hdr;
-            if (rec.size <= BK_HEADER_SIZE || bk_record_iter_copy(&it, rec.offset, hdr, hn, NULL) != BK_OK) {
-                c->n_bad_records++;
-                continue;
-            }
-            bk_reader r;
-            bk_reader_init(&r, hdr + BK_HEADER_SIZE, hn - BK_HEADER_SIZE);
-            uint64_t n_tx = bk_read_compact_size(&r, 1);
-            if (!bk_reader_ok(&r) || n_tx == 0) {
+            uint64_t n_tx;
+            if (!bk_chain_record_header(&it, &rec, hdr, &n_tx)) {
                 c->n_bad_records++;
                 continue;
             }

@@ -5,7 +5,9 @@
 #ifndef BLOCKKIT_CHAIN_INTERNAL_H
 #define BLOCKKIT_CHAIN_INTERNAL_H
 
+#include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
+#include <blockkit/stream.h>
 
 /* The entry index of a block hash, or BK_CHAIN_NONE. */
 uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32]);
@@ -18,6 +20,21 @@ void bk_chain_table_insert(bk_chain *c, uint32_t idx);
  * record-iterator window of this size: one pread per window, not two or
  * three per record (900k small blocks: 4.5 M system calls). */
 #define BK_CHAIN_SCAN_WINDOW (256u << 10)
+
+/* A blk record as both scans take it: its 80-byte header and the
+ * transaction count after it (*n_tx), read through the iterator's window
+ * into hdr. 1 when the record holds a header and a CompactSize count of at
+ * least one; 0 for a record the builders count as bad. */
+static inline int bk_chain_record_header(bk_record_iter *it, const bk_record *rec, uint8_t hdr[BK_HEADER_SIZE + 9],
+                                         uint64_t *n_tx)
+{
+    size_t n = rec->size < BK_HEADER_SIZE + 9 ? (size_t)rec->size : BK_HEADER_SIZE + 9;
+    if (rec->size <= BK_HEADER_SIZE || bk_record_iter_copy(it, rec->offset, hdr, n, NULL) != BK_OK) return 0;
+    bk_reader r;
+    bk_reader_init(&r, hdr + BK_HEADER_SIZE, n - BK_HEADER_SIZE);
+    *n_tx = bk_read_compact_size(&r, 1);
+    return bk_reader_ok(&r) && *n_tx != 0;
+}
 
 /* A position in a blk or rev file and the entry it belongs to (the block
  * index builder, chain_index.c). */
