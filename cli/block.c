@@ -69,52 +69,6 @@ static int parse_u256(const char *s, uint8_t out[32])
     return 1;
 }
 
-/* A block hash as printed (reversed hex) into internal byte order. */
-static int parse_hash(const char *s, uint8_t out[32])
-{
-    if (strlen(s) != 64) return 0;
-    uint8_t be[32];
-    if (!parse_u256(s, be)) return 0;
-    for (int i = 0; i < 32; i++) out[i] = be[31 - i];
-    return 1;
-}
-
-/* The undo input: a rev*.dat record (magic, u32 size, CBlockUndo, 32-byte
- * checksum) or a bare CBlockUndo. Core: BlockManager::ReadBlockUndo
- * verifies SHA256d(hashPrevBlock || undo bytes). */
-static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
-                             const uint8_t **undo_out, size_t *undo_len_out, bk_error *err)
-{
-    const bk_network_params *np = bk_network_get(net);
-    if (len >= 40 && memcmp(data, np->magic, 4) == 0 && bk_load_le32(data + 4) == len - 40) {
-        size_t n = len - 40;
-        bk_sha256_ctx c;
-        uint8_t h[32];
-        bk_sha256_init(&c);
-        bk_sha256_update(&c, b->header.prev_hash, 32);
-        bk_sha256_update(&c, data + 8, n);
-        bk_sha256_final(&c, h);
-        bk_sha256(h, h, 32);
-        if (memcmp(h, data + 8 + n, 32) != 0)
-            return bk_error_set(err, BK_ERR_CHECKSUM, 8 + n,
-                                "undo record checksum does not match this block's parent hash");
-        *undo_out = data + 8;
-        *undo_len_out = n;
-        return BK_OK;
-    }
-    /* A record framed for another network: say so rather than failing to
-     * parse the framing as a CBlockUndo. */
-    for (int n = 0; n < BK_NET_COUNT_; n++) {
-        const bk_network_params *op = bk_network_get((bk_network)n);
-        if (n != (int)net && len >= 40 && memcmp(data, op->magic, 4) == 0 && bk_load_le32(data + 4) == len - 40)
-            return bk_error_set(err, BK_ERR_MAGIC, 0, "undo record has the %s network magic; use --chain %s",
-                                op->name, op->name);
-    }
-    *undo_out = data;
-    *undo_len_out = len;
-    return BK_OK;
-}
-
 static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk_chain_context *ctx,
                           size_t json_bytes, struct timespec t0, struct timespec t1)
 {
@@ -205,7 +159,7 @@ static int block_main(int argc, char **argv)
     uint32_t tip_bits_v = 0;
     if (chainwork && !parse_u256(chainwork, chainwork_be))
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --chainwork '%s' (up to 64 hex digits)", chainwork);
-    if (next && !parse_hash(next, next_hash))
+    if (next && !bk_cli_parse_block_hash(next, next_hash))
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --nextblockhash '%s' (64 hex digits)", next);
     if (tip_bits) {
         char *end;
@@ -265,7 +219,7 @@ static int block_main(int argc, char **argv)
         bk_cli_maybe_unhex(&undo_in);
         const uint8_t *ud = NULL;
         size_t ul = 0;
-        if (locate_undo(undo_in.data, undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
+        if (bk_cli_locate_undo(undo_in.data, undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
             bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK || bk_block_undo_check(&undo, &b, &err) != BK_OK) {
             rc = bk_cli_report(cmd, &err);
             goto done;

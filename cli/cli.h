@@ -165,5 +165,17 @@ int bk_cli_missing_value(const char *cmd, const char *opt);
 int bk_cli_parse_i64(const char *s, int64_t *out);
 /* The value of one hex digit (either case), -1 for any other character. */
 int bk_cli_hexval(int c);
+/* A block hash as Core prints it (64 hex digits, reversed) into internal
+ * byte order: 1, or 0 when s is not that. */
+int bk_cli_parse_block_hash(const char *s, uint8_t out[32]);
+
+/* The undo input of `block --undo` and `stats --undo`: a rev*.dat record
+ * (network magic, u32 size, CBlockUndo, 32-byte checksum) whose checksum
+ * is verified against b's parent as Core's ReadBlockUndo does
+ * (BK_ERR_CHECKSUM), a record framed for another network (BK_ERR_MAGIC
+ * naming its --chain), or else a bare CBlockUndo: *undo_out and
+ * *undo_len_out the CBlockUndo's bytes. */
+bk_status bk_cli_locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
+                             const uint8_t **undo_out, size_t *undo_len_out, bk_error *err);
 
 #endif

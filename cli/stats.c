@@ -60,42 +60,10 @@ static const char stats_help[] =
 
 
 
-/* A block hash as printed (reversed hex) into internal byte order. */
-static int parse_hash(const char *s, uint8_t out[32])
-{
-    if (strlen(s) != 64) return 0;
-    for (int i = 0; i < 32; i++) {
-        int hi = bk_cli_hexval(s[2 * i]), lo = bk_cli_hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return 0;
-        out[31 - i] = (uint8_t)(hi << 4 | lo);
-    }
-    return 1;
-}
-
 static void hash_hex(char out[65], const uint8_t h[32])
 {
     bk_hex_encode_rev(out, h, 32);
     out[64] = 0;
-}
-
-/* The undo input: a rev*.dat record whose checksum is verified against
- * the block's parent (Core: ReadBlockUndo), or a bare CBlockUndo. */
-static bk_status locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
-                             const uint8_t **undo_out, size_t *undo_len_out, bk_error *err)
-{
-    const bk_network_params *np = bk_network_get(net);
-    if (len >= 40 && memcmp(data, np->magic, 4) == 0 && bk_load_le32(data + 4) == len - 40) {
-        size_t n = len - 40;
-        if (bk_undo_checksum_verify(data + 8, n, b->header.prev_hash, data + 8 + n, err) != BK_OK)
-            return bk_error_set(err, BK_ERR_CHECKSUM, 8 + n,
-                                "undo record checksum does not match this block's parent hash");
-        *undo_out = data + 8;
-        *undo_len_out = n;
-        return BK_OK;
-    }
-    *undo_out = data;
-    *undo_len_out = len;
-    return BK_OK;
 }
 
 typedef struct stats_cfg {
@@ -174,7 +142,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
         bk_cli_maybe_unhex(&undo_in);
         const uint8_t *ud = NULL;
         size_t ul = 0;
-        if (locate_undo(undo_in.data, undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
+        if (bk_cli_locate_undo(undo_in.data, undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
             bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK) {
             char hex[65];
             uint8_t h[32];
@@ -320,7 +288,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     int64_t tip_h = tip ? tip->height : -1;
     if (hash_arg) {
         uint8_t h[32];
-        if (!parse_hash(hash_arg, h)) {
+        if (!bk_cli_parse_block_hash(hash_arg, h)) {
             rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --hash '%s' (64 hex digits)", hash_arg);
             goto out;
         }

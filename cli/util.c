@@ -146,6 +146,39 @@ int bk_cli_hexval(int c)
     return -1;
 }
 
+int bk_cli_parse_block_hash(const char *s, uint8_t out[32])
+{
+    if (strlen(s) != 64) return 0;
+    for (int i = 0; i < 32; i++) {
+        int hi = bk_cli_hexval(s[2 * i]), lo = bk_cli_hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) return 0;
+        out[31 - i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 1;
+}
+
+bk_status bk_cli_locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
+                             const uint8_t **undo_out, size_t *undo_len_out, bk_error *err)
+{
+    for (int n = 0; n < BK_NET_COUNT_; n++) {
+        const bk_network_params *np = bk_network_get((bk_network)n);
+        if (len < 40 || memcmp(data, np->magic, 4) != 0 || bk_load_le32(data + 4) != len - 40) continue;
+        if (n != (int)net) /* framed for another network: say so, not a CBlockUndo parse error */
+            return bk_error_set(err, BK_ERR_MAGIC, 0, "undo record has the %s network magic; use --chain %s",
+                                np->name, np->name);
+        size_t u = len - 40;
+        if (bk_undo_checksum_verify(data + 8, u, b->header.prev_hash, data + 8 + u, NULL) != BK_OK)
+            return bk_error_set(err, BK_ERR_CHECKSUM, 8 + u,
+                                "undo record checksum does not match this block's parent hash");
+        *undo_out = data + 8;
+        *undo_len_out = u;
+        return BK_OK;
+    }
+    *undo_out = data;
+    *undo_len_out = len;
+    return BK_OK;
+}
+
 int bk_cli_maybe_unhex(bk_cli_input *in)
 {
     size_t a = 0, b = in->len;

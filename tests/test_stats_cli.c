@@ -76,6 +76,14 @@ static void test_mainnet_files(void)
     CHECK(strstr(out, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8") != NULL);
     CHECK(strstr(out, "undo data does not match block") != NULL);
     free(out);
+    /* a mainnet rev record read as testnet3's: named as such (stats had
+     * its own undo locator, without this check, and tried to parse the
+     * record's framing as a CBlockUndo) */
+    out = cli_all("stats blocks/block866342.raw --undo undo/rev_record_block866342.dat --height 866342 --chain testnet3",
+                  &st);
+    CHECK_EQ_INT(st, 65);
+    CHECK(strstr(out, "undo record has the main network magic; use --chain main") != NULL);
+    free(out);
     /* a rev record of another block: its checksum does not verify */
     out = cli_all("stats blocks/block277647.raw --undo undo/rev_record_block866342.dat", &st);
     CHECK_EQ_INT(st, 65);
