@@ -221,14 +221,18 @@ static int utxo_dump(int argc, char **argv)
     d.cmd = cmd;
     d.out = stdout;
     if (o.out_file && strcmp(o.out_file, "-")) {
-        struct stat sb;
+        struct stat sb, lsb;
         d.path = o.out_file;
         int exists = stat(o.out_file, &sb) == 0;
         if (exists && S_ISDIR(sb.st_mode)) {
             utxo_source_close(&src);
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "-o %s is a directory: give a file name", o.out_file);
         }
-        d.to_file = !exists || S_ISREG(sb.st_mode);
+        /* a regular file or a new name: the temporary file and the rename;
+         * a symbolic link (even a dangling one) is written through, as
+         * before: a rename would replace the link */
+        int link = lstat(o.out_file, &lsb) == 0 && S_ISLNK(lsb.st_mode);
+        d.to_file = !link && (!exists || S_ISREG(sb.st_mode));
         if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
             int e = errno; /* before the close */
             utxo_source_close(&src);

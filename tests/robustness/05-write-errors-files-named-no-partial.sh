@@ -37,6 +37,12 @@ run 30 bash -c "$(declare -f limited); limited \"\$0\" utxo dump $rt --format pa
 expect "failed dump over an existing FILE" 74 "write error: File too large$"
 cmp -s "$T/d.csv" "$T/ref.csv" && pass "the existing FILE is unchanged" || fail "the existing FILE was changed"
 compgen -G "$T/d.csv.tmp-*" > /dev/null && fail "a temporary file is left" || pass "no temporary file"
+# -o a symbolic link (here a dangling one): written through, the link kept
+ln -s "$T/target.csv" "$T/link.csv"
+run 30 "$BK" utxo dump $rt -o "$T/link.csv"
+expect "utxo dump -o LINK" 0 ""
+[ -L "$T/link.csv" ] && cmp -s "$T/target.csv" "$T/ref.csv" && pass "the link kept, its target written" \
+  || fail "-o LINK: $(ls -la "$T/link.csv" "$T/target.csv" 2>&1)"
 # a signal while the rows are written: exit 128+15, nothing under FILE
 "$BK_HELPERS/gen-utxo" "$T/u" 2000000 > /dev/null || fail "gen-utxo"
 "$BK" utxo dump --utxo-snapshot "$T/u/utxo_snapshot.dat" --threads 1 -o "$T/s.csv" 2> "$T/sig.err" &
