@@ -172,36 +172,17 @@ static int block_main(int argc, char **argv)
     if (tip_target && (core < 29 || core > 30))
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--tip-target applies to --core-compat 29 or 30 only");
 
-    bk_cli_input in, undo_in;
-    memset(&undo_in, 0, sizeof undo_in);
-    int rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &in);
-    if (rc) return rc;
-    bk_cli_maybe_unhex(&in);
-
     bk_error err;
     bk_error_clear(&err);
-    bk_block_decoder dec;
-    bk_block_decoder_init(&dec, NULL);
-    bk_block b;
     uint8_t *ids = NULL;
     FILE *out = stdout;
     bk_writer w;
     bk_writer_init(&w, NULL);
-    rc = BK_EXIT_OK;
-
-    if (bk_block_decode(&dec, in.data, in.len, &b, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
-        goto done;
-    }
-    if (!have_height) {
-        uint32_t h;
-        if (bk_block_bip34_height(&b, &h) != BK_OK) {
-            rc = bk_cli_fail(cmd, BK_EXIT_USAGE,
-                             "the block has no BIP34 height in its coinbase; give --height");
-            goto done;
-        }
-        height = h;
-    }
+    bk_cli_block_file bf;
+    int rc = bk_cli_block_file_load(cmd, &bf, file, have_height, height);
+    if (rc) goto done;
+    const bk_block b = bf.b;
+    height = bf.height;
     bk_chain_context_standalone(&ctx, &b, net, height);
     ctx.confirmations = confirmations;
     if (have_mediantime) ctx.mediantime = mediantime;
@@ -214,12 +195,10 @@ static int block_main(int argc, char **argv)
 
     bk_block_undo undo, *undop = NULL;
     if (undo_file) {
-        rc = bk_cli_read_input_max(cmd, undo_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &undo_in);
-        if (rc) goto done;
-        bk_cli_maybe_unhex(&undo_in);
+        if ((rc = bk_cli_block_file_undo(cmd, &bf, undo_file)) != 0) goto done;
         const uint8_t *ud = NULL;
         size_t ul = 0;
-        if (bk_cli_locate_undo(undo_in.data, undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
+        if (bk_cli_locate_undo(bf.undo_in.data, bf.undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
             bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK || bk_block_undo_check(&undo, &b, &err) != BK_OK) {
             rc = bk_cli_report(cmd, &err);
             goto done;
@@ -324,9 +303,7 @@ done:
     }
     free(ids);
     bk_writer_free(&w);
-    bk_block_decoder_free(&dec);
-    if (undo_in.data) bk_cli_input_free(&undo_in);
-    bk_cli_input_free(&in);
+    bk_cli_block_file_free(&bf);
     return rc;
 }
 

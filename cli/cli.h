@@ -178,4 +178,21 @@ int bk_cli_parse_block_hash(const char *s, uint8_t out[32]);
 bk_status bk_cli_locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
                              const uint8_t **undo_out, size_t *undo_len_out, bk_error *err);
 
+/* A block FILE as `block` and `stats` take it: read within
+ * BK_CLI_MAX_BLOCK (binary or hex), decoded, and its height (the one
+ * given, else its coinbase's BIP34 height: a usage error without one);
+ * then, if asked, the --undo FILE read within BK_CLI_MAX_UNDO (binary or
+ * hex) into undo_in, for bk_cli_locate_undo. Each returns 0 or an exit
+ * code after the message; free what load filled with _free, whatever it
+ * returned. */
+typedef struct bk_cli_block_file {
+    bk_cli_input in, undo_in;
+    bk_block_decoder dec;
+    bk_block b;
+    int64_t height;
+} bk_cli_block_file;
+int bk_cli_block_file_load(const char *cmd, bk_cli_block_file *f, const char *file, int have_height, int64_t height);
+int bk_cli_block_file_undo(const char *cmd, bk_cli_block_file *f, const char *undo_file);
+void bk_cli_block_file_free(bk_cli_block_file *f);
+
 #endif

@@ -106,43 +106,26 @@ static int write_out(const char *cmd, const bk_writer *w)
 static int single_main(const char *cmd, const char *file, const char *undo_file, int have_height, int64_t height,
                        int have_mediantime, int64_t mediantime, const stats_cfg *cfg)
 {
-    bk_cli_input in, undo_in;
-    memset(&undo_in, 0, sizeof undo_in);
-    int rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &in);
-    if (rc) return rc;
-    bk_cli_maybe_unhex(&in);
     bk_error err;
     bk_error_clear(&err);
-    bk_block_decoder dec;
-    bk_block_decoder_init(&dec, NULL);
     bk_block_stats_scratch sc;
     bk_block_stats_scratch_init(&sc, NULL);
     bk_writer w;
     bk_writer_init(&w, NULL);
-    bk_block b;
     bk_block_undo undo, *undop = NULL;
     bk_chain_context ctx;
-    if (bk_block_decode(&dec, in.data, in.len, &b, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
-        goto done;
-    }
-    if (!have_height) {
-        uint32_t h;
-        if (bk_block_bip34_height(&b, &h) != BK_OK) {
-            rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "the block has no BIP34 height in its coinbase; give --height");
-            goto done;
-        }
-        height = h;
-    }
+    bk_cli_block_file bf;
+    int rc = bk_cli_block_file_load(cmd, &bf, file, have_height, height);
+    if (rc) goto done;
+    const bk_block b = bf.b;
+    height = bf.height;
     bk_chain_context_standalone(&ctx, &b, cfg->net, height);
     if (have_mediantime) ctx.mediantime = mediantime;
     if (undo_file) {
-        rc = bk_cli_read_input_max(cmd, undo_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &undo_in);
-        if (rc) goto done;
-        bk_cli_maybe_unhex(&undo_in);
+        if ((rc = bk_cli_block_file_undo(cmd, &bf, undo_file)) != 0) goto done;
         const uint8_t *ud = NULL;
         size_t ul = 0;
-        if (bk_cli_locate_undo(undo_in.data, undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
+        if (bk_cli_locate_undo(bf.undo_in.data, bf.undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
             bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK) {
             char hex[65];
             uint8_t h[32];
@@ -165,9 +148,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
 done:
     bk_writer_free(&w);
     bk_block_stats_scratch_free(&sc);
-    bk_block_decoder_free(&dec);
-    if (undo_in.data) bk_cli_input_free(&undo_in);
-    bk_cli_input_free(&in);
+    bk_cli_block_file_free(&bf);
     return rc;
 }
 

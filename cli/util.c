@@ -179,6 +179,41 @@ bk_status bk_cli_locate_undo(const uint8_t *data, size_t len, const bk_block *b,
     return BK_OK;
 }
 
+int bk_cli_block_file_load(const char *cmd, bk_cli_block_file *f, const char *file, int have_height, int64_t height)
+{
+    memset(f, 0, sizeof *f);
+    bk_block_decoder_init(&f->dec, NULL);
+    int rc = bk_cli_read_input_max(cmd, file, BK_CLI_MAX_BLOCK, BK_CLI_WHAT_BLOCK, &f->in);
+    if (rc) return rc;
+    bk_cli_maybe_unhex(&f->in);
+    bk_error err;
+    bk_error_clear(&err);
+    if (bk_block_decode(&f->dec, f->in.data, f->in.len, &f->b, &err) != BK_OK) return bk_cli_report(cmd, &err);
+    f->height = height;
+    if (!have_height) {
+        uint32_t h;
+        if (bk_block_bip34_height(&f->b, &h) != BK_OK)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "the block has no BIP34 height in its coinbase; give --height");
+        f->height = h;
+    }
+    return 0;
+}
+
+int bk_cli_block_file_undo(const char *cmd, bk_cli_block_file *f, const char *undo_file)
+{
+    int rc = bk_cli_read_input_max(cmd, undo_file, BK_CLI_MAX_UNDO, "undo data is at most 256 MiB here", &f->undo_in);
+    if (rc) return rc;
+    bk_cli_maybe_unhex(&f->undo_in);
+    return 0;
+}
+
+void bk_cli_block_file_free(bk_cli_block_file *f)
+{
+    bk_block_decoder_free(&f->dec);
+    bk_cli_input_free(&f->undo_in);
+    bk_cli_input_free(&f->in);
+}
+
 int bk_cli_maybe_unhex(bk_cli_input *in)
 {
     size_t a = 0, b = in->len;
