@@ -13,6 +13,9 @@
  * other (bk_undo_checksum_verify, bk_block_undo_parse, then
  * bk_block_stats_compute), as `blockkit stats --datadir` runs them today
  * (the engine parses the undo record before the callback sees it).
+ * BlockStats/H/floor: only the two steps no getblockstats can skip, the
+ * same file reads and the undo checksum (Core's ReadBlockUndo verifies it
+ * too): the floor docs/stats.md sets against issue 16's 50x Core.
  *
  * 866342: the real block and its rev*.dat record (tests/data). 413567:
  * Core's bench block has no undo vector, so setup writes a synthetic rev
@@ -38,12 +41,14 @@
 #define BLOCK_413567_SIZE 999887
 #define REV_413567_SIZE 136507 /* the synthetic record: 8 + CBlockUndo + 32 */
 
+enum { MODE_SINGLE, MODE_STAGED, MODE_FLOOR };
+
 typedef struct stats_bench {
     char block_path[4096];
     char rev_path[4096];
     int rev_is_temp;
     int64_t height;
-    int staged;
+    int mode; /* MODE_* */
     uint8_t *blk, *rev;
     size_t blk_len, rev_len;
     bk_block_decoder dec;
@@ -69,6 +74,11 @@ static int read_file(const char *path, uint8_t *buf, size_t len)
 static int one_call(stats_bench *b)
 {
     if (read_file(b->block_path, b->blk, b->blk_len) || read_file(b->rev_path, b->rev, b->rev_len)) return -1;
+    if (b->mode == MODE_FLOOR) {
+        /* the parent hash straight from the header bytes: no decode */
+        size_t u = b->rev_len - 40;
+        return bk_undo_checksum_verify(b->rev + 8, u, b->blk + 4, b->rev + 8 + u, NULL) == BK_OK ? 0 : -1;
+    }
     bk_block blk;
     if (bk_block_decode(&b->dec, b->blk, b->blk_len, &blk, NULL) != BK_OK) return -1;
     size_t n = b->rev_len - 40;
@@ -81,7 +91,7 @@ static int one_call(stats_bench *b)
     bk_block_stats_opts o;
     bk_block_stats_opts_init(&o);
     o.hash = hash;
-    if (b->staged) {
+    if (b->mode == MODE_STAGED) {
         if (bk_undo_checksum_verify(undo, n, blk.header.prev_hash, checksum, NULL) != BK_OK) return -1;
         bk_block_undo u;
         if (bk_block_undo_parse(undo, n, &u, NULL) != BK_OK) return -1;
@@ -167,15 +177,19 @@ typedef struct stats_arg {
     const char *rev; /* NULL: synthetic */
     int64_t height;
     size_t blk_len, rev_len;
-    int staged;
+    int mode;
 } stats_arg;
 
 static const stats_arg arg_866342 = {"block866342.raw", "undo/rev_record_block866342.dat", 866342, BLOCK_866342_SIZE,
-                                     REV_866342_SIZE, 0};
-static const stats_arg arg_413567 = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE, 0};
+                                     REV_866342_SIZE, MODE_SINGLE};
+static const stats_arg arg_413567 = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE,
+                                     MODE_SINGLE};
 static const stats_arg arg_866342_staged = {"block866342.raw", "undo/rev_record_block866342.dat", 866342,
-                                            BLOCK_866342_SIZE, REV_866342_SIZE, 1};
-static const stats_arg arg_413567_staged = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE, 1};
+                                            BLOCK_866342_SIZE, REV_866342_SIZE, MODE_STAGED};
+static const stats_arg arg_413567_staged = {"block413567.raw", NULL, 413567, BLOCK_413567_SIZE, REV_413567_SIZE,
+                                            MODE_STAGED};
+static const stats_arg arg_866342_floor = {"block866342.raw", "undo/rev_record_block866342.dat", 866342,
+                                           BLOCK_866342_SIZE, REV_866342_SIZE, MODE_FLOOR};
 
 static void stats_teardown(void *ctx, const bk_allocator *alloc);
 
@@ -189,7 +203,7 @@ static int stats_setup(void **ctx, const void *argp, const bk_allocator *alloc)
     bk_block_stats_scratch_init(&b->sc, alloc);
     bk_writer_init(&b->w, alloc);
     b->height = a->height;
-    b->staged = a->staged;
+    b->mode = a->mode;
     b->blk_len = a->blk_len;
     b->rev_len = a->rev_len;
     b->blk = bk_alloc(alloc, b->blk_len);
@@ -256,4 +270,7 @@ BK_BENCH(bench_stats_866342_staged, .name = "BlockStats/866342/staged", .unit = 
          .run = stats_run, .teardown = stats_teardown)
 BK_BENCH(bench_stats_413567_staged, .name = "BlockStats/413567/staged", .unit = "block", .units_per_op = 1,
          .bytes_per_op = BLOCK_413567_SIZE + REV_413567_SIZE, .arg = &arg_413567_staged, .setup = stats_setup,
+         .run = stats_run, .teardown = stats_teardown)
+BK_BENCH(bench_stats_866342_floor, .name = "BlockStats/866342/floor", .unit = "block", .units_per_op = 1,
+         .bytes_per_op = BLOCK_866342_SIZE + REV_866342_SIZE, .arg = &arg_866342_floor, .setup = stats_setup,
          .run = stats_run, .teardown = stats_teardown)

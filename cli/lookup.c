@@ -160,14 +160,6 @@ static int parse_hash_param(const char *cmd, const char *s, const char *name, ui
 }
 
 /* Write one result: compact JSON, or pretty (a string result bare). */
-static int is_decimal(const char *s)
-{
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return 0;
-    return 1;
-}
-
 static int emit(bk_writer *w, int pretty)
 {
     const uint8_t *p = w->data;
@@ -247,7 +239,8 @@ static int lookup_main(lookup_kind kind, int argc, char **argv)
         /* A single dash starts an option too (-o, -j: none here), unless it
          * is a negative height, which Core answers "Block height out of
          * range": refused before anything is looked up or printed. */
-        if (a[0] == '-' && a[1] && !(kind != L_TX && is_decimal(a + 1))) {
+        int64_t negative_height;
+        if (a[0] == '-' && a[1] && !(kind != L_TX && bk_cli_parse_i64(a, &negative_height))) {
             rc = bk_cli_unknown_option(cmd, a);
             goto out;
         }
