@@ -277,15 +277,21 @@ static size_t candidates(const bk_sha256_impl **c)
 /* ---- calibration ---- */
 
 /* Work per sample: 40 messages or nodes (a full 32-message AVX-512 step
- * and a remainder, like a merkle level), 48 txid-shaped segmented messages
- * of 60..300 bytes, 16 blocks of one stream. A round of the slowest backend
- * (portable) takes ~0.07 ms here. */
-enum { CAL_N64 = 40, CAL_NMSG = 48, CAL_NSTREAM = 16, CAL_MSGBYTES = 300, CAL_ROUNDS = 5 };
+ * and a remainder, like a merkle level), 128 txid-shaped segmented
+ * messages of 60..500 bytes (~820 compressions: a batch as a block's txids
+ * give one, whose tail does not decide the sample; 48 messages of 60..300
+ * bytes, mostly tail, had SHA-NI x3 beat AVX-512 on AMD Zen5 where the
+ * block's txids run 20% faster on AVX-512), 16 blocks of one stream. */
+enum { CAL_N64 = 40, CAL_NMSG = 128, CAL_NSTREAM = 16, CAL_MSGBYTES = 500, CAL_ROUNDS = 5 };
 /* Rounds after the first stop once this much of the thread's CPU time is
  * spent (a preempted sample costs wall time, not CPU time, and loses the
  * best-of comparison anyway), or after the second once this much wall time
  * has passed (a machine so busy that measuring is hopeless). */
 #define CAL_BUDGET_CPU_NS 3.0e6
+/* A kernel whose first sample is over this many times the fastest first
+ * sample of the shape is measured once (portable and, beside SHA-NI, AVX2:
+ * 6-10x and 3-4x slower; a backend's lead within a CPU class is 1.0-1.6x). */
+#define CAL_PRUNE 4.0
 #define CAL_BUDGET_WALL_NS 50.0e6
 
 typedef struct cal_work {
@@ -376,6 +382,7 @@ static unsigned measure_rounds(cal_work *w, const bk_sha256_impl *const *ok, siz
                                size_t owner[][BK_SHA256_NSHAPES], unsigned mask, double t0, double c0)
 {
     unsigned r = 0;
+    double cut[BK_SHA256_NSHAPES];
     for (; r < CAL_ROUNDS; r++) {
         if (r > 0 && cpu_ns() - c0 > CAL_BUDGET_CPU_NS) break;
         if (r > 1 && now_ns() - t0 > CAL_BUDGET_WALL_NS) break;
@@ -383,8 +390,19 @@ static unsigned measure_rounds(cal_work *w, const bk_sha256_impl *const *ok, siz
             if (!(mask >> s & 1)) continue;
             for (size_t i = 0; i < n; i++) {
                 if (owner[i][s] != i) continue;
+                /* Past the first round, a kernel over CAL_PRUNE times the
+                 * best first sample of its shape is not sampled again: no
+                 * later sample of it can win (noise only slows a sample),
+                 * and it spares the slow kernels' samples (portable's
+                 * messages are most of a round). */
+                if (r > 0 && cal.ns[i][s] > cut[s]) continue;
                 double t = cal_sample(w, ok[i], s);
                 if (t < cal.ns[i][s]) cal.ns[i][s] = t;
+            }
+            if (r == 0) {
+                cut[s] = 1e300;
+                for (size_t i = 0; i < n; i++)
+                    if (owner[i][s] == i && CAL_PRUNE * cal.ns[i][s] < cut[s]) cut[s] = CAL_PRUNE * cal.ns[i][s];
             }
         }
     }
