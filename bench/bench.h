@@ -55,4 +55,10 @@ int bk_bench_data_path(char *buf, size_t cap, const char *name);
 extern const bk_bench *bk_bench_table[];
 extern size_t bk_bench_count;
 
+/* The hybrid-kernel probe's loops (bench_sha256_hybrid.c, built with
+ * AVX-512 and SHA-NI; call only when the CPU runs both): n steps each. */
+void bk_bench_hybrid_avx512(long n);
+void bk_bench_hybrid_shani(long n);
+void bk_bench_hybrid_both(long n);
+
 #endif

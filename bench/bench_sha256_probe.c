@@ -19,6 +19,11 @@
  *                          (AMD Zen4); far above, mixing legacy-SSE
  *                          sha256rnds2 with dirty upper zmm state stalls
  *                          (Intel). unit: iteration
+ *   SHA256/Probe/hybrid/{avx512,shani,both}  the same question with the
+ *                          kernels' own code (bench_sha256_hybrid.c): two
+ *                          16-lane groups' 64 rounds, four SHA-NI
+ *                          compressions of one stream with their message
+ *                          schedule, and both in one loop. unit: step
  *
  * A 16-lane group costs 2,656 such instructions per 16 SSZ pairs (SHA256 of
  * 64 bytes: 1,624 for the message block, 1,032 for the padding block whose
@@ -139,6 +144,9 @@ static const probe p_x1 = {rnds2_x1, "shani", NULL}, p_x2 = {rnds2_x2, "shani", 
 static const probe p_add = {zmm_add, "avx512", NULL}, p_ror = {zmm_ror, "avx512", NULL},
                    p_mix = {zmm_mix, "avx512", NULL};
 static const probe p_hyb = {rnds2_zmm, "shani", "avx512"};
+static const probe p_hy_avx = {bk_bench_hybrid_avx512, "shani", "avx512"},
+                   p_hy_sha = {bk_bench_hybrid_shani, "shani", "avx512"},
+                   p_hy_both = {bk_bench_hybrid_both, "shani", "avx512"};
 
 static int has_backend(const char *name)
 {
@@ -166,6 +174,13 @@ static void probe_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
     for (uint64_t i = 0; i < iters; i++) p->loop(LOOPS);
 }
 
+static void probe_run16(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    const probe *p = ctx;
+    (void)alloc;
+    for (uint64_t i = 0; i < iters; i++) p->loop(LOOPS / 16);
+}
+
 static void probe_teardown(void *ctx, const bk_allocator *alloc)
 {
     (void)ctx;
@@ -188,6 +203,13 @@ BK_BENCH(bench_probe_mix, "SHA256/Probe/zmm-mix", "instruction", LOOPS * 16.0, 0
          probe_run, probe_teardown)
 BK_BENCH(bench_probe_hybrid, "SHA256/Probe/rnds2x4+zmm-mix", "iteration", LOOPS, 0, &p_hyb, probe_setup,
          probe_run, probe_teardown)
+/* LOOPS / 16 steps of about 0.2-0.4 us each. */
+BK_BENCH(bench_probe_hy_avx, "SHA256/Probe/hybrid/avx512", "step", LOOPS / 16, 0, &p_hy_avx, probe_setup,
+         probe_run16, probe_teardown)
+BK_BENCH(bench_probe_hy_sha, "SHA256/Probe/hybrid/shani", "step", LOOPS / 16, 0, &p_hy_sha, probe_setup,
+         probe_run16, probe_teardown)
+BK_BENCH(bench_probe_hy_both, "SHA256/Probe/hybrid/both", "step", LOOPS / 16, 0, &p_hy_both, probe_setup,
+         probe_run16, probe_teardown)
 
 #else
 /* Not x86-64: no probe rows (ISO C wants a declaration per file). */

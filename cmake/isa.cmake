@@ -25,6 +25,10 @@ if(BK_CPU MATCHES "^(x86_64|amd64)$")
   # src/bitcoin/xonly.c checks avx512f + avx512cd at run time).
   set_source_files_properties(${CMAKE_SOURCE_DIR}/src/bitcoin/xonly_avx512.c PROPERTIES
     COMPILE_OPTIONS "-mavx512f;-mavx512cd")
+  # The bench's hybrid-kernel probe (AVX-512 rounds and SHA-NI quads in one
+  # loop); bench_sha256_probe.c calls it only when the CPU runs both.
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/bench/bench_sha256_hybrid.c PROPERTIES
+    COMPILE_OPTIONS "-mavx512f;-mavx512bw;-msha;-msse4.1;-mssse3")
 elseif(BK_CPU MATCHES "^(aarch64|arm64)$")
   set_source_files_properties(${BK_CRYPTO_DIR}/sha256_armv8.c PROPERTIES
     COMPILE_OPTIONS "-march=armv8-a+crypto")

@@ -199,6 +199,13 @@ def main():
         print("Floors of this CPU from the probe rows: %s ns per SSZ pair, %s per merkle node, %s per "
               "compression in a batch, %s per compression of one stream." % tuple(
                   "%.1f" % fl[k] if fl[k] else "n/a" for k in ("pair", "node", "compression", "stream")))
+    hy = [by.get("SHA256/Probe/hybrid/" + k, {}).get("ns_per_unit") for k in ("avx512", "shani", "both")]
+    if all(hy):
+        # A step: 32 AVX-512 lane-compressions, 4 SHA-NI compressions, or both.
+        print("Hybrid-kernel probe: both in one loop %.1f ns a step against %.1f (AVX-512 groups) + %.1f "
+              "(SHA-NI stream) apart: %.2f ns a compression together, %.2f on the AVX-512 lanes alone "
+              "(a hybrid kernel pays only if the first is lower)." % (
+                  hy[2], hy[0], hy[1], hy[2] / 36, hy[0] / 32))
 
 
 if __name__ == "__main__":
