@@ -767,9 +767,19 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     size_t k = 0;
     for (unsigned i = 0; i < 32; i++) {
         if (!d.blk[i]) continue;
-        left[k] = &d.L[i];
-        lane_state(i < 16 ? sx : sy, i % 16, st[k]);
-        lb[k++] = d.blk[i];
+        /* Longest first (insertion by what is left): the streams then
+         * finish together instead of one long lane, started last, running
+         * alone at the end (block 413567: its six 40-65 KB transactions). */
+        uint64_t w = bk_lane_left(&d.L[i]);
+        size_t j = k++;
+        for (; j > 0 && bk_lane_left(left[j - 1]) < w; j--) {
+            left[j] = left[j - 1];
+            memcpy(st[j], st[j - 1], sizeof st[j]);
+            lb[j] = lb[j - 1];
+        }
+        left[j] = &d.L[i];
+        lane_state(i < 16 ? sx : sy, i % 16, st[j]);
+        lb[j] = d.blk[i];
     }
     if (shani) {
         bk_sha256_shani_finish_lanes(left, st, lb, k);

@@ -22,6 +22,8 @@
 enum { BK_LANE_DATA, BK_LANE_TAIL, BK_LANE_SECOND };
 
 typedef struct bk_lane {
+    const uint8_t *run;      /* the next of nrun whole blocks left in a segment */
+    size_t nrun;
     const bk_sha256_seg *segs;
     size_t nsegs, seg, off;  /* read position: segment index, offset in it */
     uint64_t len;            /* message length in bytes */
@@ -41,6 +43,7 @@ static inline void bk_lane_start(bk_lane *l, const bk_sha256_msg *m, uint8_t *ou
     for (size_t i = 0; i < m->nsegs; i++) l->len += m->segs[i].len;
     l->out = out;
     l->stage = BK_LANE_DATA;
+    l->nrun = 0;
 }
 
 /* Slow path: assemble a block across segments, or the padding. */
@@ -70,7 +73,10 @@ static inline const uint8_t *bk_lane_assemble(bk_lane *l)
     return l->buf;
 }
 
-static inline const uint8_t *bk_lane_block(bk_lane *l)
+/* The next block once the run is used up: the next run of whole blocks in
+ * a segment (its first block returned, the rest left in run/nrun), an
+ * assembled block, a padding block, or NULL when the hash has no more. */
+static inline const uint8_t *bk_lane_block_slow(bk_lane *l)
 {
     if (l->stage == BK_LANE_DATA) {
         while (l->seg < l->nsegs && l->off == l->segs[l->seg].len) {
@@ -79,7 +85,10 @@ static inline const uint8_t *bk_lane_block(bk_lane *l)
         }
         if (l->seg < l->nsegs && l->segs[l->seg].len - l->off >= 64) {
             const uint8_t *p = l->segs[l->seg].data + l->off;
-            l->off += 64;
+            size_t k = (l->segs[l->seg].len - l->off) / 64;
+            l->off += 64 * k;
+            l->run = p + 64;
+            l->nrun = k - 1;
             return p;
         }
         return bk_lane_assemble(l);
@@ -89,6 +98,33 @@ static inline const uint8_t *bk_lane_block(bk_lane *l)
         return l->buf + 64;
     }
     return NULL;
+}
+
+/* The lane's next block: most calls take the next block of the current
+ * run (a pointer step; the drivers call this for every busy lane after
+ * every compression). */
+static inline __attribute__((always_inline)) const uint8_t *bk_lane_block(bk_lane *l)
+{
+    if (__builtin_expect(l->nrun != 0, 1)) {
+        const uint8_t *p = l->run;
+        l->run += 64;
+        l->nrun--;
+        return p;
+    }
+    return bk_lane_block_slow(l);
+}
+
+/* About how many compressions the lane's message still needs (its hash in
+ * progress and, after the first, the second): for ordering only. */
+static inline uint64_t bk_lane_left(const bk_lane *l)
+{
+    if (l->stage == BK_LANE_SECOND) return 1;
+    if (l->stage == BK_LANE_TAIL) return 1 + l->tail_left + 1;
+    uint64_t done = l->off;
+    for (size_t i = 0; i < l->seg && i < l->nsegs; i++) done += l->segs[i].len;
+    done -= 64 * (uint64_t)l->nrun;
+    if (done > l->len) done = l->len;
+    return (l->len - done + 8) / 64 + 1 + 1;
 }
 
 /* The second hash's one block (the digest s of the first, 0x80, zeros,
