@@ -97,8 +97,8 @@ static int print_backends(void)
     static const char *const shape_name[BK_SHA256_NSHAPES] = {"64B", "D64", "msgs", "stream"};
     bk_sha256_calib c;
     bk_sha256_calibration(&c);
-    if (printf("# SHA-256 calibration: best of %u samples per kernel, %.2f ms CPU (%.2f ms wall); "
-               "ns per unit\n", c.rounds, c.cpu_ms, c.elapsed_ms) < 0 ||
+    if (printf("# SHA-256 calibration: best of %u samples per kernel (one past 4x the best), %.2f ms CPU "
+               "(%.2f ms wall); ns per unit\n", c.rounds, c.cpu_ms, c.elapsed_ms) < 0 ||
         printf("%-10s %12s %12s %16s %16s\n", "backend", "64B/message", "D64/node", "msgs/compression",
                "stream/compr.") < 0)
         return BK_EXIT_IO;

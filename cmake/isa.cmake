@@ -26,7 +26,8 @@ if(BK_CPU MATCHES "^(x86_64|amd64)$")
   set_source_files_properties(${CMAKE_SOURCE_DIR}/src/bitcoin/xonly_avx512.c PROPERTIES
     COMPILE_OPTIONS "-mavx512f;-mavx512cd")
   # The bench's hybrid-kernel probe (AVX-512 rounds and SHA-NI quads in one
-  # loop); bench_sha256_probe.c calls it only when the CPU runs both.
+  # loop); bench_sha256_probe.c calls it only when the CPU runs both. Built
+  # by clang with the AVX-512 kernels when sha256_cc.cmake uses clang.
   set_source_files_properties(${CMAKE_SOURCE_DIR}/bench/bench_sha256_hybrid.c PROPERTIES
     COMPILE_OPTIONS "-mavx512f;-mavx512bw;-msha;-msse4.1;-mssse3")
 elseif(BK_CPU MATCHES "^(aarch64|arm64)$")
