@@ -25,59 +25,50 @@ if(BK_SHA256_AVX512_CC AND CMAKE_C_COMPILER_ID STREQUAL "GNU" AND NOT BK_SANITIZ
     endif()
   endif()
 endif()
-if(BK_SHA256_AVX512_CLANG)
-  set(src ${BK_CRYPTO_DIR}/sha256_avx512.c)
-  set(obj ${CMAKE_BINARY_DIR}/CMakeFiles/sha256_avx512.clang.o)
-  set(opt -O3)
-  if(BK_BT STREQUAL "RELWITHDEBINFO")
-    set(opt -O3 -g)
-  elseif(BK_BT STREQUAL "MINSIZEREL")
-    set(opt -Os)
-  endif()
-  set(warn -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla)
-  if(BK_WERROR)
-    list(APPEND warn -Werror)
-  endif()
+# bk_clang_object(SRC NAME TARGETS... FLAGS ...): compile SRC with that
+# clang into NAME.clang.o (out of the normal compile) and add the object to
+# the targets once they exist.
+function(bk_clang_object src name)
+  cmake_parse_arguments(A "" "" "TARGETS;FLAGS" ${ARGN})
+  set(obj ${CMAKE_BINARY_DIR}/CMakeFiles/${name}.clang.o)
   add_custom_command(
     OUTPUT ${obj}
-    COMMAND ${BK_SHA256_AVX512_CLANG} ${opt} -DNDEBUG -D_GNU_SOURCE -std=c11 -fPIC -fvisibility=hidden
-            ${warn} -mavx512f -mavx512bw -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/src
-            -MD -MF ${obj}.d -c ${src} -o ${obj}
+    COMMAND ${BK_SHA256_AVX512_CLANG} ${BK_CLANG_OPT} -DNDEBUG -D_GNU_SOURCE -std=c11 ${BK_CLANG_WARN}
+            ${A_FLAGS} -I${CMAKE_SOURCE_DIR}/include -MD -MF ${obj}.d -c ${src} -o ${obj}
     DEPENDS ${src}
     DEPFILE ${obj}.d
-    COMMENT "Building C object sha256_avx512.c with ${BK_SHA256_AVX512_CLANG}"
+    COMMENT "Building C object ${name}.c with ${BK_SHA256_AVX512_CLANG}"
     VERBATIM)
   set_source_files_properties(${src} PROPERTIES HEADER_FILE_ONLY TRUE)
   set_source_files_properties(${obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  add_custom_target(bk_sha256_avx512_clang DEPENDS ${obj})
-  function(bk_sha256_add_clang_object o)
-    foreach(t blockkit_static blockkit_shared)
-      target_sources(${t} PRIVATE ${o})
-      add_dependencies(${t} bk_sha256_avx512_clang)
-    endforeach()
-  endfunction()
-  cmake_language(DEFER CALL bk_sha256_add_clang_object ${obj})
+  add_custom_target(bk_${name}_clang DEPENDS ${obj})
+  # A deferred call reads its arguments when it runs: expand them now.
+  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL bk_clang_object_add \"${obj}\" bk_${name}_clang ${A_TARGETS})")
+endfunction()
+function(bk_clang_object_add obj dep)
+  foreach(t ${ARGN})
+    target_sources(${t} PRIVATE ${obj})
+    add_dependencies(${t} ${dep})
+  endforeach()
+endfunction()
+
+if(BK_SHA256_AVX512_CLANG)
+  set(BK_CLANG_OPT -O3)
+  if(BK_BT STREQUAL "RELWITHDEBINFO")
+    set(BK_CLANG_OPT -O3 -g)
+  elseif(BK_BT STREQUAL "MINSIZEREL")
+    set(BK_CLANG_OPT -Os)
+  endif()
+  set(BK_CLANG_WARN -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla)
+  if(BK_WERROR)
+    list(APPEND BK_CLANG_WARN -Werror)
+  endif()
+  bk_clang_object(${BK_CRYPTO_DIR}/sha256_avx512.c sha256_avx512 TARGETS blockkit_static blockkit_shared
+                  FLAGS -fPIC -fvisibility=hidden -mavx512f -mavx512bw -I${CMAKE_SOURCE_DIR}/src)
   # The bench's hybrid-kernel probe with the same compiler, so that its
   # AVX-512 side is scheduled as the library's kernels are (gcc 12 takes
-  # 1.3x as long on that loop on AMD Zen5, which made the hybrid look even).
-  set(hsrc ${CMAKE_SOURCE_DIR}/bench/bench_sha256_hybrid.c)
-  set(hobj ${CMAKE_BINARY_DIR}/CMakeFiles/bench_sha256_hybrid.clang.o)
-  add_custom_command(
-    OUTPUT ${hobj}
-    COMMAND ${BK_SHA256_AVX512_CLANG} ${opt} -DNDEBUG -D_GNU_SOURCE -std=c11 ${warn}
-            -mavx512f -mavx512bw -msha -msse4.1 -mssse3 -I${CMAKE_SOURCE_DIR}/include
-            -I${CMAKE_SOURCE_DIR}/bench -MD -MF ${hobj}.d -c ${hsrc} -o ${hobj}
-    DEPENDS ${hsrc}
-    DEPFILE ${hobj}.d
-    COMMENT "Building C object bench_sha256_hybrid.c with ${BK_SHA256_AVX512_CLANG}"
-    VERBATIM)
-  set_source_files_properties(${hsrc} PROPERTIES HEADER_FILE_ONLY TRUE)
-  set_source_files_properties(${hobj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  add_custom_target(bk_bench_hybrid_clang DEPENDS ${hobj})
-  function(bk_bench_add_clang_object o)
-    target_sources(blockkit PRIVATE ${o})
-    add_dependencies(blockkit bk_bench_hybrid_clang)
-  endfunction()
-  cmake_language(DEFER CALL bk_bench_add_clang_object ${hobj})
+  # 1.2-1.3x as long on that loop on AMD Zen5, which made the hybrid look even).
+  bk_clang_object(${CMAKE_SOURCE_DIR}/bench/bench_sha256_hybrid.c bench_sha256_hybrid TARGETS blockkit
+                  FLAGS -mavx512f -mavx512bw -msha -msse4.1 -mssse3 -I${CMAKE_SOURCE_DIR}/bench)
   message(STATUS "SHA-256 AVX-512 kernels: compiled with ${BK_SHA256_AVX512_CLANG}")
 endif()
