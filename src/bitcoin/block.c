@@ -146,51 +146,95 @@ void bk_block_hash(const bk_block *b, uint8_t hash_out[32])
 
 /* Messages handed to the batch engine per call. The engine refills a lane
  * as soon as its message is done, so only the end of a call leaves lanes
- * idle -- and with a wide backend (AVX-512, 16 lanes) a long transaction
+ * idle -- and with a wide backend (AVX-512, 32 lanes) a long transaction
  * finishing alone at the end of a call keeps the whole kernel busy for one
- * lane. Fewer, larger calls matter: block 413567's txids take 1.05 ms at
- * 128 messages per call, 0.87 ms at 384 and 0.67 ms in a single call with
- * the 16-lane backend (0.76/0.75/0.74 ms with 2-way SHA-NI). 512 messages
- * with a shared segment pool keep the descriptors at 24 KB of stack; a
- * legacy tx takes one segment, a witness tx three. */
+ * lane, or runs on one SHA-NI stream at the rate of its dependency chain.
+ * Fewer, larger calls matter: block 413567's txids took 1.05 ms at 128
+ * messages per call, 0.87 ms at 384 and 0.67 ms in a single call with the
+ * 16-lane backend (Emerald Rapids). So the calls take the long
+ * transactions first, all together (HASH_LONG bytes or more: longer than
+ * the ~128 steps a call of 512 short ones takes on 32 lanes), then the
+ * rest in order: the long ones start in the first call beside short ones
+ * and finish side by side in its tail, one call's tail instead of one per
+ * call that holds a long one (block 413567, on AMD Zen5: its six 40-65 KB
+ * transactions sit in two of its four calls). Digests go through a
+ * per-call buffer to their slots. 512 messages with a shared segment pool
+ * keep the descriptors and digests at 42 KB of stack; a legacy tx takes one
+ * segment, a witness tx three (txids) or one (wtxids). */
 #define HASH_BATCH 512
 #define HASH_SEGS (2 * HASH_BATCH)
+#define HASH_LONG 4096
+
+typedef struct batcher {
+    bk_sha256_seg segs[HASH_SEGS];
+    bk_sha256_msg msgs[HASH_BATCH];
+    uint8_t dig[32 * HASH_BATCH];
+    uint32_t idx[HASH_BATCH];
+    uint32_t m;
+    size_t s;
+    uint8_t *out;             /* digest of tx i at out + 32 * i */
+} batcher;
+
+static void batch_flush(batcher *B)
+{
+    if (!B->m) return;
+    bk_sha256d_msgs(B->dig, B->msgs, B->m);
+    for (uint32_t j = 0; j < B->m; j++) memcpy(B->out + 32 * (size_t)B->idx[j], B->dig + 32 * (size_t)j, 32);
+    B->m = 0;
+    B->s = 0;
+}
+
+enum { HASH_TXIDS, HASH_WTXIDS_WITNESS, HASH_WTXIDS };
+
+/* Hash the txs of b that `what` selects, long ones first, into out + 32 *
+ * i: every tx's stripped bytes (txids), the witness txs' whole bytes
+ * (their wtxids), or every tx's whole bytes (wtxids). */
+static void hash_txs(const bk_block *b, int what, uint8_t *out)
+{
+    batcher B;
+    B.m = 0;
+    B.s = 0;
+    B.out = out;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < b->n_tx; i++) {
+            const bk_tx *tx = &b->txs[i];
+            if (what == HASH_WTXIDS_WITNESS && !tx->has_witness) continue;
+            bk_sha256_seg *sg = B.segs + B.s;
+            size_t n = what == HASH_TXIDS ? bk_tx_stripped_segments(tx, sg) : 1, len = 0;
+            if (what != HASH_TXIDS) {
+                sg->data = tx->data;
+                sg->len = tx->size;
+            }
+            for (size_t k = 0; k < n; k++) len += sg[k].len;
+            if ((len >= HASH_LONG) != (pass == 0)) continue;
+            B.msgs[B.m].segs = sg;
+            B.msgs[B.m].nsegs = n;
+            B.idx[B.m++] = i;
+            B.s += n;
+            if (B.m == HASH_BATCH || HASH_SEGS - B.s < 3) batch_flush(&B);
+        }
+    }
+    batch_flush(&B);
+}
 
 void bk_block_txids(const bk_block *b, uint8_t *out)
 {
-    bk_sha256_seg segs[HASH_SEGS];
-    bk_sha256_msg msgs[HASH_BATCH];
-    uint32_t first = 0, m = 0;
-    size_t s = 0;
-    for (uint32_t i = 0; i < b->n_tx; i++) {
-        msgs[m].segs = segs + s;
-        msgs[m].nsegs = bk_tx_stripped_segments(&b->txs[i], segs + s);
-        s += msgs[m].nsegs;
-        m++;
-        if (m == HASH_BATCH || HASH_SEGS - s < 3) {
-            bk_sha256d_msgs(out + 32 * (size_t)first, msgs, m);
-            first = i + 1;
-            m = 0;
-            s = 0;
-        }
-    }
-    if (m) bk_sha256d_msgs(out + 32 * (size_t)first, msgs, m);
+    hash_txs(b, HASH_TXIDS, out);
 }
 
 void bk_block_wtxids(const bk_block *b, uint8_t *out)
 {
-    bk_sha256_seg segs[HASH_BATCH];
-    bk_sha256_msg msgs[HASH_BATCH];
-    for (uint32_t i = 0; i < b->n_tx; i += HASH_BATCH) {
-        uint32_t k = b->n_tx - i < HASH_BATCH ? b->n_tx - i : HASH_BATCH;
-        for (uint32_t j = 0; j < k; j++) {
-            segs[j].data = b->txs[i + j].data;
-            segs[j].len = b->txs[i + j].size;
-            msgs[j].segs = segs + j;
-            msgs[j].nsegs = 1;
-        }
-        bk_sha256d_msgs(out + 32 * (size_t)i, msgs, k);
-    }
+    hash_txs(b, HASH_WTXIDS, out);
+}
+
+void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids)
+{
+    hash_txs(b, HASH_TXIDS, txids);
+    /* Only the witness transactions need a second hash; the others' wtxid
+     * is their txid. */
+    for (uint32_t i = 0; i < b->n_tx; i++)
+        if (!b->txs[i].has_witness) memcpy(wtxids + 32 * (size_t)i, txids + 32 * (size_t)i, 32);
+    hash_txs(b, HASH_WTXIDS_WITNESS, wtxids);
 }
 
 /* Spread wtxids packed at the front (the witness txs' in order) to their
@@ -207,33 +251,6 @@ static void spread_wtxids(const bk_block *b, const uint8_t *txids, uint8_t *wtxi
             memcpy(dst, txids + 32 * (size_t)i, 32);
         }
     }
-}
-
-void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wtxids)
-{
-    bk_block_txids(b, txids);
-    /* Only the witness transactions need a second hash. Their wtxids are
-     * hashed packed at the front of wtxids (contiguous output per engine
-     * call), then spread to their places from the back, where each move
-     * goes to a slot no pending packed result occupies. */
-    bk_sha256_seg segs[HASH_BATCH];
-    bk_sha256_msg msgs[HASH_BATCH];
-    uint32_t m = 0, packed = 0;
-    for (uint32_t i = 0; i < b->n_tx; i++) {
-        const bk_tx *tx = &b->txs[i];
-        if (!tx->has_witness) continue;
-        segs[m].data = tx->data;
-        segs[m].len = tx->size;
-        msgs[m].segs = segs + m;
-        msgs[m].nsegs = 1;
-        if (++m == HASH_BATCH) {
-            bk_sha256d_msgs(wtxids + 32 * (size_t)packed, msgs, m);
-            packed += m;
-            m = 0;
-        }
-    }
-    if (m) bk_sha256d_msgs(wtxids + 32 * (size_t)packed, msgs, m);
-    spread_wtxids(b, txids, wtxids, packed + m);
 }
 
 bk_status bk_block_decoder_hash(bk_block_decoder *d, const bk_block *b, uint8_t *txids,
