@@ -61,9 +61,10 @@ typedef __m512i v16;
  * Sigma1 and two adds and the one from a to the next a Sigma0 and one add.
  * Same operation count as the older order (h + W + K + Sigma1 + Ch, then
  * + d; t1 + (Sigma0 + Maj)); on AMD Zen5, where a zmm operation takes two
- * cycles, SHA256d-64 runs 3-4% faster with it (9.08-9.15 vs 9.42-9.53 ns
- * per compression, variants interleaved in one process), the other kernels
- * the same. */
+ * cycles, SHA256d-64 ran 3-4% faster with it in a harness interleaving the
+ * two builds of this file (9.08-9.15 vs 9.42-9.53 ns per compression), the
+ * other kernels the same; the bench rows, which move 2-3% between runs,
+ * show no difference either way. */
 #define ROUND(a, b, c, d, e, f, g, h, wk) do {                 \
         v16 t1_ = ADD(ADD(ADD(h, wk), CH(e, f, g)), BS1(e));   \
         d = ADD(d, t1_);                                       \
