@@ -199,14 +199,16 @@ static void hash_txs(const bk_block *b, int what, uint8_t *out)
         for (uint32_t i = 0; i < b->n_tx; i++) {
             const bk_tx *tx = &b->txs[i];
             if (what == HASH_WTXIDS_WITNESS && !tx->has_witness) continue;
+            uint32_t len = what == HASH_TXIDS ? tx->stripped_size : tx->size;
+            if ((len >= HASH_LONG) != (pass == 0)) continue;
             bk_sha256_seg *sg = B.segs + B.s;
-            size_t n = what == HASH_TXIDS ? bk_tx_stripped_segments(tx, sg) : 1, len = 0;
-            if (what != HASH_TXIDS) {
+            size_t n = 1;
+            if (what == HASH_TXIDS) {
+                n = bk_tx_stripped_segments(tx, sg);
+            } else {
                 sg->data = tx->data;
                 sg->len = tx->size;
             }
-            for (size_t k = 0; k < n; k++) len += sg[k].len;
-            if ((len >= HASH_LONG) != (pass == 0)) continue;
             B.msgs[B.m].segs = sg;
             B.msgs[B.m].nsegs = n;
             B.idx[B.m++] = i;
