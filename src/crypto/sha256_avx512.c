@@ -233,9 +233,11 @@ BK_INLINE void schedule(v16 w[64])
  * compute their schedule in pieces of eight inside the round loops, eight
  * to sixteen rounds ahead of use, so its independent work fills the gaps
  * of the rounds' dependency chains where a zmm operation takes two cycles
- * (AMD Zen5: SHA256d-64 9-13% faster, 64-byte messages 2-3%, segmented
- * messages 3-4% than with the schedule as a pass of its own before the
- * rounds; on Emerald Rapids the two were measured the same). */
+ * (AMD Zen5, bench rows of bc9e596 against its parent, alternated:
+ * SHA256D64/auto 26.8-27.5 vs 30.8-32.0 ns a node, MerkleRoot 28.6-29.0 vs
+ * 31.8-34.1 ns a leaf; the 64-byte and message rows within their spread).
+ * An earlier session measured a schedule inside the rounds the same as a
+ * pass before them on Emerald Rapids. */
 BK_INLINE void sched8(v16 w[64], int j)
 {
     for (int i = j; i < j + 8; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
@@ -295,11 +297,12 @@ BK_INLINE void schedule_d(v16 w[64])
 
 /* 64 rounds in two groups over their message words w[0..15], the schedule
  * computed inside (sched8) and W + K added here, in eight-round loops like
- * the 64-byte kernels. Straight-line code was 3%
- * faster on Emerald Rapids; on AMD Zen5 the loop is 5-10% faster for
- * txid-shaped messages (block 413567: 16.6-19.0 vs 19.6-24.8 ns per
- * compression, interleaved runs), whose steps alternate with the lanes'
- * scalar bookkeeping. */
+ * the 64-byte kernels. Straight-line code was 3% faster on Emerald Rapids;
+ * on AMD Zen5, whose steps here alternate with the lanes' scalar
+ * bookkeeping, the loop is faster: SHA256DMsgs/avx512 184 ns a message
+ * against 224-236 in the runs before it (that row forces avx512; the
+ * calibration, changed in the same commit 72f01d8, sets only the stream
+ * count of its SHA-NI tail). */
 BK_INLINE void rounds2_w(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64])
 {
     DECL2(sx, sy);
@@ -794,6 +797,7 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
     bk_lane *left[32];
     uint32_t st[32][8];
     const uint8_t *lb[32];
+    uint64_t wl[32];          /* what each lane has left, for the order */
     size_t k = 0;
     for (unsigned i = 0; i < 32; i++) {
         if (!d.blk[i]) continue;
@@ -802,11 +806,13 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
          * alone at the end (block 413567: its six 40-65 KB transactions). */
         uint64_t w = bk_lane_left(&d.L[i]);
         size_t j = k++;
-        for (; j > 0 && bk_lane_left(left[j - 1]) < w; j--) {
+        for (; j > 0 && wl[j - 1] < w; j--) {
             left[j] = left[j - 1];
             memcpy(st[j], st[j - 1], sizeof st[j]);
             lb[j] = lb[j - 1];
+            wl[j] = wl[j - 1];
         }
+        wl[j] = w;
         left[j] = &d.L[i];
         lane_state(i < 16 ? sx : sy, i % 16, st[j]);
         lb[j] = d.blk[i];
