@@ -244,6 +244,12 @@ static int utxo_dump(int argc, char **argv)
     size_t ncols;
     const bk_pq_column *cols = bk_utxo_columns(&ncols);
     bk_status ost;
+    /* SIGINT / SIGTERM while writing FILE: the temporary file is removed,
+     * nothing stays under the name, exit 128 + the signal. Caught before
+     * the temporary file exists, so no signal finds it without the handler
+     * that removes it (a SIGTERM right after its creation left it behind). */
+    export_signals sigs;
+    volatile sig_atomic_t *stop = d.to_file ? export_signals_catch(&sigs) : NULL;
     if (d.to_file) {
         ost = bk_chunk_file_open_path(&d.cf, o.out_file, format, cols, ncols, &po, NULL, &err);
         d.t = &d.cf.table;
@@ -254,10 +260,6 @@ static int utxo_dump(int argc, char **argv)
     if (ost != BK_OK) {
         rc = bk_cli_pipe_closed ? 0 : d.to_file ? bk_cli_report(cmd, &err) : dump_fail(&d, &err);
     } else if (d.to_file) {
-        /* SIGINT / SIGTERM: the temporary file is removed, nothing stays
-         * under the name, exit 128 + the signal */
-        export_signals sigs;
-        volatile sig_atomic_t *stop = export_signals_catch(&sigs);
         rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, stop);
         if (!rc && *stop) rc = bk_cli_fail(cmd, 128 + (int)*stop, "interrupted; %s not written", o.out_file);
         if (!rc && bk_chunk_file_commit(&d.cf, &err) != BK_OK)
@@ -265,7 +267,6 @@ static int utxo_dump(int argc, char **argv)
                                          : bk_cli_report(cmd, &err);
         else if (rc) bk_chunk_file_abort(&d.cf);
         bk_chunk_file_release(&d.cf);
-        export_signals_restore(&sigs);
     } else {
         rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, NULL);
         if (rc < 0) rc = 0; /* a closed pipe */
@@ -273,6 +274,7 @@ static int utxo_dump(int argc, char **argv)
         if (!rc) rc = bk_cli_output_flush(cmd, d.out, d.path);
         bk_table_close(d.t);
     }
+    if (stop) export_signals_restore(&sigs);
     if (d.out != stdout) {
         int crc = bk_cli_output_close(cmd, d.out, d.path, 0);
         if (!rc) rc = crc;
