@@ -8,6 +8,8 @@
  *   SHA256D64/<b>       bk_sha256d_64, 1024 merkle nodes per op, unit node
  *   SHA256DMsgs/<b>     bk_sha256d_msgs, 1024 txid-like messages (3 segments,
  *                       60..1000 bytes), unit message
+ *   (<b> also avx512/pass, the other AVX-512 schedule placement, where
+ *   avx512 runs; not for 1MiB, whose single stream is the same)
  *   SHA256/1MiB/<b>     bk_sha256 of 1 MiB, unit compression (16385)
  *   SHA256/1MiB/openssl EVP_Digest(EVP_sha256()) of 1 MiB, same unit */
 #include "bench.h"
@@ -132,11 +134,16 @@ __attribute__((constructor)) static void sha_register(void)
     };
     const char *names[MAX_BACKENDS];
     names[0] = "auto";
-    size_t n = 1 + bk_sha256_backends(names + 1, MAX_BACKENDS - 1);
-    if (n > MAX_BACKENDS) n = MAX_BACKENDS;
+    size_t n = 1 + bk_sha256_backends(names + 1, MAX_BACKENDS - 2);
+    if (n > MAX_BACKENDS - 1) n = MAX_BACKENDS - 1;
+    /* The AVX-512 schedule placement the calibration may choose instead
+     * (its single stream is avx512's: no 1MiB row). */
+    for (size_t i = 1, m = n; i < m; i++)
+        if (!strcmp(names[i], "avx512")) names[n++] = "avx512/pass";
     size_t r = 0;
     for (int k = 0; k < 4; k++) {
-        for (size_t i = 0; i < n; i++, r++) {
+        for (size_t i = 0; i < n; i++) {
+            if (kinds[k].k == K_1MIB && !strcmp(names[i], "avx512/pass")) continue;
             sha_arg *a = &args[r];
             a->k = kinds[k].k;
             snprintf(a->backend, sizeof a->backend, "%s", names[i]);
@@ -144,6 +151,7 @@ __attribute__((constructor)) static void sha_register(void)
             rows[r] = (bk_bench){a->name, kinds[k].unit, kinds[k].units, kinds[k].bytes, a,
                                  sha_setup, sha_run, sha_teardown};
             bk_bench_register(&rows[r]);
+            r++;
         }
     }
 }

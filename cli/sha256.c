@@ -59,8 +59,8 @@ static void usage(FILE *f)
             "                  bytes in hashing order, not reversed)\n"
             "  --backend NAME  force a backend for every call shape: auto (the measured\n"
             "                  per-shape choice, the default), portable, shani, shani/x3,\n"
-            "                  shani/x2, avx512, avx2, armv8 (BLOCKKIT_SHA256=NAME does the\n"
-            "                  same from the environment)\n"
+            "                  shani/x2, avx512, avx512/pass, avx2, armv8\n"
+            "                  (BLOCKKIT_SHA256=NAME does the same from the environment)\n"
             "  --backends      print each backend's measured time per call shape (the\n"
             "                  calibration behind auto), the per-shape choice, and what\n"
             "                  is in use; hashes nothing\n"
@@ -99,11 +99,11 @@ static int print_backends(void)
     bk_sha256_calibration(&c);
     if (printf("# SHA-256 calibration: best of %u samples per kernel (one past 4x the best), %.2f ms CPU "
                "(%.2f ms wall); ns per unit\n", c.rounds, c.cpu_ms, c.elapsed_ms) < 0 ||
-        printf("%-10s %12s %12s %16s %16s\n", "backend", "64B/message", "D64/node", "msgs/compression",
+        printf("%-11s %12s %12s %16s %16s\n", "backend", "64B/message", "D64/node", "msgs/compression",
                "stream/compr.") < 0)
         return BK_EXIT_IO;
     for (size_t i = 0; i < c.n; i++)
-        if (printf("%-10s %12.2f %12.2f %16.2f %16.2f\n", c.name[i], c.ns[i][0], c.ns[i][1], c.ns[i][2],
+        if (printf("%-11s %12.2f %12.2f %16.2f %16.2f\n", c.name[i], c.ns[i][0], c.ns[i][1], c.ns[i][2],
                    c.ns[i][3]) < 0)
             return BK_EXIT_IO;
     if (fputs("chosen    ", stdout) == EOF) return BK_EXIT_IO;
@@ -137,7 +137,7 @@ static int sha256_run(int argc, char **argv, const char **files)
             const char *name = argv[++i];
             bk_status st = bk_sha256_use(name);
             if (st == BK_ERR_ARG)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (auto, portable, shani, shani/x3, shani/x2, avx512, avx2, armv8)", name);
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (auto, portable, shani, shani/x3, shani/x2, avx512, avx512/pass, avx2, armv8)", name);
             if (st == BK_ERR_UNSUPPORTED)
                 return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", name);
             if (st != BK_OK)

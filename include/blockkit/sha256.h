@@ -8,7 +8,8 @@
  * interleaved; "shani/x3" and "shani/x2" interleave three and two),
  * "avx512" (32 messages in two groups of 16 AVX-512F/BW lanes; streaming,
  * one-shot and short batches use SHA-NI when present, below crossovers the
- * calibration measures), "avx2" (8-way),
+ * calibration measures; "avx512/pass" computes the message schedule before
+ * the rounds instead of inside them, faster on some CPUs), "avx2" (8-way),
  * "armv8" (ARMv8 crypto extensions, built on arm64 only).
  *
  * The automatic choice ("auto") is made per call shape (batched 64-byte
@@ -79,7 +80,7 @@ typedef struct bk_sha256_msg {
 BK_API void bk_sha256d_msgs(uint8_t *out, const bk_sha256_msg *msgs, size_t n);
 
 /* Force a backend by name ("portable", "shani", "shani/x3", "shani/x2",
- * "avx512", "avx2", "armv8"), or "auto" for the measured per-shape choice,
+ * "avx512", "avx512/pass", "avx2", "armv8"), or "auto" for the measured per-shape choice,
  * for every thread of the process, from now on. Returns BK_OK;
  * BK_ERR_UNSUPPORTED when this build or CPU cannot run it (e.g. "armv8" on
  * x86), BK_ERR_INVALID if its known-answer self-test fails, BK_ERR_ARG for
@@ -110,7 +111,8 @@ typedef enum bk_sha256_shape {
 #define BK_SHA256_MAX_CANDIDATES 8
 
 /* The calibration behind "auto": every candidate kernel set this CPU runs
- * ("shani", "shani/x3", "shani/x2", "avx512", "avx2", "armv8", "portable"),
+ * ("shani", "shani/x3", "shani/x2", "avx512", "avx512/pass", "avx2", "armv8",
+ * "portable"),
  * its best measured time per shape, and the winner per shape. */
 typedef struct bk_sha256_calib {
     size_t n;                                   /* candidates measured */

@@ -236,8 +236,8 @@ BK_INLINE void schedule(v16 w[64])
  * (AMD Zen5, bench rows of bc9e596 against its parent, alternated:
  * SHA256D64/auto 26.8-27.5 vs 30.8-32.0 ns a node, MerkleRoot 28.6-29.0 vs
  * 31.8-34.1 ns a leaf; the 64-byte and message rows within their spread).
- * An earlier session measured a schedule inside the rounds the same as a
- * pass before them on Emerald Rapids. */
+ * An earlier session measured it the same as a pass before the rounds on
+ * Emerald Rapids; on Intel model 167 the pass is faster (SCHED_PASS). */
 BK_INLINE void sched8(v16 w[64], int j)
 {
     for (int i = j; i < j + 8; i++) w[i] = ADD(ADD(SS1(w[i - 2]), w[i - 7]), ADD(SS0(w[i - 15]), w[i - 16]));
@@ -295,28 +295,54 @@ BK_INLINE void schedule_d(v16 w[64])
         sy[6] = ADD(sy[6], yg); sy[7] = ADD(sy[7], yh);                                \
     } while (0)
 
-/* 64 rounds in two groups over their message words w[0..15], the schedule
- * computed inside (sched8) and W + K added here, in eight-round loops like
- * the 64-byte kernels. Straight-line code was 3% faster on Emerald Rapids;
- * on AMD Zen5, whose steps here alternate with the lanes' scalar
- * bookkeeping, the loop is faster: SHA256DMsgs/avx512 184 ns a message
- * against 224-236 in the runs before it (that row forces avx512; the
- * calibration, changed in the same commit 72f01d8, sets only the stream
- * count of its SHA-NI tail). */
-BK_INLINE void rounds2_w(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64])
+/* Where the two-group kernels compute their message schedule, a choice
+ * per CPU that the calibration makes by measuring both (backends "avx512"
+ * and "avx512/pass"):
+ *   SCHED_IN    in pieces of eight inside the round loops (sched8), eight
+ *               to sixteen rounds ahead of use; the message driver's rounds
+ *               in eight-round loops. Faster where a zmm operation takes
+ *               two cycles (AMD Zen5: see sched8).
+ *   SCHED_PASS  a pass before the rounds; the message driver's rounds as
+ *               straight-line code. Faster on Intel (model 167, 2.6 GHz,
+ *               bench rows of 5745945 against e67df40, alternated:
+ *               SHA256D64/auto 33.6-33.7 vs 35.0-35.8 ns a node, MerkleRoot
+ *               34.7-35.6 vs 35.9-36.5 ns a leaf, SHA256DMsgs/auto
+ *               215-221 vs 226-231 ns a message).
+ * The one-group kernels (remainders, the driver's odd steps) always take
+ * the schedule as a pass. */
+enum { SCHED_IN = 0, SCHED_PASS = 1 };
+
+/* 64 rounds in two groups over their message words w[0..15] (the message
+ * driver's step), W + K added here. */
+BK_INLINE void rounds2_w(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64], int pass)
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
 #define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
-    sched8(wx, 16);
-    sched8(wy, 16);
-    BK_ROUND_LOOP
-    for (int i = 0; i < 64; i += 8) {
-        if (i + 24 < 64) {
-            sched8(wx, i + 24);
-            sched8(wy, i + 24);
+    if (pass) {
+        schedule_msg(wx);
+        schedule_msg(wy);
+        BK_PRAGMA_(GCC unroll 8)
+        for (int i = 0; i < 64; i += 8) {
+            ROUNDS8_2(WX_, WY_, i);
         }
-        ROUNDS8_2(WX_, WY_, i);
+    } else {
+        /* Straight-line code was 3% faster on Emerald Rapids; on AMD Zen5,
+         * whose steps here alternate with the lanes' scalar bookkeeping,
+         * the loop is faster: SHA256DMsgs/avx512 184 ns a message against
+         * 224-236 in the runs before it (that row forces avx512; the
+         * calibration, changed in the same commit 72f01d8, sets only the
+         * stream count of its SHA-NI tail). */
+        sched8(wx, 16);
+        sched8(wy, 16);
+        BK_ROUND_LOOP
+        for (int i = 0; i < 64; i += 8) {
+            if (i + 24 < 64) {
+                sched8(wx, i + 24);
+                sched8(wy, i + 24);
+            }
+            ROUNDS8_2(WX_, WY_, i);
+        }
     }
 #undef WX_
 #undef WY_
@@ -324,20 +350,24 @@ BK_INLINE void rounds2_w(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64])
 }
 
 /* 64 rounds in two groups from the IV (sx, sy hold it) over their message
- * words, the schedule computed inside: round 0 folded, then eight-round
- * loops. */
-BK_INLINE void rounds2_w_iv(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64])
+ * words: round 0 folded, then eight-round loops. */
+BK_INLINE void rounds2_w_iv(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64], int pass)
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
 #define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
-    sched8(wx, 16);
-    sched8(wy, 16);
+    if (pass) {
+        schedule(wx);
+        schedule(wy);
+    } else {
+        sched8(wx, 16);
+        sched8(wy, 16);
+    }
     ROUND0_IV2(wx[0], wy[0]);
     ROUNDS7_2(WX_, WY_, 0);
     BK_ROUND_LOOP
     for (int i = 8; i < 64; i += 8) {
-        if (i + 16 < 64) {
+        if (!pass && i + 16 < 64) {
             sched8(wx, i + 16);
             sched8(wy, i + 16);
         }
@@ -369,19 +399,25 @@ static const uint32_t dpad_wk[8] = {
 };
 
 /* From the IV (sx, sy hold it); w[16..31] from schedule_d, w[32..63]
- * computed inside. */
-BK_INLINE void rounds2_d(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64])
+ * before the rounds or inside them (pass). */
+BK_INLINE void rounds2_d(v16 sx[8], v16 wx[64], v16 sy[8], v16 wy[64], int pass)
 {
     DECL2(sx, sy);
 #define WX_(i) ADD(wx[i], SET1(bk_sha256_k[i]))
 #define WY_(i) ADD(wy[i], SET1(bk_sha256_k[i]))
 #define D_(i) SET1(dpad_wk[(i) - 8])
+    if (pass) {
+        for (int j = 32; j < 64; j += 8) {
+            sched8(wx, j);
+            sched8(wy, j);
+        }
+    }
     ROUND0_IV2(wx[0], wy[0]);
     ROUNDS7_2(WX_, WY_, 0);
     ROUNDS8_2(D_, D_, 8);
     BK_ROUND_LOOP
     for (int i = 16; i < 64; i += 8) {
-        if (i + 16 < 64) {
+        if (!pass && i + 16 < 64) {
             sched8(wx, i + 16);
             sched8(wy, i + 16);
         }
@@ -471,15 +507,16 @@ BK_INLINE void digest_block(v16 w[64], const v16 s[8])
 
 /* kx (1..16) and ky (1..16) contiguous 64-byte messages: group x at in,
  * group y at in + 64*16; digests likewise. Every load precedes every store
- * (in-place safe: digest i lies at or below message i). */
-static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, int dbl)
+ * (in-place safe: digest i lies at or below message i). One function per
+ * schedule placement (pass: SCHED_IN or SCHED_PASS). */
+BK_INLINE void hash32_t(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, int dbl, int pass)
 {
     v16 wx[64], wy[64], sx[8], sy[8];
     load16_contig(wx, in, kx);
     load16_contig(wy, in + 64 * 16, ky);
     state_iv(sx);
     state_iv(sy);
-    rounds2_w_iv(sx, wx, sy, wy);
+    rounds2_w_iv(sx, wx, sy, wy, pass);
     rounds2_c(sx, sy, bk_sha256_pad64_wk);
     if (dbl) {
         digest_block(wx, sx);
@@ -488,10 +525,22 @@ static void hash32(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky, in
         schedule_d(wy);
         state_iv(sx);
         state_iv(sy);
-        rounds2_d(sx, wx, sy, wy);
+        rounds2_d(sx, wx, sy, wy, pass);
     }
     store16(out, sx, kx);
     store16(out + 32 * 16, sy, ky);
+}
+
+static __attribute__((noinline)) void hash32_in(uint8_t *out, const uint8_t *in, unsigned kx, unsigned ky,
+                                                int dbl)
+{
+    hash32_t(out, in, kx, ky, dbl, SCHED_IN);
+}
+
+static __attribute__((noinline)) void hash32_pass(uint8_t *out, const uint8_t *in, unsigned kx,
+                                                  unsigned ky, int dbl)
+{
+    hash32_t(out, in, kx, ky, dbl, SCHED_PASS);
 }
 
 /* k (1..16) contiguous 64-byte messages on one group (loads before
@@ -525,10 +574,11 @@ static void hash16(uint8_t *out, const uint8_t *in, unsigned k, int dbl)
  * at 20 64 vs 76, at 22 68 vs 69, at 23 71 vs 67). */
 _Atomic unsigned bk_sha256_avx512_small[2] = {8, 7};
 
-static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
-                      void (*small)(uint8_t *, const uint8_t *, size_t))
+BK_INLINE void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
+                         void (*small)(uint8_t *, const uint8_t *, size_t), int pass)
 {
-    for (; n >= 32; n -= 32, in += 64 * 32, out += 32 * 32) hash32(out, in, 16, 16, dbl);
+    void (*h32)(uint8_t *, const uint8_t *, unsigned, unsigned, int) = pass ? hash32_pass : hash32_in;
+    for (; n >= 32; n -= 32, in += 64 * 32, out += 32 * 32) h32(out, in, 16, 16, dbl);
     if (!n) return;
     unsigned below = small ? atomic_load_explicit(&bk_sha256_avx512_small[0], memory_order_relaxed) : 0;
     unsigned split = small ? atomic_load_explicit(&bk_sha256_avx512_small[1], memory_order_relaxed) : 0;
@@ -540,22 +590,33 @@ static void hash_many(uint8_t *out, const uint8_t *in, size_t n, int dbl,
         hash16(out, in, 16, dbl);
         small(out + 32 * 16, in + 64 * 16, n - 16);
     } else if (n > 16) {
-        hash32(out, in, 16, (unsigned)n - 16, dbl);
+        h32(out, in, 16, (unsigned)n - 16, dbl);
     } else {
         hash16(out, in, (unsigned)n, dbl);
     }
 }
 
-static void hash_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 0, NULL); }
-static void hashd_64(uint8_t *out, const uint8_t *in, size_t n) { hash_many(out, in, n, 1, NULL); }
-static void hash_64_shani(uint8_t *out, const uint8_t *in, size_t n)
-{
-    hash_many(out, in, n, 0, bk_sha256_shani_small_64);
-}
-static void hashd_64_shani(uint8_t *out, const uint8_t *in, size_t n)
-{
-    hash_many(out, in, n, 1, bk_sha256_shani_small_d64);
-}
+/* The entry points: {SHA256, SHA256d} x {without, with SHA-NI for short
+ * batches} x {SCHED_IN, SCHED_PASS}. */
+#define BK_HASH_ENTRIES(sfx, pass)                                                    \
+    static void hash_64##sfx(uint8_t *out, const uint8_t *in, size_t n)                \
+    {                                                                                  \
+        hash_many(out, in, n, 0, NULL, pass);                                          \
+    }                                                                                  \
+    static void hashd_64##sfx(uint8_t *out, const uint8_t *in, size_t n)               \
+    {                                                                                  \
+        hash_many(out, in, n, 1, NULL, pass);                                          \
+    }                                                                                  \
+    static void hash_64_shani##sfx(uint8_t *out, const uint8_t *in, size_t n)          \
+    {                                                                                  \
+        hash_many(out, in, n, 0, bk_sha256_shani_small_64, pass);                      \
+    }                                                                                  \
+    static void hashd_64_shani##sfx(uint8_t *out, const uint8_t *in, size_t n)         \
+    {                                                                                  \
+        hash_many(out, in, n, 1, bk_sha256_shani_small_d64, pass);                     \
+    }
+BK_HASH_ENTRIES(, SCHED_IN)
+BK_HASH_ENTRIES(_pass, SCHED_PASS)
 
 /* ---- segmented messages: 32 lanes in two groups ---- */
 
@@ -733,14 +794,24 @@ static __attribute__((noinline)) void step1(v16 s[8], const mdrv *d, unsigned g)
     rounds1_w(s, w);
 }
 
-static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const mdrv *d)
+BK_INLINE void step2_t(v16 sx[8], v16 sy[8], const mdrv *d, int pass)
 {
     v16 wx[64], wy[64];
     load16(wx, d->blk);
     load16(wy, d->blk + 16);
     second_words(wx, d->pend2[0], d->dig[0]);
     second_words(wy, d->pend2[1], d->dig[1]);
-    rounds2_w(sx, wx, sy, wy);
+    rounds2_w(sx, wx, sy, wy, pass);
+}
+
+static __attribute__((noinline)) void step2_in(v16 sx[8], v16 sy[8], const mdrv *d)
+{
+    step2_t(sx, sy, d, SCHED_IN);
+}
+
+static __attribute__((noinline)) void step2_pass(v16 sx[8], v16 sy[8], const mdrv *d)
+{
+    step2_t(sx, sy, d, SCHED_PASS);
 }
 
 /* Messages in flight on 32 lanes, states in registers. Once no messages
@@ -750,9 +821,9 @@ static __attribute__((noinline)) void step2(v16 sx[8], v16 sy[8], const mdrv *d)
  * as the calibration measured fastest), or one stream each with compress1.
  * The tail matters: block 413567's txids (a few 16-65 KB transactions in
  * batches of 512) take 12% longer draining at 4 lanes than at 8 or 12. */
-static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
-                         void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
-                         int shani, unsigned drain_at)
+BK_INLINE void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
+                            void (*compress1)(uint32_t s[8], const uint8_t *blocks, size_t nblocks),
+                            int shani, unsigned drain_at, int pass)
 {
     mdrv d;
     v16 sx[8], sy[8];
@@ -777,7 +848,10 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
             if (d.active[0] + d.active[1] <= drain_at) break;
         }
         if (d.active[0] && d.active[1]) {
-            step2(sx, sy, &d);
+            if (pass)
+                step2_pass(sx, sy, &d);
+            else
+                step2_in(sx, sy, &d);
             advance_group(&d, 0, sx);
             advance_group(&d, 1, sy);
         } else if (d.active[0]) {
@@ -836,17 +910,32 @@ static void hashd_msgs32(uint8_t *out, const bk_sha256_msg *msgs, size_t n,
 
 static void hashd_msgs_portable(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
 {
-    hashd_msgs32(out, msgs, n, bk_sha256_compress_portable, 0, 1);
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_portable, 0, 1, SCHED_IN);
 }
 
-static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+static void hashd_msgs_portable_pass(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+{
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_portable, 0, 1, SCHED_PASS);
+}
+
+static void hashd_msgs_shani_t(uint8_t *out, const bk_sha256_msg *msgs, size_t n, int pass)
 {
     /* Few messages: SHA-NI streams beat 16 mostly idle lanes. */
     if (n < 8) {
         bk_sha256_shani_small_msgs(out, msgs, n);
         return;
     }
-    hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 12);
+    hashd_msgs32(out, msgs, n, bk_sha256_compress_shani, 1, 12, pass);
+}
+
+static void hashd_msgs_shani(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+{
+    hashd_msgs_shani_t(out, msgs, n, SCHED_IN);
+}
+
+static void hashd_msgs_shani_pass(uint8_t *out, const bk_sha256_msg *msgs, size_t n)
+{
+    hashd_msgs_shani_t(out, msgs, n, SCHED_PASS);
 }
 
 const bk_sha256_impl bk_sha256_backend_avx512 = {
@@ -858,6 +947,15 @@ const bk_sha256_impl bk_sha256_backend_avx512 = {
  * SHA-NI. */
 const bk_sha256_impl bk_sha256_backend_avx512_shani = {
     "avx512", bk_sha256_compress_shani, hash_64_shani, hashd_64_shani, hashd_msgs_shani,
+};
+
+/* The two with the schedule as a pass before the rounds (SCHED_PASS). */
+const bk_sha256_impl bk_sha256_backend_avx512_pass = {
+    "avx512/pass", bk_sha256_compress_portable, hash_64_pass, hashd_64_pass, hashd_msgs_portable_pass,
+};
+
+const bk_sha256_impl bk_sha256_backend_avx512_pass_shani = {
+    "avx512/pass", bk_sha256_compress_shani, hash_64_shani_pass, hashd_64_shani_pass, hashd_msgs_shani_pass,
 };
 
 #else

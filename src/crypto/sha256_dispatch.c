@@ -255,8 +255,8 @@ static int self_test(const bk_sha256_impl *b)
 /* ---- candidates ---- */
 
 /* Every kernel set this build and CPU can run, in the fixed order (the
- * SHA-NI stream-count variants are candidates of their own); returns how
- * many. */
+ * SHA-NI stream-count variants and the AVX-512 schedule placements are
+ * candidates of their own); returns how many. */
 static size_t candidates(const bk_sha256_impl **c)
 {
     size_t n = 0;
@@ -269,6 +269,8 @@ static size_t candidates(const bk_sha256_impl **c)
             c[n++] = &bk_sha256_backend_shani_x3;
             c[n++] = &bk_sha256_backend_shani_x2;
         }
+        if (impl == &bk_sha256_backend_avx512_shani) c[n++] = &bk_sha256_backend_avx512_pass_shani;
+        if (impl == &bk_sha256_backend_avx512) c[n++] = &bk_sha256_backend_avx512_pass;
 #endif
     }
     return n;
@@ -568,6 +570,15 @@ static const bk_sha256_impl *forced(const char *name, bk_status *st)
             return NULL;
         }
         impl = name[7] == '3' ? &bk_sha256_backend_shani_x3 : &bk_sha256_backend_shani_x2;
+    }
+    if (strcmp(name, "avx512/pass") == 0) {
+        const bk_sha256_impl *base = get_avx512();
+        if (!base) {
+            *st = BK_ERR_UNSUPPORTED;
+            return NULL;
+        }
+        impl = base == &bk_sha256_backend_avx512_shani ? &bk_sha256_backend_avx512_pass_shani
+                                                       : &bk_sha256_backend_avx512_pass;
     }
 #endif
     if (!impl) {

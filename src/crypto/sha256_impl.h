@@ -40,6 +40,10 @@ extern const bk_sha256_impl bk_sha256_backend_shani_x2;   /* two */
 extern const bk_sha256_impl bk_sha256_backend_avx2;
 extern const bk_sha256_impl bk_sha256_backend_avx512;
 extern const bk_sha256_impl bk_sha256_backend_avx512_shani;
+/* The same two with the two-group kernels' message schedule as a pass
+ * before the rounds ("avx512/pass"; sha256_avx512.c, SCHED_PASS). */
+extern const bk_sha256_impl bk_sha256_backend_avx512_pass;
+extern const bk_sha256_impl bk_sha256_backend_avx512_pass_shani;
 /* SHA-NI single-stream compression (only on CPUs with SHA-NI). */
 void bk_sha256_compress_shani(uint32_t s[8], const uint8_t *blocks, size_t nblocks);
 /* SHA-NI: finish k lanes already in flight (sha256_lane.h; states[i] the
