@@ -151,6 +151,9 @@ static const entry table[] = {
     {"portable", get_portable},
 };
 #define NTABLE (sizeof table / sizeof table[0])
+/* Room for every candidate: the table's entries and the variants that
+ * candidates() adds beside them (shani/x3, shani/x2, avx512/pass). */
+_Static_assert(NTABLE + 3 <= BK_SHA256_MAX_CANDIDATES, "bk_sha256_calib holds every candidate");
 
 /* ---- known-answer self-test ---- */
 
