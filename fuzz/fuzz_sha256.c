@@ -79,18 +79,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bk_sha256d(refd64 + 32 * i, pool + 64 * i, 64);
     }
 
-    const char *names[16];
-    size_t nb = bk_sha256_backends(names, 12);
-    if (nb > 12) nb = 12;
-    /* The variants the calibration measures as candidates of their own. */
-    for (size_t b = 0, m = nb; b < m; b++) {
-        if (!strcmp(names[b], "shani")) {
-            names[nb++] = "shani/x3";
-            names[nb++] = "shani/x2";
-        } else if (!strcmp(names[b], "avx512")) {
-            names[nb++] = "avx512/pass";
-        }
+    /* Every candidate the calibration measures: the listed backends and
+     * their variants. */
+    static bk_sha256_calib cal;
+    static int have_cal;
+    if (!have_cal) {
+        bk_sha256_calibration(&cal);
+        have_cal = 1;
     }
+    const char *names[BK_SHA256_MAX_CANDIDATES + 1];
+    size_t nb = 0;
+    for (size_t b = 0; b < cal.n; b++) names[nb++] = cal.name[b];
     names[nb++] = "auto";
     for (size_t b = 0; b < nb; b++) {
         /* portable's batch drivers are code of their own, but its kernel

@@ -317,8 +317,23 @@ static void backend_list_and_use_errors(void)
     CHECK_EQ_INT(bk_sha256_use("armv8"), BK_ERR_UNSUPPORTED);
 #elif defined(__aarch64__)
     CHECK_EQ_INT(bk_sha256_use("shani"), BK_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(bk_sha256_use("shani/x3"), BK_ERR_UNSUPPORTED);
     CHECK_EQ_INT(bk_sha256_use("avx2"), BK_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(bk_sha256_use("avx512/pass"), BK_ERR_UNSUPPORTED);
 #endif
+    /* Every listed backend is a calibration candidate; the candidates are
+     * the listed backends and the variants, which are not listed. */
+    bk_sha256_calib c;
+    bk_sha256_calibration(&c);
+    size_t listed = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        int in_list = 0;
+        for (size_t j = 0; j < n; j++) in_list |= strcmp(c.name[i], names[j]) == 0;
+        int variant = strchr(c.name[i], '/') != NULL;
+        CHECK(in_list != variant);
+        listed += (size_t)in_list;
+    }
+    CHECK_EQ_INT(listed, n);
     /* A refused request leaves the current backend in place. */
     use("portable");
     CHECK(bk_sha256_use("nonsense") != BK_OK);
@@ -339,10 +354,8 @@ static void header_hash_many_every_count(void)
         x = x * 1103515245u + 12345u;
         hdrs[i] = (uint8_t)(x >> 23);
     }
-    const char *names[16];
-    size_t nb = bk_sha256_backends(names, 16);
-    for (size_t b = 0; b <= nb; b++) {
-        CHECK_EQ_INT(bk_sha256_use(b < nb ? names[b] : "auto"), BK_OK);
+    for (size_t b = 0; b < nbackends; b++) {
+        use(backends[b]);
         for (size_t n = 0; n <= MAXN; n++) {
             memset(got, 0xee, sizeof got);
             bk_header_hash_many(got, hdrs, n);
@@ -361,17 +374,14 @@ static void header_hash_many_every_count(void)
 
 int main(void)
 {
-    nbackends = bk_sha256_backends(backends, 8);
+    /* Every candidate the calibration measures: the listed backends and
+     * their variants (stream counts, schedule placements). */
+    bk_sha256_calib cal;
+    bk_sha256_calibration(&cal);
+    for (size_t i = 0; i < cal.n && nbackends < 15; i++) backends[nbackends++] = cal.name[i];
     printf("backends:");
     for (size_t i = 0; i < nbackends; i++) printf(" %s", backends[i]);
     printf(" (default %s)\n", bk_sha256_backend());
-    for (size_t i = 0, n = nbackends; i < n; i++)
-        if (strcmp(backends[i], "shani") == 0) {
-            backends[nbackends++] = "shani/x3";
-            backends[nbackends++] = "shani/x2";
-        } else if (strcmp(backends[i], "avx512") == 0) {
-            backends[nbackends++] = "avx512/pass";
-        }
     backends[nbackends++] = "auto";
     RUN(fips_vectors_every_backend);
     RUN(lengths_0_to_300_match_portable);

@@ -111,6 +111,10 @@ typedef struct entry {
     const char *name;
     /* The kernels when this build and CPU can run them, else NULL. */
     const bk_sha256_impl *(*get)(void);
+    /* A variant of the backend before it (another stream count, another
+     * schedule placement): a calibration candidate and forceable by name,
+     * but not listed by bk_sha256_backends. */
+    int variant;
 } entry;
 
 static const bk_sha256_impl *get_none(void) { return NULL; }
@@ -120,10 +124,23 @@ static const bk_sha256_impl *get_shani(void)
 {
     return cpu_has_shani() ? &bk_sha256_backend_shani : NULL;
 }
+static const bk_sha256_impl *get_shani_x3(void)
+{
+    return cpu_has_shani() ? &bk_sha256_backend_shani_x3 : NULL;
+}
+static const bk_sha256_impl *get_shani_x2(void)
+{
+    return cpu_has_shani() ? &bk_sha256_backend_shani_x2 : NULL;
+}
 static const bk_sha256_impl *get_avx512(void)
 {
     if (!cpu_has_avx512()) return NULL;
     return cpu_has_shani() ? &bk_sha256_backend_avx512_shani : &bk_sha256_backend_avx512;
+}
+static const bk_sha256_impl *get_avx512_pass(void)
+{
+    if (!cpu_has_avx512()) return NULL;
+    return cpu_has_shani() ? &bk_sha256_backend_avx512_pass_shani : &bk_sha256_backend_avx512_pass;
 }
 static const bk_sha256_impl *get_avx2(void)
 {
@@ -131,7 +148,10 @@ static const bk_sha256_impl *get_avx2(void)
 }
 #else
 #define get_shani get_none
+#define get_shani_x3 get_none
+#define get_shani_x2 get_none
 #define get_avx512 get_none
+#define get_avx512_pass get_none
 #define get_avx2 get_none
 #endif
 #if defined(__aarch64__)
@@ -144,16 +164,18 @@ static const bk_sha256_impl *get_armv8(void)
 #endif
 
 static const entry table[] = {
-    {"shani", get_shani},
-    {"avx512", get_avx512},
-    {"avx2", get_avx2},
-    {"armv8", get_armv8},
-    {"portable", get_portable},
+    {"shani", get_shani, 0},
+    {"shani/x3", get_shani_x3, 1},
+    {"shani/x2", get_shani_x2, 1},
+    {"avx512", get_avx512, 0},
+    {"avx512/pass", get_avx512_pass, 1},
+    {"avx2", get_avx2, 0},
+    {"armv8", get_armv8, 0},
+    {"portable", get_portable, 0},
 };
 #define NTABLE (sizeof table / sizeof table[0])
-/* Room for every candidate: the table's entries and the variants that
- * candidates() adds beside them (shani/x3, shani/x2, avx512/pass). */
-_Static_assert(NTABLE + 3 <= BK_SHA256_MAX_CANDIDATES, "bk_sha256_calib holds every candidate");
+/* Room for every candidate in the calibration's table. */
+_Static_assert(NTABLE <= BK_SHA256_MAX_CANDIDATES, "bk_sha256_calib holds every candidate");
 
 /* ---- known-answer self-test ---- */
 
@@ -257,24 +279,14 @@ static int self_test(const bk_sha256_impl *b)
 
 /* ---- candidates ---- */
 
-/* Every kernel set this build and CPU can run, in the fixed order (the
- * SHA-NI stream-count variants and the AVX-512 schedule placements are
- * candidates of their own); returns how many. */
+/* Every kernel set this build and CPU can run, variants included, in the
+ * table's order; returns how many. */
 static size_t candidates(const bk_sha256_impl **c)
 {
     size_t n = 0;
     for (size_t i = 0; i < NTABLE; i++) {
         const bk_sha256_impl *impl = table[i].get();
-        if (!impl) continue;
-        c[n++] = impl;
-#if defined(__x86_64__)
-        if (impl == &bk_sha256_backend_shani) {
-            c[n++] = &bk_sha256_backend_shani_x3;
-            c[n++] = &bk_sha256_backend_shani_x2;
-        }
-        if (impl == &bk_sha256_backend_avx512_shani) c[n++] = &bk_sha256_backend_avx512_pass_shani;
-        if (impl == &bk_sha256_backend_avx512) c[n++] = &bk_sha256_backend_avx512_pass;
-#endif
+        if (impl) c[n++] = impl;
     }
     return n;
 }
@@ -483,12 +495,12 @@ static void calibrate(void)
             if (ok[i] == &bk_sha256_backend_avx512_shani) av[0] = ok[i];
             if (ok[i] == &bk_sha256_backend_avx512_pass_shani) av[1] = ok[i];
         }
-        if (!av[0]) av[0] = av[1];
-        if (av[0]) {
+        const bk_sha256_impl *one = av[0] ? av[0] : av[1];  /* one group: the same in both */
+        if (one) {
             double t16 = 1e300, t32 = 1e300, ts = 1e300;
             for (unsigned k = 0; k < CAL_ROUNDS; k++) {
                 double ta = now_ns();
-                av[0]->hashd_64(w.out, w.in, 16);
+                one->hashd_64(w.out, w.in, 16);
                 double tb = now_ns();
                 if (tb - ta < t16) t16 = tb - ta;
                 for (int v = 0; v < 2; v++) {
@@ -574,41 +586,20 @@ static const entry *find(const char *name)
 /* The table for a forced name: NULL with *st set when it cannot be used. */
 static const bk_sha256_impl *forced(const char *name, bk_status *st)
 {
-    const bk_sha256_impl *impl = NULL;
     *st = BK_OK;
     if (strcmp(name, "auto") == 0) {
         calibrated();
         return &auto_impl;
     }
-#if defined(__x86_64__)
-    if (strcmp(name, "shani/x3") == 0 || strcmp(name, "shani/x2") == 0) {
-        if (!get_shani()) {
-            *st = BK_ERR_UNSUPPORTED;
-            return NULL;
-        }
-        impl = name[7] == '3' ? &bk_sha256_backend_shani_x3 : &bk_sha256_backend_shani_x2;
+    const entry *e = find(name);
+    if (!e) {
+        *st = BK_ERR_ARG;
+        return NULL;
     }
-    if (strcmp(name, "avx512/pass") == 0) {
-        const bk_sha256_impl *base = get_avx512();
-        if (!base) {
-            *st = BK_ERR_UNSUPPORTED;
-            return NULL;
-        }
-        impl = base == &bk_sha256_backend_avx512_shani ? &bk_sha256_backend_avx512_pass_shani
-                                                       : &bk_sha256_backend_avx512_pass;
-    }
-#endif
+    const bk_sha256_impl *impl = e->get();
     if (!impl) {
-        const entry *e = find(name);
-        if (!e) {
-            *st = BK_ERR_ARG;
-            return NULL;
-        }
-        impl = e->get();
-        if (!impl) {
-            *st = BK_ERR_UNSUPPORTED;
-            return NULL;
-        }
+        *st = BK_ERR_UNSUPPORTED;
+        return NULL;
     }
     if (!self_test(impl)) {
         *st = BK_ERR_INVALID;
@@ -669,7 +660,7 @@ size_t bk_sha256_backends(const char **names, size_t max)
     size_t n = 0;
     for (size_t i = 0; i < NTABLE; i++) {
         const entry *e = &table[i];
-        if (!e->get()) continue;
+        if (e->variant || !e->get()) continue;
         if (n < max && names) names[n] = e->name;
         n++;
     }
