@@ -58,12 +58,20 @@ deps-check:
 	[ -f /usr/include/leveldb/c.h ] || ok=0; \
 	[ $$ok = 1 ] || $(MAKE) --no-print-directory deps
 
-# The tests also need the npm test tools: installed when absent.
-deps-test:
+# The tests also need the npm test tools: installed when absent. After
+# deps-check (order-only): under `make -jN` the two would otherwise run
+# `npm ci` at the same time when deps-check has to call `make deps`. The
+# tests that use the tools are registered whether or not they are present
+# (configure may well run first): they fail, never vanish, without them.
+deps-test: | deps-check
 	@[ -f $(NPM_DIR)/node_modules/.package-lock.json ] || $(MAKE) --no-print-directory deps-npm
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+# Configure only once the packages are in place: deps-check is order-only,
+# so under `make -jN` configure waits for it (and for the `make deps` it
+# may start) instead of racing it, yet a present cache is not redone. A
+# failed configure leaves no cache behind, so the next make configures again.
+$(BUILD)/CMakeCache.txt: | deps-check
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release || { rm -f $@; exit 1; }
 
 build: deps-check $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)

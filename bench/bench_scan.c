@@ -1,5 +1,6 @@
 /* Scan/sample/v3/j1 and j2: `blockkit scan --verbosity 3` (the engine in
- * cli/scan_engine.c, in process) over a generated blocks directory of
+ * the library's scan engine, blockkit/scan.h, in process, each line written
+ * to /dev/null with write(2) as the CLI does) over a generated blocks directory of
  * 217 MB: 130 copies of block 866342 plus 10 each of 367891 and 277647,
  * all with their real undo data, re-linked into one chain on top of the
  * mainnet genesis (each header's hashPrevBlock rewritten; each rev record's
@@ -11,7 +12,7 @@
  * BLOCKKIT_BENCH_SCAN_DIR=DIR the directory is DIR, generated when it has
  * no xor.dat yet, and kept. */
 #include "bench.h"
-#include "scan_engine.h"
+#include <blockkit/scan.h>
 
 #include <dirent.h>
 #include <sched.h>
@@ -205,6 +206,19 @@ static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     return 0;
 }
 
+/* The CLI's sink: each line with one write(2). */
+static bk_status devnull_sink(void *ctx, const bk_scan_line *line, bk_error *err)
+{
+    scan_bench *b = ctx;
+    size_t done = 0;
+    while (done < line->len) {
+        ssize_t r = write(fileno(b->devnull), line->data + done, line->len - done);
+        if (r <= 0) return bk_error_set(err, BK_ERR_IO, 0, "write error");
+        done += (size_t)r;
+    }
+    return BK_OK;
+}
+
 static void scan_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
 {
     scan_bench *b = ctx;
@@ -225,10 +239,11 @@ static void scan_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
         o.verbosity = 3;
         o.workers = b->workers;
         o.quiet = 1;
-        o.out = b->devnull;
+        o.sink = devnull_sink;
+        o.sink_ctx = b;
         o.alloc = alloc;
         bk_scan_stats st;
-        if (bk_scan_run(&o, &st) != 0 || st.blocks != N_BLOCKS) {
+        if (bk_scan_run(&o, &st, NULL) != BK_OK || st.blocks != N_BLOCKS) {
             fprintf(stderr, "bench Scan: scan failed\n");
             break;
         }

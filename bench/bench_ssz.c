@@ -9,7 +9,13 @@
  *   HashTreeRoot/List[uint64,2^40]/1M      2^20 uint64 = 2^18 chunks, unit chunk
  *   HashTreeRoot/List[Validator,2^40]/4096 4096 validators (the beacon state
  *                                          registry shape), unit validator
- *   Decode/Attestation                     strict validation, unit op */
+ *   Decode/Attestation                     strict validation, unit op
+ *   HashTreeRoot/ProgressiveContainer/heze:Attestation, HashTreeRoot/ProgressiveList[uint64]/1024,
+ *   HashTreeRoot/uint64                    values synthesized (bk_ssz_synthesize), unit op
+ *   HashTreeRoot/CompatibleUnion/...       the same value as option 1 of a
+ *                                          CompatibleUnion (EIP-8016): the row
+ *                                          above plus one compression (the
+ *                                          selector mix-in), unit op */
 #include "bench.h"
 
 #include <string.h>
@@ -22,6 +28,9 @@ typedef struct ssz_arg {
     bkind k;
     const char *type;
     size_t len;             /* serialized bytes (0: see setup) */
+    const char *value_type; /* non-NULL: data = bk_ssz_synthesize(value_type, n), */
+    uint64_t n;
+    int selector;           /* prefixed by this selector byte when not 0 */
 } ssz_arg;
 
 typedef struct ssz_ctx {
@@ -60,6 +69,29 @@ static int ssz_setup(void **out, const void *argp, const bk_allocator *alloc)
         (a->type && bk_ssz_type_parse(c->reg, a->type, &c->t, NULL) != BK_OK)) {
         ssz_teardown(c, alloc);
         return 1;
+    }
+    if (a->value_type) {
+        /* A synthesized value (as the union's option when selector != 0). */
+        const bk_ssz_type *vt;
+        bk_writer w;
+        bk_writer_init(&w, alloc);
+        if (a->selector) bk_writer_putc(&w, (char)a->selector);
+        if (bk_ssz_type_parse(c->reg, a->value_type, &vt, NULL) != BK_OK ||
+            bk_ssz_synthesize(vt, a->n, 0, 7, &w, NULL) != BK_OK || w.status != BK_OK) {
+            bk_writer_free(&w);
+            ssz_teardown(c, alloc);
+            return 1;
+        }
+        c->len = w.len;
+        c->data = bk_alloc(alloc, c->len);
+        if (c->data) memcpy(c->data, w.data, w.len);
+        bk_writer_free(&w);
+        if (!c->data || bk_ssz_validate(c->t, c->data, c->len, NULL) != BK_OK) {
+            ssz_teardown(c, alloc);
+            return 1;
+        }
+        *out = c;
+        return 0;
     }
     c->len = a->len;
     c->data = bk_alloc(alloc, c->len);
@@ -103,13 +135,13 @@ static void ssz_run(void *p, uint64_t iters, const bk_allocator *alloc)
     }
 }
 
-static const ssz_arg a_deposit = {B_ROOT, "Container:DepositData", 184};
-static const ssz_arg a_header = {B_ROOT, "Container:BeaconBlockHeader", 112};
-static const ssz_arg a_att = {B_ROOT, "Container:Attestation", 228 + 257};
-static const ssz_arg a_mz = {B_MERKLEIZE, NULL, (size_t)32 << 20};
-static const ssz_arg a_list = {B_ROOT, "List[uint64,1099511627776]", (size_t)8 << 20};
-static const ssz_arg a_vals = {B_ROOT, "List[Container:Validator,1099511627776]", 121 * 4096};
-static const ssz_arg a_dec = {B_DECODE, "Container:Attestation", 228 + 257};
+static const ssz_arg a_deposit = {B_ROOT, "Container:DepositData", 184, NULL, 0, 0};
+static const ssz_arg a_header = {B_ROOT, "Container:BeaconBlockHeader", 112, NULL, 0, 0};
+static const ssz_arg a_att = {B_ROOT, "Container:Attestation", 228 + 257, NULL, 0, 0};
+static const ssz_arg a_mz = {B_MERKLEIZE, NULL, (size_t)32 << 20, NULL, 0, 0};
+static const ssz_arg a_list = {B_ROOT, "List[uint64,1099511627776]", (size_t)8 << 20, NULL, 0, 0};
+static const ssz_arg a_vals = {B_ROOT, "List[Container:Validator,1099511627776]", 121 * 4096, NULL, 0, 0};
+static const ssz_arg a_dec = {B_DECODE, "Container:Attestation", 228 + 257, NULL, 0, 0};
 
 BK_BENCH(bench_ssz_deposit, "HashTreeRoot/DepositData", "op", 1, 184, &a_deposit, ssz_setup, ssz_run, ssz_teardown)
 BK_BENCH(bench_ssz_header, "HashTreeRoot/BeaconBlockHeader", "op", 1, 112, &a_header, ssz_setup, ssz_run,
@@ -122,6 +154,27 @@ BK_BENCH(bench_ssz_list, "HashTreeRoot/List[uint64,2^40]/1M", "chunk", (double)(
 BK_BENCH(bench_ssz_vals, "HashTreeRoot/List[Validator,2^40]/4096", "validator", 4096, 121 * 4096, &a_vals, ssz_setup,
          ssz_run, ssz_teardown)
 BK_BENCH(bench_ssz_dec, "Decode/Attestation", "op", 1, 485, &a_dec, ssz_setup, ssz_run, ssz_teardown)
+
+/* Progressive values and the same values inside a CompatibleUnion: the
+ * union row costs its value row plus one compression (mix_in_selector). */
+static const ssz_arg a_pc = {B_ROOT, "heze:Attestation", 0, "heze:Attestation", 2048, 0};
+static const ssz_arg a_cu_pc = {B_ROOT, "CompatibleUnion[1:heze:Attestation]", 0, "heze:Attestation", 2048, 1};
+static const ssz_arg a_pl = {B_ROOT, "ProgressiveList[uint64]", 0, "ProgressiveList[uint64]", 1024, 0};
+static const ssz_arg a_cu_pl = {B_ROOT, "CompatibleUnion[1:ProgressiveList[uint64],2:ProgressiveList[uint64]]", 0,
+                                "ProgressiveList[uint64]", 1024, 1};
+static const ssz_arg a_u64 = {B_ROOT, "uint64", 0, "uint64", 1, 0};
+static const ssz_arg a_cu_u64 = {B_ROOT, "CompatibleUnion[1:uint64]", 0, "uint64", 1, 1};
+BK_BENCH(bench_ssz_pc, "HashTreeRoot/ProgressiveContainer/heze:Attestation", "op", 1, 0, &a_pc, ssz_setup, ssz_run,
+         ssz_teardown)
+BK_BENCH(bench_ssz_cu_pc, "HashTreeRoot/CompatibleUnion/heze:Attestation", "op", 1, 0, &a_cu_pc, ssz_setup, ssz_run,
+         ssz_teardown)
+BK_BENCH(bench_ssz_pl, "HashTreeRoot/ProgressiveList[uint64]/1024", "op", 1, 0, &a_pl, ssz_setup, ssz_run,
+         ssz_teardown)
+BK_BENCH(bench_ssz_cu_pl, "HashTreeRoot/CompatibleUnion/ProgressiveList[uint64]/1024", "op", 1, 0, &a_cu_pl,
+         ssz_setup, ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_u64, "HashTreeRoot/uint64", "op", 1, 8, &a_u64, ssz_setup, ssz_run, ssz_teardown)
+BK_BENCH(bench_ssz_cu_u64, "HashTreeRoot/CompatibleUnion/uint64", "op", 1, 9, &a_cu_u64, ssz_setup, ssz_run,
+         ssz_teardown)
 
 /* The SHA-256 work of DepositData's hash_tree_root alone, in the engine's
  * own schedule (its compiled plan, docs/ssz.md): 7 pair hashes in 4

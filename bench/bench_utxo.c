@@ -303,3 +303,187 @@ BK_BENCH(bench_utxo_stats_muhash, .name = "UtxoStats/muhash", .unit = "coin", .u
          .arg = "muhash", .setup = stats_setup, .run = stats_run, .teardown = stats_teardown)
 BK_BENCH(bench_utxo_stats_none, .name = "UtxoStats/none", .unit = "coin", .units_per_op = REGTEST_COINS,
          .arg = "none", .setup = stats_setup, .run = stats_run, .teardown = stats_teardown)
+
+/* ---- issue 28: coin statistics by height, the set at a past height ----
+ *
+ * UtxoStats/series (muhash) and UtxoStats/series/none: bk_coinstats_series
+ * over the real regtest node (tests/data/regtest/datadir.tar.zst, unpacked
+ * into a temporary directory in setup; BLOCKKIT_BENCH_REGTEST_DIR=D uses an
+ * unpacked copy at D, e.g. build/regtest/full), heights 0..939 on one
+ * worker, every height's line computed (MuHash finalized at each height)
+ * and discarded. One op = the whole series, chain index built in setup.
+ * unit = block; MB/s counts the blk and rev bytes read (SERIES_BYTES,
+ * checked in setup), comparable with Scan/sample/v3/j1's MB/s.
+ * UtxoRollback and UtxoRollback/929: bk_utxo_rollback_open from the tip
+ * (939) down to 469 (470 blocks) and 929 (10 blocks): reading the blocks
+ * and undo data above the height, collecting and sorting the coins to
+ * restore: the cost that grows with the blocks undone. unit = undone coin
+ * (an input of a block undone: 5,211 and 206).
+ * UtxoRollback/469/set: the same rollback and then every coin of the set
+ * at 469 drained (the merge with the chainstate cursor, which reads all
+ * 10,845 chainstate coins); unit = coin of the resulting set (7,038). */
+#include <blockkit/blockfile.h>
+#include <blockkit/blockindex.h>
+#include <blockkit/chain.h>
+#include <blockkit/engine.h>
+
+#define SERIES_BLOCKS 940
+#define SERIES_BYTES 5835486.0 /* blk + rev bytes of heights 0..939 (checked in setup) */
+#define ROLLBACK_469_COINS 5211 /* inputs of blocks 470..939 (checked in setup) */
+#define ROLLBACK_929_COINS 206  /* inputs of blocks 930..939 */
+#define ROLLBACK_469_SET 7038   /* coins at 469 (Core's coins_written) */
+
+typedef struct past_bench {
+    char dir[4096];
+    int own_dir;
+    bk_blocksdir d;
+    bk_chain c;
+    bk_chainstate *cs;
+    int with_muhash;
+    int drain;
+    int32_t height;
+} past_bench;
+
+static int past_setup_common(past_bench *b)
+{
+    const char *env = getenv("BLOCKKIT_BENCH_REGTEST_DIR");
+    if (env && *env) {
+        snprintf(b->dir, sizeof b->dir, "%s", env);
+    } else {
+        char tarball[4096];
+        if (bk_bench_data_path(tarball, sizeof tarball, "regtest/datadir.tar.zst") != 0) return 1;
+        const char *t = getenv("TMPDIR");
+        snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-regtest-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(b->dir)) return 1;
+        b->own_dir = 1;
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "zstd -dcq '%s' | tar -x -C '%s'", tarball, b->dir);
+        if (system(cmd) != 0) return 1;
+    }
+    char p[4200];
+    bk_error err;
+    snprintf(p, sizeof p, "%s/regtest/blocks", b->dir);
+    if (bk_blocksdir_open(&b->d, p, BK_NET_REGTEST, NULL, &err) != BK_OK) return 1;
+    if (bk_chain_build_index(&b->c, b->dir, BK_NET_REGTEST, NULL, NULL, &err) != BK_OK) return 1;
+    snprintf(p, sizeof p, "%s/regtest/chainstate", b->dir);
+    if (bk_chainstate_open(p, NULL, NULL, &b->cs, &err) != BK_OK) return 1;
+    return 0;
+}
+
+static void past_teardown(void *ctx, const bk_allocator *alloc)
+{
+    past_bench *b = ctx;
+    if (b->cs) bk_chainstate_close(b->cs);
+    bk_chain_free(&b->c);
+    bk_blocksdir_close(&b->d);
+    if (b->own_dir) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", b->dir);
+        if (system(cmd) != 0) fprintf(stderr, "# cannot remove %s\n", b->dir);
+    }
+    bk_free(alloc, b, sizeof *b);
+}
+
+static int past_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    past_bench *b = bk_alloc(alloc, sizeof *b);
+    if (!b) return 1;
+    memset(b, 0, sizeof *b);
+    const char *a = arg;
+    b->with_muhash = !strcmp(a, "muhash");
+    b->height = (a[0] >= '0' && a[0] <= '9') ? (int32_t)atoi(a) : -1;
+    b->drain = strstr(a, "/set") != NULL;
+    if (past_setup_common(b) != 0) {
+        fprintf(stderr, "# regtest datadir not available: skipped\n");
+        past_teardown(b, alloc);
+        return 1;
+    }
+    /* the constants the rows divide by */
+    uint64_t bytes = 0;
+    for (int32_t h = 0; h < SERIES_BLOCKS; h++) {
+        const bk_chain_entry *e = bk_chain_at_height(&b->c, h);
+        if (!e) break;
+        bytes += e->size + (e->has_undo ? e->undo_size : 0);
+    }
+    uint64_t want_coins = b->height == 469 ? ROLLBACK_469_COINS : ROLLBACK_929_COINS;
+    bk_utxo_rollback *r = NULL;
+    bk_error err;
+    int ok = (double)bytes == SERIES_BYTES;
+    if (ok && b->height >= 0)
+        ok = bk_utxo_rollback_open(&r, b->cs, &b->c, &b->d, b->height, NULL, &err) == BK_OK &&
+             bk_utxo_rollback_info_get(r)->coins_undone == want_coins;
+    bk_utxo_rollback_close(r);
+    if (!ok) {
+        fprintf(stderr, "# regtest datadir differs from the one measured (%llu bytes): skipped\n",
+                (unsigned long long)bytes);
+        past_teardown(b, alloc);
+        return 1;
+    }
+    *ctx = b;
+    return 0;
+}
+
+static bk_status series_discard(void *ctx, const bk_coinstats *cur, const bk_coinstats *prev, bk_error *err)
+{
+    (void)prev;
+    (void)err;
+    (*(uint64_t *)ctx) += cur->txouts;
+    bk_bench_keep(cur->muhash);
+    return BK_OK;
+}
+
+static void series_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    past_bench *b = ctx;
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_coinstats_series_opts o;
+        memset(&o, 0, sizeof o);
+        o.start = 0;
+        o.end = SERIES_BLOCKS - 1;
+        o.with_muhash = b->with_muhash;
+        o.workers = 1;
+        o.alloc = alloc;
+        uint64_t sum = 0;
+        bk_error err;
+        if (bk_coinstats_series(&b->c, &b->d, &o, series_discard, &sum, NULL, &err) != BK_OK) abort();
+        bk_bench_keep(&sum);
+    }
+}
+
+static void rollback_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    past_bench *b = ctx;
+    for (uint64_t i = 0; i < iters; i++) {
+        bk_utxo_rollback_opts o;
+        memset(&o, 0, sizeof o);
+        o.alloc = alloc;
+        bk_utxo_rollback *r;
+        bk_error err;
+        if (bk_utxo_rollback_open(&r, b->cs, &b->c, &b->d, b->height, &o, &err) != BK_OK) abort();
+        bk_utxo u;
+        uint64_t n = 0, coins = 0;
+        if (b->drain) {
+            while (bk_utxo_rollback_next(r, &u)) {
+                n += u.coin.script_len;
+                coins++;
+            }
+            if (bk_utxo_rollback_status(r, &err) != BK_OK || coins != ROLLBACK_469_SET) abort();
+        }
+        bk_bench_keep(&n);
+        bk_utxo_rollback_close(r);
+    }
+}
+
+BK_BENCH(bench_utxo_series_muhash, .name = "UtxoStats/series", .unit = "block", .units_per_op = SERIES_BLOCKS,
+         .bytes_per_op = SERIES_BYTES, .arg = "muhash", .setup = past_setup, .run = series_run,
+         .teardown = past_teardown)
+BK_BENCH(bench_utxo_series_none, .name = "UtxoStats/series/none", .unit = "block", .units_per_op = SERIES_BLOCKS,
+         .bytes_per_op = SERIES_BYTES, .arg = "none", .setup = past_setup, .run = series_run,
+         .teardown = past_teardown)
+BK_BENCH(bench_utxo_rollback_469, .name = "UtxoRollback", .unit = "coin", .units_per_op = ROLLBACK_469_COINS,
+         .arg = "469", .setup = past_setup, .run = rollback_run, .teardown = past_teardown)
+BK_BENCH(bench_utxo_rollback_469_set, .name = "UtxoRollback/469/set", .unit = "coin",
+         .units_per_op = ROLLBACK_469_SET, .arg = "469/set", .setup = past_setup, .run = rollback_run,
+         .teardown = past_teardown)
+BK_BENCH(bench_utxo_rollback_929, .name = "UtxoRollback/929", .unit = "coin", .units_per_op = ROLLBACK_929_COINS,
+         .arg = "929", .setup = past_setup, .run = rollback_run, .teardown = past_teardown)

@@ -2,6 +2,7 @@
  * nanobench-style harness (bench/harness.c) and print a markdown table,
  * JSON or CSV. */
 #include "cli.h"
+#include "opt.h"
 #include "harness.h"
 
 #include <regex.h>
@@ -11,29 +12,14 @@
 
 static const char *const CMD = "bench";
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: blockkit bench [--filter REGEX] [--min-time MS] [--epochs N]\n"
-            "                      [--format table|json|csv] [--no-hw] [--cpu N] [--list]\n"
-            "\n"
-            "Runs the built-in benchmarks, pinned to one CPU. For each: median\n"
-            "ns per unit over N epochs (default 11), units/s, err%% (median absolute\n"
-            "percent deviation of the epochs), allocations and bytes per op, peak bytes\n"
-            "held, MB/s when the bench has an input size, and instructions, cycles,\n"
-            "IPC and branch-miss%% when the kernel grants perf_event_open.\n"
-            "\n"
-            "  --filter REGEX  only benches whose name matches (POSIX extended regex)\n"
-            "  --min-time MS   measured time per bench, all epochs (default 300)\n"
-            "  --epochs N      samples per bench (default 11)\n"
-            "  --format F      table (markdown, default), json (one array) or csv\n"
-            "  --no-hw         do not try the hardware counters\n"
-            "  --cpu N         pin to CPU N (default: the CPU it starts on); two benches\n"
-            "                  run side by side need different CPUs\n"
-            "  --list          print the matching bench names and units, run nothing\n"
-            "\n"
-            "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 74 I/O.\n");
-}
+static const char bench_intro[] =
+    "Runs the built-in benchmarks, pinned to one CPU. For each: median\n"
+    "ns per unit over N epochs (default 11), units/s, err% (median absolute\n"
+    "percent deviation of the epochs), allocations and bytes per op, peak bytes\n"
+    "held, MB/s when the bench has an input size, and instructions, cycles,\n"
+    "IPC and branch-miss% when the kernel grants perf_event_open.\n";
+
+static const char bench_outro[] = "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 74 I/O.\n";
 
 static int cmp_bench(const void *a, const void *b)
 {
@@ -53,7 +39,7 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-enum { FMT_TABLE, FMT_JSON, FMT_CSV };
+enum { FMT_TABLE, FMT_JSON, FMT_CSV }; /* the order of --format's choices */
 
 static void table_header(int hw)
 {
@@ -132,60 +118,43 @@ static void csv_row(const bk_bench_result *r)
         printf(",,,,\n");
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
+/* --min-time MS: milliseconds, 0.001 to 10^7, a plain decimal (fractions
+ * and exponents allowed, so not an INT row; no sign, space or hex). */
+static int parse_min_time(void *dest, const char *s)
 {
+    if (!((s[0] >= '0' && s[0] <= '9') || s[0] == '.') || s[strspn(s, "0123456789.eE+-")]) return 0;
     char *end;
     double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo && v <= hi)) return 0;
-    *out = v;
+    if (end == s || *end || !(v >= 0.001 && v <= 1e7)) return 0;
+    *(double *)dest = v;
     return 1;
 }
 
 static int bench_main(int argc, char **argv)
 {
     const char *filter = NULL;
-    int format = FMT_TABLE, list = 0, want_cpu = -1;
+    int format = FMT_TABLE, list = 0, want_cpu = -1, no_hw = 0;
     bk_bench_opts o = {300, 11, 1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has_val = i + 1 < argc;
-        double v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return BK_EXIT_OK;
-        } else if (!strcmp(a, "--list")) {
-            list = 1;
-        } else if (!strcmp(a, "--no-hw")) {
-            o.hw_counters = 0;
-        } else if (!strcmp(a, "--filter") && has_val) {
-            filter = argv[++i];
-        } else if (!strcmp(a, "--min-time") && has_val) {
-            if (!parse_num(argv[++i], 0.001, 1e7, &v))
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "--min-time wants milliseconds > 0, got '%s'", argv[i]);
-            o.min_time_ms = v;
-        } else if (!strcmp(a, "--cpu") && has_val) {
-            if (!parse_num(argv[++i], 0, CPU_SETSIZE - 1, &v) || v != (int)v)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "--cpu wants a CPU number, got '%s'", argv[i]);
-            want_cpu = (int)v;
-        } else if (!strcmp(a, "--epochs") && has_val) {
-            if (!parse_num(argv[++i], 1, 101, &v) || v != (int)v)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "--epochs wants an integer 1..101, got '%s'", argv[i]);
-            o.epochs = (int)v;
-        } else if (!strcmp(a, "--format") && has_val) {
-            const char *f = argv[++i];
-            if (!strcmp(f, "table")) format = FMT_TABLE;
-            else if (!strcmp(f, "json")) format = FMT_JSON;
-            else if (!strcmp(f, "csv")) format = FMT_CSV;
-            else return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown --format '%s' (table, json, csv)", f);
-        } else if (!strcmp(a, "--filter") || !strcmp(a, "--min-time") || !strcmp(a, "--cpu") ||
-                   !strcmp(a, "--epochs") || !strcmp(a, "--format")) {
-            return bk_cli_missing_value(CMD, a); /* the branches above take it when it is there */
-        } else if (a[0] == '-' && a[1]) {
-            return bk_cli_unknown_option(CMD, a);
-        } else {
-            return bk_cli_fail(CMD, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        }
-    }
+    bk_opt opts[] = {
+        BK_OPT_ROW_STR("--filter", 0, &filter, "REGEX", "only benches whose name matches (POSIX extended regex)"),
+        BK_OPT_ROW_CALL("--min-time", 0, &o.min_time_ms, parse_min_time, "MS",
+                        "measured time per bench, all epochs, in milliseconds,\n"
+                        "0.001 to 10000000 (default 300)"),
+        BK_OPT_ROW_INT("--epochs", 0, &o.epochs, 1, 101, "N", "samples per bench (default 11)"),
+        BK_OPT_ROW_CHOICE("--format", &format, "table|json|csv", "table (markdown, default), json (one array) or csv"),
+        BK_OPT_ROW_FLAG("--no-hw", 0, &no_hw, "do not try the hardware counters"),
+        BK_OPT_ROW_INT("--cpu", 0, &want_cpu, 0, CPU_SETSIZE - 1, "N",
+                       "pin to CPU N (default: the CPU it starts on); two\n"
+                       "benches run side by side need different CPUs"),
+        BK_OPT_ROW_FLAG("--list", 0, &list, "print the matching bench names and units, run nothing"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {CMD, NULL, bench_intro, bench_outro, opts, 0};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    bk_opt_args_free(&args);
+    if (no_hw) o.hw_counters = 0;
 
     regex_t re;
     if (filter) {
@@ -193,7 +162,7 @@ static int bench_main(int argc, char **argv)
         if (rc != 0) {
             char msg[128];
             regerror(rc, &re, msg, sizeof msg);
-            return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --filter regex '%s': %s", filter, msg);
+            return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad value for --filter: '%s' (%s)", filter, msg);
         }
     }
     const bk_bench **sel = malloc(sizeof *sel * (bk_bench_count ? bk_bench_count : 1));

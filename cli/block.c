@@ -12,44 +12,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char block_help[] =
-    "usage: blockkit block FILE [options]\n"
+static const char block_intro[] =
+    "Print a block as Bitcoin Core's getblock RPC result: compact JSON and one\n"
+    "newline, or with --pretty exactly what bitcoin-cli prints.\n"
     "\n"
-    "Print FILE (raw block bytes, the same bytes as hex text, or - for standard\n"
-    "input) as Bitcoin Core's getblock RPC result: compact JSON and one newline,\n"
-    "or with --pretty exactly what bitcoin-cli prints.\n"
+    "blockkit block FILE: FILE holds raw block bytes, the same bytes as hex text,\n"
+    "or is - for standard input. The chain context (height, confirmations, ...)\n"
+    "comes from the options below (--chain: the network, default main).\n"
     "\n"
-    "  --undo FILE          the block's undo data: a bare CBlockUndo or a rev*.dat\n"
-    "                       record (magic, size, CBlockUndo, checksum; the checksum\n"
-    "                       is verified against the block's parent hash). Adds\n"
-    "                       \"fee\" (verbosity 2, 3) and \"prevout\" (verbosity 3)\n"
-    "  --verbosity N        0 hex, 1 txids (default), 2 transactions, 3 with prevouts\n"
-    "  --chain NAME         main (default), test/testnet3, testnet4, signet, regtest\n"
-    "  --height H           default: the BIP34 height in the coinbase\n"
-    "  --confirmations N    default 1 (the block is the tip); -1 for a stale block\n"
-    "  --mediantime T       default: the block's own time\n"
-    "  --chainwork HEX      cumulative work (up to 64 hex digits), default 0\n"
-    "  --nextblockhash HASH the next block on the active chain, default none\n"
-    "  --core-compat V      Core release shape: 28, 29, 30, 31 (default 31):\n"
-    "                       28 no target; 29/30 target; 31 target and coinbase_tx\n"
-    "  --tip-bits HEX       nBits of the chain tip (default: this block's)\n"
-    "  --tip-target         29/30 only: print the tip's target (Core v29.0 bug #33440)\n"
-    "  --signed-version     print tx versions as int32 (Core before v28)\n"
-    "  --header             getblockheader instead: the header object (verbosity >= 1)\n"
-    "                       or the 80-byte header's hex (verbosity 0)\n"
-    "  --pretty             bitcoin-cli form (indent 2; verbosity 0: bare hex)\n"
-    "  --indent N           pretty form with indent N\n"
-    "  -o FILE              write to FILE instead of standard output\n"
-    "  --summary            one line on standard error: hash, height, txs, fees\n"
-    "                       (with --undo), JSON size, time to decode and render\n"
+    "blockkit block --datadir DIR HASH|HEIGHT...: getblock from a node's files,\n"
+    "without the node: the block index (DIR/<net>/blocks/index) gives the block's\n"
+    "position, status and undo position, the chainstate the tip; the block comes\n"
+    "from its blk file, fee and prevout (verbosity 2, 3) from its rev record.\n"
+    "HEIGHT is a height on the active chain (getblockhash). One result per\n"
+    "argument, one line each.\n"
     "\n"
-    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 bad block or undo\n"
-    "data (the message gives the byte offset), 66 missing input, 74 I/O.\n"
-    "\n"
-    "blockkit block --datadir DIR HASH|HEIGHT: the block from a node's files with\n"
-    "its real chain context and undo data (see blockkit block --datadir . --help).\n";
+    "Options marked FILE are for a block FILE only; --blocksdir and --tmpdir are\n"
+    "for --datadir lookups only.\n";
 
-
+static const char block_outro[] =
+    "Exit status of a block FILE (the table in blockkit(1)): 0 ok, 64 usage, 65\n"
+    "bad block or undo data (the message gives the byte offset), 66 missing\n"
+    "input, 74 I/O.\n"
+    "\n" BK_CLI_LOOKUP_OUTRO;
 
 /* Up to 64 hex digits as a big-endian 256-bit number (left-padded). */
 static int parse_u256(const char *s, uint8_t out[32])
@@ -62,7 +47,7 @@ static int parse_u256(const char *s, uint8_t out[32])
     if (n == 0 || n > 64) return 0;
     memset(out, 0, 32);
     for (size_t i = 0; i < n; i++) {
-        int v = bk_cli_hexval(s[n - 1 - i]);
+        int v = bk_hex_digit((unsigned char)s[n - 1 - i]);
         if (v < 0) return 0;
         out[31 - i / 2] |= (uint8_t)(i % 2 ? v << 4 : v);
     }
@@ -75,7 +60,7 @@ static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk
     uint8_t h[32];
     char hex[65];
     bk_block_hash(b, h);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", h[31 - i]);
+    bk_hash_to_hex(hex, h);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     fprintf(stderr, "blockkit: block %s height %lld: %u txs, ", hex, (long long)ctx->height, b->n_tx);
     if (undo) {
@@ -87,90 +72,123 @@ static void print_summary(const bk_block *b, const bk_block_undo *undo, const bk
     fprintf(stderr, "%zu bytes in, %zu bytes of JSON, read+decode+render %.2f ms\n", b->size, json_bytes, ms);
 }
 
+/* --chainwork, --nextblockhash, --tip-bits: BK_OPT_CALL parsers. */
+static int parse_chainwork(void *dest, const char *v)
+{
+    return parse_u256(v, dest);
+}
+
+static int parse_next_hash(void *dest, const char *v)
+{
+    return bk_cli_parse_block_hash(v, dest);
+}
+
+static int parse_tip_bits(void *dest, const char *v)
+{
+    if (strlen(v) != 8) return 0;
+    uint32_t x = 0;
+    for (int i = 0; i < 8; i++) {
+        int d = bk_hex_digit((unsigned char)v[i]);
+        if (d < 0) return 0;
+        x = x << 4 | (uint32_t)d;
+    }
+    *(uint32_t *)dest = x;
+    return 1;
+}
+
 static int block_main(int argc, char **argv)
 {
     const char *cmd = "block";
-    /* With --datadir: getblock from a node's files (cli/lookup.c). */
-    if (bk_cli_has_opt(argc, argv, "--datadir")) return bk_lookup_block_main(argc, argv);
-    const char *file = NULL, *undo_file = NULL, *out_file = NULL;
-    const char *chainwork = NULL, *next = NULL, *tip_bits = NULL;
-    int64_t height = -1, confirmations = 1, mediantime = -1, verbosity = 1, core = BK_CORE_NEWEST, indent = 0;
-    int have_height = 0, have_mediantime = 0, tip_target = 0, signed_version = 0, header_only = 0;
-    int summary = 0;
-    struct timespec t_start, t_end;
-    clock_gettime(CLOCK_MONOTONIC, &t_start);
-    bk_network net = BK_NET_MAIN;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, block_help);
-        }
-        if (!strcmp(a, "--summary")) {
-            summary = 1;
-            continue;
-        }
-        if (!strcmp(a, "--pretty")) {
-            indent = 2;
-            continue;
-        }
-        if (!strcmp(a, "--tip-target")) {
-            tip_target = 1;
-            continue;
-        }
-        if (!strcmp(a, "--header")) {
-            header_only = 1;
-            continue;
-        }
-        if (!strcmp(a, "--signed-version") || !strcmp(a, "--signed-tx-version")) {  /* the old name */
-            signed_version = 1;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != 0) {
-            const char *given = v; /* NULL: known options say so below */
-            if (!v) v = "";
-            i++;
-            int ok = 1;
-            if (!strcmp(a, "--undo")) undo_file = v;
-            else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_file = v;
-            else if (!strcmp(a, "--verbosity")) ok = bk_cli_parse_i64(v, &verbosity) && verbosity >= 0 && verbosity <= 3;
-            else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &net) == BK_OK;
-            else if (!strcmp(a, "--height")) ok = (have_height = bk_cli_parse_i64(v, &height)) && height >= 0;
-            else if (!strcmp(a, "--confirmations")) ok = bk_cli_parse_i64(v, &confirmations);
-            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = bk_cli_parse_i64(v, &mediantime);
-            else if (!strcmp(a, "--chainwork")) chainwork = v;
-            else if (!strcmp(a, "--nextblockhash")) next = v;
-            else if (!strcmp(a, "--tip-bits")) tip_bits = v;
-            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_CORE_NEWEST;
-            else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
-            else return bk_cli_unknown_option(cmd, a);
-            if (!given) return bk_cli_missing_value(cmd, a);
-            if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
-            continue;
-        }
-        if (file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one block file given");
-        file = a;
-    }
-    if (!file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file (see --help)");
-
-    bk_chain_context ctx;
+    const char *undo_file = NULL, *out_file = NULL;
+    int64_t height = -1, confirmations = 1, mediantime = -1;
+    int verbosity = 1, core = BK_CORE_NEWEST, indent = 0;
+    int tip_target = 0, signed_version = 0, header_only = 0, summary = 0;
     uint8_t chainwork_be[32], next_hash[32];
     uint32_t tip_bits_v = 0;
-    if (chainwork && !parse_u256(chainwork, chainwork_be))
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --chainwork '%s' (up to 64 hex digits)", chainwork);
-    if (next && !bk_cli_parse_block_hash(next, next_hash))
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --nextblockhash '%s' (64 hex digits)", next);
-    if (tip_bits) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(tip_bits, &end, 16);
-        if (errno || strlen(tip_bits) != 8 || *end || bk_cli_hexval(tip_bits[0]) < 0)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --tip-bits '%s' (8 hex digits, e.g. 1d00ffff)", tip_bits);
-        tip_bits_v = (uint32_t)v;
+    struct timespec t_start, t_end;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    bk_cli_source src;
+    bk_cli_source_init(&src);
+    /* One table for both modes: a block FILE, and --datadir lookups. */
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_ROW_CALL("--verbosity", 0, &verbosity, bk_cli_parse_verbosity3, "0-3|true|false",
+                        "0 hex, 1 txids (default), 2 transactions and fees, 3 with\n"
+                        "prevouts (true = 1, false = 0, as getblock takes them)"),
+        BK_OPT_ROW_CALL("--verbose", 0, &verbosity, bk_cli_parse_verbosity3, "0-3|true|false",
+                        "getblock's other name for --verbosity"),
+        BK_OPT_ROW_INT("--core-compat", 0, &core, BK_CORE_MIN, BK_CORE_NEWEST, "V",
+                       "Core release shape: 28, 29, 30, 31 (default 31): 28 no\n"
+                       "target; 29/30 target; 31 target and coinbase_tx"),
+        BK_OPT_PRETTY(&indent),
+        BK_OPT_ROW_STR("--undo", 0, &undo_file, "FILE",
+                       "FILE: the block's undo data: a bare CBlockUndo or a rev*.dat\n"
+                       "record (magic, size, CBlockUndo, checksum; the checksum is\n"
+                       "verified against the block's parent hash). Adds \"fee\"\n"
+                       "(verbosity 2, 3) and \"prevout\" (verbosity 3)"),
+        BK_OPT_ROW_I64("--height", 0, &height, 0, INT32_MAX, "H", "FILE: default the BIP34 height in the coinbase"),
+        BK_OPT_ROW_I64("--confirmations", 0, &confirmations, INT64_MIN, INT64_MAX, "N",
+                       "FILE: default 1 (the block is the tip); -1 for a stale block"),
+        BK_OPT_ROW_I64("--mediantime", 0, &mediantime, INT64_MIN, INT64_MAX, "T",
+                       "FILE: default the block's own time"),
+        BK_OPT_ROW_CALL("--chainwork", 0, chainwork_be, parse_chainwork, "HEX",
+                        "FILE: cumulative work (up to 64 hex digits), default 0"),
+        BK_OPT_ROW_CALL("--nextblockhash", 0, next_hash, parse_next_hash, "HASH",
+                        "FILE: the next block on the active chain, default none"),
+        BK_OPT_ROW_CALL("--tip-bits", 0, &tip_bits_v, parse_tip_bits, "HEX",
+                        "FILE: nBits of the chain tip, 8 hex digits (default: this\n"
+                        "block's)"),
+        BK_OPT_ROW_FLAG("--tip-target", 0, &tip_target,
+                        "FILE, --core-compat 29/30: print the tip's target (Core\n"
+                        "v29.0 bug #33440)"),
+        BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version, "FILE: tx versions as int32 (Core before v28)"),
+        BK_OPT_ROW_FLAG("--signed-tx-version", 0, &signed_version, "FILE: the old name of --signed-version"),
+        BK_OPT_ROW_FLAG("--header", 0, &header_only,
+                        "FILE: getblockheader instead: the header object (verbosity\n"
+                        ">= 1) or the 80-byte header's hex (verbosity 0); for a\n"
+                        "datadir: blockkit header"),
+        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "FILE: pretty form with indent N"),
+        BK_OPT_OUTPUT(&out_file, "FILE: write to FILE instead of standard output (made only\n"
+                                 "once the whole document is there)"),
+        BK_OPT_ROW_FLAG("--summary", 0, &summary,
+                        "FILE: one line on standard error: hash, height, txs, fees\n"
+                        "(with --undo), JSON size, time to decode and render"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, "FILE | --datadir DIR HASH|HEIGHT...", block_intro, block_outro, opts, SIZE_MAX};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    /* The mode is what was given: a datadir (or blocks directory) means
+     * lookups, else the argument is a block FILE. */
+    static const char *const file_only[] = {"--undo", "--height", "--confirmations", "--mediantime", "--chainwork",
+                                            "--nextblockhash", "--tip-bits", "--tip-target", "--signed-version",
+                                            "--signed-tx-version", "--header", "--indent", "--output", "--summary",
+                                            NULL};
+    static const char *const dir_only[] = {"--blocksdir", "--tmpdir", NULL};
+    int rc;
+    if (src.datadir || src.blocksdir) {
+        rc = bk_cli_refuse_given(cmd, &spec, file_only, "a block FILE, not --datadir lookups");
+        if (!rc) {
+            bk_cli_lookup q = {BK_CLI_LOOKUP_BLOCK, args.v, args.n, verbosity, core, indent != 0, NULL};
+            rc = bk_cli_lookup_run(cmd, &src, &q);
+        }
+        bk_opt_args_free(&args);
+        return rc;
     }
+    const char *file = args.n ? args.v[0] : NULL;
+    size_t n_files = args.n;
+    bk_opt_args_free(&args);
+    if ((rc = bk_cli_refuse_given(cmd, &spec, dir_only, "--datadir lookups, not a block FILE")) != 0) return rc;
+    if (!n_files) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file (see --help)");
+    if (n_files > 1) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one block file given (HASH|HEIGHT... need --datadir)");
     if (tip_target && (core < 29 || core > 30))
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--tip-target applies to --core-compat 29 or 30 only");
+    bk_network net = src.net;
+    int have_height = bk_opt_given(&spec, "--height"), have_mediantime = bk_opt_given(&spec, "--mediantime");
+    int chainwork = bk_opt_given(&spec, "--chainwork"), next = bk_opt_given(&spec, "--nextblockhash");
+    int tip_bits = bk_opt_given(&spec, "--tip-bits");
+    bk_chain_context ctx;
 
     bk_error err;
     bk_error_clear(&err);
@@ -179,7 +197,7 @@ static int block_main(int argc, char **argv)
     bk_writer w;
     bk_writer_init(&w, NULL);
     bk_cli_block_file bf;
-    int rc = bk_cli_block_file_load(cmd, &bf, file, have_height, height);
+    rc = bk_cli_block_file_load(cmd, &bf, file, have_height, height);
     if (rc) goto done;
     const bk_block b = bf.b;
     height = bf.height;
@@ -307,5 +325,5 @@ done:
     return rc;
 }
 
-BK_CLI_COMMAND(block_command, "block", "FILE [--undo FILE] [--verbosity 0-3] [--pretty] [context options] | --datadir DIR HASH|HEIGHT",
+BK_CLI_COMMAND(block_command, "block", "FILE [--undo FILE] [--verbosity 0-3] [--pretty] [context options] | --datadir DIR HASH|HEIGHT...",
                "print a block as Bitcoin Core's getblock (verbosity 0-3), byte for byte", block_main)

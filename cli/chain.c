@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const chain_usage =
-    "usage: blockkit chain (--blocksdir DIR | --datadir DIR) [--chain NAME] [--source index|files]\n"
-    "                      [--blockindex DIR] [--tmpdir DIR] [--verbose]\n"
-    "\n"
+static const char chain_intro[] =
     "Print the best chain of a Bitcoin Core node: from its block index\n"
     "(blocks/index, with the tip from the chainstate) when there is one, else\n"
     "by scanning blkNNNNN.dat/revNNNNN.dat (with xor.dat) for the chain with the\n"
@@ -27,21 +24,20 @@ static const char *const chain_usage =
     "is missing with \"orphan\":true (no height/mediantime/chainwork).\n"
     "From Core's block index, a block without data (pruned) has \"data\":false\n"
     "(file and offset 0) and has_undo is Core's record of the undo data.\n"
-    "\n"
-    "  --blocksdir DIR  the blocks directory itself\n"
-    "  --datadir DIR    DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
-    "  --chain NAME     main (default), test|testnet3, testnet4, signet, regtest\n"
-    BK_CLI_SOURCE_HELP
-    "  --verbose        report how each file ended and counts on stderr\n"
     "Proof of work is not checked; work counts nBits only.\n"
+    "\n"
+    "blockkit chain --tips --datadir DIR: bitcoin-cli getchaintips from the node's\n"
+    "block index, without the node: the active tip and every block off the active\n"
+    "chain that no other such block builds on, highest first, with branchlen and\n"
+    "status (active, valid-fork, valid-headers, headers-only, invalid) as Core\n"
+    "computes them.\n";
+
+static const char chain_outro[] =
     "SIGINT, SIGTERM and SIGHUP stop the build (or the listing after the current\n"
     "line) with status 128 + the signal number.\n"
     "Exit codes: 0 ok, 64 usage, 65 bad data (another network's files: the message\n"
-    "names its --chain), 66 no blk files (a datadir given as --blocksdir) or no block\n"
-    "index (--source index), 74 I/O.\n"
-    "\n"
-    "blockkit chain --tips --datadir DIR: getchaintips from the node's block index\n"
-    "(see blockkit chain --tips --help).\n";
+    "names its --chain), 66 no blk files (a datadir given as --blocksdir), no\n"
+    "block index (--source index, --tips) or no such directory, 74 I/O.\n";
 
 /* The line's pieces, appended at p (no printf: 900k lines on mainnet). */
 #define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
@@ -121,40 +117,35 @@ static int print_entry(bk_cli_lines *out, const bk_chain_entry *e, const char *t
 static int chain_main(int argc, char **argv)
 {
     const char *cmd = "chain";
-    /* --tips: getchaintips from the node's block index (cli/lookup.c). */
-    if (bk_cli_has_opt(argc, argv, "--tips")) return bk_lookup_tips_main(argc, argv);
-    const char *blocksdir = NULL, *datadir = NULL, *chain_name = "main";
-    int verbose = 0;
+    int verbose = 0, tips = 0, pretty = 0;
     bk_cli_source src;
-    memset(&src, 0, sizeof src);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, chain_usage);
-        }
-        if (!strcmp(a, "--verbose")) {
-            verbose = 1;
-            continue;
-        }
-        int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
-        if (src_rc > 0) return src_rc;
-        if (src_rc == 0) continue;
-        const char **slot = !strcmp(a, "--blocksdir") ? &blocksdir
-                            : !strcmp(a, "--datadir") ? &datadir
-                            : !strcmp(a, "--chain")   ? &chain_name
-                                                      : NULL;
-        if (!slot) return bk_cli_unknown_option(cmd, a);
-        if (i + 1 >= argc) return bk_cli_missing_value(cmd, a);
-        *slot = argv[++i];
+    bk_cli_source_init(&src);
+    /* One table for both modes: the chain listing, and --tips. */
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_SOURCE_INDEX(&src),
+        BK_OPT_ROW_FLAG("--verbose", 0, &verbose, "report how each file ended and counts on stderr"),
+        BK_OPT_ROW_FLAG("--tips", 0, &tips, "getchaintips from the block index instead (needs --datadir)"),
+        BK_OPT_ROW_FLAGV("--pretty", &pretty, 2, "--tips: bitcoin-cli's indented form"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, chain_intro, chain_outro, opts, 0};
+    bk_opt_args args;
+    int rc = bk_opt_parse(&spec, argc, argv, &args);
+    if (rc != BK_OPT_CONTINUE) return rc;
+    bk_opt_args_free(&args);
+    if (tips) {
+        static const char *const listing_only[] = {"--blockindex", "--source", "--verbose", NULL};
+        if ((rc = bk_cli_refuse_given(cmd, &spec, listing_only, "the chain listing, not --tips")) != 0) return rc;
+        bk_cli_lookup q = {BK_CLI_LOOKUP_TIPS, NULL, 0, 0, BK_CORE_NEWEST, pretty, NULL};
+        return bk_cli_lookup_run(cmd, &src, &q);
     }
-    bk_network net;
-    if (bk_network_parse(chain_name, &net) != BK_OK)
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", chain_name);
-    if (!blocksdir && !datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--blocksdir or --datadir is required");
-    src.datadir = datadir;
-    src.blocksdir = blocksdir;
-    int rc = bk_cli_source_blocksdir(cmd, &src, net);
-    if (rc) return rc;
+    static const char *const tips_only[] = {"--pretty", NULL};
+    if ((rc = bk_cli_refuse_given(cmd, &spec, tips_only, "--tips, not the chain listing")) != 0) return rc;
+    if ((rc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS)) != 0) {
+        bk_cli_source_free(&src);
+        return rc;
+    }
     bk_chain c;
     /* SIGINT, SIGTERM, SIGHUP stop the build (bk_chain_opts.cancel) or the
      * listing after the current line: exit 128 + the signal. */
@@ -167,7 +158,7 @@ static int chain_main(int argc, char **argv)
     chain_stop = 0;
     for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
     src.orphans_ok = 1;
-    rc = bk_cli_source_build(cmd, &src, net, &chain_stop, 0, &c);
+    rc = bk_cli_source_build(cmd, &src, src.net, &chain_stop, 0, &c);
     bk_cli_source_free(&src);
     if (rc) {
         for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
@@ -215,5 +206,5 @@ static int chain_main(int argc, char **argv)
     return rc;
 }
 
-BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME] [--source index|files]",
+BK_CLI_COMMAND(chain_command, "chain", "--blocksdir DIR | --datadir DIR [--chain NAME] [--source index|files] | --tips --datadir DIR",
                "best chain of a blocks directory as NDJSON (heights, chainwork, undo)", chain_main)

@@ -163,8 +163,6 @@ int bk_cli_missing_value(const char *cmd, const char *opt);
 /* A whole decimal argument (optional sign) as int64: 1, or 0 when it is
  * empty, has other characters or overflows. */
 int bk_cli_parse_i64(const char *s, int64_t *out);
-/* The value of one hex digit (either case), -1 for any other character. */
-int bk_cli_hexval(int c);
 /* A block hash as Core prints it (64 hex digits, reversed) into internal
  * byte order: 1, or 0 when s is not that. */
 int bk_cli_parse_block_hash(const char *s, uint8_t out[32]);

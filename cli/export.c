@@ -2,6 +2,9 @@
  * height-range chunks (bk_export_run, docs/export.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "export_utxo_stats.h"
+#include "opt.h"
+#include "progress.h"
 #include "source.h"
 #include "utxo_rows.h"
 
@@ -14,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char export_help[] =
-    "usage: blockkit export (--blocksdir DIR | --datadir DIR) --out DIR [options]\n"
-    "\n"
+static const char export_intro[] =
     "Write the best chain of a Bitcoin Core blocks directory (read-only, safe\n"
     "while bitcoind runs) as analyst tables: one row per block, transaction,\n"
     "input and output, columns named as in BigQuery's crypto_bitcoin dataset,\n"
@@ -30,48 +31,22 @@ static const char export_help[] =
     "inside it, is written up to the range's end and replaced by a later run\n"
     "that covers more of it.\n"
     "\n"
-    "  --blocksdir DIR       the blocks directory itself\n"
-    "  --datadir DIR         DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
-    "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
-    BK_CLI_SOURCE_HELP
-    "  --out DIR             output directory (created)\n"
-    "  --datasets LIST       comma-separated: blocks,transactions,inputs,outputs (default:\n"
-    "                        these four, also \"all\") and block_stats (Core's getblockstats\n"
-    "                        as typed columns, one row per block); utxos on its own (below)\n"
-    "  --format F            parquet (default), csv (RFC 4180, header line), ndjson\n"
-    "  --compression C       parquet: zstd (default), snappy, none\n"
-    "  --zstd-level N        -7 (fastest) .. 19 (default -5; docs/export.md)\n"
-    "  --start H             first height (default 0)\n"
-    "  --end H|-N            last height (default the tip); -N: N blocks below the tip\n"
-    "  --chunk-size N        heights per chunk file (default 10000)\n"
-    "  -j N                  chunks written in parallel (default: online CPUs)\n"
-    "  --orphans             also blocks whose ancestors are not in the files, placed\n"
-    "                        by their BIP34 height (median_time and chainwork null)\n"
-    "  --allow-missing-undo  export blocks without rev data with null spent columns\n"
-    "                        (default: stop before such a block, exit 65)\n"
-    "  --follow              keep running: write each next chunk once the tip is\n"
-    "                        --lag blocks past its end; partial chunks are never written\n"
-    "  --lag N               --follow: confirmations past a chunk's end (default 6)\n"
-    "  --poll S              --follow: seconds between looks at the files (default 30)\n"
-    "  --progress WHEN       auto (default: when stderr is a terminal), always, never\n"
-    "  --summary             one line on stderr at the end\n"
-    "\n"
-    "The UTXO set (--datasets utxos; docs/utxo.md): one row per coin of --datadir's\n"
-    "chainstate (a private LevelDB snapshot; safe while bitcoind runs) or of a\n"
-    "dumptxoutset file, in key order: txid, vout, value, height, is_coinbase,\n"
-    "script_hex, type, address, desc (as Core's gettxout prints them). Files\n"
-    "DIR/utxos/utxos_<first>_<last>.<ext> numbered by row, --chunk-rows rows each;\n"
-    "a run rewrites the whole set and removes the utxos files it did not write.\n"
-    "  --utxo-snapshot FILE  a dumptxoutset file (format 2; '-' = standard input)\n"
-    "  --height N            the best block's height (summary; default: the block index)\n"
-    "  --chunk-rows N        rows per file (default 1000000)\n"
-    "  -j N                  with utxos: N >= 2 writes two chunks at once (default: CPUs)\n"
-    "  (--format, --compression, --zstd-level, --chain, --tmpdir, --progress, --summary\n"
-    "  as above; the block options do not apply)\n"
-    "\n"
-    "SIGINT/SIGTERM stop cleanly: complete chunks stay, the unfinished ones are\n"
-    "removed, and a rerun continues. Exit status: 0 ok (also after a signal),\n"
-    "64 usage, 65 bad data or missing undo, 66 missing input, 74 I/O.\n";
+    "--datasets: comma-separated blocks,transactions,inputs,outputs (default:\n"
+    "these four, also \"all\") and block_stats (Core's getblockstats as typed\n"
+    "columns, one row per block); or utxos on its own: the UTXO set, one row per\n"
+    "coin of --datadir's chainstate (a private LevelDB snapshot; safe while\n"
+    "bitcoind runs) or of a dumptxoutset file (--utxo-snapshot), in key order:\n"
+    "txid, vout, value, height, is_coinbase, script_hex, type, address, desc (as\n"
+    "Core's gettxout prints them), files DIR/utxos/utxos_<first>_<last>.<ext>\n"
+    "numbered by row, --chunk-rows rows each; a utxos run rewrites the whole set\n"
+    "and removes the utxos files it did not write (docs/utxo.md).\n";
+
+static const char export_outro[] =
+    "SIGINT and SIGTERM stop cleanly: complete chunks stay, the unfinished ones\n"
+    "are removed, a rerun continues; the status is then 128 + the signal number.\n"
+    "Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input (no such\n"
+    "directory, no block in the range, a block without undo data), 74 I/O,\n"
+    "128+N stopped by signal N.\n";
 
 static volatile sig_atomic_t export_stop;
 
@@ -99,122 +74,192 @@ void export_signals_restore(const export_signals *s)
 }
 
 
-typedef struct progress_ctx {
-    int on;
-    double last;
-    int printed;
-} progress_ctx;
-
+/* The library's progress to the CLI's printer (cli/progress.h): the ETA
+ * from the chunks committed and the chunks in flight. */
 static void on_progress(void *vctx, const bk_export_progress *p)
 {
-    progress_ctx *c = vctx;
-    if (!c->on) return;
-    double mbs = p->seconds > 0 ? (double)p->bytes_done / 1e6 / p->seconds : 0;
-    double left = (double)(p->bytes_total - p->bytes_done) / 1e6;
-    double eta = mbs > 0 ? left / mbs : 0;
-    fprintf(stderr, "\rheight %lld  %llu/%llu blocks  %llu/%llu chunks  %.1f MB/s  ETA %02d:%02d:%02d ",
-            (long long)p->height, (unsigned long long)p->blocks_done, (unsigned long long)p->blocks_total,
-            (unsigned long long)p->chunks_done, (unsigned long long)p->chunks_total, mbs, (int)(eta / 3600),
-            (int)(eta / 60) % 60, (int)eta % 60);
-    fflush(stderr);
-    c->printed = 1;
+    bk_cli_progress *pr = vctx;
+    bk_cli_progress_task busy[64];
+    bk_cli_progress_line l;
+    memset(&l, 0, sizeof l);
+    l.height = p->height;
+    l.items = "blocks";
+    l.items_done = p->blocks_done;
+    l.items_total = p->blocks_total;
+    l.chunks_done = p->chunks_done;
+    l.chunks_total = p->chunks_total;
+    l.bytes_done = p->bytes_done;
+    l.work_done = p->bytes_committed;
+    l.work_total = p->bytes_total;
+    l.seconds = p->seconds;
+    l.workers = p->workers > 0 ? p->workers : 1;
+    l.work_seconds = p->chunk_seconds;
+    for (size_t i = 0; i < p->n_busy && i < 64; i++) {
+        busy[i].work_done = p->busy[i].bytes_done;
+        busy[i].work_total = p->busy[i].bytes_total;
+        busy[i].seconds = p->busy[i].seconds;
+        l.n_busy++;
+    }
+    l.busy = busy;
+    uint64_t begun = p->chunks_done + l.n_busy;
+    l.tasks_left = p->chunks_total > begun ? p->chunks_total - begun : 0;
+    bk_cli_progress_show(pr, &l);
+}
+
+/* --datasets: kept as given; utxos or the block datasets (parsed below). */
+static int parse_datasets(void *dest, const char *v)
+{
+    *(const char **)dest = v;
+    return 1;
+}
+
+/* Whether the comma-separated list names utxos. */
+static int names_utxos(const char *list)
+{
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        if (n == 5 && !memcmp(p, "utxos", 5)) return 1;
+        if (!c) break;
+        p = c + 1;
+    }
+    return 0;
 }
 
 static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
-    const char *blocksdir = NULL, *datadir = NULL;
-    int summary = 0, follow = 0, progress = -1;
-    int64_t lag = 6, poll_s = 30;
+    int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO;
+    int64_t lag = 6, poll_s = 30, chunk_rows = 1000000;
+    const char *datasets = NULL, *snapshot = NULL, *utxo_height = NULL;
     bk_export_opts o;
     bk_export_opts_init(&o);
     bk_cli_source src;
-    memset(&src, 0, sizeof src);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.workers = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, export_help);
-        }
-        /* the UTXO set is its own export (cli/export_utxos.c) */
-        if (!strcmp(a, "--datasets") && i + 1 < argc && strstr(argv[i + 1], "utxos")) {
-            for (int k = i + 2; k < argc; k++)
-                if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-                    return bk_cli_help(cmd, export_help);
-                }
-            return bk_cli_export_utxos(argc, argv);
-        }
-        if (!strcmp(a, "--orphans")) o.orphans = 1;
-        else if (!strcmp(a, "--allow-missing-undo")) o.allow_missing_undo = 1;
-        else if (!strcmp(a, "--follow")) follow = 1;
-        else if (!strcmp(a, "--summary")) summary = 1;
-        else if (!strncmp(a, "-j", 2) && a[2]) {
-            int64_t n = 0;
-            if (!bk_cli_parse_i64(a + 2, &n) || n < 1 || n > 256)
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
-            o.workers = (int)n;
-        } else if (a[0] == '-' && a[1] && !strcmp(a, "--source") + !strcmp(a, "--blockindex") + !strcmp(a, "--tmpdir")) {
-            int src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i);
-            if (src_rc) return src_rc;
-        } else if (a[0] == '-' && a[1]) {
-            const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
-            const char *v = given ? given : "";
-            int64_t n = 0;
-            int ok = 1;
-            if (!strcmp(a, "--blocksdir")) blocksdir = v;
-            else if (!strcmp(a, "--datadir")) datadir = v;
-            else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &o.net) == BK_OK;
-            else if (!strcmp(a, "--out") || !strcmp(a, "-o")) o.out_dir = v;
-            else if (!strcmp(a, "--datasets")) ok = bk_export_datasets_parse(v, &o.datasets) == BK_OK;
-            else if (!strcmp(a, "--format")) ok = bk_table_format_parse(v, &o.format) == BK_OK;
-            else if (!strcmp(a, "--compression")) ok = bk_pq_codec_parse(v, &o.pq.codec) == BK_OK;
-            else if (!strcmp(a, "--zstd-level")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= -7 && n <= 19;
-                o.pq.zstd_level = (int)n;
-            }
-            else if (!strcmp(a, "--start")) ok = bk_cli_parse_i64(v, &o.start) && o.start >= 0;
-            else if (!strcmp(a, "--end")) {
-                ok = bk_cli_parse_i64(v, &n);
-                if (ok && n < 0) {
-                    o.below_tip = -n;
-                    o.end = -1;
-                } else {
-                    o.end = n;
-                }
-            } else if (!strcmp(a, "--chunk-size")) {
-                ok = bk_cli_parse_i64(v, &o.chunk_size) && o.chunk_size >= 1 && o.chunk_size <= 100000000;
-            } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= 256;
-                o.workers = (int)n;
-            } else if (!strcmp(a, "--lag")) ok = bk_cli_parse_i64(v, &lag) && lag >= 0;
-            else if (!strcmp(a, "--poll")) ok = bk_cli_parse_i64(v, &poll_s) && poll_s >= 1 && poll_s <= 86400;
-            else if (!strcmp(a, "--progress")) {
-                if (!strcmp(v, "auto")) progress = -1;
-                else if (!strcmp(v, "always")) progress = 1;
-                else if (!strcmp(v, "never")) progress = 0;
-                else ok = 0;
-            } else return bk_cli_unknown_option(cmd, a);
-            if (!given) return bk_cli_missing_value(cmd, a);
-            if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
-        } else {
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        }
-    }
-    if (!blocksdir == !datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "give one of --blocksdir or --datadir");
+    bk_cli_source_init(&src);
+    bk_cli_range range;
+    bk_cli_range_init(&range);
+    o.workers = bk_cli_default_workers();
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_SOURCE_INDEX(&src),
+        BK_OPT_ROW_STR("--out", 'o', &o.out_dir, "DIR", "output directory (created)"),
+        BK_OPT_ROW_CALL("--datasets", 0, &datasets, parse_datasets, "LIST",
+                        "blocks,transactions,inputs,outputs (default), block_stats,\n"
+                        "all; or utxos on its own"),
+        BK_OPT_TABLE_FORMAT(&o.format, &o.pq.codec, &o.pq.zstd_level),
+        BK_OPT_RANGE(&range),
+        BK_OPT_ROW_I64("--chunk-size", 0, &o.chunk_size, 1, 100000000, "N",
+                       "heights per chunk file (default 10000)"),
+        BK_OPT_JOBS(&o.workers, "chunks written in parallel (default: online CPUs)"),
+        BK_OPT_ROW_FLAG("--orphans", 0, &o.orphans,
+                        "also blocks whose ancestors are not in the files, placed\n"
+                        "by their BIP34 height (median_time and chainwork null)"),
+        BK_OPT_ROW_FLAG("--allow-missing-undo", 0, &o.allow_missing_undo,
+                        "export blocks without rev data with null spent columns\n"
+                        "(default: stop before such a block, exit 66)"),
+        BK_OPT_ROW_FLAG("--follow", 0, &follow,
+                        "keep running: write each next chunk once the tip is\n"
+                        "--lag blocks past its end; partial chunks are never written"),
+        BK_OPT_ROW_I64("--lag", 0, &lag, 0, 1000000, "N", "--follow: confirmations past a chunk's end (default 6)"),
+        BK_OPT_ROW_I64("--poll", 0, &poll_s, 1, 86400, "S", "--follow: seconds between looks at the files (default 30)"),
+        BK_OPT_PROGRESS(&progress),
+        BK_OPT_ROW_FLAG("--summary", 0, &summary, "one line on stderr at the end"),
+        BK_OPT_ROW_STR("--utxo-snapshot", 0, &snapshot, "FILE|-",
+                       "utxos: a dumptxoutset file (format 2; - = standard input)"),
+        BK_OPT_ROW_STR("--height", 0, &utxo_height, "N", "utxos: the best block's height (default: the block index)"),
+        BK_OPT_ROW_I64("--chunk-rows", 0, &chunk_rows, 1, 1000000000000LL, "N",
+                       "utxos: rows per file (default 1000000)"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, export_intro, export_outro, opts, 0};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    bk_opt_args_free(&args);
     if (!o.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");
+    if (datasets && !strcmp(datasets, "utxo_stats")) {
+        /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
+        static const char *const not_here[] = {"--blockindex", "--source", "--chunk-size", "--orphans",
+                                               "--allow-missing-undo", "--follow", "--lag", "--poll",
+                                               "--utxo-snapshot", "--height", "--chunk-rows"};
+        for (size_t k = 0; k < sizeof not_here / sizeof not_here[0]; k++)
+            if (bk_opt_given(&spec, not_here[k]))
+                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxo_stats", not_here[k]);
+        if (!src.datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxo_stats needs --datadir DIR");
+        int rrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_DATADIR);
+        if (rrc) {
+            bk_cli_source_free(&src);
+            return rrc;
+        }
+        bk_cli_export_utxo_stats_args xa = {src.datadir, src.blocksdir, src.tmpdir, src.net, o.out_dir, o.format,
+                                            o.pq, range.start, range.end, range.below_tip, o.workers};
+        rrc = bk_cli_export_utxo_stats(&xa);
+        bk_cli_source_free(&src);
+        return rrc;
+    }
+    if (datasets && names_utxos(datasets)) {
+        /* the UTXO set is its own export (cli/export_utxos.c) */
+        if (strcmp(datasets, "utxos") != 0)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "utxos is exported on its own: --datasets utxos, not '%s' (run the "
+                               "block datasets separately)", datasets);
+        static const char *const block_only[] = {"--blocksdir", "--blockindex", "--source", "--start", "--end",
+                                                 "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
+                                                 "--lag", "--poll"};
+        for (size_t k = 0; k < sizeof block_only / sizeof block_only[0]; k++)
+            if (bk_opt_given(&spec, block_only[k]))
+                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", block_only[k]);
+        if (!src.datadir && !snapshot)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxos needs --datadir DIR or --utxo-snapshot FILE");
+        bk_cli_export_utxos_args ua;
+        memset(&ua, 0, sizeof ua);
+        if (src.datadir) {
+            int rrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_DATADIR);
+            if (rrc) {
+                bk_cli_source_free(&src);
+                return rrc;
+            }
+        }
+        ua.source.datadir = src.datadir;
+        ua.source.snapshot = snapshot;
+        ua.source.chain = src.datadir || src.chain_given ? bk_network_get(src.net)->name : NULL;
+        ua.source.height = utxo_height;
+        ua.source.tmpdir = src.tmpdir;
+        ua.source.height_optional = 1;
+        ua.out_dir = o.out_dir;
+        ua.format = o.format;
+        ua.codec = o.pq.codec;
+        ua.zstd_level = o.pq.zstd_level;
+        ua.chunk_rows = (uint64_t)chunk_rows;
+        ua.threads = (unsigned)(o.workers > 64 ? 64 : o.workers);
+        ua.summary = summary;
+        ua.progress = bk_cli_progress_on(progress);
+        int urc = bk_cli_export_utxos(&ua);
+        bk_cli_source_free(&src);
+        return urc;
+    }
+    static const char *const utxo_only[] = {"--utxo-snapshot", "--height", "--chunk-rows"};
+    for (size_t k = 0; k < sizeof utxo_only / sizeof utxo_only[0]; k++)
+        if (bk_opt_given(&spec, utxo_only[k]))
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for --datasets utxos", utxo_only[k]);
+    if (datasets && bk_export_datasets_parse(datasets, &o.datasets) != BK_OK)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for --datasets: '%s' (blocks, transactions, inputs, "
+                           "outputs, block_stats, all; or utxos alone)", datasets);
+    o.start = range.start;
+    o.end = range.end;
+    o.below_tip = range.below_tip >= 0 ? range.below_tip : 0;
     if (o.end >= 0 && o.end < o.start)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)o.end,
                            (long long)o.start);
-    if (follow && o.end >= 0) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--follow runs to the tip: no --end H");
-    src.datadir = datadir;
-    src.blocksdir = blocksdir;
+    if (follow && (o.end >= 0 || range.below_tip >= 0))
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--follow runs to the tip less --lag: no --end");
+    int src_err = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+    if (src_err) {
+        bk_cli_source_free(&src);
+        return src_err;
+    }
+    o.net = src.net;
     src.orphans_ok = o.orphans;
-    int src_err = bk_cli_source_blocksdir(cmd, &src, o.net);
-    if (src_err) return src_err;
-    blocksdir = src.blocksdir;
-    o.blocksdir = blocksdir;
+    o.blocksdir = src.blocksdir;
     if (follow) {
         o.complete_only = 1;
         o.below_tip = lag;
@@ -222,9 +267,11 @@ static int export_main(int argc, char **argv)
 
     export_signals sigs;
     o.cancel = export_signals_catch(&sigs);
-    progress_ctx pc = {progress < 0 ? isatty(STDERR_FILENO) : progress, 0, 0};
+    bk_cli_progress pc;
+    bk_cli_progress_init(&pc, bk_cli_progress_on(progress));
     o.progress = on_progress;
     o.progress_ctx = &pc;
+    int64_t waited_tip = -2, waited_next = -2; /* the last waiting line printed */
 
     int rc = 0;
     bk_export_stats total;
@@ -241,17 +288,14 @@ static int export_main(int argc, char **argv)
                                       &chain);
         if (crc) {
             if (export_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = export_stop ? BK_EXIT_OK : crc;
+            rc = export_stop ? 128 + (int)export_stop : crc;
             break;
         }
         o.chain = &chain;
         bk_status s = bk_export_run(&o, &st, &err);
         o.chain = NULL;
         bk_chain_free(&chain);
-        if (pc.printed) {
-            fputc('\n', stderr);
-            pc.printed = 0;
-        }
+        bk_cli_progress_end(&pc);
         total.chunks_written += st.chunks_written;
         total.chunks_skipped = st.chunks_skipped;
         total.files_written += st.files_written;
@@ -269,20 +313,39 @@ static int export_main(int argc, char **argv)
                     (unsigned long long)st.missing_undo);
         if (s == BK_ERR_CANCELLED || export_stop) {
             fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = 128 + (int)export_stop;
             break;
         }
         if (s != BK_OK) {
             rc = bk_cli_report(cmd, &err);
-            if (s == BK_ERR_NOT_FOUND) rc = BK_EXIT_DATA;
+            if (s == BK_ERR_NOT_FOUND) rc = BK_EXIT_NOINPUT; /* a block's undo data is not there */
+            break;
+        }
+        /* No silent empty success: a range with no block is an error. */
+        if (!follow && st.blocks == 0 && st.chunks_skipped == 0) {
+            rc = bk_cli_empty_range(cmd, &range);
             break;
         }
         if (!follow) break;
+        /* Say what the next look waits for (once for each tip and chunk). */
+        if (st.tip_height != waited_tip || st.next_height != waited_next) {
+            int64_t first = st.next_height, last = first / o.chunk_size * o.chunk_size + o.chunk_size - 1;
+            char line[320];
+            fprintf(stderr, "%s\n", bk_cli_follow_waiting(line, sizeof line, cmd, st.tip_height, first, last,
+                                                         last + o.below_tip, poll_s));
+            waited_tip = st.tip_height;
+            waited_next = st.next_height;
+        }
         /* sleep until the next look, waking for a signal */
         for (int64_t q = 0; q < poll_s * 10 && !export_stop; q++) {
             struct timespec ts = {0, 100 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        if (export_stop) break;
+        if (export_stop) {
+            fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = 128 + (int)export_stop;
+            break;
+        }
     }
     export_signals_restore(&sigs);
     if (summary) {

@@ -314,75 +314,23 @@ static int xu_parallel(const char *cmd, const utxo_source_opts *so, coin_source 
     return rc;
 }
 
-int bk_cli_export_utxos(int argc, char **argv)
+int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
 {
     const char *cmd = "export";
-    utxo_source_opts so;
-    memset(&so, 0, sizeof so);
-    so.height_optional = 1;
+    utxo_source_opts so = args->source;
     xu_ctx x;
     memset(&x, 0, sizeof x);
     x.cmd = cmd;
-    x.format = BK_TABLE_PARQUET;
-    x.chunk_rows = 1000000;
+    x.format = args->format;
+    x.chunk_rows = args->chunk_rows;
+    x.out_dir = args->out_dir;
     bk_pq_opts_init(&x.pq);
+    x.pq.codec = args->codec;
+    x.pq.zstd_level = args->zstd_level;
     x.pq.row_group_size = (size_t)32 << 20; /* as the block export's; one per writer in memory */
-    const char *threads_text = NULL;
-    int summary = 0, progress = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--summary")) {
-            summary = 1;
-            continue;
-        }
-        if (!strncmp(a, "-j", 2) && a[2]) {
-            threads_text = a + 2;
-            continue;
-        }
-        if (a[0] != '-' || !a[1]) return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
-        const char *v = given ? given : "";
-        int64_t n = 0;
-        int ok = 1;
-        if (!strcmp(a, "--datadir")) so.datadir = v;
-        else if (!strcmp(a, "--utxo-snapshot")) so.snapshot = v;
-        else if (!strcmp(a, "--chain")) so.chain = v;
-        else if (!strcmp(a, "--height")) so.height = v;
-        else if (!strcmp(a, "--tmpdir")) so.tmpdir = v;
-        else if (!strcmp(a, "--out") || !strcmp(a, "-o")) x.out_dir = v;
-        else if (!strcmp(a, "--datasets")) ok = !strcmp(v, "utxos");
-        else if (!strcmp(a, "--format")) ok = bk_table_format_parse(v, &x.format) == BK_OK;
-        else if (!strcmp(a, "--compression")) ok = bk_pq_codec_parse(v, &x.pq.codec) == BK_OK;
-        else if (!strcmp(a, "--zstd-level")) {
-            ok = bk_cli_parse_i64(v, &n) && n >= -7 && n <= 19;
-            x.pq.zstd_level = (int)n;
-        } else if (!strcmp(a, "--chunk-rows")) {
-            ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= 1000000000000LL;
-            x.chunk_rows = (uint64_t)n;
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) threads_text = v;
-        else if (!strcmp(a, "--progress")) {
-            if (!strcmp(v, "auto")) progress = -1;
-            else if (!strcmp(v, "always")) progress = 1;
-            else if (!strcmp(v, "never")) progress = 0;
-            else ok = 0;
-        } else if (!strcmp(a, "--blocksdir") || !strcmp(a, "--start") ||
-                   !strcmp(a, "--end") || !strcmp(a, "--chunk-size") || !strcmp(a, "--lag") ||
-                   !strcmp(a, "--poll") || !strcmp(a, "--source") || !strcmp(a, "--blockindex"))
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", a);
-        else return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown option %s for --datasets utxos (see --help)", a);
-        if (!given) return bk_cli_missing_value(cmd, a);
-        if (!ok && !strcmp(a, "--datasets"))
-            return bk_cli_fail(cmd, BK_EXIT_USAGE,
-                               "utxos is exported on its own: --datasets utxos, not '%s' (run the block "
-                               "datasets separately)",
-                               v);
-        if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
-    }
-    if (!x.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");
-    if (!so.datadir && !so.snapshot) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxos needs --datadir DIR or --utxo-snapshot FILE");
-    unsigned threads;
-    int rc = utxo_parse_threads(cmd, threads_text, &threads);
-    if (rc) return rc;
+    int summary = args->summary, progress = args->progress;
+    unsigned threads = args->threads;
+    int rc;
     coin_source src;
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) return rc;
@@ -406,6 +354,7 @@ int bk_cli_export_utxos(int argc, char **argv)
     if (*xu_stop) {
         fprintf(stderr, "blockkit: export: stopped by a signal; the utxos files are incomplete, rerun to write "
                         "the whole set\n");
+        if (!rc) rc = 128 + (int)*xu_stop;
     } else if (!rc) {
         xu_remove_stale(&x);
     }

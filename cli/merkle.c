@@ -1,25 +1,21 @@
 /* blockkit merkle: a block's merkle commitments as one JSON object. */
 #include "cli.h"
+#include "opt.h"
 
 #include <blockkit/merkle.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char merkle_help[] =
-    "usage: blockkit merkle FILE [--tx N] [--hex]\n"
-    "\n"
+static const char merkle_intro[] =
     "Compute a block's merkle root (with Core's CVE-2012-2459 mutation check),\n"
     "witness merkle root and BIP141 witness commitment, and compare the root\n"
     "with the header. Prints one JSON object:\n"
-    "  {\"merkleroot\":H,\"witness_merkleroot\":H,\"mutated\":false,\n"
-    "   \"header_match\":true,\"witness_commitment\":\"ok\"|\"absent\"|\"mismatch\"|\"bad-nonce\"}\n"
+    "  {\"merkleroot\":H,\"witness_merkleroot\":H,\"mutated\":false,\"header_match\":true,\n"
+    "   \"witness_commitment\":\"ok\"|\"absent\"|\"mismatch\"|\"bad-nonce\"}\n"
     "Hashes H are printed reversed, as Bitcoin Core prints them (GetHex).\n"
-    "\n"
-    "  FILE     a raw block, hex text (auto-detected), or - for standard input\n"
-    "  --tx N   also print \"tx\":N, \"txid\" and \"branch\" (the merkle proof of\n"
-    "           transaction N, lowest level first, each hash reversed)\n"
-    "  --hex    the input must be hex text\n"
-    "\n"
+    "FILE is a raw block, hex text (auto-detected), or - for standard input.\n";
+
+static const char merkle_outro[] =
     "Exit status (the table in blockkit(1)): 0 ok, 64 usage (including N out of\n"
     "range), 65 the header's merkle root does not match (the object is still\n"
     "printed) or the block is malformed (with the byte offset), 66 missing input,\n"
@@ -44,41 +40,24 @@ static char *put_str(char *p, const char *s)
     return p + n;
 }
 
-static int parse_index(const char *s, size_t *out)
-{
-    if (!*s) return -1;
-    size_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (SIZE_MAX - 9) / 10) return -1;
-        v = v * 10 + (size_t)(*s - '0');
-    }
-    *out = v;
-    return 0;
-}
-
 static int merkle_main(int argc, char **argv)
 {
-    const char *path = NULL;
-    int want_tx = 0, force_hex = 0;
-    size_t tx_index = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            return bk_cli_help("merkle", merkle_help);
-        } else if (!strcmp(argv[i], "--tx")) {
-            if (i + 1 >= argc || parse_index(argv[i + 1], &tx_index) != 0)
-                return bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx needs a transaction index (a number)");
-            want_tx = 1;
-            i++;
-        } else if (!strcmp(argv[i], "--hex")) {
-            force_hex = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return bk_cli_unknown_option("merkle", argv[i]);
-        } else if (path) {
-            return bk_cli_fail("merkle", BK_EXIT_USAGE, "one FILE only (see --help)");
-        } else {
-            path = argv[i];
-        }
-    }
+    int tx_index = 0, force_hex = 0;
+    bk_opt opts[] = {
+        BK_OPT_ROW_INT("--tx", 0, &tx_index, 0, INT32_MAX, "N",
+                       "also print \"tx\":N, \"txid\" and \"branch\" (the merkle\n"
+                       "proof of transaction N, lowest level first, each hash\n"
+                       "reversed)"),
+        BK_OPT_ROW_FLAG("--hex", 0, &force_hex, "the input must be hex text"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {"merkle", "FILE|-", merkle_intro, merkle_outro, opts, 1};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    const char *path = args.n ? args.v[0] : NULL;
+    int want_tx = bk_opt_given(&spec, "--tx");
+    bk_opt_args_free(&args); /* path points into argv, not into args */
     if (!path) return bk_cli_fail("merkle", BK_EXIT_USAGE, "missing FILE (see --help)");
 
     bk_cli_input in;
@@ -103,8 +82,8 @@ static int merkle_main(int argc, char **argv)
         rc = bk_cli_report("merkle", &err);
         goto done;
     }
-    if (want_tx && tx_index >= block.n_tx) {
-        rc = bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx %zu: the block has %u transactions", tx_index,
+    if (want_tx && (size_t)tx_index >= block.n_tx) {
+        rc = bk_cli_fail("merkle", BK_EXIT_USAGE, "--tx %d: the block has %u transactions", tx_index,
                          (unsigned)block.n_tx);
         goto done;
     }
@@ -122,7 +101,7 @@ static int merkle_main(int argc, char **argv)
         goto done;
     }
     if (want_tx) {
-        if (bk_block_merkle_branch(&block, tx_index, scratch, scratch_len, branch, 32 * depth, &depth, &err) !=
+        if (bk_block_merkle_branch(&block, (size_t)tx_index, scratch, scratch_len, branch, 32 * depth, &depth, &err) !=
             BK_OK) {
             rc = bk_cli_report("merkle", &err);
             goto done;
@@ -141,7 +120,7 @@ static int merkle_main(int argc, char **argv)
     p = put_str(p, bk_witness_commitment_str(res.witness_commitment));
     p = put_str(p, "\"");
     if (want_tx) {
-        p += sprintf(p, ",\"tx\":%zu,\"txid\":", tx_index);
+        p += sprintf(p, ",\"tx\":%d,\"txid\":", tx_index);
         p = put_hash(p, txid);
         p = put_str(p, ",\"branch\":[");
         for (size_t k = 0; k < depth; k++) {
@@ -167,5 +146,5 @@ done:
     return rc;
 }
 
-BK_CLI_COMMAND(cli_merkle, "merkle", "FILE [--tx N] [--hex]",
+BK_CLI_COMMAND(cli_merkle, "merkle", "FILE|- [--tx N] [--hex]",
                "merkle root, witness root and commitment of a block (JSON)", merkle_main)

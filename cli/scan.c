@@ -3,6 +3,7 @@
  * (cli/scan_engine.c; docs/scan.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "opt.h"
 #include "scan_engine.h"
 #include "source.h"
 
@@ -15,56 +16,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char scan_help[] =
-    "usage: blockkit scan (--blocksdir DIR | --datadir DIR) [options]\n"
-    "\n"
+static const char scan_intro[] =
     "Print every block of the best chain in a Bitcoin Core blocks directory\n"
     "(blk*.dat, rev*.dat, xor.dat; read-only, safe while bitcoind runs; the\n"
     "chain from the node's block index when there is one, see --source) as\n"
     "Bitcoin Core's getblock result: one compact JSON object per line (NDJSON),\n"
     "in height order, each exactly what `blockkit block` prints for it with its\n"
     "chain context (height, confirmations against the best tip, mediantime,\n"
-    "chainwork, nextblockhash) and, at verbosity >= 2, its undo data.\n"
-    "\n"
-    "  --blocksdir DIR       the blocks directory itself\n"
-    "  --datadir DIR         DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
-    "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
-    BK_CLI_SOURCE_HELP
-    "  --start H, --end H    heights to print (default: 0 to the tip; --end past the tip\n"
-    "                        stops at the tip; --end -N stops N blocks below the tip)\n"
-    "  --verbosity N         0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts\n"
-    "  -j N                  worker threads (default: online CPUs)\n"
-    "  -o FILE|-             output file (default standard output); an existing file\n"
-    "                        that is not empty is refused unless --resume or --force\n"
-    "  --resume              continue -o FILE after its last complete line (a partial\n"
-    "                        last line is dropped; the file's last block must be on the\n"
-    "                        best chain, and an explicit --start must follow it)\n"
-    "  --force               overwrite a non-empty -o FILE\n"
-    "  --progress WHEN       auto (default: when stderr is a terminal), always, never\n"
-    "  --verify-merkle       recompute each block's merkle root and witness commitment;\n"
-    "                        a mismatch stops the scan (exit 65) naming the block\n"
-    "  --allow-missing-undo  verbosity >= 2: render blocks whose rev record is not\n"
-    "                        written yet without fee and prevout (reported on stderr);\n"
-    "                        without it the scan stops before such a block (exit 65)\n"
-    "  --orphans             also print blocks whose ancestors are not in the files\n"
-    "                        (pruned or partial copies), after the best chain, ordered\n"
-    "                        by their BIP34 coinbase height, with the context\n"
-    "                        `blockkit block` gives a lone block (confirmations 1,\n"
-    "                        mediantime = its time, chainwork 0, no next block)\n"
-    "  --max-memory MB       bound for in-flight blocks and their JSON (default 1024)\n"
-    "  --core-compat V       Core release shape: 28, 29, 30, 31 (default 31)\n"
-    "  --pretty              bitcoin-cli's indented form (not NDJSON; for one block)\n"
-    "  --summary             one line on stderr at the end: blocks, txs, fees, MB/s, time\n"
+    "chainwork, nextblockhash) and, at verbosity >= 2, its undo data.\n";
+
+static const char scan_outro[] =
+    "With -o FILE the options that shape the lines (--verbosity, --core-compat,\n"
+    "--chain, --orphans) are recorded in FILE.scan.json; --resume refuses to\n"
+    "continue FILE with other ones.\n"
     "\n"
     "SIGINT (Ctrl-C), SIGTERM and SIGHUP stop after the current line (or stop the\n"
     "chain build) and print the height to resume from with --start (or --resume);\n"
     "the status is then 128 + the signal number. Every line written is complete.\n"
     "A closed output pipe (| head) ends quietly with status 0.\n"
     "Exit status: 0 ok, 64 usage, 65 bad data, missing undo or another network's\n"
-    "files, 66 no blk files, no block connected to a genesis (see --orphans), no\n"
-    "block index (--source index) or --start in a pruned range,\n"
-    "74 I/O (the message names the file and the height to resume from),\n"
-    "128+N stopped by signal N.\n";
+    "files, 66 no blk files, no block in the range, no block connected to a\n"
+    "genesis (see --orphans), no block index (--source index) or --start in a\n"
+    "pruned range, 74 I/O (the message names the file and the height to resume\n"
+    "from), 128+N stopped by signal N.\n";
 
 static volatile sig_atomic_t scan_stop;
 
@@ -75,10 +49,6 @@ static void on_stop_signal(int sig)
     scan_stop = sig;
 }
 
-static int hexnib(int ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
 
 /* --resume: make FILE end with a complete line (a partial last line, left
  * by a kill, is cut off) and find the block its last line holds: the
@@ -138,20 +108,10 @@ static int resume_prepare(const char *cmd, const char *path, uint8_t hash[32], i
         static const char key[] = "{\"hash\":\"";
         int ok = 0;
         if (r == (ssize_t)n && n >= sizeof key - 1 + 64 && memcmp(buf, key, sizeof key - 1) == 0) {
-            ok = 1;
-            for (int i = 0; i < 32 && ok; i++) {
-                int a = hexnib(buf[sizeof key - 1 + 2 * i]), b = hexnib(buf[sizeof key - 1 + 2 * i + 1]);
-                if (a < 0 || b < 0) ok = 0;
-                else hash[31 - i] = (uint8_t)(a << 4 | b);
-            }
+            ok = bk_hex_decode_rev(hash, (const char *)buf + sizeof key - 1, 32, NULL) == BK_OK;
         } else if (r == (ssize_t)n && n >= 161 && buf[0] == '"') {
             uint8_t hdr[80];
-            ok = 1;
-            for (int i = 0; i < 80 && ok; i++) {
-                int a = hexnib(buf[1 + 2 * i]), b = hexnib(buf[2 + 2 * i]);
-                if (a < 0 || b < 0) ok = 0;
-                else hdr[i] = (uint8_t)(a << 4 | b);
-            }
+            ok = bk_hex_decode(hdr, (const char *)buf + 1, 80, NULL) == BK_OK;
             if (ok) bk_sha256d(hash, hdr, 80);
         }
         if (!ok)
@@ -166,111 +126,157 @@ static int resume_prepare(const char *cmd, const char *path, uint8_t hash[32], i
 }
 
 
+/* The options that shape scan's lines, recorded beside -o FILE
+ * (FILE.scan.json) so that --resume never appends lines of another shape. */
+static int shape_line(const bk_scan_opts *o, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "{\"verbosity\":%d,\"core_compat\":%d,\"chain\":\"%s\",\"orphans\":%s}\n",
+                    o->verbosity, o->core_version, bk_network_get(o->net)->name, o->orphans ? "true" : "false");
+}
+
+static char *shape_path(const char *out_file)
+{
+    size_t n = strlen(out_file) + sizeof ".scan.json";
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s.scan.json", out_file);
+    return p;
+}
+
+/* --resume: the recorded shape must be this run's. */
+static int shape_check(const char *cmd, const char *out_file, const bk_scan_opts *o)
+{
+    char want[256], have[256];
+    shape_line(o, want, sizeof want);
+    char *p = shape_path(out_file);
+    if (!p) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    FILE *f = fopen(p, "rb");
+    size_t n = 0;
+    if (f) {
+        n = fread(have, 1, sizeof have - 1, f);
+        fclose(f);
+    }
+    have[n] = 0;
+    int rc = 0;
+    if (!f)
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "--resume: %s has no record of the options %s was written with; "
+                         "--force starts it again", p, out_file);
+    else if (strcmp(have, want) != 0) {
+        if (n && have[n - 1] == '\n') have[n - 1] = 0;
+        want[strlen(want) - 1] = 0;
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "--resume: %s was written with %s, this run asks for %s: give the same "
+                         "--verbosity, --core-compat, --chain and --orphans (or --force to start again)", out_file,
+                         have, want);
+    }
+    free(p);
+    return rc;
+}
+
+static int shape_write(const char *cmd, const char *out_file, const bk_scan_opts *o)
+{
+    char line[256];
+    int n = shape_line(o, line, sizeof line);
+    char *p = shape_path(out_file);
+    if (!p) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    FILE *f = fopen(p, "wb");
+    int rc = 0;
+    if (!f) rc = bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", p, strerror(errno));
+    else {
+        rc = bk_cli_output_write(cmd, f, p, line, (size_t)n);
+        int crc = bk_cli_output_close(cmd, f, p, 0);
+        if (!rc) rc = crc;
+    }
+    free(p);
+    return rc;
+}
+
 static int scan_main(int argc, char **argv)
 {
     const char *cmd = "scan";
-    const char *blocksdir = NULL, *datadir = NULL, *out_file = NULL;
-    int summary = 0, resume = 0, force = 0;
+    const char *out_file = NULL;
+    int summary = 0, resume = 0, force = 0, progress = BK_PROGRESS_AUTO, max_mb = 1024;
     bk_scan_opts o;
     bk_scan_opts_init(&o);
     bk_cli_source src;
-    memset(&src, 0, sizeof src);
-    int src_rc;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.workers = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
-    o.progress = BK_SCAN_PROGRESS_AUTO;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, scan_help);
-        }
-        if (!strcmp(a, "--verify-merkle")) o.verify_merkle = 1;
-        else if (!strcmp(a, "--allow-missing-undo")) o.allow_missing_undo = 1;
-        else if (!strcmp(a, "--orphans")) o.orphans = 1;
-        else if (!strcmp(a, "--pretty")) o.indent = 2;
-        else if (!strcmp(a, "--summary")) summary = 1;
-        else if (!strcmp(a, "--resume")) resume = 1;
-        else if (!strcmp(a, "--force")) force = 1;
-        else if (!strncmp(a, "-j", 2) && a[2]) {
-            int64_t n = 0;
-            if (!bk_cli_parse_i64(a + 2, &n) || n < 1 || n > 256)
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for -j: '%s'", a + 2);
-            o.workers = (int)n;
-        }
-        else if (a[0] == '-' && a[1] && (src_rc = bk_cli_source_option(cmd, &src, argc, argv, &i)) >= 0) {
-            if (src_rc) return src_rc;
-        } else if (a[0] == '-' && a[1]) {
-            const char *given = i + 1 < argc ? argv[++i] : NULL; /* NULL: known options say so below */
-            const char *v = given ? given : "";
-            int64_t n = 0;
-            int ok = 1;
-            if (!strcmp(a, "--blocksdir")) blocksdir = v;
-            else if (!strcmp(a, "--datadir")) datadir = v;
-            else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &o.net) == BK_OK;
-            else if (!strcmp(a, "--start")) {
-                ok = bk_cli_parse_i64(v, &o.start) && o.start >= 0;
-                o.start_given = 1;
-            } else if (!strcmp(a, "--end")) {
-                /* --end -N: N blocks below the tip */
-                ok = bk_cli_parse_i64(v, &n);
-                if (ok && v[0] == '-') {
-                    ok = n > INT64_MIN;
-                    o.end_below_tip = -n;
-                    o.end = -1;
-                } else {
-                    ok = ok && n >= 0;
-                    o.end = n;
-                    o.end_below_tip = -1;
-                }
-            }
-            else if (!strcmp(a, "--verbosity")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= 0 && n <= 3;
-                o.verbosity = (int)n;
-            } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= 256;
-                o.workers = (int)n;
-            } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_file = v;
-            else if (!strcmp(a, "--progress")) {
-                if (!strcmp(v, "auto")) o.progress = BK_SCAN_PROGRESS_AUTO;
-                else if (!strcmp(v, "always")) o.progress = BK_SCAN_PROGRESS_ALWAYS;
-                else if (!strcmp(v, "never")) o.progress = BK_SCAN_PROGRESS_NEVER;
-                else ok = 0;
-            } else if (!strcmp(a, "--max-memory")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= 1 && n <= ((int64_t)1 << 40);
-                o.max_memory = (size_t)n << 20;
-            } else if (!strcmp(a, "--core-compat")) {
-                ok = bk_cli_parse_i64(v, &n) && n >= BK_CORE_MIN && n <= BK_CORE_NEWEST;
-                o.core_version = (int)n;
-            } else return bk_cli_unknown_option(cmd, a);
-            if (!given) return bk_cli_missing_value(cmd, a);
-            if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
-        } else {
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        }
-    }
-    if (!blocksdir == !datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "give one of --blocksdir or --datadir");
+    bk_cli_source_init(&src);
+    bk_cli_range range;
+    bk_cli_range_init(&range);
+    o.workers = bk_cli_default_workers();
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_SOURCE_INDEX(&src),
+        BK_OPT_RANGE(&range),
+        BK_OPT_ROW_INT("--verbosity", 0, &o.verbosity, 0, 3, "N",
+                       "0 hex, 1 txids (default), 2 transactions and fees, 3 with prevouts"),
+        BK_OPT_JOBS(&o.workers, "worker threads (default: online CPUs)"),
+        BK_OPT_OUTPUT(&out_file, "output file (default standard output); an existing file\n"
+                                 "that is not empty is refused unless --resume or --force"),
+        BK_OPT_ROW_FLAG("--resume", 0, &resume,
+                        "continue -o FILE after its last complete line (a partial\n"
+                        "last line is dropped; the file's last block must be on the\n"
+                        "best chain, and an explicit --start must follow it)"),
+        BK_OPT_FORCE(&force),
+        BK_OPT_PROGRESS(&progress),
+        BK_OPT_ROW_FLAG("--verify-merkle", 0, &o.verify_merkle,
+                        "recompute each block's merkle root and witness commitment;\n"
+                        "a mismatch stops the scan (exit 65) naming the block"),
+        BK_OPT_ROW_FLAG("--allow-missing-undo", 0, &o.allow_missing_undo,
+                        "verbosity >= 2: render blocks whose rev record is not\n"
+                        "written yet without fee and prevout (reported on stderr);\n"
+                        "without it the scan stops before such a block (exit 65)"),
+        BK_OPT_ROW_FLAG("--orphans", 0, &o.orphans,
+                        "also print blocks whose ancestors are not in the files\n"
+                        "(pruned or partial copies), after the best chain, ordered\n"
+                        "by their BIP34 coinbase height, with the context\n"
+                        "`blockkit block` gives a lone block (confirmations 1,\n"
+                        "mediantime = its time, chainwork 0, no next block)"),
+        BK_OPT_ROW_INT("--max-memory", 0, &max_mb, 1, 1 << 20, "MB",
+                       "bound for in-flight blocks and their JSON (default 1024)"),
+        BK_OPT_ROW_INT("--core-compat", 0, &o.core_version, BK_CORE_MIN, BK_CORE_NEWEST, "V",
+                       "Core release shape: 28, 29, 30, 31 (default 31)"),
+        BK_OPT_PRETTY(&o.indent),
+        BK_OPT_ROW_FLAG("--summary", 0, &summary,
+                        "one line on stderr at the end: blocks, txs, fees, MB/s, time"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, scan_intro, scan_outro, opts, 0};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    bk_opt_args_free(&args);
+    o.start = range.start;
+    o.start_given = bk_opt_given(&spec, "--start");
+    o.end = range.end;
+    o.end_below_tip = range.below_tip;
+    o.max_memory = (size_t)max_mb << 20;
+    o.progress = progress == BK_PROGRESS_ALWAYS  ? BK_SCAN_PROGRESS_ALWAYS
+                 : progress == BK_PROGRESS_NEVER ? BK_SCAN_PROGRESS_NEVER
+                                                 : BK_SCAN_PROGRESS_AUTO;
     if (o.end >= 0 && o.end < o.start)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)o.end,
                            (long long)o.start);
-    src.datadir = datadir;
-    src.blocksdir = blocksdir;
-    int src_err = bk_cli_source_blocksdir(cmd, &src, o.net);
-    if (src_err) return src_err;
-    blocksdir = src.blocksdir;
-    o.blocksdir = blocksdir;
+    int src_err = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+    if (src_err) {
+        bk_cli_source_free(&src);
+        return src_err;
+    }
+    o.net = src.net;
+    o.blocksdir = src.blocksdir;
     src.orphans_ok = o.orphans;
-    o.src = &src;
 
     int to_file = out_file && strcmp(out_file, "-") != 0;
     uint8_t resume_hash[32];
+    int fresh = 0;
     if (resume) {
         int have = 0, rrc = 0;
         if (!to_file) rrc = bk_cli_fail(cmd, BK_EXIT_USAGE, "--resume continues an output file: give -o FILE");
         else if (o.indent) rrc = bk_cli_fail(cmd, BK_EXIT_USAGE, "--resume needs NDJSON (not --pretty)");
         else if (o.orphans) rrc = bk_cli_fail(cmd, BK_EXIT_USAGE, "--resume follows the best chain (not --orphans)");
         else if (force) rrc = bk_cli_fail(cmd, BK_EXIT_USAGE, "give --resume or --force, not both");
-        else rrc = resume_prepare(cmd, out_file, resume_hash, &have);
+        else {
+            struct stat rst;
+            fresh = !(stat(out_file, &rst) == 0 && rst.st_size > 0); /* nothing to continue yet */
+            if (fresh || !(rrc = shape_check(cmd, out_file, &o))) rrc = resume_prepare(cmd, out_file, resume_hash, &have);
+        }
         if (rrc) {
             bk_cli_source_free(&src);
             return rrc;
@@ -295,8 +301,14 @@ static int scan_main(int argc, char **argv)
             return bk_cli_fail(cmd, BK_EXIT_IO, "%s: %s", out_file, strerror(e));
         }
     }
-    o.out = out;
-    o.out_path = out_file;
+    if (to_file && (!resume || fresh)) {
+        int wrc = shape_write(cmd, out_file, &o);
+        if (wrc) {
+            fclose(out);
+            bk_cli_source_free(&src);
+            return wrc;
+        }
+    }
 
     /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
      * (blockkit/engine.h); during the chain build, stop it (bk_chain_opts.cancel). */
@@ -313,13 +325,16 @@ static int scan_main(int argc, char **argv)
     o.fees = summary;
 
     bk_scan_stats st;
-    int rc = bk_scan_run(&o, &st);
+    int rc = bk_cli_scan_run(&o, &src, out, out_file, &st);
     for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
 
     if (out != stdout) {
         int crc = bk_cli_output_close(cmd, out, out_file, 0);
         if (rc == 0) rc = crc;
     }
+    /* No silent empty success: a range with no block is an error. */
+    if (rc == 0 && st.blocks == 0 && !resume && !bk_cli_pipe_closed)
+        rc = bk_cli_empty_range(cmd, &range);
     if (summary) {
         double mbs = st.seconds > 0 ? (double)st.bytes_in / 1e6 / st.seconds : 0;
         fprintf(stderr, "blockkit: scan: %llu blocks", (unsigned long long)st.blocks);

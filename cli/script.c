@@ -1,30 +1,23 @@
 /* blockkit script: a script (hex) as Bitcoin Core's decodescript RPC prints
  * it: asm, desc, address, type, and the p2sh / segwit wrappers Core offers. */
 #include "cli.h"
+#include "opt.h"
 
 #include <blockkit/json.h>
 #include <blockkit/script.h>
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *CMD = "script";
 
-static const char script_help[] =
-    "usage: blockkit script HEX [--chain NAME] [--pretty | --indent N]\n"
-    "       blockkit script - [--chain NAME] [--pretty | --indent N]\n"
-    "\n"
+static const char script_intro[] =
     "Core's decodescript result for the script HEX (\"\" is the empty script; - reads\n"
     "the hex from standard input): \"asm\", \"desc\", \"address\", \"type\", and, where\n"
     "Core's can_wrap rules allow, \"p2sh\" and the \"segwit\" object (asm, desc, hex,\n"
-    "address, type, p2sh-segwit).\n"
-    "\n"
-    "  --chain NAME       main (default), test/testnet3, testnet4, signet, regtest\n"
-    "  --pretty           bitcoin-cli form (indent 2)\n"
-    "  --indent N         pretty form with indent N\n"
-    "\n"
-    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 not hex, 74 I/O.\n";
+    "address, type, p2sh-segwit).\n";
+
+static const char script_outro[] = "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 not hex, 74 I/O.\n";
 
 /* Write and flush stdout: 0, exit 74 on an error (one message naming
  * standard output, cli.h), 0 for a closed pipe. */
@@ -38,50 +31,28 @@ static int emit(const void *p, size_t n)
 /* Core's ParseHexV: an even number of hex digits, nothing else. */
 static int unhex(const char *s, size_t len, uint8_t *out)
 {
-    if (len % 2) return 0;
-    for (size_t i = 0; i < len / 2; i++) {
-        int a = bk_cli_hexval((unsigned char)s[2 * i]), b = bk_cli_hexval((unsigned char)s[2 * i + 1]);
-        if (a < 0 || b < 0) return 0;
-        out[i] = (uint8_t)(a << 4 | b);
-    }
-    return 1;
+    return len % 2 == 0 && bk_hex_decode(out, s, len / 2, NULL) == BK_OK;
 }
 
 static int script_main(int argc, char **argv)
 {
-    const char *hex = NULL;
-    int have_hex = 0;
-    long indent = 0;
+    int indent = 0;
     bk_network net = BK_NET_MAIN;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(CMD, script_help);
-        }
-        if (!strcmp(a, "--pretty")) indent = 2;
-        else if (!strcmp(a, "--chain") || !strcmp(a, "--indent")) {
-            if (!v) return bk_cli_missing_value(CMD, a);
-            i++;
-            if (!strcmp(a, "--chain")) {
-                if (bk_network_parse(v, &net) != BK_OK) return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown chain '%s'", v);
-            } else {
-                char *end;
-                errno = 0;
-                long x = strtol(v, &end, 10);
-                if (errno || end == v || *end || x < 0 || x > 64 || v[0] == ' ' || v[0] == '+')
-                    return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --indent '%s'", v);
-                indent = x;
-            }
-        } else if (a[0] == '-' && a[1]) { /* hex never starts with '-' */
-            return bk_cli_unknown_option(CMD, a);
-        } else {
-            if (have_hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "more than one script given");
-            hex = a;
-            have_hex = 1;
-        }
-    }
-    if (!have_hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing HEX (see --help)");
+    bk_opt opts[] = {
+        BK_OPT_ROW_CALL("--chain", 0, &net, bk_opt_parse_network, "NAME",
+                        "main (default), test|testnet3, testnet4, signet, regtest"),
+        BK_OPT_PRETTY(&indent),
+        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "pretty form with indent N (the last of --pretty\n"
+                                                           "and --indent wins)"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {CMD, "HEX|-", script_intro, script_outro, opts, 1};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    const char *hex = args.n ? args.v[0] : NULL; /* an argv string: outlives args */
+    bk_opt_args_free(&args);
+    if (!hex) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing HEX (see --help)");
 
     bk_cli_input in = {0};
     size_t len;
@@ -131,5 +102,5 @@ static int script_main(int argc, char **argv)
     return rc;
 }
 
-BK_CLI_COMMAND(script_command, "script", "HEX [--chain NAME] [--pretty]",
+BK_CLI_COMMAND(script_command, "script", "HEX|- [--chain NAME] [--pretty | --indent N]",
                "print a script as Bitcoin Core's decodescript", script_main)

@@ -2,6 +2,7 @@
  * printed exactly like coreutils sha256sum: "<hex>  <name>", name "-" for
  * standard input. */
 #include "cli.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,28 +47,16 @@ static int hash_file(const char *path, int dbl, uint8_t *buf, uint8_t d[32])
     return 0;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: blockkit sha256 [--double] [--backend NAME] [FILE|-]...\n"
-            "       blockkit sha256 [--backend NAME] --backends\n"
-            "\n"
-            "Prints the SHA-256 of each FILE (standard input when none or \"-\") as\n"
-            "sha256sum does: 64 hex digits, two spaces, the name.\n"
-            "\n"
-            "  --double        SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the digest\n"
-            "                  bytes in hashing order, not reversed)\n"
-            "  --backend NAME  force a backend for every call shape: auto (the measured\n"
-            "                  per-shape choice, the default), portable, shani, shani/x3,\n"
-            "                  shani/x2, avx512, avx512/pass, avx2, armv8\n"
-            "                  (BLOCKKIT_SHA256=NAME does the same from the environment)\n"
-            "  --backends      print each backend's measured time per call shape (the\n"
-            "                  calibration behind auto), the per-shape choice, and what\n"
-            "                  is in use; hashes nothing\n"
-            "\n"
-            "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 66 missing input,\n"
-            "74 I/O.\n");
-}
+static const char sha256_intro[] =
+    "Prints the SHA-256 of each FILE (standard input when none or \"-\") as\n"
+    "sha256sum does: 64 hex digits, two spaces, the name. With --backends: each\n"
+    "backend's measured time per call shape instead (no FILE).\n";
+
+static const char sha256_outro[] =
+    "BLOCKKIT_SHA256=NAME forces a backend from the environment as --backend does.\n"
+    "\n"
+    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 66 missing input,\n"
+    "74 I/O.\n";
 
 /* coreutils: a name with a backslash or newline is escaped and the line
  * starts with a backslash. */
@@ -120,47 +109,63 @@ static int print_backends(void)
     return BK_EXIT_OK;
 }
 
-static int sha256_run(int argc, char **argv, const char **files)
+static const char BACKENDS[] = "auto, portable, shani, shani/x3, shani/x2, avx512, avx512/pass, avx2, armv8";
+
+static int sha256_main(int argc, char **argv)
 {
-    int dbl = 0, rc = BK_EXIT_OK, nfiles = 0, opts_done = 0, list = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!opts_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-            usage(stdout);
-            return BK_EXIT_OK;
-        } else if (!opts_done && !strcmp(a, "--double")) {
-            dbl = 1;
-        } else if (!opts_done && !strcmp(a, "--backends")) {
-            list = 1;
-        } else if (!opts_done && !strcmp(a, "--backend")) {
-            if (i + 1 >= argc) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--backend needs a name");
-            const char *name = argv[++i];
-            bk_status st = bk_sha256_use(name);
+    int dbl = 0, rc = BK_EXIT_OK, list = 0;
+    const char *backend = NULL;
+    bk_opt opts[] = {
+        BK_OPT_ROW_FLAG("--double", 0, &dbl,
+                        "SHA256d = SHA256(SHA256(data)), Bitcoin's hash (the\n"
+                        "digest bytes in hashing order, not reversed)"),
+        BK_OPT_ROW_STR("--backend", 0, &backend, "NAME",
+                       "force a backend for every call shape: auto (the\n"
+                       "measured per-shape choice, the default), portable,\n"
+                       "shani, shani/x3, shani/x2, avx512, avx512/pass, avx2,\n"
+                       "armv8"),
+        BK_OPT_ROW_FLAG("--backends", 0, &list,
+                        "print each backend's measured time per call shape (the\n"
+                        "calibration behind auto), the per-shape choice, and what\n"
+                        "is in use; hashes nothing"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {CMD, "[FILE|-]...", sha256_intro, sha256_outro, opts, SIZE_MAX};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    if (backend) {
+        bk_status st = bk_sha256_use(backend);
+        if (st != BK_OK) {
+            bk_opt_args_free(&args);
             if (st == BK_ERR_ARG)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown backend '%s' (auto, portable, shani, shani/x3, shani/x2, avx512, avx512/pass, avx2, armv8)", name);
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad value for --backend: '%s' (%s)", backend, BACKENDS);
             if (st == BK_ERR_UNSUPPORTED)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", name);
-            if (st != BK_OK)
-                return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "backend '%s' failed its self-test", name);
-        } else if (!opts_done && !strcmp(a, "--")) {
-            opts_done = 1;
-        } else if (!opts_done && a[0] == '-' && a[1]) {
-            return bk_cli_unknown_option(CMD, a);
-        } else {
-            files[nfiles++] = a;
+                return bk_cli_fail(CMD, BK_EXIT_USAGE, "backend '%s' cannot run on this CPU or build", backend);
+            return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "backend '%s' failed its self-test", backend);
         }
     }
+    size_t nfiles = args.n;
+    const char *const *files = args.v;
+    static const char *const std_in[1] = {"-"};
     if (list) {
+        bk_opt_args_free(&args);
         if (nfiles) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--backends takes no files");
         /* printf's errors stay in stdout's error flag: the flush reports
          * them once, naming standard output. */
         (void)print_backends();
         return bk_cli_output_flush(CMD, stdout, NULL);
     }
-    if (nfiles == 0) files[nfiles++] = "-";
+    if (nfiles == 0) {
+        files = std_in;
+        nfiles = 1;
+    }
     uint8_t *buf = malloc(SHA256_READ);
-    if (!buf) return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
-    for (int i = 0; i < nfiles; i++) {
+    if (!buf) {
+        bk_opt_args_free(&args);
+        return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
+    }
+    for (size_t i = 0; i < nfiles; i++) {
         uint8_t d[32];
         int r = hash_file(files[i], dbl, buf, d);
         if (r != 0) {
@@ -169,22 +174,16 @@ static int sha256_run(int argc, char **argv, const char **files)
         }
         r = print_line(d, files[i]);
         if (r != BK_EXIT_OK) {
+            int e = errno;
             free(buf);
-            return bk_cli_output_error(CMD, stdout, NULL, errno);
+            bk_opt_args_free(&args);
+            return bk_cli_output_error(CMD, stdout, NULL, e);
         }
     }
     free(buf);
+    bk_opt_args_free(&args);
     int orc = bk_cli_output_flush(CMD, stdout, NULL);
     return orc ? orc : rc;
-}
-
-static int sha256_main(int argc, char **argv)
-{
-    const char **files = malloc(sizeof *files * (size_t)(argc + 1));
-    if (!files) return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
-    int rc = sha256_run(argc, argv, files);
-    free(files);
-    return rc;
 }
 
 BK_CLI_COMMAND(cli_sha256, "sha256", "[--double] [--backend NAME] [--backends] [FILE|-]...",

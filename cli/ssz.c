@@ -1,13 +1,14 @@
 /* blockkit ssz: hash_tree_root, decode, encode, proofs and proof checks for
  * SSZ values given as binary, 0x hex or JSON. */
 #include "cli.h"
+#include "opt.h"
 
 #include <blockkit/ssz.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *CMD = "ssz";
+static const char *CMD = "ssz"; /* "ssz root" etc. once the subcommand is known */
 
 /* Write the whole answer to standard output and flush it: 0, or exit 74
  * naming the error (a full disk, a closed descriptor); a reader that went
@@ -19,36 +20,136 @@ static int emit(const void *p, size_t n)
     return rc ? rc : bk_cli_output_flush(CMD, stdout, NULL);
 }
 
-static int usage(FILE *f)
+/* The subcommands: one option table each (ssz_rows), chosen by argv[1]. */
+enum { SSZ_ROOT, SSZ_DECODE, SSZ_ENCODE, SSZ_PROOF, SSZ_VERIFY, SSZ_SYNTH, SSZ_NSUB };
+static const char *const ssz_sub[SSZ_NSUB] = {"root", "decode", "encode", "proof", "verify", "synth"};
+static const char *const ssz_cmd[SSZ_NSUB] = {"ssz root", "ssz decode", "ssz encode",
+                                              "ssz proof", "ssz verify", "ssz synth"};
+static const char *const ssz_args[SSZ_NSUB] = {"TYPE [FILE|-]", "TYPE [FILE|-]", "TYPE [FILE|-]",
+                                               "TYPE [FILE|-]", "TYPE [PROOF.json|-]", "TYPE"};
+static const size_t ssz_max_args[SSZ_NSUB] = {2, 2, 2, 2, 2, 1};
+static const char *const ssz_intro[SSZ_NSUB] = {
+    "Prints the hash_tree_root of the value in FILE (binary or 0x hex; standard\n"
+    "input when none or -) or --hex as 0x + 64 hex digits. With --set: the root,\n"
+    "then the root after the edits, applied to a cached tree re-hashing only the\n"
+    "changed paths.\n",
+    "Prints the value in FILE (binary or 0x hex; standard input when none or -)\n"
+    "or --hex as value JSON.\n",
+    "Reads value JSON from FILE (standard input when none or -) and prints its\n"
+    "serialization as 0x hex.\n",
+    "Prints a proof JSON for the value in FILE or --hex: one path or gindex gives\n"
+    "gindex, leaf and branch; several give a multiproof. Path elements: field\n"
+    "names, list/vector indices, __len__.\n",
+    "Checks the proof JSON in PROOF.json (standard input when none or -): exits 0\n"
+    "and prints ok when it holds against --root (default: the proof's own root)\n"
+    "for the --path or --gindex (default: the proof's own), 1 when it does not.\n",
+    "Writes a valid random value (binary) whose lists of limit >= L hold N elements\n"
+    "(a mainnet-size BeaconState: synth BeaconState --count 1048576).\n",
+};
+
+static const char ssz_outro[] =
+    "TYPE: uint8..uint256, bool, Vector[T,N], List[T,N], ByteVector[N],\n"
+    "      ByteList[N], Bitvector[N], Bitlist[N], Union[T0,...], ProgressiveList[T],\n"
+    "      ProgressiveByteList, ProgressiveBitlist, Container:Name or fork:Name\n"
+    "      (every fork's consensus containers are built in: --fork NAME picks the\n"
+    "      fork of bare names, default the newest; --preset mainnet|minimal; more\n"
+    "      from --schema {\"Name\":[[\"field\",\"type\"],...]}). Forks: --fork list.\n"
+    "\n"
+    "Exit status (the table in blockkit(1)): 0 ok, 1 proof rejected, 64 usage,\n"
+    "65 invalid data (with byte offset and path), 66 missing input, 74 I/O.\n";
+
+static const char ssz_overview[] =
+    "usage: blockkit ssz root|decode|encode|proof|verify|synth TYPE [options] [FILE|-]\n"
+    "\n"
+    "SSZ values given as binary, 0x hex or value JSON: root prints the\n"
+    "hash_tree_root, decode the value JSON, encode the 0x hex, proof a Merkle proof\n"
+    "JSON; verify checks a proof; synth writes a random valid value.\n"
+    "`blockkit ssz SUBCOMMAND --help` explains one subcommand and its options:\n"
+    "\n";
+
+typedef struct ssz_opts {
+    const char *schema, *hex, *root_hex, *fork;
+    int preset, raw, threads;
+    int64_t count, min_limit, seed;
+    bk_opt_list sets, paths, gindices;
+} ssz_opts;
+
+enum { SSZ_MAX_ROWS = 16 };
+
+/* The rows of subcommand mode into rows[] (ended by BK_OPT_END). */
+static void ssz_rows(int mode, ssz_opts *o, bk_opt rows[SSZ_MAX_ROWS])
 {
-    fprintf(f,
-            "usage: blockkit ssz root|decode TYPE [--fork F] [--preset P] [--schema FILE] [--raw] [-j N] [--set PATH=0xHEX]\n"
-            "                                [FILE | - | --hex 0x..]\n"
-            "       blockkit ssz encode TYPE [--schema FILE] [FILE | -]          (value JSON in, 0x hex out)\n"
-            "       blockkit ssz proof TYPE --path a.b.c [--path ...] [--gindex N ...] [--schema FILE] [FILE | - | --hex 0x..]\n"
-            "       blockkit ssz verify TYPE [--path a.b.c] [--root 0x..] [--schema FILE] [PROOF.json | -]\n"
-            "       blockkit ssz synth TYPE --count N [--min-limit L] [--seed S]   (binary out)\n"
-            "root and proof take -j N: hash large lists on N threads (same result).\n"
-            "root --set PATH=0xHEX (repeatable): print the root, apply the edits to a cached\n"
-            "tree and print the new root, re-hashing only the changed paths.\n"
-            "synth writes a valid random value whose lists of limit >= L (default 2^40) hold N\n"
-            "elements (a mainnet-size BeaconState: synth BeaconState --count 1048576).\n"
-            "\n"
-            "TYPE: uint8..uint256, bool, Vector[T,N], List[T,N], ByteVector[N], ByteList[N],\n"
-            "      Bitvector[N], Bitlist[N], Union[T0,...], ProgressiveList[T], ProgressiveByteList,\n"
-            "      ProgressiveBitlist, Container:Name or fork:Name (every fork's consensus containers\n"
-            "      are built in: --fork NAME picks the fork of bare names, default the newest;\n"
-            "      --preset mainnet|minimal; more from --schema {\"Name\":[[\"field\",\"type\"],...]}).\n"
-            "      Forks: --fork list.\n"
-            "Input bytes may be binary or 0x hex (hex is detected; --raw forces binary).\n"
-            "root prints 0x + 64 hex; decode prints the value JSON; proof prints a proof JSON\n"
-            "(one path: gindex, leaf, branch; several: a multiproof); verify exits 0 when the\n"
-            "proof holds against --root (default: the proof's own root), 1 when it does not.\n"
-            "Path elements: field names, list/vector indices, __len__.\n"
-            "Exit status (the table in blockkit(1)): 0 ok, 1 proof rejected, 64 usage,\n"
-            "65 invalid data (with byte offset and path), 66 missing input, 74 I/O.\n");
-    if (f != stdout) return BK_EXIT_USAGE;
-    return emit("", 0);
+    size_t n = 0;
+    int input = mode == SSZ_ROOT || mode == SSZ_DECODE || mode == SSZ_PROOF;
+    const bk_opt common[] = {
+        BK_OPT_ROW_STR("--fork", 0, &o->fork, "F", "the fork of bare container names (default the newest;\n"
+                                                     "list: print the forks)"),
+        BK_OPT_ROW_CHOICE("--preset", &o->preset, "mainnet|minimal", "the preset (default mainnet)"),
+        BK_OPT_ROW_STR("--schema", 0, &o->schema, "FILE", "more containers: {\"Name\":[[\"field\",\"type\"],...]}"),
+    };
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) rows[n++] = common[i];
+    if (input) {
+        const bk_opt in_rows[] = {
+            BK_OPT_ROW_STR("--hex", 0, &o->hex, "0x..", "the value as an argument (instead of FILE)"),
+            BK_OPT_ROW_FLAG("--raw", 0, &o->raw, "the input is binary, even if it looks like hex"),
+        };
+        for (size_t i = 0; i < sizeof in_rows / sizeof in_rows[0]; i++) rows[n++] = in_rows[i];
+    }
+    if (mode == SSZ_ROOT || mode == SSZ_PROOF) {
+        const bk_opt r = BK_OPT_JOBS(&o->threads, "hash large lists on N threads (default 1; same result)");
+        rows[n++] = r;
+    }
+    if (mode == SSZ_ROOT) {
+        const bk_opt r = BK_OPT_ROW_LIST("--set", 0, &o->sets, "PATH=0xHEX",
+                                         "after the root, edit PATH (repeatable, at most 64) and\n"
+                                         "print the new root");
+        rows[n++] = r;
+    }
+    if (mode == SSZ_PROOF || mode == SSZ_VERIFY) {
+        const bk_opt pr[] = {
+            BK_OPT_ROW_LIST("--path", 0, &o->paths, "a.b.c",
+                            mode == SSZ_PROOF ? "a path to prove (repeatable; with --gindex at most 64)"
+                                              : "the path the proof must be for (at most one\n"
+                                                "--path or --gindex)"),
+            BK_OPT_ROW_LIST("--gindex", 0, &o->gindices, "N",
+                            mode == SSZ_PROOF ? "a generalized index to prove, 1..2^64-1 (repeatable)"
+                                              : "the generalized index the proof must be for"),
+        };
+        for (size_t i = 0; i < sizeof pr / sizeof pr[0]; i++) rows[n++] = pr[i];
+    }
+    if (mode == SSZ_VERIFY) {
+        const bk_opt r = BK_OPT_ROW_STR("--root", 0, &o->root_hex, "0x..",
+                                        "the root to check against (0x + 64 hex digits; default\n"
+                                        "the proof's own)");
+        rows[n++] = r;
+    }
+    if (mode == SSZ_SYNTH) {
+        const bk_opt sr[] = {
+            BK_OPT_ROW_I64("--count", 0, &o->count, 0, INT64_MAX, "N", "elements in each list of limit >= L (default 0)"),
+            BK_OPT_ROW_I64("--min-limit", 0, &o->min_limit, 0, INT64_MAX, "L", "the smallest limit filled (default 2^40)"),
+            BK_OPT_ROW_I64("--seed", 0, &o->seed, 0, INT64_MAX, "S", "the random seed (default 1)"),
+        };
+        for (size_t i = 0; i < sizeof sr / sizeof sr[0]; i++) rows[n++] = sr[i];
+    }
+    const bk_opt end = BK_OPT_END;
+    rows[n] = end;
+}
+
+/* `ssz --help` and `ssz --usage`: the synopsis of every subcommand, from
+ * the same tables. */
+static int ssz_overview_print(int help)
+{
+    int rc = help ? bk_cli_help(CMD, ssz_overview) : 0;
+    for (int m = 0; m < SSZ_NSUB && !rc; m++) {
+        ssz_opts o = {0};
+        bk_opt rows[SSZ_MAX_ROWS];
+        ssz_rows(m, &o, rows);
+        bk_opt_spec spec = {ssz_cmd[m], ssz_args[m], ssz_intro[m], ssz_outro, rows, ssz_max_args[m]};
+        rc = bk_opt_print_usage(&spec);
+    }
+    if (!rc && help) rc = bk_cli_help(CMD, "\n");
+    if (!rc && help) rc = bk_cli_help(CMD, ssz_outro);
+    return rc;
 }
 
 static int put_hex_line(const uint8_t *p, size_t n)
@@ -75,18 +176,9 @@ static int unhex_arg(const char *s, uint8_t **out, size_t *n)
     if (l % 2) return 0;
     *out = malloc(l / 2 + 1);
     if (!*out) return 0;
-    for (size_t i = 0; i < l / 2; i++) {
-        int v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = s[2 * i + k];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0) {
-                free(*out);
-                return 0;
-            }
-            v = v << 4 | d;
-        }
-        (*out)[i] = (uint8_t)v;
+    if (bk_hex_decode(*out, s, l / 2, NULL) != BK_OK) {
+        free(*out);
+        return 0;
     }
     *n = l / 2;
     return 1;
@@ -113,81 +205,70 @@ static size_t split_path(char *s, const char **elems)
 
 static int ssz_main(int argc, char **argv)
 {
-    if (argc < 2) return usage(stderr);
+    if (argc < 2)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing subcommand: root, decode, encode, proof, verify or synth "
+                                               "(see --help)");
     const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) return usage(stdout);
-    int mode = !strcmp(sub, "root") ? 0 : !strcmp(sub, "decode") ? 1 : !strcmp(sub, "encode") ? 2
-             : !strcmp(sub, "proof") ? 3 : !strcmp(sub, "verify") ? 4 : !strcmp(sub, "synth") ? 5 : -1;
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) return ssz_overview_print(1);
+    if (!strcmp(sub, "--usage")) return ssz_overview_print(0);
+    int mode = -1;
+    for (int m = 0; m < SSZ_NSUB; m++)
+        if (!strcmp(sub, ssz_sub[m])) mode = m;
     if (mode < 0)
         return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify, synth)", sub);
-    const char *type_str = NULL, *schema = NULL, *file = NULL, *hex = NULL, *root_hex = NULL;
-    const char *fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1), *preset = "mainnet";
-    unsigned long long threads = 1, count = 0, min_limit = UINT64_C(1) << 40, seed = 1;
+    CMD = ssz_cmd[mode]; /* messages say "blockkit: ssz root: ..." */
+    ssz_opts so = {0};
+    so.fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1);
+    so.threads = 1;
+    so.min_limit = INT64_C(1) << 40;
+    so.seed = 1;
+    bk_opt rows[SSZ_MAX_ROWS];
+    ssz_rows(mode, &so, rows);
+    bk_opt_spec ospec = {CMD, ssz_args[mode], ssz_intro[mode], ssz_outro, rows, ssz_max_args[mode]};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&ospec, argc - 1, argv + 1, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    /* argv strings (they outlive args); the lists are copied below. */
+    const char *type_str = args.n > 0 ? args.v[0] : NULL, *file = args.n > 1 ? args.v[1] : NULL;
+    const char *schema = so.schema, *hex = so.hex, *root_hex = so.root_hex, *fork = so.fork;
+    const char *preset = so.preset ? "minimal" : "mainnet";
+    int threads = so.threads, raw = so.raw;
+    uint64_t count = (uint64_t)so.count, min_limit = (uint64_t)so.min_limit, seed = (uint64_t)so.seed;
     const char *sets[MAX_SETS];
-    size_t nsets = 0;
-    char *paths[MAX_PATHS];
-    size_t npaths = 0;
+    size_t nsets = so.sets.n;
+    const char *paths[MAX_PATHS];
+    size_t npaths = so.paths.n;
     uint64_t gidx[MAX_PATHS];
     size_t ng = 0;
-    int raw = 0;
     bk_error err;
     bk_error_clear(&err);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
-        int need = !strcmp(a, "--schema") || !strcmp(a, "--hex") || !strcmp(a, "--path") || !strcmp(a, "--root") ||
-                   !strcmp(a, "--gindex") || !strcmp(a, "--fork") || !strcmp(a, "--preset") || !strcmp(a, "-j") ||
-                   !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed") || !strcmp(a, "--set");
-        if (need && i + 1 >= argc) return bk_cli_missing_value(CMD, a);
-        if (!strcmp(a, "--schema")) schema = argv[++i];
-        else if (!strcmp(a, "--fork")) fork = argv[++i];
-        else if (!strcmp(a, "--set")) {
-            if (nsets == MAX_SETS) return bk_cli_fail(CMD, BK_EXIT_USAGE, "at most %d --set", MAX_SETS);
-            sets[nsets++] = argv[++i];
-        }
-        else if (!strcmp(a, "-j") || !strcmp(a, "--count") || !strcmp(a, "--min-limit") || !strcmp(a, "--seed")) {
-            char *end;
-            const char *v = argv[++i];
-            errno = 0;
-            unsigned long long x = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || (!strcmp(a, "-j") && (x < 1 || x > 256)))
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "%s: expected a number%s, got \"%s\"", a,
-                                   !strcmp(a, "-j") ? " from 1 to 256" : "", v);
-            if (!strcmp(a, "-j")) threads = x;
-            else if (!strcmp(a, "--count")) count = x;
-            else if (!strcmp(a, "--min-limit")) min_limit = x;
-            else seed = x;
-        }
-        else if (!strcmp(a, "--preset")) preset = argv[++i];
-        else if (!strcmp(a, "--hex")) hex = argv[++i];
-        else if (!strcmp(a, "--root")) root_hex = argv[++i];
-        else if (!strcmp(a, "--raw")) raw = 1;
-        else if (!strcmp(a, "--path")) {
-            if (npaths + ng == MAX_PATHS)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
-            paths[npaths++] = argv[++i];
-        } else if (!strcmp(a, "--gindex")) {
-            const char *v = argv[++i];
-            if (bk_ssz_gindex_parse(v, strlen(v), &gidx[ng], &err) != BK_OK)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "bad --gindex \"%s\": %s", v, err.msg);
-            if (npaths + ng == MAX_PATHS)
-                return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
-            ng++;
-        } else if (a[0] == '-' && a[1]) return bk_cli_unknown_option(CMD, a);
-        else if (!type_str) type_str = a;
-        else if (!file) file = a;
-        else return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many arguments");
-    }
-    if (!type_str) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing TYPE");
     /* --gindex values and the gindices of the paths share gidx[]. */
-    if (npaths + ng > MAX_PATHS)
-        return bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
+    int urc = 0;
+    if (nsets > MAX_SETS) urc = bk_cli_fail(CMD, BK_EXIT_USAGE, "at most %d --set", MAX_SETS);
+    else if (npaths + so.gindices.n > MAX_PATHS)
+        urc = bk_cli_fail(CMD, BK_EXIT_USAGE, "too many --path/--gindex: at most %d in total", MAX_PATHS);
+    for (size_t k = 0; !urc && k < so.gindices.n; k++) {
+        const char *v = so.gindices.v[k];
+        if (bk_ssz_gindex_parse(v, strlen(v), &gidx[ng++], &err) != BK_OK)
+            urc = bk_cli_fail(CMD, BK_EXIT_USAGE, "bad value for --gindex: '%s' (%s)", v, err.msg);
+    }
+    if (!urc) {
+        /* a subcommand without the row leaves its list NULL */
+        if (nsets) memcpy(sets, so.sets.v, nsets * sizeof *sets);
+        if (npaths) memcpy(paths, so.paths.v, npaths * sizeof *paths);
+    }
+    bk_opt_args_free(&args);
+    if (urc) return urc;
+    if (!strcmp(fork, "list")) {
+        for (size_t k = 0; k < bk_ssz_fork_count(); k++)
+            if (printf("%s\n", bk_ssz_fork_name(k)) < 0) break;
+        return bk_cli_output_flush(CMD, stdout, NULL);
+    }
+    if (!type_str) return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing TYPE (see --help)");
     if (hex && file) return bk_cli_fail(CMD, BK_EXIT_USAGE, "give FILE or --hex, not both");
-    if (hex && (mode == 2 || mode == 4)) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--hex is for root, decode and proof");
-    if (mode == 3 && npaths + ng == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "proof needs --path or --gindex");
-    if (mode != 3 && mode != 4 && (npaths || ng)) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--path is for proof and verify");
-    if (mode == 4 && npaths + ng > 1) return bk_cli_fail(CMD, BK_EXIT_USAGE, "verify takes at most one --path");
-    if (root_hex && mode != 4) return bk_cli_fail(CMD, BK_EXIT_USAGE, "--root is for verify");
+    if (mode == SSZ_PROOF && npaths + ng == 0) return bk_cli_fail(CMD, BK_EXIT_USAGE, "proof needs --path or --gindex");
+    if (mode == SSZ_VERIFY && npaths + ng > 1)
+        return bk_cli_fail(CMD, BK_EXIT_USAGE, "verify takes at most one --path or --gindex");
 
     int rc = BK_EXIT_OK;
     bk_ssz_registry *reg = NULL;
@@ -202,11 +283,6 @@ static int ssz_main(int argc, char **argv)
         rc = bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
         goto out;
     }
-    if (!strcmp(fork, "list")) {
-        for (size_t k = 0; k < bk_ssz_fork_count(); k++) printf("%s\n", bk_ssz_fork_name(k));
-        rc = BK_EXIT_OK;
-        goto out;
-    }
     if (bk_ssz_registry_set_fork(reg, fork, &err) != BK_OK || bk_ssz_registry_set_preset(reg, preset, &err) != BK_OK) {
         rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s", err.msg);
         goto out;
@@ -217,15 +293,19 @@ static int ssz_main(int argc, char **argv)
         bk_status st = bk_ssz_registry_load_schema(reg, (const char *)s.data, s.len, &err);
         bk_cli_input_free(&s);
         if (st != BK_OK) {
-            fprintf(stderr, "blockkit: ssz: %s: %s at byte %llu\n", schema, err.msg, (unsigned long long)err.offset);
-            rc = BK_EXIT_USAGE;
+            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s: %s at byte %llu", schema, err.msg, (unsigned long long)err.offset);
             goto out;
         }
     }
     const bk_ssz_type *t;
     if (bk_ssz_type_parse(reg, type_str, &t, &err) != BK_OK) {
-        rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s (\"%s\" at character %llu)", err.msg, type_str,
-                         (unsigned long long)err.offset);
+        /* "schema: ..." errors are at a byte of the schema text (ssz.h). */
+        if (!strncmp(err.msg, "schema: ", 8))
+            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s: %s at byte %llu", schema ? schema : "built-in schema", err.msg,
+                             (unsigned long long)err.offset);
+        else
+            rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "%s (\"%s\" at character %llu)", err.msg, type_str,
+                             (unsigned long long)err.offset);
         goto out;
     }
     if (threads > 1) {
@@ -339,7 +419,7 @@ static int ssz_main(int argc, char **argv)
                                       &err);
         if (st == BK_OK) rc = emit("ok\n", 3);
         else if (st == BK_ERR_MISMATCH) {
-            fprintf(stderr, "blockkit: ssz: proof rejected: %s\n", err.msg);
+            fprintf(stderr, "blockkit: %s: proof rejected: %s\n", CMD, err.msg);
             rc = BK_EXIT_FAIL;
             st = BK_OK;
         }

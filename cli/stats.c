@@ -3,6 +3,7 @@
  * directory in height order (docs/stats.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "opt.h"
 #include "source.h"
 
 #include <blockkit/blockstats.h>
@@ -16,55 +17,33 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char stats_help[] =
-    "usage: blockkit stats FILE --undo UNDO [--height H] [options]\n"
-    "       blockkit stats (--datadir DIR | --blocksdir DIR) [--start H] [--end H] [-j N] [options]\n"
-    "       blockkit stats (--datadir DIR | --blocksdir DIR) --height H | --hash HASH [options]\n"
-    "\n"
+static const char stats_intro[] =
     "Print Bitcoin Core's getblockstats RPC result: compact JSON, one object per\n"
     "line (with --pretty, what bitcoin-cli prints, for a single block).\n"
     "\n"
-    "One block:\n"
-    "  FILE                 raw block bytes, the same as hex text, or - for stdin\n"
-    "  --undo FILE          its undo data: a bare CBlockUndo or a rev*.dat record\n"
-    "                       (magic, size, CBlockUndo, checksum; the checksum is\n"
-    "                       verified against the block's parent hash). Required\n"
-    "                       except at height 0 (Core: Undo data not available)\n"
-    "  --height H           default: the BIP34 height in the coinbase\n"
-    "  --mediantime T       median time past, default: the block's own time\n"
-    "A node's blocks directory (the chain from Core's block index, else from\n"
-    "every blk/rev header):\n"
-    "  --datadir DIR        DIR/blocks (main) or DIR/<testnet3|testnet4|signet|regtest>/blocks\n"
-    "  --blocksdir DIR      the blocks directory itself\n"
-    BK_CLI_SOURCE_HELP
-    "  --start H, --end H   heights of the best chain (default: 0, or the lowest\n"
-    "                       height with data on a pruned node, to the tip)\n"
-    "  --height H           that height only; --hash HASH: that block, on the best\n"
-    "                       chain or not (Core's hash_or_height)\n"
-    "  -j N                 N worker threads (default 1); output stays in height order\n"
-    "Both:\n"
-    "  --stats a,b,c        only these statistics, in Core's sorted key order; an\n"
-    "                       unknown name is Core's \"Invalid selected statistic 'x'\"\n"
-    "  --chain NAME         main (default), test/testnet3, testnet4, signet, regtest\n"
-    "  --core-compat V      Core release: 28, 29, 30, 31 (default), 32 (32: 40 bytes of per-UTXO overhead\n"
-    "                       in utxo_size_inc*, as Core since bitcoin/bitcoin#31449; before: 41)\n"
-    "  --pretty             bitcoin-cli form (indent 2); --indent N for indent N\n"
+    "One block: FILE (raw block bytes, the same as hex text, or - for stdin) with\n"
+    "--undo FILE, its undo data: a bare CBlockUndo or a rev*.dat record (magic,\n"
+    "size, CBlockUndo, checksum; the checksum is verified against the block's\n"
+    "parent hash), required except at height 0 (Core: Undo data not available);\n"
+    "--height H (default: the BIP34 height in the coinbase) and --mediantime T\n"
+    "(default: the block's own time).\n"
     "\n"
+    "A node's blocks directory (--datadir or --blocksdir; the chain from Core's\n"
+    "block index, else from every blk/rev header): heights --start..--end of the\n"
+    "best chain (default: 0, or the lowest height with data on a pruned node, to\n"
+    "the tip), or --height H, or --hash HASH (on the best chain or not: Core's\n"
+    "hash_or_height); -j N worker threads, output in height order.\n";
+
+static const char stats_outro[] =
     "A block without undo data (never connected) stops the run with Core's error\n"
     "\"Undo data not available\"; a pruned one with \"Block not available (pruned data)\".\n"
     "The undo record of a block found through Core's block index has its checksum\n"
     "verified (Core's ReadBlockUndo; \"Can't read undo data from disk\" otherwise).\n"
-    "Ctrl-C stops after the current line and names the height to resume from.\n"
+    "A height past the tip is Core's \"Target block height H after current tip T\".\n"
+    "SIGINT, SIGTERM and SIGHUP stop after the current line, name the height to\n"
+    "resume from, and end with status 128 + the signal number.\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
-    "data not available, 74 I/O error.\n";
-
-
-
-static void hash_hex(char out[65], const uint8_t h[32])
-{
-    bk_hex_encode_rev(out, h, 32);
-    out[64] = 0;
-}
+    "data not available or a height past the tip, 74 I/O error, 128+N signal N.\n";
 
 typedef struct stats_cfg {
     uint32_t select;
@@ -130,7 +109,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
             char hex[65];
             uint8_t h[32];
             bk_block_hash(&b, h);
-            hash_hex(hex, h);
+            bk_hash_to_hex(hex, h);
             rc = bk_cli_fail(cmd, bk_cli_exit_code(err.status), "undo data of block %s at height %lld: %s at byte %llu",
                              hex, (long long)height, err.msg, (unsigned long long)err.offset);
             goto done;
@@ -158,8 +137,7 @@ static volatile sig_atomic_t stats_stop;
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    stats_stop = 1;
+    stats_stop = sig;
 }
 
 typedef struct stats_worker {
@@ -196,7 +174,7 @@ static bk_status stats_block(void *vctx, int worker, const bk_engine_block *eb, 
     stats_worker *W = &R->workers[worker];
     const bk_chain_entry *e = eb->entry;
     char hex[65];
-    hash_hex(hex, e->hash);
+    bk_hash_to_hex(hex, e->hash);
     if (!eb->block) {
         /* Core: CheckBlockDataAvailability - IsBlockPruned is "no data,
          * nTx known, the node has pruned" */
@@ -239,7 +217,7 @@ static bk_status stats_consume(void *vctx, size_t job, const uint8_t *data, size
 static void stats_error(const bk_engine_where *wh, const bk_error *err, char *m, size_t cap)
 {
     char hex[65];
-    hash_hex(hex, wh->hash);
+    bk_hash_to_hex(hex, wh->hash);
     if (wh->stage == BK_STAGE_WORK)
         snprintf(m, cap, "%s", err->msg);
     else if (wh->stage == BK_STAGE_UNDO_CHECKSUM)
@@ -249,16 +227,15 @@ static void stats_error(const bk_engine_where *wh, const bk_error *err, char *m,
         bk_engine_error_format(wh, err, m, cap);
 }
 
-static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int have_start, int have_end,
-                    const char *hash_arg, int jobs, const stats_cfg *cfg)
+static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int64_t below_tip,
+                    int have_start, int have_end, const char *hash_arg, int jobs, const stats_cfg *cfg)
 {
     stats_run R;
     memset(&R, 0, sizeof R);
     R.cfg = cfg;
     bk_error err;
     bk_error_clear(&err);
-    int rc = bk_cli_source_blocksdir(cmd, src, cfg->net);
-    if (rc) return rc;
+    int rc = 0;
     if (bk_blocksdir_open(&R.dir, src->blocksdir, cfg->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
     bk_engine_item *list = NULL;
     size_t njobs = 0;
@@ -295,7 +272,8 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     } else {
         /* a pruned node: from the lowest height whose data is kept */
         if (!have_start) start = R.chain.prune_height > R.chain.base_height ? R.chain.prune_height : R.chain.base_height;
-        if (!have_end) end = tip_h;
+        if (below_tip >= 0) end = tip_h - below_tip;
+        else if (!have_end) end = tip_h;
         /* Core: ParseHashOrHeight's messages */
         if (have_end && end > tip_h) {
             rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)end,
@@ -324,6 +302,10 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
                 list[i].height = start + (int64_t)i;
                 list[i].orphan = 0;
             }
+        } else {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %lld): "
+                             "nothing written", (long long)start, (long long)end, (long long)tip_h);
+            goto out;
         }
     }
     if (njobs == 0) goto out;
@@ -355,6 +337,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
         fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
                 (int)next->height);
         rc = bk_cli_output_flush(cmd, stdout, NULL);
+        if (!rc) rc = 128 + (int)stats_stop;
     } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
         rc = bk_cli_pipe_closed ? 0 : bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
     } else if (rs != BK_OK) {
@@ -387,73 +370,63 @@ out_dir:
 static int stats_main(int argc, char **argv)
 {
     const char *cmd = "stats";
-    const char *file = NULL, *undo_file = NULL, *datadir = NULL, *blocksdir = NULL, *hash_arg = NULL;
-    const char *stats_list = NULL;
-    int64_t height = -1, mediantime = 0, start = 0, end = -1, core = BK_CORE_NEWEST, indent = 0, jobs = 1;
-    int have_height = 0, have_mediantime = 0, have_start = 0, have_end = 0;
+    const char *undo_file = NULL, *hash_arg = NULL, *stats_list = NULL;
+    int64_t height = -1, mediantime = 0;
+    int core = BK_CORE_NEWEST, indent = 0, jobs = 1;
     stats_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.net = BK_NET_MAIN;
     bk_cli_source src;
-    memset(&src, 0, sizeof src);
-    int src_opts = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int sr = bk_cli_source_option(cmd, &src, argc, argv, &i);
-        if (sr == 0) {
-            src_opts = 1;
-            continue;
-        }
-        if (sr > 0) return sr;
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, stats_help);
-        }
-        if (!strcmp(a, "--pretty")) {
-            indent = 2;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != 0) {
-            const char *given = v; /* NULL: known options say so below */
-            if (!v) v = "";
-            i++;
-            int ok = 1;
-            if (!strcmp(a, "--undo")) undo_file = v;
-            else if (!strcmp(a, "--datadir")) datadir = v;
-            else if (!strcmp(a, "--blocksdir")) blocksdir = v;
-            else if (!strcmp(a, "--hash")) hash_arg = v;
-            else if (!strcmp(a, "--stats")) stats_list = v;
-            else if (!strcmp(a, "--chain")) ok = bk_network_parse(v, &cfg.net) == BK_OK;
-            else if (!strcmp(a, "--height")) ok = (have_height = bk_cli_parse_i64(v, &height)) && height >= 0;
-            else if (!strcmp(a, "--mediantime")) ok = have_mediantime = bk_cli_parse_i64(v, &mediantime);
-            else if (!strcmp(a, "--start")) ok = (have_start = bk_cli_parse_i64(v, &start)) && start >= 0;
-            else if (!strcmp(a, "--end")) ok = (have_end = bk_cli_parse_i64(v, &end)) && end >= 0;
-            else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) ok = bk_cli_parse_i64(v, &jobs) && jobs >= 1 && jobs <= 256;
-            else if (!strcmp(a, "--core-compat")) ok = bk_cli_parse_i64(v, &core) && core >= BK_CORE_MIN && core <= BK_STATS_CORE_NEWEST;
-            else if (!strcmp(a, "--indent")) ok = bk_cli_parse_i64(v, &indent) && indent >= 0 && indent <= 64;
-            else return bk_cli_unknown_option(cmd, a);
-            if (!given) return bk_cli_missing_value(cmd, a);
-            if (!ok) return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for %s: '%s'", a, v);
-            continue;
-        }
-        if (file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one block file given");
-        file = a;
-    }
-    cfg.core = (int)core;
+    bk_cli_source_init(&src);
+    bk_cli_range range;
+    bk_cli_range_init(&range);
+    bk_opt opts[] = {
+        BK_OPT_ROW_STR("--undo", 0, &undo_file, "FILE", "FILE's undo data (bare CBlockUndo or rev*.dat record)"),
+        BK_OPT_ROW_I64("--height", 0, &height, 0, INT32_MAX, "H",
+                       "FILE: its height (default: BIP34); a directory: that height only"),
+        BK_OPT_ROW_I64("--mediantime", 0, &mediantime, INT64_MIN, INT64_MAX, "T",
+                       "FILE: median time past (default: the block's own time)"),
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_SOURCE_INDEX(&src),
+        BK_OPT_RANGE(&range),
+        BK_OPT_ROW_STR("--hash", 0, &hash_arg, "HASH", "that block, on the best chain or not"),
+        BK_OPT_JOBS(&jobs, "worker threads (default 1); output stays in height order"),
+        BK_OPT_ROW_STR("--stats", 0, &stats_list, "a,b,c",
+                       "only these statistics, in Core's sorted key order; an\n"
+                       "unknown name is Core's \"Invalid selected statistic 'x'\""),
+        BK_OPT_ROW_INT("--core-compat", 0, &core, BK_CORE_MIN, BK_STATS_CORE_NEWEST, "V",
+                       "Core release: 28, 29, 30, 31 (default), 32 (32: 40 bytes of\n"
+                       "per-UTXO overhead in utxo_size_inc*, as Core since #31449)"),
+        BK_OPT_PRETTY(&indent),
+        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "indent N (--pretty: 2)"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, "[FILE|-]", stats_intro, stats_outro, opts, 1};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    const char *file = args.n ? args.v[0] : NULL;
+    bk_opt_args_free(&args);
+    int have_height = bk_opt_given(&spec, "--height"), have_mediantime = bk_opt_given(&spec, "--mediantime");
+    int have_start = bk_opt_given(&spec, "--start"), have_end = bk_opt_given(&spec, "--end");
+    int64_t start = range.start, end = range.end;
+    cfg.core = core;
     cfg.indent = (unsigned)indent;
     if (stats_list) {
         bk_error err;
         if (bk_block_stats_select_list(stats_list, strlen(stats_list), &cfg.select, &err) != BK_OK)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", err.msg);
     }
-    int dir_mode = datadir || blocksdir;
-    if (datadir && blocksdir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "give --datadir or --blocksdir, not both");
+    int dir_mode = src.datadir || src.blocksdir;
     if (dir_mode && file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "a block FILE and a blocks directory exclude each other");
     if (!dir_mode && !file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file or blocks directory (see --help)");
     if (!dir_mode) {
-        if (have_start || have_end || hash_arg || jobs != 1 || src_opts)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE,
-                               "--start, --end, --hash, -j and the chain source options need --datadir or --blocksdir");
+        static const char *const dir_only[] = {"--start", "--end", "--hash", "--jobs", "--blockindex", "--source",
+                                               "--tmpdir"};
+        for (size_t k = 0; k < sizeof dir_only / sizeof dir_only[0]; k++)
+            if (bk_opt_given(&spec, dir_only[k]))
+                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for a blocks directory (--datadir or --blocksdir), "
+                                   "not a block FILE", dir_only[k]);
+        cfg.net = src.net;
         return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, &cfg);
     }
     if (undo_file || have_mediantime)
@@ -466,23 +439,31 @@ static int stats_main(int argc, char **argv)
         start = end = height;
         have_start = have_end = 1;
     }
-    if (have_start && have_end && end < start)
+    if (have_start && have_end && end >= 0 && end < start)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--end %lld is below --start %lld", (long long)end, (long long)start);
+    if (range.below_tip >= 0) have_end = 0; /* computed from the tip */
     int multi = hash_arg == NULL && !(have_start && have_end && start == end);
     if (indent && multi)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--pretty/--indent print one block: give --height or --hash");
-    src.datadir = datadir;
-    src.blocksdir = blocksdir;
-    /* SIGINT: finish the current line, then stop (blockkit/engine.h), as scan does */
-    struct sigaction sa, old;
+    int rc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+    if (rc) {
+        bk_cli_source_free(&src);
+        return rc;
+    }
+    cfg.net = src.net;
+    /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
+     * (blockkit/engine.h) with 128 + N, as scan does */
+    static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old[3];
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
     stats_stop = 0;
-    int rc = dir_main(cmd, &src, start, end, have_start, have_end, hash_arg, (int)jobs, &cfg);
-    sigaction(SIGINT, &old, NULL);
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
+    rc = dir_main(cmd, &src, start, end, have_height ? -1 : range.below_tip, have_start, have_end, hash_arg, jobs,
+                  &cfg);
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
     bk_cli_source_free(&src);
     return rc;
 }

@@ -5,90 +5,101 @@
 
 #include <blockkit/json.h>
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char tx_help[] =
-    "usage: blockkit tx [HEX | --file FILE | -] [options]\n"
+static const char tx_intro[] =
+    "blockkit tx HEX | --file FILE | -: without spent coins, Core's\n"
+    "decoderawtransaction result (no \"hex\", no \"fee\"; witness/legacy decoding\n"
+    "chosen by Core's DecodeTx heuristics). With --undo-coins: Core's\n"
+    "getrawtransaction verbosity 2 shape (TxToUniv with \"prevout\" per input,\n"
+    "\"fee\" and \"hex\"; no block fields). HEX is the transaction on the command\n"
+    "line, --file FILE reads it (raw bytes or hex text), - reads standard input.\n"
+    "--chain names the network of the addresses (default main).\n"
     "\n"
-    "Without spent coins: Core's decoderawtransaction result (no \"hex\", no \"fee\";\n"
-    "witness/legacy decoding chosen by Core's DecodeTx heuristics). With\n"
-    "--undo-coins: Core's getrawtransaction verbosity 2 shape (TxToUniv with\n"
-    "\"prevout\" per input, \"fee\" and \"hex\"; no block fields).\n"
+    "blockkit tx --datadir DIR TXID...: bitcoin-cli getrawtransaction through the\n"
+    "node's transaction index (DIR/<net>/indexes/txindex, kept by a node started\n"
+    "with -txindex), without the node: verbosity 0 hex, 1 (default) the decoded\n"
+    "transaction with blockhash, confirmations (0 for a block off the active\n"
+    "chain), time and blocktime, 2 also fee and prevout from the block's undo\n"
+    "data. One result per argument. Without a txindex (or on a pruned node, which\n"
+    "Core never runs with one) every lookup without --blockhash is refused with\n"
+    "Core's message.\n"
     "\n"
-    "  HEX                the transaction as hex on the command line\n"
-    "  --file FILE        read it from FILE (raw bytes or hex text); - = stdin\n"
-    "  --undo-coins FILE  the coins the inputs spend, as one CTxUndo of Core's undo\n"
-    "                     data (CompactSize count, then one Coin per input; raw or hex)\n"
-    "  --chain NAME       main (default), test/testnet3, testnet4, signet, regtest\n"
-    "  --pretty           bitcoin-cli form (indent 2)\n"
-    "  --indent N         pretty form with indent N (bitcoin-tx -json uses 4)\n"
-    "  --include-hex      add \"hex\" also without coins (TxToUniv include_hex)\n"
-    "  --signed-version   print nVersion as int32 (Core before v28)\n"
-    "\n"
-    "Exit status (the table in blockkit(1)): 0 ok, 64 usage, 65 bad transaction or\n"
-    "coins, 66 missing input, 74 I/O.\n"
-    "\n"
-    "blockkit tx --datadir DIR TXID [--verbosity 0-2] [--blockhash HASH]:\n"
-    "getrawtransaction through a node's txindex (see blockkit tx --datadir . --help).\n";
+    "Options marked HEX are for a transaction given as HEX, FILE or -; those\n"
+    "marked DIR, --blocksdir and --tmpdir are for --datadir lookups.\n";
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
+static const char tx_outro[] =
+    "Exit status of a HEX, FILE or - (the table in blockkit(1)): 0 ok, 64 usage,\n"
+    "65 bad transaction or coins, 66 missing input, 74 I/O.\n"
+    "\n" BK_CLI_LOOKUP_OUTRO;
 
 static int tx_main(int argc, char **argv)
 {
     const char *cmd = "tx";
-    /* With --datadir: getrawtransaction through the node's txindex (cli/lookup.c). */
-    if (bk_cli_has_opt(argc, argv, "--datadir")) return bk_lookup_tx_main(argc, argv);
-    const char *hex = NULL, *file = NULL, *coins_file = NULL;
-    long indent = 0;
-    int include_hex = 0, signed_version = 0;
-    bk_network net = BK_NET_MAIN;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return bk_cli_help(cmd, tx_help);
+    const char *file = NULL, *coins_file = NULL, *blockhash = NULL;
+    int indent = 0, include_hex = 0, signed_version = 0, verbosity = 1;
+    bk_cli_source src;
+    bk_cli_source_init(&src);
+    /* One table for both modes: a transaction given as HEX/FILE, and
+     * --datadir lookups through the txindex. */
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_PRETTY(&indent),
+        BK_OPT_ROW_STR("--file", 0, &file, "FILE", "HEX: read the transaction from FILE (raw or hex); - = stdin"),
+        BK_OPT_ROW_STR("--undo-coins", 0, &coins_file, "FILE",
+                       "HEX: the coins the inputs spend, as one CTxUndo of Core's\n"
+                       "undo data (CompactSize count, then one Coin per input; raw\n"
+                       "or hex)"),
+        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "HEX: pretty form with indent N (bitcoin-tx -json uses 4)"),
+        BK_OPT_ROW_FLAG("--include-hex", 0, &include_hex, "HEX: add \"hex\" also without coins (TxToUniv include_hex)"),
+        BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version, "HEX: print nVersion as int32 (Core before v28)"),
+        BK_OPT_ROW_CALL("--verbosity", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
+                        "DIR: 0, 1 (default) or 2 (true = 1, false = 0)"),
+        BK_OPT_ROW_CALL("--verbose", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
+                        "DIR: getrawtransaction's other name for --verbosity"),
+        BK_OPT_ROW_STR("--blockhash", 0, &blockhash, "HASH",
+                       "DIR: look in that block instead (getrawtransaction's third\n"
+                       "parameter: no txindex needed; the result starts with\n"
+                       "\"in_active_chain\")"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, "HEX | --file FILE | - | --datadir DIR TXID...", tx_intro, tx_outro, opts, SIZE_MAX};
+    bk_opt_args args;
+    int prc = bk_opt_parse(&spec, argc, argv, &args);
+    if (prc != BK_OPT_CONTINUE) return prc;
+    static const char *const hex_only[] = {"--file", "--undo-coins", "--indent", "--include-hex", "--signed-version",
+                                           NULL};
+    static const char *const dir_only[] = {"--blocksdir", "--tmpdir", "--verbosity", "--verbose", "--blockhash", NULL};
+    int rc;
+    if (src.datadir || src.blocksdir) {
+        rc = bk_cli_refuse_given(cmd, &spec, hex_only, "a transaction given as HEX, FILE or -, not --datadir lookups");
+        if (!rc) {
+            bk_cli_lookup q = {BK_CLI_LOOKUP_TX, args.v, args.n, verbosity, BK_CORE_NEWEST, indent != 0, blockhash};
+            rc = bk_cli_lookup_run(cmd, &src, &q);
         }
-        if (!strcmp(a, "--pretty")) indent = 2;
-        else if (!strcmp(a, "--include-hex")) include_hex = 1;
-        else if (!strcmp(a, "--signed-version")) signed_version = 1;
-        else if (!strcmp(a, "-")) file = "-";
-        else if (!strcmp(a, "--file") || !strcmp(a, "--undo-coins") || !strcmp(a, "--chain") ||
-                 !strcmp(a, "--indent")) {
-            if (!v) return bk_cli_missing_value(cmd, a);
-            i++;
-            if (!strcmp(a, "--file")) file = v;
-            else if (!strcmp(a, "--undo-coins")) coins_file = v;
-            else if (!strcmp(a, "--chain")) {
-                if (bk_network_parse(v, &net) != BK_OK)
-                    return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", v);
-            } else if (!parse_int(v, 0, 64, &indent)) {
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --indent '%s'", v);
-            }
-        } else if (a[0] == '-' && a[1]) { /* hex never starts with '-' */
-            return bk_cli_unknown_option(cmd, a);
-        } else {
-            if (hex) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one transaction given");
-            hex = a;
-        }
+        bk_opt_args_free(&args);
+        return rc;
     }
+    const char *hex = NULL;
+    size_t n_args = args.n;
+    if (n_args == 1 && !strcmp(args.v[0], "-")) {
+        if (!file) file = "-";
+        else n_args = 2; /* --file and - */
+    } else if (n_args == 1) {
+        hex = args.v[0];
+    }
+    bk_opt_args_free(&args);
+    if ((rc = bk_cli_refuse_given(cmd, &spec, dir_only, "--datadir lookups, not a transaction given as HEX, FILE or -")))
+        return rc;
+    if (n_args > 1) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one transaction given (TXID... need --datadir)");
     if ((hex != NULL) + (file != NULL) != 1)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "give exactly one of HEX, --file FILE or - (see --help)");
+    bk_network net = src.net;
 
     bk_cli_input in, cin;
     memset(&in, 0, sizeof in);
     memset(&cin, 0, sizeof cin);
-    int rc;
     if (hex) {
         size_t n = strlen(hex);
         in.data = malloc(n ? n : 1);
@@ -179,5 +190,5 @@ done:
     return rc;
 }
 
-BK_CLI_COMMAND(tx_command, "tx", "[HEX | --file FILE | -] [--undo-coins FILE] [--chain NAME] [--pretty] | --datadir DIR TXID",
+BK_CLI_COMMAND(tx_command, "tx", "[HEX | --file FILE | -] [--undo-coins FILE] [--chain NAME] [--pretty] | --datadir DIR TXID...",
                "print a transaction as Bitcoin Core's decoderawtransaction / getrawtransaction", tx_main)

@@ -51,8 +51,9 @@ int bk_cli_exit_code(bk_status st)
 int bk_cli_report(const char *cmd, const bk_error *err)
 {
     /* An I/O or argument error names its file or argument in the message;
-     * "at byte 0" adds nothing there. */
-    if ((err->status == BK_ERR_IO || err->status == BK_ERR_ARG) && err->offset == 0 && !err->path[0]) {
+     * "at byte 0" adds nothing there, nor to an item not found. */
+    if ((err->status == BK_ERR_IO || err->status == BK_ERR_ARG || err->status == BK_ERR_NOT_FOUND) &&
+        err->offset == 0 && !err->path[0]) {
         fprintf(stderr, "blockkit: %s: %s: %s\n", cmd, bk_status_str(err->status), err->msg);
         return bk_cli_exit_code(err->status);
     }
@@ -138,23 +139,9 @@ void bk_cli_input_free(bk_cli_input *in)
     memset(in, 0, sizeof *in);
 }
 
-int bk_cli_hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 int bk_cli_parse_block_hash(const char *s, uint8_t out[32])
 {
-    if (strlen(s) != 64) return 0;
-    for (int i = 0; i < 32; i++) {
-        int hi = bk_cli_hexval(s[2 * i]), lo = bk_cli_hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return 0;
-        out[31 - i] = (uint8_t)(hi << 4 | lo);
-    }
-    return 1;
+    return strlen(s) == 64 && bk_hex_decode_rev(out, s, 32, NULL) == BK_OK;
 }
 
 bk_status bk_cli_locate_undo(const uint8_t *data, size_t len, const bk_block *b, bk_network net,
@@ -222,12 +209,11 @@ int bk_cli_maybe_unhex(bk_cli_input *in)
     if (b - a >= 2 && in->data[a] == '0' && (in->data[a + 1] == 'x' || in->data[a + 1] == 'X')) a += 2;
     if (a == b || (b - a) % 2) return 0;
     for (size_t i = a; i < b; i++)
-        if (bk_cli_hexval(in->data[i]) < 0) return 0;
+        if (bk_hex_digit(in->data[i]) < 0) return 0;
     /* Decode in place (the buffer is ours): the output never overtakes the
-     * input. */
+     * input (byte i is written after digits a + 2i and a + 2i + 1 are read). */
     size_t n = (b - a) / 2;
-    for (size_t i = 0; i < n; i++)
-        in->data[i] = (uint8_t)(bk_cli_hexval(in->data[a + 2 * i]) << 4 | bk_cli_hexval(in->data[a + 2 * i + 1]));
+    if (bk_hex_decode(in->data, (const char *)in->data + a, n, NULL) != BK_OK) return 0;
     in->len = n;
     return 1;
 }
@@ -518,6 +504,8 @@ int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *block
 
 int bk_cli_parse_i64(const char *s, int64_t *out)
 {
+    /* digits with an optional '-': no spaces, no '+', no hex */
+    if (!s || (!(s[0] >= '0' && s[0] <= '9') && !(s[0] == '-' && s[1] >= '0' && s[1] <= '9'))) return 0;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);

@@ -4,6 +4,8 @@
  *   utxo dump:  one row per coin (CSV, NDJSON or Parquet) in key order, the
  *               rows of `export --datasets utxos` (cli/utxo_rows.c) in one file. */
 #include "cli.h"
+#include "opt.h"
+#include "source.h"
 #include "utxo_rows.h"
 
 #include <blockkit/hex.h>
@@ -17,103 +19,147 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const utxo_usage =
+static const char utxo_usage[] =
     "usage: blockkit utxo stats (--datadir DIR | --utxo-snapshot FILE) [options]\n"
-    "       blockkit utxo dump  (--datadir DIR | --utxo-snapshot FILE) [--format csv|ndjson|parquet] [-o FILE]\n"
-    "\n"
-    "stats: print Bitcoin Core's gettxoutsetinfo result (compact JSON, one line):\n"
-    "  height, bestblock, txouts, bogosize, hash_serialized_3 | muhash, total_amount,\n"
-    "  transactions, disk_size.\n"
-    "dump: one row per unspent output in key order (txid bytes, then vout):\n"
-    "  txid, vout, value (satoshis), height, is_coinbase, script_hex, type, address, desc\n"
-    "  (type, address and desc as Core prints them in scriptPubKey); the rows of\n"
-    "  blockkit export's utxos dataset in one file.\n"
-    "\n"
-    "  --datadir DIR         the node's data directory: reads DIR[/<chain>]/chainstate through a\n"
-    "                        private LevelDB snapshot (never writes or locks the node's files;\n"
-    "                        works while bitcoind runs); the height comes from its block index\n"
-    "  --chain NAME          main (default), test|testnet3, testnet4, signet, regtest\n"
-    "                        (with --utxo-snapshot: the snapshot's own network)\n"
-    "  --utxo-snapshot FILE  a dumptxoutset file (format version 2); '-' = standard input.\n"
-    "                        The snapshot holds no height: give --datadir (the block index of a\n"
-    "                        node that knows the base block) or --height N\n"
-    "  --height N            the height of the snapshot's base block (or of the chainstate's\n"
-    "                        best block: then the block index is not read)\n"
-    "  --hash-type T         stats: hash_serialized_3 (default), muhash, none\n"
-    "  --threads N           stats muhash: multiply on N threads; dump: render rows on N threads\n"
-    "                        (written in key order); default: the online CPUs\n"
-    "  --format F            dump: csv (default: RFC 4180, a header line, CRLF), ndjson, or parquet\n"
-    "                        (one file, row groups of about 64 MiB; --codec zstd|snappy|none)\n"
-    "  -o FILE               dump: write to FILE instead of standard output (as FILE.tmp-PID,\n"
-    "                        renamed when complete: a failure or a signal leaves no FILE)\n"
-    "  --tmpdir DIR          where the private LevelDB snapshots are made (default $TMPDIR, /tmp)\n"
-    "\n"
-    "disk_size: with --datadir, LevelDB's approximate size of the coin key range, as Core\n"
-    "computes it (it changes as the node compacts); with --utxo-snapshot, the number of bytes\n"
-    "of the snapshot file.\n"
-    "Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 74 I/O.\n";
+    "       blockkit utxo dump  (--datadir DIR | --utxo-snapshot FILE) [options]\n"
+    "       blockkit utxo snapshot --datadir DIR [options]  (dumptxoutset rollback)\n"
+    "(blockkit utxo stats --help, utxo dump --help, utxo snapshot --help: the options)\n";
+
+static const char stats_intro[] =
+    "Print Bitcoin Core's gettxoutsetinfo result (compact JSON, one line):\n"
+    "height, bestblock, txouts, bogosize, hash_serialized_3 | muhash, total_amount,\n"
+    "transactions, disk_size; of the chainstate of --datadir (a private LevelDB\n"
+    "snapshot: the node's files are never written or locked, works while bitcoind\n"
+    "runs; the height from its block index) or of a dumptxoutset file.\n";
+
+static const char dump_intro[] =
+    "One row per unspent output in key order (txid bytes, then vout): txid, vout,\n"
+    "value (satoshis), height, is_coinbase, script_hex, type, address, desc (type,\n"
+    "address and desc as Core prints them in scriptPubKey); the rows of blockkit\n"
+    "export's utxos dataset in one file. -o FILE is written as FILE.tmp-PID and\n"
+    "renamed when complete: a failure or a signal leaves no FILE.\n";
+
+static const char utxo_outro[] =
+    "A snapshot holds no height: give --datadir (the block index of a node that\n"
+    "knows the base block) or --height N. disk_size: with --datadir, LevelDB's\n"
+    "approximate size of the coin key range, as Core computes it (it changes as\n"
+    "the node compacts); with --utxo-snapshot, the bytes of the snapshot file.\n"
+    "SIGINT and SIGTERM end with status 128 + the signal number (dump -o FILE:\n"
+    "no FILE is left).\n"
+    "Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input, 74 I/O,\n"
+    "128+N stopped by signal N.\n";
 
 typedef struct utxo_opts {
-    const char *datadir, *snapshot, *chain, *hash_type, *format, *out_file, *tmpdir, *height, *threads, *codec;
+    bk_cli_source src;
+    const char *snapshot, *out_file, *height;
+    int hash_type;       /* bk_utxo_hash_type */
+    int jobs;
+    int force;
+    bk_table_format format;
+    bk_pq_opts po;
 } utxo_opts;
+
+static int parse_hash_type(void *dest, const char *v)
+{
+    bk_utxo_hash_type t;
+    if (bk_utxo_hash_type_parse(v, &t) != BK_OK) return 0;
+    *(int *)dest = (int)t;
+    return 1;
+}
+
+static int parse_height_text(void *dest, const char *v)
+{
+    int64_t n;
+    if (!bk_cli_parse_i64(v, &n) || n < 0 || n > INT32_MAX) return 0;
+    *(const char **)dest = v;
+    return 1;
+}
+
+#define UTXO_COMMON_ROWS(o)                                                                          \
+    BK_OPT_SOURCE_DATADIR(&(o)->src),                                                                 \
+    BK_OPT_ROW_STR("--utxo-snapshot", 0, &(o)->snapshot, "FILE|-",                                    \
+                   "a dumptxoutset file (format version 2); - = standard input"),                    \
+    BK_OPT_ROW_CALL("--height", 0, &(o)->height, parse_height_text, "N",                              \
+                    "the height of the snapshot's base block (or of the chainstate's\n"             \
+                    "best block: then the block index is not read)")
+
+/* Parse argv with the command's rows; then the datadir resolved (its
+ * network found from the files). Returns BK_OPT_CONTINUE or an exit code. */
+static int utxo_parse(bk_opt_spec *spec, int argc, char **argv, utxo_opts *o)
+{
+    bk_opt_args args;
+    int rc = bk_opt_parse(spec, argc, argv, &args);
+    if (rc != BK_OPT_CONTINUE) return rc;
+    bk_opt_args_free(&args);
+    if (o->src.datadir && (rc = bk_cli_source_resolve(spec->cmd, &o->src, BK_CLI_NEED_DATADIR)) != 0) return rc;
+    return BK_OPT_CONTINUE;
+}
 
 static utxo_source_opts source_opts(const utxo_opts *o)
 {
-    utxo_source_opts so = {o->datadir, o->snapshot, o->chain, o->height, o->tmpdir, 0};
+    utxo_source_opts so = {o->src.datadir, o->snapshot,
+                           o->src.datadir || o->src.chain_given ? bk_network_get(o->src.net)->name : NULL, o->height,
+                           o->src.tmpdir, 0};
     return so;
 }
 
-static int parse_args(const char *cmd, int argc, char **argv, utxo_opts *o, int *help)
+static void utxo_opts_init(utxo_opts *o)
 {
     memset(o, 0, sizeof *o);
-    *help = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            *help = 1;
-            return 0;
-        }
-        const char **slot = !strcmp(a, "--datadir")         ? &o->datadir
-                            : !strcmp(a, "--utxo-snapshot") ? &o->snapshot
-                            : !strcmp(a, "--chain")         ? &o->chain
-                            : !strcmp(a, "--hash-type")     ? &o->hash_type
-                            : !strcmp(a, "--format")        ? &o->format
-                            : !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out_file
-                            : !strcmp(a, "--tmpdir")        ? &o->tmpdir
-                            : !strcmp(a, "--height")        ? &o->height
-                            : !strcmp(a, "--threads")       ? &o->threads
-                            : !strcmp(a, "--codec")         ? &o->codec
-                                                            : NULL;
-        if (!slot) return bk_cli_unknown_option(cmd, a);
-        if (i + 1 >= argc) return bk_cli_missing_value(cmd, a);
-        *slot = argv[++i];
-    }
-    return 0;
+    bk_cli_source_init(&o->src);
+    o->hash_type = BK_UTXO_HASH_SERIALIZED_3;
+    o->jobs = bk_cli_default_workers();
+    if (o->jobs > 64) o->jobs = 64;
+    o->format = BK_TABLE_CSV;
+    bk_pq_opts_init(&o->po);
 }
+
+/* issue 28 (below): --height H / --start/--end of a datadir */
+static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *spec, const bk_cli_range *range);
 
 static int utxo_stats(int argc, char **argv)
 {
     const char *cmd = "utxo stats";
     utxo_opts o;
-    int help;
-    int rc = parse_args(cmd, argc, argv, &o, &help);
-    if (rc) return rc;
-    if (help) {
-        return bk_cli_help(cmd, utxo_usage);
+    utxo_opts_init(&o);
+    bk_cli_range range;
+    bk_cli_range_init(&range);
+    bk_opt opts[] = {
+        UTXO_COMMON_ROWS(&o),
+        BK_OPT_ROW_CALL("--hash-type", 0, &o.hash_type, parse_hash_type, "hash_serialized_3|muhash|none",
+                        "the set's hash (default hash_serialized_3)"),
+        BK_OPT_JOBS(&o.jobs, "muhash: multiply on N threads (default: the online CPUs)"),
+        BK_OPT_RANGE(&range), /* issue 28: with --datadir, one line per height */
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, stats_intro, utxo_outro, opts, 0};
+    int rc = utxo_parse(&spec, argc, argv, &o);
+    if (rc != BK_OPT_CONTINUE) {
+        bk_cli_source_free(&o.src);
+        return rc;
     }
-    if (o.format || o.out_file || o.codec)
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--format, --codec and -o are for utxo dump");
-    bk_utxo_hash_type ht = BK_UTXO_HASH_SERIALIZED_3;
-    if (o.hash_type && bk_utxo_hash_type_parse(o.hash_type, &ht) != BK_OK)
-        return bk_cli_fail(cmd, BK_EXIT_USAGE,
-                           "unknown hash type '%s' (hash_serialized_3, muhash, none)", o.hash_type);
-    unsigned threads;
-    rc = utxo_parse_threads(cmd, o.threads, &threads);
-    if (rc) return rc;
+    /* issue 28: a past height or a range of heights of a datadir */
+    if (o.src.datadir && (o.height || bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end"))) {
+        rc = past_stats(cmd, &o, &spec, &range);
+        if (rc >= 0) {
+            bk_cli_source_free(&o.src);
+            return rc;
+        }
+        rc = 0;
+    } else if (bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end")) {
+        bk_cli_source_free(&o.src);
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--start/--end need --datadir (the blocks and undo data)");
+    }
+    rc = 0;
+    bk_utxo_hash_type ht = (bk_utxo_hash_type)o.hash_type;
+    unsigned threads = (unsigned)(o.jobs > 64 ? 64 : o.jobs);
     coin_source src;
     utxo_source_opts so = source_opts(&o);
     rc = utxo_source_open(cmd, &so, &src);
-    if (rc) return rc;
+    if (rc) {
+        bk_cli_source_free(&o.src);
+        return rc;
+    }
     bk_error err;
     bk_error_clear(&err);
     bk_utxo_stats st;
@@ -149,6 +195,7 @@ static int utxo_stats(int argc, char **argv)
     }
     bk_utxo_stats_free(&st);
     utxo_source_close(&src);
+    bk_cli_source_free(&o.src);
     return rc;
 }
 
@@ -192,30 +239,48 @@ static int utxo_dump(int argc, char **argv)
 {
     const char *cmd = "utxo dump";
     utxo_opts o;
-    int help;
-    int rc = parse_args(cmd, argc, argv, &o, &help);
-    if (rc) return rc;
-    if (help) {
-        return bk_cli_help(cmd, utxo_usage);
+    utxo_opts_init(&o);
+    bk_opt opts[] = {
+        UTXO_COMMON_ROWS(&o),
+        BK_OPT_TABLE_FORMAT(&o.format, &o.po.codec, &o.po.zstd_level),
+        BK_OPT_JOBS(&o.jobs, "render rows on N threads, written in key order (default:\nthe online CPUs)"),
+        BK_OPT_OUTPUT(&o.out_file, "write FILE instead of standard output; an existing\n"
+                                   "file is refused unless --force"),
+        BK_OPT_FORCE(&o.force),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, dump_intro, utxo_outro, opts, 0};
+    /* csv unless --format says otherwise (export's default is parquet) */
+    int rc = utxo_parse(&spec, argc, argv, &o);
+    if (rc != BK_OPT_CONTINUE) {
+        bk_cli_source_free(&o.src);
+        return rc;
     }
-    if (o.hash_type) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--hash-type is for utxo stats");
-    bk_table_format format = BK_TABLE_CSV;
-    if (o.format && (bk_table_format_parse(o.format, &format) != BK_OK || !strcmp(o.format, "json")))
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown format '%s' (csv, ndjson, parquet)", o.format);
-    bk_pq_opts po;
-    bk_pq_opts_init(&po);
-    if (o.codec && format != BK_TABLE_PARQUET) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--codec is for --format parquet");
-    if (o.codec && bk_pq_codec_parse(o.codec, &po.codec) != BK_OK)
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown codec '%s' (zstd, snappy, none)", o.codec);
-    unsigned threads;
-    rc = utxo_parse_threads(cmd, o.threads, &threads);
-    if (rc) return rc;
+    rc = 0;
+    bk_table_format format = o.format;
+    bk_pq_opts po = o.po;
+    if (format != BK_TABLE_PARQUET && (bk_opt_given(&spec, "--compression") || bk_opt_given(&spec, "--zstd-level"))) {
+        bk_cli_source_free(&o.src);
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--compression and --zstd-level are for --format parquet");
+    }
+    unsigned threads = (unsigned)(o.jobs > 64 ? 64 : o.jobs);
+    if (o.out_file && strcmp(o.out_file, "-") && !o.force) {
+        /* never clobber a finished dump by accident (as scan -o) */
+        struct stat ost;
+        if (stat(o.out_file, &ost) == 0 && S_ISREG(ost.st_mode) && ost.st_size > 0) {
+            bk_cli_source_free(&o.src);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s exists and is not empty: --force overwrites it", o.out_file);
+        }
+    }
     coin_source src;
     /* A snapshot's height only bounds its coins here: not needed. */
     utxo_source_opts so = source_opts(&o);
     so.height_optional = 1;
     rc = utxo_source_open(cmd, &so, &src);
-    if (rc) return rc;
+    if (rc) {
+        bk_cli_source_free(&o.src);
+        return rc;
+    }
     static dump_ctx d; /* bk_chunk_file holds two paths: not on the stack */
     memset(&d, 0, sizeof d);
     d.cmd = cmd;
@@ -226,6 +291,7 @@ static int utxo_dump(int argc, char **argv)
         int exists = stat(o.out_file, &sb) == 0;
         if (exists && S_ISDIR(sb.st_mode)) {
             utxo_source_close(&src);
+            bk_cli_source_free(&o.src);
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "-o %s is a directory: give a file name", o.out_file);
         }
         /* a regular file or a new name: the temporary file and the rename;
@@ -236,6 +302,7 @@ static int utxo_dump(int argc, char **argv)
         if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
             int e = errno; /* before the close */
             utxo_source_close(&src);
+            bk_cli_source_free(&o.src);
             return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(e));
         }
     }
@@ -280,8 +347,384 @@ static int utxo_dump(int argc, char **argv)
         if (!rc) rc = crc;
     }
     utxo_source_close(&src);
+    bk_cli_source_free(&o.src);
     return rc;
 }
+
+/* ==== issue 28: coin statistics at past heights, the set at a past height ====
+ * utxo stats --datadir D --hash-type muhash|none --height H | --start S --end E|-N:
+ *   Core's gettxoutsetinfo <type> <height> true (coinstatsindex format), one
+ *   line per height, from one forward pass over blocks and undo data
+ *   (bk_coinstats_series);
+ * utxo stats --datadir D --hash-type hash_serialized_3 --height H (below the
+ *   tip): the set rolled back to H (bk_utxo_rollback), hashed;
+ * utxo snapshot --datadir D --height H -o FILE: Core's dumptxoutset FILE
+ *   rollback {"rollback":H}, file and result. */
+#include <blockkit/blockfile.h>
+#include <blockkit/blockindex.h>
+#include <blockkit/chain.h>
+#include <blockkit/engine.h>
+
+#include <fcntl.h>
+
+typedef struct past_src {
+    bk_chain chain;
+    bk_blocksdir dir;
+    bk_chainstate *cs;
+    int have_chain, have_dir;
+} past_src;
+
+static void past_close(past_src *p)
+{
+    if (p->cs) bk_chainstate_close(p->cs);
+    if (p->have_chain) bk_chain_free(&p->chain);
+    if (p->have_dir) bk_blocksdir_close(&p->dir);
+    memset(p, 0, sizeof *p);
+}
+
+/* The chain from the datadir's block index and its blocks directory (and
+ * the chainstate when want_cs). 0; -1 when the datadir has no block index
+ * (allow_none: then nothing is printed); or an exit code. */
+static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow_none, past_src *p)
+{
+    memset(p, 0, sizeof *p);
+    bk_error err;
+    bk_error_clear(&err);
+    bk_network net = o->src.net;
+    bk_chain_opts co;
+    memset(&co, 0, sizeof co);
+    co.tmpdir = o->src.tmpdir;
+    char index[4096];
+    struct stat ist;
+    snprintf(index, sizeof index, "%s/%sblocks/index", o->src.datadir, bk_network_datadir_subdir(net));
+    if (allow_none && (stat(index, &ist) != 0 || !S_ISDIR(ist.st_mode))) return -1;
+    bk_status s = bk_chain_build_index(&p->chain, o->src.datadir, net, &co, NULL, &err);
+    if (s == BK_ERR_NOT_FOUND && allow_none) return -1;
+    if (s != BK_OK) return bk_cli_report(cmd, &err);
+    p->have_chain = 1;
+    if (bk_blocksdir_open(&p->dir, o->src.blocksdir, net, NULL, &err) != BK_OK) {
+        past_close(p);
+        return bk_cli_report(cmd, &err);
+    }
+    p->have_dir = 1;
+    if (want_cs) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%schainstate", o->src.datadir, bk_network_datadir_subdir(net));
+        if (bk_chainstate_open(path, o->src.tmpdir, NULL, &p->cs, &err) != BK_OK) {
+            past_close(p);
+            return bk_cli_report(cmd, &err);
+        }
+    }
+    return 0;
+}
+
+static int past_fail(const char *cmd, bk_status s, const bk_error *err)
+{
+    int code = s == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : s == BK_ERR_IO ? BK_EXIT_IO
+               : s == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : s == BK_ERR_ARG ? BK_EXIT_USAGE : BK_EXIT_DATA;
+    return bk_cli_fail(cmd, code, "%s", err->msg);
+}
+
+typedef struct series_out {
+    const char *cmd;
+    int with_muhash;
+    int rc;
+} series_out;
+
+static bk_status series_emit(void *vctx, const bk_coinstats *cur, const bk_coinstats *prev, bk_error *err)
+{
+    series_out *so = vctx;
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    bk_json j;
+    bk_json_init(&j, &w, 0);
+    bk_coinstats_json(&j, cur, prev, so->with_muhash);
+    bk_writer_putc(&w, '\n');
+    if (bk_writer_status(&w) != BK_OK) {
+        bk_writer_free(&w);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    so->rc = bk_cli_output_write(so->cmd, stdout, NULL, w.data, w.len);
+    bk_writer_free(&w);
+    return so->rc ? bk_error_set(err, BK_ERR_IO, 0, "standard output") : BK_OK;
+}
+
+/* The series: heights [start, end] of the index's active chain. */
+static int past_series(const char *cmd, past_src *p, bk_utxo_hash_type ht, int64_t start, int64_t end,
+                       int jobs)
+{
+    const bk_chain_entry *tip = bk_chain_tip(&p->chain);
+    if (!tip) return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "the block index has no active chain");
+    if (start > tip->height)
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %d", (long long)start,
+                           (int)tip->height);
+    if (end > tip->height) end = tip->height;
+    if (end < start)
+        return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %d)",
+                           (long long)start, (long long)end, (int)tip->height);
+    bk_coinstats_series_opts so;
+    memset(&so, 0, sizeof so);
+    so.start = (int32_t)start;
+    so.end = (int32_t)end;
+    so.with_muhash = ht == BK_UTXO_HASH_MUHASH;
+    so.workers = jobs;
+    series_out out = {cmd, so.with_muhash, 0};
+    bk_error err;
+    bk_error_clear(&err);
+    bk_engine_where wh;
+    bk_status s = bk_coinstats_series(&p->chain, &p->dir, &so, series_emit, &out, &wh, &err);
+    if (s != BK_OK) {
+        if (out.rc) return bk_cli_pipe_closed ? 0 : out.rc;
+        if (wh.stage != BK_STAGE_NONE && wh.stage != BK_STAGE_CONSUME) {
+            char m[4608];
+            bk_engine_error_format(&wh, &err, m, sizeof m);
+            int code = s == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : s == BK_ERR_IO ? BK_EXIT_IO
+                       : s == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+            return bk_cli_fail(cmd, code, "%s", m);
+        }
+        return past_fail(cmd, s, &err);
+    }
+    return bk_cli_output_flush(cmd, stdout, NULL);
+}
+
+/* hash_serialized_3 of the set rolled back to height: gettxoutsetinfo's
+ * result as the node at that height would print it, without disk_size (a
+ * rolled-back set has no database to measure). */
+static int past_hash_serialized(const char *cmd, past_src *p, int32_t height, const char *tmpdir)
+{
+    bk_error err;
+    bk_error_clear(&err);
+    bk_utxo_rollback_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.tmpdir = tmpdir;
+    bk_utxo_rollback *r;
+    bk_status s = bk_utxo_rollback_open(&r, p->cs, &p->chain, &p->dir, height, &ro, &err);
+    if (s != BK_OK) return past_fail(cmd, s, &err);
+    bk_utxo_stats st;
+    if ((s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err)) != BK_OK) {
+        bk_utxo_rollback_close(r);
+        return past_fail(cmd, s, &err);
+    }
+    bk_utxo u;
+    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) s = bk_utxo_stats_add(&st, &u, &err);
+    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
+    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
+    int rc = 0;
+    if (s != BK_OK) {
+        rc = past_fail(cmd, s, &err);
+    } else {
+        bk_writer w;
+        bk_writer_init(&w, NULL);
+        bk_json j;
+        bk_json_init(&j, &w, 0);
+        bk_json_begin_object(&j);
+        bk_json_key(&j, "height");
+        bk_json_int(&j, height);
+        bk_json_key(&j, "bestblock");
+        bk_json_hex_rev(&j, bk_utxo_rollback_info_get(r)->base_hash, 32);
+        bk_json_key(&j, "txouts");
+        bk_json_uint(&j, st.txouts);
+        bk_json_key(&j, "bogosize");
+        bk_json_uint(&j, st.bogosize);
+        bk_json_key(&j, "hash_serialized_3");
+        bk_json_hex_rev(&j, st.hash, 32);
+        if (st.total_amount_ok) {
+            bk_json_key(&j, "total_amount");
+            bk_json_amount(&j, st.total_amount);
+        }
+        bk_json_key(&j, "transactions");
+        bk_json_uint(&j, st.transactions);
+        bk_json_end_object(&j);
+        bk_writer_putc(&w, '\n');
+        rc = bk_writer_status(&w) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
+                                           : bk_cli_output_write(cmd, stdout, NULL, w.data, w.len);
+        if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
+        bk_writer_free(&w);
+    }
+    bk_utxo_stats_free(&st);
+    bk_utxo_rollback_close(r);
+    return rc;
+}
+
+/* utxo stats with --datadir and --height or a range: -1 when the old path
+ * (the chainstate as it is) answers; else the exit code. */
+static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *spec, const bk_cli_range *range)
+{
+    bk_utxo_hash_type ht = (bk_utxo_hash_type)o->hash_type;
+    int ranged = bk_opt_given(spec, "--start") || bk_opt_given(spec, "--end");
+    if (ranged && o->height)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height and --start/--end: give one of them");
+    if (ranged && ht == BK_UTXO_HASH_SERIALIZED_3)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                           "--start/--end need --hash-type muhash or none (as Core's coinstatsindex: "
+                           "hash_serialized_3 cannot be queried for a specific block)");
+    past_src p;
+    int rc = past_open(cmd, o, ht == BK_UTXO_HASH_SERIALIZED_3, !ranged, &p);
+    if (rc) return rc; /* -1: no block index: --height states the chainstate's height */
+    const bk_chain_entry *tip = bk_chain_tip(&p.chain);
+    int64_t tip_h = tip ? tip->height : -1;
+    if (ranged) {
+        int64_t start = range->start, end = range->end;
+        if (range->below_tip >= 0) end = tip_h - range->below_tip;
+        else if (end < 0) end = tip_h;
+        rc = past_series(cmd, &p, ht, start, end, o->jobs);
+    } else {
+        int64_t h = strtoll(o->height, NULL, 10);
+        if (h > tip_h) {
+            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)h,
+                             (long long)tip_h);
+        } else if (ht != BK_UTXO_HASH_SERIALIZED_3) {
+            rc = past_series(cmd, &p, ht, h, h, o->jobs);
+        } else {
+            uint8_t best[32];
+            bk_chainstate_best_block(p.cs, best);
+            const bk_chain_entry *at = bk_chain_at_height(&p.chain, h);
+            if (at && memcmp(at->hash, best, 32) == 0) rc = -1; /* the chainstate itself */
+            else rc = past_hash_serialized(cmd, &p, (int32_t)h, o->src.tmpdir);
+        }
+    }
+    past_close(&p);
+    return rc;
+}
+
+static const char snapshot_intro[] =
+    "Write the file Bitcoin Core's `dumptxoutset FILE rollback {\"rollback\":H}`\n"
+    "writes, byte for byte, and print its result (coins_written, base_hash,\n"
+    "base_height, path, txoutset_hash = hash_serialized_3, nchaintx): the\n"
+    "chainstate rolled back to height H with the undo data of the blocks above\n"
+    "it, without the node (its files are only read). Memory stays bounded: the\n"
+    "restored coins are sorted in runs of --mem MiB spilled to --tmpdir.\n"
+    "FILE is written as FILE.tmp-PID and renamed when complete; an existing\n"
+    "FILE is refused (as Core refuses it).\n";
+
+static int utxo_snapshot(int argc, char **argv)
+{
+    const char *cmd = "utxo snapshot";
+    utxo_opts o;
+    utxo_opts_init(&o);
+    int mem_mib = 64;
+    bk_opt opts[] = {
+        BK_OPT_SOURCE_DATADIR(&o.src),
+        BK_OPT_ROW_CALL("--height", 0, &o.height, parse_height_text, "H",
+                        "the height to roll back to (default: the chainstate's best block)"),
+        BK_OPT_OUTPUT(&o.out_file, "the snapshot file to write (required)"),
+        BK_OPT_ROW_INT("--mem", 0, &mem_mib, 1, 65536, "MiB",
+                       "memory for restored coins before a sorted run is spilled (default 64)"),
+        BK_OPT_END,
+    };
+    bk_opt_spec spec = {cmd, NULL, snapshot_intro, utxo_outro, opts, 0};
+    int rc = utxo_parse(&spec, argc, argv, &o);
+    if (rc != BK_OPT_CONTINUE) {
+        bk_cli_source_free(&o.src);
+        return rc;
+    }
+    if (!o.src.datadir || !o.out_file || !strcmp(o.out_file, "-")) {
+        bk_cli_source_free(&o.src);
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "needs --datadir DIR and -o FILE (a file name)");
+    }
+    struct stat sb;
+    if (lstat(o.out_file, &sb) == 0) {
+        bk_cli_source_free(&o.src);
+        return bk_cli_fail(cmd, BK_EXIT_USAGE,
+                           "%s already exists. If you are sure this is what you want, move it out of the way first",
+                           o.out_file);
+    }
+    past_src p;
+    rc = past_open(cmd, &o, 1, 0, &p);
+    if (rc) {
+        bk_cli_source_free(&o.src);
+        return rc;
+    }
+    int32_t height;
+    if (o.height) {
+        height = (int32_t)strtol(o.height, NULL, 10);
+    } else {
+        uint8_t best[32];
+        bk_chainstate_best_block(p.cs, best);
+        const bk_chain_entry *e = bk_chain_find(&p.chain, best);
+        height = e ? e->height : -1;
+    }
+    export_signals sigs;
+    volatile sig_atomic_t *stop = export_signals_catch(&sigs);
+    bk_error err;
+    bk_error_clear(&err);
+    bk_utxo_rollback_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.tmpdir = o.src.tmpdir;
+    ro.mem_limit = (size_t)mem_mib << 20;
+    ro.cancel = stop;
+    bk_utxo_rollback *r = NULL;
+    bk_utxo_snapshot_writer *w = NULL;
+    char tmp[4200];
+    int fd = -1;
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out_file, (long)getpid());
+    bk_utxo_stats st;
+    memset(&st, 0, sizeof st);
+    bk_status s = bk_utxo_rollback_open(&r, p.cs, &p.chain, &p.dir, height, &ro, &err);
+    if (s == BK_OK) {
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) s = bk_error_set(&err, BK_ERR_IO, 0, "cannot create %s: %s", tmp, strerror(errno));
+    }
+    const bk_utxo_rollback_info *info = r ? bk_utxo_rollback_info_get(r) : NULL;
+    if (s == BK_OK) s = bk_utxo_snapshot_writer_open(&w, fd, p.chain.net, info->base_hash, NULL, &err);
+    if (s == BK_OK) s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err);
+    bk_utxo u;
+    uint64_t n = 0;
+    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) {
+        s = bk_utxo_snapshot_writer_add(w, &u, &err);
+        if (s == BK_OK) s = bk_utxo_stats_add(&st, &u, &err);
+        if (s == BK_OK && (++n & 0xffff) == 0 && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
+    }
+    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
+    uint64_t coins = 0;
+    if (s == BK_OK) s = bk_utxo_snapshot_writer_finish(w, &coins, &err);
+    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
+    if (s == BK_OK && fsync(fd) != 0) s = bk_error_set(&err, BK_ERR_IO, 0, "%s: fsync: %s", tmp, strerror(errno));
+    if (fd >= 0 && close(fd) != 0 && s == BK_OK)
+        s = bk_error_set(&err, BK_ERR_IO, 0, "%s: close: %s", tmp, strerror(errno));
+    fd = -1;
+    if (s == BK_OK && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
+    if (s == BK_OK && rename(tmp, o.out_file) != 0)
+        s = bk_error_set(&err, BK_ERR_IO, 0, "cannot rename %s to %s: %s", tmp, o.out_file, strerror(errno));
+    if (s != BK_OK) {
+        unlink(tmp);
+        rc = s == BK_ERR_CANCELLED ? bk_cli_fail(cmd, 128 + (int)(*stop ? *stop : 2), "interrupted; %s not written",
+                                                 o.out_file)
+                                   : past_fail(cmd, s, &err);
+    } else {
+        bk_writer wr;
+        bk_writer_init(&wr, NULL);
+        bk_json j;
+        bk_json_init(&j, &wr, 0);
+        bk_json_begin_object(&j);
+        bk_json_key(&j, "coins_written");
+        bk_json_uint(&j, coins);
+        bk_json_key(&j, "base_hash");
+        bk_json_hex_rev(&j, info->base_hash, 32);
+        bk_json_key(&j, "base_height");
+        bk_json_int(&j, info->base_height);
+        bk_json_key(&j, "path");
+        bk_json_string_n(&j, o.out_file, strlen(o.out_file));
+        bk_json_key(&j, "txoutset_hash");
+        bk_json_hex_rev(&j, st.hash, 32);
+        bk_json_key(&j, "nchaintx");
+        bk_json_uint(&j, info->nchaintx);
+        bk_json_end_object(&j);
+        bk_writer_putc(&wr, '\n');
+        rc = bk_writer_status(&wr) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
+                                            : bk_cli_output_write(cmd, stdout, NULL, wr.data, wr.len);
+        if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
+        bk_writer_free(&wr);
+    }
+    export_signals_restore(&sigs);
+    bk_utxo_stats_free(&st);
+    bk_utxo_snapshot_writer_free(w);
+    bk_utxo_rollback_close(r);
+    past_close(&p);
+    bk_cli_source_free(&o.src);
+    return rc;
+}
+/* ==== end of issue 28 section ==== */
 
 static int utxo_main(int argc, char **argv)
 {
@@ -290,10 +733,16 @@ static int utxo_main(int argc, char **argv)
         fputs(utxo_usage, stderr);
         return BK_EXIT_USAGE;
     }
+    if (!strcmp(argv[1], "--usage")) { /* every subcommand's synopsis line */
+        char *st[] = {"stats", "--usage", NULL}, *du[] = {"dump", "--usage", NULL};
+        int rc = utxo_stats(2, st);
+        return rc ? rc : utxo_dump(2, du);
+    }
     if (!strcmp(argv[1], "stats")) return utxo_stats(argc - 1, argv + 1);
     if (!strcmp(argv[1], "dump")) return utxo_dump(argc - 1, argv + 1);
-    return bk_cli_fail("utxo", BK_EXIT_USAGE, "unknown subcommand '%s' (stats, dump; see --help)", argv[1]);
+    if (!strcmp(argv[1], "snapshot")) return utxo_snapshot(argc - 1, argv + 1);
+    return bk_cli_fail("utxo", BK_EXIT_USAGE, "unknown subcommand '%s' (stats, dump, snapshot; see --help)", argv[1]);
 }
 
-BK_CLI_COMMAND(utxo_command, "utxo", "stats|dump (--datadir DIR | --utxo-snapshot FILE)",
+BK_CLI_COMMAND(utxo_command, "utxo", "stats|dump|snapshot (--datadir DIR | --utxo-snapshot FILE)",
                "the UTXO set: gettxoutsetinfo's result, or one row per coin (CSV/NDJSON)", utxo_main)

@@ -48,9 +48,20 @@ typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
 int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
                   const volatile sig_atomic_t *stop);
 
-/* `blockkit export` with --datasets utxos (cli/export_utxos.c): the whole
- * command line; returns the exit code. */
-int bk_cli_export_utxos(int argc, char **argv);
+/* `blockkit export` with --datasets utxos (cli/export_utxos.c), its
+ * options parsed by cli/export.c's table; returns the exit code. */
+typedef struct bk_cli_export_utxos_args {
+    utxo_source_opts source;
+    const char *out_dir;
+    int format;        /* bk_table_format */
+    int codec;         /* bk_pq_codec */
+    int zstd_level;
+    uint64_t chunk_rows;
+    unsigned threads;
+    int summary;
+    int progress;      /* 1 on, 0 off */
+} bk_cli_export_utxos_args;
+int bk_cli_export_utxos(const bk_cli_export_utxos_args *args);
 
 /* SIGINT and SIGTERM for both exports and utxo dump -o (cli/export.c):
  * catch sets the returned flag (cleared first) to the signal's number on

@@ -1,8 +1,11 @@
 /* Fuzz the chain build from Core's block index (bk_chain_build_index_dirs)
  * over a real node's files damaged by the input: the regtest datadir of
- * tests/data (BK_FUZZ_REGTEST_TAR names the archive; default
- * tests/data/regtest/datadir.tar.zst from the working directory, as
- * scripts/fuzz-smoke.sh runs), extracted once into a private directory.
+ * tests/data (the environment variable BK_FUZZ_REGTEST_TAR names the
+ * archive; by default tests/data/regtest/datadir.tar.zst of the source
+ * tree, whose path the build compiles in as BK_SOURCE_DIR, so the target
+ * runs from any working directory), extracted once into a private
+ * directory by LLVMFuzzerInitialize. Without its data the target exits 1
+ * with a message before the first input: it never fuzzes nothing.
  * Per input, a blocks directory of hard links to its files, in which each
  * op of the input copies the file it changes first, and, when an op
  * forgets blocks, a copy of the index without their 'b' records (so their
@@ -38,7 +41,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef BK_SOURCE_DIR
+#error "BK_SOURCE_DIR (the source tree, for tests/data/regtest/datadir.tar.zst) is set by CMakeLists.txt"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define MAX_FILES 512
 #define MAX_OPS 24
@@ -105,10 +113,17 @@ static leveldb_t *index_copy_open(const char *dst, leveldb_options_t **lo)
 static int setup(void)
 {
     const char *tar = getenv("BK_FUZZ_REGTEST_TAR");
-    if (!tar) tar = "tests/data/regtest/datadir.tar.zst";
+    if (!tar || !tar[0]) tar = BK_SOURCE_DIR "/tests/data/regtest/datadir.tar.zst";
+    if (access(tar, R_OK) != 0) {
+        fprintf(stderr, "fuzz_chain_index: cannot read %s (set BK_FUZZ_REGTEST_TAR)\n", tar);
+        return 0;
+    }
     char buf[64]; /* mkdtemp's template: the X's become a unique name */
     snprintf(buf, sizeof buf, "%s/fuzz_chain_index.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(buf)) return 0;
+    if (!mkdtemp(buf)) {
+        fprintf(stderr, "fuzz_chain_index: cannot create %s\n", buf);
+        return 0;
+    }
     snprintf(g_root, sizeof g_root, "%s", buf);
     atexit(cleanup);
     char cmd[2048];
@@ -139,7 +154,10 @@ static int setup(void)
     snprintf(path, sizeof path, "%s/tmp/keys", g_root);
     leveldb_options_t *lo;
     leveldb_t *db = index_copy_open(path, &lo);
-    if (!db) return 0;
+    if (!db) {
+        fprintf(stderr, "fuzz_chain_index: cannot copy and open the block index of %s\n", tar);
+        return 0;
+    }
     leveldb_readoptions_t *ro = leveldb_readoptions_create();
     leveldb_iterator_t *it = leveldb_create_iterator(db, ro);
     size_t cap = 0;
@@ -167,7 +185,30 @@ static int setup(void)
     leveldb_close(db);
     leveldb_options_destroy(lo);
     rm_rf(path);
-    return g_n_files > 0 && g_n_blk > 0 && g_n_bkeys > 0;
+    if (g_n_files == 0 || g_n_blk == 0 || g_n_bkeys == 0) {
+        fprintf(stderr, "fuzz_chain_index: %s holds no regtest/blocks with blk files and an index\n", tar);
+        return 0;
+    }
+    return 1;
+}
+
+/* The harness itself cannot go on (not a finding in the code under test):
+ * loud, never a silent pass. */
+static void harness_fail(const char *what, const char *path)
+{
+    fprintf(stderr, "fuzz_chain_index: %s %s\n", what, path);
+    abort();
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    g_ready = setup();
+    if (!g_ready) {
+        fprintf(stderr, "fuzz_chain_index: no data to fuzz with: stopping\n");
+        exit(1);
+    }
+    return 0;
 }
 
 static uint64_t file_len(const char *path)
@@ -227,8 +268,9 @@ static int open_fds(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (g_ready < 0) g_ready = setup();
-    if (!g_ready || size < 1) return 0;
+    if (g_ready < 0) g_ready = setup(); /* a driver that does not call LLVMFuzzerInitialize */
+    if (!g_ready) harness_fail("no data to fuzz with (see above):", "stopping");
+    if (size < 1) return 0;
     uint8_t flags = data[0];
     data++;
     size--;
@@ -239,15 +281,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(work, sizeof work, "%s/work", g_root);
     rm_rf(work);
     snprintf(blocks, sizeof blocks, "%s/blocks", work);
-    if (mkdir(work, 0700) != 0 || mkdir(blocks, 0700) != 0) return 0;
+    if (mkdir(work, 0700) != 0 || mkdir(blocks, 0700) != 0) harness_fail("cannot create", blocks);
     for (size_t i = 0; i < g_n_files; i++) {
-        snprintf(src, sizeof src, "%s/pristine/regtest/blocks/%s", g_root, g_names[i]);
-        snprintf(path, sizeof path, "%s/%s", blocks, g_names[i]);
-        if (link(src, path) != 0) return 0;
+        snprintf(src, sizeof src, "%s/pristine/regtest/blocks/%.15s", g_root, g_names[i]);
+        snprintf(path, sizeof path, "%s/%.15s", blocks, g_names[i]);
+        if (link(src, path) != 0) harness_fail("cannot link", path);
     }
     snprintf(src, sizeof src, "%s/pristine/regtest/blocks/xor.dat", g_root);
     snprintf(path, sizeof path, "%s/xor.dat", blocks);
-    if (link(src, path) != 0) return 0;
+    if (link(src, path) != 0) harness_fail("cannot link", path);
     snprintf(idx, sizeof idx, "%s/pristine/regtest/blocks/index", g_root);
 
     uint8_t owned[MAX_FILES] = {0};
@@ -338,7 +380,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(idx, sizeof idx, "%s/index", work);
         leveldb_options_t *lo;
         leveldb_t *db = index_copy_open(idx, &lo);
-        if (!db) return 0;
+        if (!db) harness_fail("cannot copy and open the block index at", idx);
         char *lerr = NULL;
         leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
         for (size_t k = 0; k < n_forget; k++) {

@@ -37,7 +37,7 @@ add_test(NAME export_resume
   COMMAND node ${CMAKE_SOURCE_DIR}/tests/export/check_resume.mjs --bk $<TARGET_FILE:blockkit> --tmp ${BK_EXPORT_TMP}/resume --
           --datadir ${CMAKE_BINARY_DIR}/regtest/full --chain regtest --start 585 --chunk-size 20)
 add_test(NAME export_usage
-  COMMAND sh -c "$<TARGET_FILE:blockkit> export --help | grep -q 'usage: blockkit export' && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent 2>/dev/null; test $? -eq 64; } && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent --out '${BK_EXPORT_TMP}/none' 2>/dev/null; test $? -eq 74; } && { $<TARGET_FILE:blockkit> export --blocksdir x --out y --format xml 2>/dev/null; test $? -eq 64; }")
+  COMMAND sh -c "$<TARGET_FILE:blockkit> export --help | grep -q 'usage: blockkit export' && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent 2>/dev/null; test $? -eq 64; } && { $<TARGET_FILE:blockkit> export --blocksdir /nonexistent --out '${BK_EXPORT_TMP}/none' 2>/dev/null; test $? -eq 66; } && { $<TARGET_FILE:blockkit> export --blocksdir x --out y --format xml 2>/dev/null; test $? -eq 64; }")
 set_tests_properties(export_regtest_all export_regtest_files_584 export_regtest_pruned export_resume
   PROPERTIES FIXTURES_REQUIRED regtest)
 set_tests_properties(export_sample export_regtest_all

@@ -22,3 +22,12 @@ add_test(NAME ssz_forks_generated_current
 # Proofs through progressive types (scripts/gen-ssz-progressive-proofs.mjs).
 add_test(NAME ssz_vectors_progressive_proofs
   COMMAND ssz_vectors ${BK_SSZ_DATA}/progressive_proofs.jsonl WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
+# EIP-8016 CompatibleUnion (tests/data/ssz/compatible_union/gen-vectors.mjs,
+# from @chainsafe/ssz): values, invalid serializations, illegal types, JSON,
+# roots, single and multi proofs; and the committed vectors are current.
+set(BK_SSZ_CU ${BK_SSZ_DATA}/compatible_union)
+add_test(NAME ssz_vectors_compatible_union
+  COMMAND ssz_vectors --schema ${BK_SSZ_CU}/types.json ${BK_SSZ_CU}/vectors.jsonl.zst
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
+add_test(NAME ssz_compatible_union_vectors_current
+  COMMAND node ${BK_SSZ_CU}/gen-vectors.mjs --check)

@@ -671,8 +671,12 @@ static void test_cli_regtest_datadir(void)
         snprintf(want, sizeof want, "\"mediantime\":%ld,\"chainwork\":\"%064x\"", core[i].mtp, (core[i].h + 1) * 2);
         CHECK(line && strstr(line, want) != NULL && strstr(line, want) < strchr(line, '\n'));
     }
-    /* Main network on the same directory: no blocks found there. */
+    /* Without --chain the network is found from the files (issue 27): the
+     * same 104 blocks; --chain main on the same directory finds none. */
     snprintf(args, sizeof args, "chain --datadir %s", dir);
+    CHECK_EQ_INT(run_cli(args, &out), 0);
+    CHECK_EQ_INT(count_lines((const char *)out.p), 104);
+    snprintf(args, sizeof args, "chain --datadir %s --chain main", dir);
     CHECK_EQ_INT(run_cli(args, &out), 66); /* DIR/blocks does not exist; DIR holds regtest/blocks */
     /* --blocksdir with the wrong chain: nothing matches the magic, which is
      * an error naming the network the files belong to

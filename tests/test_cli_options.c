@@ -57,11 +57,12 @@ static void test_unknown(void)
         {"script", ""},
         {"sha256", ""},
         {"ssz root", "uint64"},
+        {"ssz verify", "uint64"},
+        {"ssz synth", "uint64"},
         {"bench", ""},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         const char *shown = !strcmp(c[i].name, "header")                                     ? "header"
-                            : !strncmp(c[i].name, "ssz", 3)                                  ? "ssz"
                             : !strcmp(c[i].name, "chain") && strstr(c[i].args, "--tips")     ? "chain"
                                                                                              : c[i].name;
         char args[1024], want[256];
@@ -91,7 +92,11 @@ static void test_missing_value(void)
         {"export", RT " --out /tmp/bk-cliopt-never --datasets utxos", "--chunk-rows", "export"},
         {"utxo stats", RT, "--hash-type", "utxo stats"},
         {"script", "00", "--indent", "script"},
-        {"ssz root", "uint64", "--hex", "ssz"},
+        {"ssz root", "uint64", "--hex", "ssz root"},
+        {"ssz proof", "uint64", "--gindex", "ssz proof"},
+        {"ssz synth", "uint64", "--count", "ssz synth"},
+        {"merkle", BLK, "--tx", "merkle"},
+        {"sha256", "", "--backend", "sha256"},
         {"bench", "", "--filter", "bench"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {

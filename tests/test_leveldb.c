@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <leveldb/c.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -288,11 +289,230 @@ static void test_snapshot_while_writing(void)
     rm_rf(dir);
 }
 
+/* A copy of one of the regtest node's databases in a fresh temp directory
+ * (writable, no LOCK), for the damage tests below. */
+static void copy_db(const char *src, char *dir, size_t n)
+{
+    make_tmp(dir, n);
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "cp '%s'/* '%s'/ && chmod u+w '%s'/* && rm -f '%s/LOCK'", src, dir, dir, dir);
+    CHECK(system(cmd) == 0);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    CHECK(fclose(f) == 0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Finding 19: LevelDB's Corruption is bad data (BK_ERR_INVALID), and the
+ * message names the source database, never the private snapshot (removed
+ * before the message is read): a path LevelDB names inside the snapshot is
+ * mapped back to the source's file. */
+static void test_corruption_is_bad_data_named(void)
+{
+    char dir[512], path[2048];
+    copy_db(REGTEST "/blocks/index", dir, sizeof dir);
+    /* A flipped byte in the middle of the big table: a block checksum. */
+    snprintf(path, sizeof path, "%s/000005.ldb", dir);
+    size_t len = 0;
+    uint8_t *data = check_read_file(path, &len);
+    CHECK(data && len == 139257);
+    if (!data) return;
+    data[len / 2] ^= 0x5a;
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(data, 1, len, f) == len);
+    if (f) CHECK(fclose(f) == 0);
+    free(data);
+    bk_ldb *db = NULL;
+    bk_error err;
+    CHECK_EQ_INT(bk_ldb_open(dir, NULL, &db, &err), BK_OK);
+    if (!db) return;
+    char snap[512];
+    snprintf(snap, sizeof snap, "%s", bk_ldb_snapshot_dir(db));
+    bk_ldb_iter *it = NULL;
+    CHECK_EQ_INT(bk_ldb_iter_new(db, (const uint8_t *)"b", 1, &it, &err), BK_OK);
+    while (it && bk_ldb_iter_next(it, NULL, NULL, NULL, NULL)) {}
+    CHECK_EQ_INT(bk_ldb_iter_status(it, &err), BK_ERR_INVALID);
+    char want[2400];
+    snprintf(want, sizeof want, "%s: LevelDB: Corruption: ", dir);
+    CHECK(strncmp(err.msg, want, strlen(want)) == 0);
+    CHECK(strstr(err.msg, "checksum mismatch") != NULL);
+    bk_ldb_iter_free(it);
+    bk_ldb_close(db);
+
+    /* A table shorter than its index says, found by LevelDB itself (here
+     * the snapshot's own copy is cut after the open): "IO error: FILE:
+     * Invalid argument" from its mmap reader, with FILE in the snapshot. */
+    rm_rf(dir);
+    copy_db(REGTEST "/blocks/index", dir, sizeof dir);
+    db = NULL;
+    CHECK_EQ_INT(bk_ldb_open(dir, NULL, &db, &err), BK_OK);
+    if (!db) return;
+    snprintf(snap, sizeof snap, "%s", bk_ldb_snapshot_dir(db));
+    snprintf(path, sizeof path, "%s/000005.ldb", snap);
+    struct stat st, sst;
+    char srcpath[600];
+    snprintf(srcpath, sizeof srcpath, "%s/000005.ldb", dir);
+    CHECK(stat(path, &st) == 0 && stat(srcpath, &sst) == 0);
+    CHECK(st.st_ino != sst.st_ino); /* a copy (a small database), so the source stays whole */
+    CHECK(truncate(path, 100000) == 0);
+    it = NULL;
+    CHECK_EQ_INT(bk_ldb_iter_new(db, (const uint8_t *)"b", 1, &it, &err), BK_OK);
+    while (it && bk_ldb_iter_next(it, NULL, NULL, NULL, NULL)) {}
+    CHECK_EQ_INT(bk_ldb_iter_status(it, &err), BK_ERR_INVALID);
+    CHECK(strstr(err.msg, snap) == NULL);
+    CHECK(strstr(err.msg, srcpath) != NULL);
+    CHECK(strstr(err.msg, "truncated or damaged") != NULL);
+    bk_ldb_iter_free(it);
+    bk_ldb_close(db);
+
+    /* Cut in the source: the MANIFEST's size for the table says so before
+     * LevelDB opens anything. */
+    CHECK(truncate(srcpath, 1000) == 0);
+    db = NULL;
+    CHECK_EQ_INT(bk_ldb_open(dir, NULL, &db, &err), BK_ERR_INVALID);
+    snprintf(want, sizeof want, "%s is 1000 bytes, MANIFEST-000007 lists it as 139257 (truncated or damaged)", srcpath);
+    CHECK_EQ_STR(err.msg, want);
+    CHECK(db == NULL);
+    rm_rf(dir);
+}
+
+/* Finding 20: a missing MANIFEST or table, or a CURRENT that names none,
+ * is the same on every look: said as such (bad data) after two looks, not
+ * retried 16 times and called "kept changing". */
+static void test_missing_files_said_as_such(void)
+{
+    static const struct {
+        const char *current; /* CURRENT's new content, NULL: keep */
+        const char *rm;      /* a file to remove, NULL: none */
+        const char *msg;     /* the message after "<dir>: " */
+    } cases[] = {
+        {NULL, "MANIFEST-000007", "CURRENT names MANIFEST-000007, which does not exist (damaged or incomplete copy)"},
+        {"MANIFEST-999999\n", NULL, "CURRENT names MANIFEST-999999, which does not exist (damaged or incomplete copy)"},
+        {"", NULL, "CURRENT is empty (damaged or incomplete copy)"},
+        {"MANIFEST-000007", NULL,
+         "CURRENT holds \"MANIFEST-000007\", not a MANIFEST name and a newline (damaged or incomplete copy)"},
+        {"../../chainstate/CURRENT\n", NULL,
+         "CURRENT holds \"../../chainstate/CURRENT\\n\", not a MANIFEST name and a newline (damaged or incomplete copy)"},
+        {NULL, "000005.ldb", "MANIFEST-000007 lists table 000005.ldb, which does not exist (damaged or incomplete copy)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[512], path[1024], want[1400];
+        copy_db(REGTEST "/blocks/index", dir, sizeof dir);
+        if (cases[i].current) write_file(dir, "CURRENT", cases[i].current);
+        if (cases[i].rm) {
+            snprintf(path, sizeof path, "%s/%s", dir, cases[i].rm);
+            CHECK(unlink(path) == 0);
+        }
+        bk_ldb *db = NULL;
+        bk_error err;
+        double t0 = now_s();
+        CHECK_EQ_INT(bk_ldb_open(dir, NULL, &db, &err), BK_ERR_INVALID);
+        double dt = now_s() - t0;
+        CHECK(dt < 0.3); /* two looks, one 1 ms pause (16 tries took 0.7 s) */
+        snprintf(want, sizeof want, "%s: %s", dir, cases[i].msg);
+        CHECK_EQ_STR(err.msg, want);
+        CHECK(db == NULL);
+        rm_rf(dir);
+    }
+}
+
+/* Finding 21: only the part of a MANIFEST LevelDB reads is copied: up to
+ * its last 32 KiB block with a non-zero byte. A sparse 2 GiB MANIFEST
+ * costs no time or TMPDIR space; one with data past LDB_MANIFEST_MAX is
+ * refused, naming it. */
+static void test_sparse_manifest_copied_in_part(void)
+{
+    char dir[512], path[1024], tmp[512];
+    copy_db(REGTEST "/blocks/index", dir, sizeof dir);
+    make_tmp(tmp, sizeof tmp);
+    snprintf(path, sizeof path, "%s/MANIFEST-000007", dir);
+    CHECK(truncate(path, (off_t)2 << 30) == 0); /* copied whole, this took 18 s */
+    bk_ldb *db = NULL;
+    bk_error err;
+    double t0 = now_s();
+    CHECK_EQ_INT(bk_ldb_open(dir, tmp, &db, &err), BK_OK);
+    CHECK(now_s() - t0 < 2.0);
+    if (!db) return;
+    CHECK(count_prefix(db, "b", 1) >= 979);
+    bk_ldb_close(db);
+    /* A non-zero byte 1 GiB in: LevelDB would read it (as a record); more
+     * than blockkit reads in a MANIFEST. */
+    int fd = open(path, O_WRONLY);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(pwrite(fd, "\x01", 1, (off_t)1 << 30) == 1);
+        CHECK(close(fd) == 0);
+    }
+    db = NULL;
+    t0 = now_s();
+    CHECK_EQ_INT(bk_ldb_open(dir, tmp, &db, &err), BK_ERR_INVALID);
+    CHECK(now_s() - t0 < 2.0);
+    CHECK(strstr(err.msg, path) != NULL && strstr(err.msg, "more than the 256 MiB") != NULL);
+    CHECK(db == NULL);
+    rm_rf(dir);
+    rm_rf(tmp);
+}
+
+/* Finding 22: a small database's live tables are copied into the snapshot,
+ * not hard-linked: the source tables' link count and ctime never change. */
+static void test_small_db_tables_untouched(void)
+{
+    char dir[512], tmp[512];
+    copy_db(REGTEST "/chainstate", dir, sizeof dir);
+    make_tmp(tmp, sizeof tmp); /* the source's filesystem: a link would work */
+    static const char *tables[] = {"000005.ldb", "000019.ldb"};
+    struct stat before[2], during, after;
+    char path[1024];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, tables[i]);
+        CHECK(stat(path, &before[i]) == 0);
+    }
+    usleep(50000); /* past the ctime clock's granularity */
+    bk_ldb *db = NULL;
+    bk_error err;
+    CHECK_EQ_INT(bk_ldb_open(dir, tmp, &db, &err), BK_OK);
+    if (!db) return;
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, tables[i]);
+        CHECK(stat(path, &during) == 0);
+        CHECK_EQ_INT(during.st_nlink, 1);
+    }
+    CHECK_EQ_INT(count_prefix(db, "C", 1), 10845);
+    bk_ldb_close(db);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, tables[i]);
+        CHECK(stat(path, &after) == 0);
+        CHECK_EQ_INT(after.st_nlink, 1);
+        CHECK(after.st_ctim.tv_sec == before[i].st_ctim.tv_sec && after.st_ctim.tv_nsec == before[i].st_ctim.tv_nsec);
+        CHECK(after.st_mtim.tv_sec == before[i].st_mtim.tv_sec && after.st_mtim.tv_nsec == before[i].st_mtim.tv_nsec);
+    }
+    rm_rf(dir);
+    rm_rf(tmp);
+}
+
 int main(void)
 {
     RUN(test_block_index_snapshot);
     RUN(test_chainstate_log_replayed);
     RUN(test_not_leveldb_and_fifo);
     RUN(test_snapshot_while_writing);
+    RUN(test_corruption_is_bad_data_named);
+    RUN(test_missing_files_said_as_such);
+    RUN(test_sparse_manifest_copied_in_part);
+    RUN(test_small_db_tables_untouched);
     return check_finish();
 }

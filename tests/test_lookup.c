@@ -638,13 +638,13 @@ static void test_cli(void)
     /* a negative height is Core's error; a single-dash option is refused
      * before anything is printed (it was taken for a block hash after the
      * blocks before it had been printed) */
-    out = cli("block --datadir '" FULL "' -5", &st);
+    out = cli("block --datadir '" FULL "' -- -5", &st);
     CHECK_EQ_INT(st, 64);
     CHECK(strstr(out, "Block height out of range") != NULL);
     free(out);
     out = cli("block --datadir '" FULL "' 5 -o /tmp", &st);
     CHECK_EQ_INT(st, 64);
-    CHECK_EQ_STR(out, "blockkit: block: unknown option -o (see --help)\n");
+    CHECK_EQ_STR(out, "blockkit: block: -o/--output is for a block FILE, not --datadir lookups\n");
     free(out);
     out = cli("tx --datadir '" FULL "' 4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", &st);
     CHECK_EQ_INT(st, 66);

@@ -323,6 +323,14 @@ static void test_resume_partial_and_refusals(void)
     while (partial < ref_len && ref[partial] != '\n') partial++;
     partial = cut + (partial - cut) / 3;
     write_file(root, "partial.ndjson", ref, partial);
+    /* a file without the record of the options it was written with
+     * (FILE.scan.json, made by scan -o) is not continued */
+    const char *norec[] = {"scan", "--blocksdir", rt, "--chain", "regtest", "--progress", "never", "-o", out,
+                           "--resume", NULL};
+    CHECK_EQ_INT(run_wait(norec, NULL, errp), 64);
+    CHECK(contains(errp, "has no record of the options"));
+    static const char shape[] = "{\"verbosity\":1,\"core_compat\":31,\"chain\":\"regtest\",\"orphans\":false}\n";
+    write_file(root, "partial.ndjson.scan.json", (const uint8_t *)shape, sizeof shape - 1);
     /* an explicit --start that does not follow the file is refused */
     const char *bad[] = {"scan", "--blocksdir", rt, "--chain", "regtest", "--progress", "never", "-o", out,
                          "--resume", "--start", "50", NULL};

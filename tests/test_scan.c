@@ -334,11 +334,12 @@ static void test_ranges(void)
     CHECK_EQ_INT(scan(dir_ok, "--verbosity 3 -j2 --start 3 --end 5", "got_r"), 0);
     snprintf(got, sizeof got, "%s/got_r", root);
     CHECK(same_files(got, exp));
-    /* --end past the tip stops at the tip; a start past it prints nothing */
+    /* --end past the tip stops at the tip; a start past it is an empty
+     * range: exit 66, nothing printed */
     expected(exp, 7, 8, N_MAIN, 2, N_MAIN);
     CHECK_EQ_INT(scan(dir_ok, "--verbosity 2 -j2 --start 7 --end 100", "got_r"), 0);
     CHECK(same_files(got, exp));
-    CHECK_EQ_INT(scan(dir_ok, "--verbosity 2 --start 9", "got_r"), 0);
+    CHECK_EQ_INT(scan(dir_ok, "--verbosity 2 --start 9", "got_r"), 66);
     CHECK_EQ_INT((int)count_lines(got), 0);
     /* usage errors */
     CHECK_EQ_INT(scan(dir_ok, "--start 5 --end 4", "got_u"), 64);
@@ -435,9 +436,9 @@ static void test_pipe_and_io(void)
     CHECK_EQ_INT(scan(dir, "--verbosity 3", "got_io"), 74);
     snprintf(st, sizeof st, "%s/got_io.err", root);
     CHECK(file_contains(st, "blk00001.dat"));
-    /* A missing directory is an I/O error too. */
+    /* A missing directory is missing input (the README's table). */
     snprintf(dir, sizeof dir, "%s/nonexistent", root);
-    CHECK_EQ_INT(scan(dir, "", "got_io"), 74);
+    CHECK_EQ_INT(scan(dir, "", "got_io"), 66);
     CHECK(file_contains(st, "nonexistent"));
     /* An output file that cannot be created. */
     snprintf(cmd, sizeof cmd, "%s scan --blocksdir %s -o %s/no/such/dir/out 2>/dev/null", cli, dir_ok, root);

@@ -19,11 +19,11 @@ cmp "$d/a" "$d/b"
 
 # utxo dump renders on worker threads and must keep the order: the same
 # bytes with 1 and 3 threads, also for a set of exactly 16 batches.
-"$bk" utxo dump --utxo-snapshot "$d/g/utxo_snapshot.dat" --threads 3 --format ndjson | cmp - "$d/b"
+"$bk" utxo dump --utxo-snapshot "$d/g/utxo_snapshot.dat" -j 3 --format ndjson | cmp - "$d/b"
 "$gen" "$d/h" 16384 >/dev/null
-a=$("$bk" utxo dump --utxo-snapshot "$d/h/utxo_snapshot.dat" --threads 1 | cksum)
+a=$("$bk" utxo dump --utxo-snapshot "$d/h/utxo_snapshot.dat" -j 1 | cksum)
 for t in 2 3 4; do
-  b=$("$bk" utxo dump --utxo-snapshot "$d/h/utxo_snapshot.dat" --threads $t | cksum)
+  b=$("$bk" utxo dump --utxo-snapshot "$d/h/utxo_snapshot.dat" -j $t | cksum)
   [ "$a" = "$b" ] || { echo "dump with $t threads differs"; exit 1; }
 done
 echo ok-threads

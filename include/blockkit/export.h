@@ -26,12 +26,27 @@
 extern "C" {
 #endif
 
+/* A chunk being written, for an ETA that knows what is in flight. */
+typedef struct bk_export_chunk_progress {
+    int64_t first, last;       /* its heights */
+    uint64_t bytes_done, bytes_total;    /* block bytes read into it / of it */
+    double seconds;            /* since its worker began it */
+} bk_export_chunk_progress;
+
 typedef struct bk_export_progress {
     int64_t height;            /* the highest height written so far (-1: none) */
     uint64_t blocks_done, blocks_total;
-    uint64_t bytes_done, bytes_total;    /* block bytes */
+    uint64_t bytes_done, bytes_total;    /* block bytes (done: read into a chunk) */
     uint64_t chunks_done, chunks_total;  /* of this run (skipped ones not counted) */
     double seconds;
+    /* A block's work is done when its chunk's files are committed (its
+     * rows encoded, compressed, written and renamed), which is later than
+     * bytes_done says: */
+    uint64_t bytes_committed;  /* block bytes of the chunks committed */
+    double chunk_seconds;      /* the worker time those chunks took, begin to commit */
+    int workers;
+    const bk_export_chunk_progress *busy;  /* the chunks in flight now (n_busy <= workers) */
+    size_t n_busy;
 } bk_export_progress;
 
 typedef struct bk_export_opts {

@@ -19,6 +19,20 @@ BK_API void bk_hex_encode_rev(char *out, const uint8_t *in, size_t n);
 BK_API void bk_writer_put_hex(bk_writer *w, const uint8_t *p, size_t n);
 BK_API void bk_writer_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n);
 
+/* A 32-byte hash as Core prints it (uint256::GetHex: the bytes last to
+ * first), 64 digits and a NUL. Returns out. */
+BK_API char *bk_hash_to_hex(char out[65], const uint8_t hash[32]);
+
+/* The value of one hex digit (either case), -1 for any other character. */
+BK_API int bk_hex_digit(int c);
+/* n bytes from the 2n hex digits at in (either case): BK_OK, or
+ * BK_ERR_VALUE naming the first character that is not a digit (err->offset:
+ * its index); out is then partly written. */
+BK_API bk_status bk_hex_decode(uint8_t *out, const char *in, size_t n, bk_error *err);
+/* The same with the bytes stored last to first: a hash as Core prints it
+ * (64 digits, n = 32) into internal byte order. */
+BK_API bk_status bk_hex_decode_rev(uint8_t *out, const char *in, size_t n, bk_error *err);
+
 #ifdef __cplusplus
 }
 #endif

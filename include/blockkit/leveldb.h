@@ -8,20 +8,33 @@
  * lock while it runs. So blockkit never opens the node's directory itself:
  *
  *   1. a fresh directory is made under `tmpdir` (default: $TMPDIR or /tmp);
- *   2. CURRENT is read, and the MANIFEST it names, every `*.ldb` / `*.sst`
- *      table and every `*.log` are brought in: tables by hard link (they are
- *      immutable once written), copied instead when the link is refused
- *      (another filesystem, a read-only mount, permissions); CURRENT, the
- *      MANIFEST and the logs are always copied (they grow);
- *   3. if CURRENT or the MANIFEST's size changed meanwhile, or a file vanished
- *      (a compaction removed it), the snapshot is discarded and taken again
- *      (a bounded number of times);
+ *   2. CURRENT is read, and the MANIFEST it names, its live `*.ldb` / `*.sst`
+ *      tables and every `*.log` are brought in. CURRENT and the logs are
+ *      copied (they grow); of the MANIFEST only what LevelDB reads: up to
+ *      its last 32 KiB block that holds a non-zero byte, holes kept as holes
+ *      (a sparse or zero-extended MANIFEST costs no time or space; data past
+ *      256 MiB is refused as damage). The live tables (immutable once
+ *      written) are copied while they total at most 64 MiB, else hard-linked
+ *      (copied when the link is refused: another filesystem, a read-only
+ *      mount); a table whose size is not the one its MANIFEST records is
+ *      damage;
+ *   3. if CURRENT, or the MANIFEST's inode or size, changed meanwhile, or a
+ *      file vanished (a compaction removed it), the snapshot is discarded and
+ *      taken again (at most 16 times; linked, not copied, once two tries saw
+ *      a change); the same
+ *      file missing, or the same bad CURRENT, on two looks in a row is not a
+ *      change but a damaged database, reported as such;
  *   4. libleveldb opens the private copy and replays its logs there.
  *
  * Nothing is ever created, written, locked or removed in the source
  * directory; only regular files are opened there (a FIFO or device is an
  * error, never a hang), so it works on a read-only mount and while the node
- * runs. bk_ldb_close() removes the snapshot directory. It is named
+ * runs. One thing of the source's changes: the inode ctime (and, while the
+ * snapshot lives, the link count) of the live tables of a database over
+ * 64 MiB whose tmpdir is on the same filesystem, by the hard link and its
+ * removal (docs/blockfiles.md says why they are linked; a tmpdir on
+ * another filesystem copies them instead, at the cost of their size).
+ * bk_ldb_close() removes the snapshot directory. It is named
  * blockkit-ldb-PID-<random> (blockkit-ldb-new-PID-<random> while it is being
  * made) and flock()ed while open; one left by a process killed with SIGKILL
  * (lock free, PID gone) is removed by the next bk_ldb_open under the same
@@ -46,12 +59,18 @@ typedef struct bk_ldb_iter bk_ldb_iter;
 
 /* Open a private snapshot of the LevelDB directory `dbdir`.
  * tmpdir: where the snapshot directory is made; NULL = $TMPDIR, else /tmp.
- *         On the source's filesystem the tables are hard links (no copy).
+ *         On the source's filesystem the tables of a database over 64 MiB
+ *         are hard links (no copy).
  * Errors: BK_ERR_NOT_FOUND (no such directory, or no CURRENT: not a LevelDB
- * directory), BK_ERR_IO (a read, copy or libleveldb open failed; the message
- * names the path and LevelDB's reason), BK_ERR_INVALID (a non-regular file
- * where a table/log/manifest should be), BK_ERR_NOMEM. err->msg names the
- * path. On error *db_out is NULL and nothing is left behind. */
+ * directory), BK_ERR_INVALID (a damaged database, bad data: a non-regular
+ * file where a table/log/manifest should be; CURRENT naming a MANIFEST that
+ * does not exist, or holding no MANIFEST name; a live table missing or not
+ * of its recorded size; a MANIFEST with data past 256 MiB; LevelDB's
+ * Corruption when it opens the snapshot), BK_ERR_IO (a read, copy or open
+ * failed, or the source kept changing; the message names the path and the
+ * reason), BK_ERR_NOMEM. err->msg names the source directory (or file in
+ * it), never the snapshot's. On error *db_out is NULL and nothing is left
+ * behind. */
 BK_API BK_WARN_UNUSED bk_status bk_ldb_open(const char *dbdir, const char *tmpdir,
                                             bk_ldb **db_out, bk_error *err);
 
@@ -63,7 +82,11 @@ BK_API const char *bk_ldb_snapshot_dir(const bk_ldb *db);
 
 /* Point lookup. On success *val_out is a malloc'd copy of the value (free
  * it with bk_ldb_free) and *vlen_out its length. BK_ERR_NOT_FOUND when the
- * key is absent (*val_out NULL), BK_ERR_IO on a LevelDB error. */
+ * key is absent (*val_out NULL). A LevelDB error is "<dbdir>: LevelDB:
+ * <LevelDB's text>", with any path in the snapshot mapped to the source's
+ * file: BK_ERR_INVALID for damage (Corruption, Invalid argument, NotFound,
+ * and a read past the end of a table, which LevelDB's mmap reader reports
+ * as "IO error: FILE: Invalid argument"), BK_ERR_IO for any other IO error. */
 BK_API BK_WARN_UNUSED bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen,
                                            uint8_t **val_out, size_t *vlen_out, bk_error *err);
 BK_API void bk_ldb_free(void *p);
@@ -83,7 +106,8 @@ BK_API BK_WARN_UNUSED bk_status bk_ldb_iter_new_range(bk_ldb *db, const uint8_t 
  * end of the prefix range or on error (then bk_ldb_iter_status says which). */
 BK_API int bk_ldb_iter_next(bk_ldb_iter *it, const uint8_t **key, size_t *klen,
                             const uint8_t **val, size_t *vlen);
-/* BK_OK, or BK_ERR_IO with LevelDB's message (a corrupt table, a read error). */
+/* BK_OK, or LevelDB's error as bk_ldb_get reports it: BK_ERR_INVALID for a
+ * corrupt table, BK_ERR_IO for a read error. */
 BK_API bk_status bk_ldb_iter_status(const bk_ldb_iter *it, bk_error *err);
 BK_API void bk_ldb_iter_free(bk_ldb_iter *it);
 

@@ -47,7 +47,7 @@ typedef enum bk_ssz_kind {
     BK_SSZ_BITVECTOR,
     BK_SSZ_BITLIST,
     BK_SSZ_CONTAINER,
-    BK_SSZ_UNION,
+    BK_SSZ_UNION,       /* Union[...], CompatibleUnion[...] (t->compatible) */
     BK_SSZ_NONE         /* only as option 0 of a Union */
 } bk_ssz_kind;
 
@@ -92,6 +92,9 @@ struct bk_ssz_type {
     const uint8_t *active_fields;/* ProgressiveContainer: the active-fields
                                     bitvector, bit i of byte i/8 (LSB first) */
     uint32_t active_bits;        /* its length (<= 256; the last bit is set) */
+    int compatible;              /* EIP-8016 CompatibleUnion (kind UNION): fields[s]
+                                    is the option of selector s (1..127), type NULL
+                                    where there is none; nfields = largest selector + 1 */
 };
 
 /* The element (bit) cap of progressive lists and bitlists. */
@@ -133,8 +136,10 @@ BK_API bk_status bk_ssz_registry_set_preset(bk_ssz_registry *reg, const char *pr
 
 /* Add the container schemas of a JSON text {"Name": [["field","type"],...]}.
  * A name already defined is replaced for types built afterwards. Fields are
- * resolved when a container is first used. BK_ERR_TYPE (with the offset in
- * json) for a malformed schema. */
+ * resolved when a container is first used; a ProgressiveContainer's
+ * active fields are checked here (BK_SSZ_ACTIVE_FIELDS_KEY must be the
+ * first member). BK_ERR_TYPE (with the offset in json) for a malformed
+ * schema. */
 BK_API bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *json, size_t len,
                                              bk_error *err) BK_WARN_UNUSED;
 
@@ -143,11 +148,23 @@ BK_API bk_status bk_ssz_registry_load_schema(bk_ssz_registry *reg, const char *j
  * fork (bk_ssz_registry_set_fork), then the ssz_generic test structs;
  * "fork:Name" names a fork's container. Progressive types:
  * ProgressiveList[T], ProgressiveByteList, ProgressiveBitlist (EIP-7916);
- * ProgressiveContainer via a schema (BK_SSZ_ACTIVE_FIELDS_KEY, EIP-7495). *type_out is owned by reg. BK_ERR_TYPE for a
+ * ProgressiveContainer via a schema (BK_SSZ_ACTIVE_FIELDS_KEY, EIP-7495).
+ * CompatibleUnion[S1:T1,S2:T2,...] (EIP-8016): selectors 1..127 (any order,
+ * each once), every two options of compatible Merkleization (as
+ * @chainsafe/ssz's areTypesCompatible; docs/ssz.md); serialized as the
+ * selector byte and the option's value, root = mix_in_selector(value root,
+ * selector), JSON {"selector":"S","data":...}, paths "data" (gindex 2; below
+ * it the fields of whichever option has them) and "selector" (3). *type_out
+ * is owned by reg. BK_ERR_TYPE for a
  * malformed or illegal type: Vector[T,0], Bitvector[0], Union[None],
  * None other than as option 0 of a Union, a Union of more than 128 options,
+ * a CompatibleUnion without options, with a selector outside 1..127 or
+ * twice, or with incompatible options,
  * an unknown or recursive container, sizes beyond 2^62 bytes or depths beyond
- * 64 levels. List[T,0] is legal. */
+ * 64 levels. List[T,0] is legal. err->offset is the character offset in str,
+ * except for errors inside a schema's container (in a field's type string,
+ * its active fields), whose message starts with "schema: " and whose offset
+ * is the byte offset in the JSON text the container came from. */
 BK_API bk_status bk_ssz_type_parse(bk_ssz_registry *reg, const char *str, const bk_ssz_type **type_out,
                                    bk_error *err) BK_WARN_UNUSED;
 

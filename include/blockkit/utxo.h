@@ -96,7 +96,7 @@ typedef struct bk_utxo_snapshot bk_utxo_snapshot;
 /* Open a snapshot stream and read its metadata. Errors (err->offset is the
  * file offset): BK_ERR_TRUNCATED (shorter than the 51-byte metadata),
  * BK_ERR_INVALID (magic is not "utxo\xff": not a UTXO snapshot),
- * BK_ERR_UNSUPPORTED (version other than 2, the version Core writes),
+ * BK_ERR_INVALID also for a version other than 2 (the version Core writes),
  * BK_ERR_MAGIC (a network magic of no known network), BK_ERR_IO (read
  * failure), BK_ERR_NOMEM. The reader holds one buffer of about 1 MiB
  * through alloc (NULL = default). */
@@ -320,6 +320,237 @@ typedef bk_status (*bk_utxo_emit_fn)(void *ctx, const bk_utxo_batch *b, bk_error
 BK_API bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx, unsigned threads,
                                   bk_utxo_emit_fn emit, void *emit_ctx, const volatile sig_atomic_t *cancel,
                                   const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+
+
+/* ---------------------------------------- coin statistics at every height */
+
+/* What Core's coinstatsindex keeps per block (index/coinstatsindex.cpp)
+ * and gettxoutsetinfo <hash_type> <height> true prints from it
+ * (rpc/blockchain.cpp). The set it describes is the UTXO set after block
+ * `height`, built forward from the genesis block by blocks and undo data:
+ *  - each output of a block enters the set (txouts + 1, bogosize + 32 + 4 +
+ *    4 + 8 + 2 + script length, its TxOutSer into the MuHash) unless its
+ *    script is provably unspendable (starts with OP_RETURN, or is over
+ *    10,000 bytes: CScript::IsUnspendable), then its value counts in
+ *    unspendables.scripts; each input's coin (from the undo data) leaves
+ *    it (removed from the MuHash, prevout_spent + value);
+ *  - the genesis block's output never enters the set: its subsidy is
+ *    unspendables.genesis_block;
+ *  - the coinbases of mainnet blocks 91722 and 91812 (Core's
+ *    IsBIP30Unspendable; later overwritten by duplicates) are skipped:
+ *    the subsidy counts in unspendables.bip30;
+ *  - unclaimed rewards: after each block, (spent + subsidies) - (new
+ *    outputs + coinbase outputs + unspendables so far), the part of a
+ *    subsidy or fee no output claimed.
+ * The cumulative flows (subsidy, prevout spent, new outputs, coinbase) can
+ * exceed int64 over mainnet's history (Core #30469 widened them): they are
+ * kept modulo 2^64 here, which leaves every difference Core prints exact.
+ * The amounts of the set itself (total_amount, the unspendables) are
+ * bounded by the supply. */
+typedef struct bk_coinstats {
+    int32_t height;                /* -1 before the genesis block */
+    uint8_t bestblock[32];         /* internal byte order */
+    uint64_t txouts;
+    uint64_t bogosize;
+    int has_muhash;                /* muhash[] is the finalized set hash */
+    uint8_t muhash[32];            /* Core's uint256 order (print reversed) */
+    int64_t total_amount;
+    int64_t total_unspendable_amount;
+    uint64_t total_subsidy;        /* cumulative flows: modulo 2^64 (above) */
+    uint64_t total_prevout_spent_amount;
+    uint64_t total_new_outputs_ex_coinbase_amount;
+    uint64_t total_coinbase_amount;
+    int64_t total_unspendables_genesis_block;
+    int64_t total_unspendables_bip30;
+    int64_t total_unspendables_scripts;
+    int64_t total_unspendables_unclaimed_rewards;
+} bk_coinstats;
+
+/* One block's contribution (amounts in satoshis, all modulo 2^64). */
+typedef struct bk_coinstats_delta {
+    int32_t height;
+    uint8_t hash[32];
+    uint64_t subsidy;
+    uint64_t coins_added, coins_spent;
+    uint64_t bogosize_added, bogosize_spent;
+    uint64_t prevout_spent, new_outputs_ex_coinbase, coinbase, scripts, bip30, genesis;
+    int has_muhash;
+    bk_muhash mu;                  /* added coins in num, spent coins in den */
+} bk_coinstats_delta;
+
+/* The state before the genesis block (height -1, everything zero). */
+BK_API void bk_coinstats_init(bk_coinstats *st);
+
+/* The contribution of block b at height (its hash, internal order) with
+ * its undo data (NULL for the genesis block, height 0, which has none).
+ * txids: the block's txids (32 x n_tx, bk_block_txids). with_muhash: also
+ * the MuHash of the added and spent coins. Errors: BK_ERR_MISMATCH when
+ * the undo does not fit the block (bk_block_undo_check), BK_ERR_ARG for a
+ * missing undo above height 0. Allocates nothing. */
+BK_API bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t hash[32],
+                                          const bk_block *b, const uint8_t *txids, const bk_block_undo *undo,
+                                          int with_muhash, bk_coinstats_delta *d, bk_error *err) BK_WARN_UNUSED;
+
+/* Apply d to the running state: the stats after block d->height. mu is
+ * the running MuHash (bk_muhash_init before the genesis); finalize: also
+ * fill st->muhash (one modular inverse, about 40 us). BK_ERR_INVALID when
+ * d->height is not st->height + 1. */
+BK_API bk_status bk_coinstats_apply(bk_coinstats *st, bk_muhash *mu, const bk_coinstats_delta *d, int finalize,
+                                    bk_error *err) BK_WARN_UNUSED;
+
+/* MuHash3072's Finalize as bk_muhash_finalize, with the inverse by the
+ * extended Euclidean algorithm (libgmp mpz_invert) instead of Fermat's
+ * little theorem: the same bytes, about 100 times faster. */
+BK_API void bk_muhash_finalize_fast(const bk_muhash *m, uint8_t out[32]);
+
+/* Core's gettxoutsetinfo <hash_type> <height> true result: height,
+ * bestblock, txouts, bogosize, muhash (hash type muhash only), total_amount,
+ * total_unspendable_amount, block_info {prevout_spent, coinbase,
+ * new_outputs_ex_coinbase, unspendable, unspendables {genesis_block, bip30,
+ * scripts, unclaimed_rewards}}: the differences between cur and prev (the
+ * stats of the block before; NULL at height 0). */
+BK_API void bk_coinstats_json(bk_json *j, const bk_coinstats *cur, const bk_coinstats *prev, int with_muhash);
+
+/* block_info's numbers (satoshis) as gettxoutsetinfo prints them. */
+typedef struct bk_coinstats_block_info {
+    int64_t prevout_spent, coinbase, new_outputs_ex_coinbase, unspendable;
+    int64_t genesis_block, bip30, scripts, unclaimed_rewards;
+} bk_coinstats_block_info;
+BK_API void bk_coinstats_block_info_get(const bk_coinstats *cur, const bk_coinstats *prev,
+                                        bk_coinstats_block_info *out);
+
+/* The utxo_stats dataset (`blockkit export --datasets utxo_stats`): one
+ * row per height, gettxoutsetinfo's numbers as typed columns, amounts in
+ * satoshis (INT64): height (INT32), bestblock (hex, display order),
+ * txouts, bogosize, muhash (hex; null for hash type none), total_amount,
+ * total_unspendable_amount, then block_info: prevout_spent, coinbase,
+ * new_outputs_ex_coinbase, unspendable, unspendable_genesis_block,
+ * unspendable_bip30, unspendable_scripts, unspendable_unclaimed_rewards. */
+BK_API const bk_pq_column *bk_coinstats_columns(size_t *n_out);
+/* One row into t (opened with bk_coinstats_columns), ended with
+ * bk_table_end_row; its error returned. */
+BK_API bk_status bk_coinstats_row(bk_table_writer *t, const bk_coinstats *cur, const bk_coinstats *prev,
+                                  bk_error *err) BK_WARN_UNUSED;
+
+struct bk_chain;
+struct bk_blocksdir;
+struct bk_engine_where;
+
+/* Called for each height of [start, end], in height order, with the
+ * stats after that block and after the block before (prev: NULL at height
+ * 0). Anything but BK_OK stops the run with that status. */
+typedef bk_status (*bk_coinstats_emit_fn)(void *ctx, const bk_coinstats *cur, const bk_coinstats *prev,
+                                          bk_error *err);
+
+typedef struct bk_coinstats_series_opts {
+    int32_t start, end;            /* heights on the active chain, start <= end <= tip */
+    int with_muhash;
+    int workers;                   /* threads reading blocks and hashing their coins (< 1: 1) */
+    const volatile sig_atomic_t *cancel;
+    const bk_allocator *alloc;     /* NULL = default */
+} bk_coinstats_series_opts;
+
+/* The series in one forward pass over the active chain of c (blocks 0 ..
+ * end with their undo data from dir), as coinstatsindex builds itself: the
+ * workers read and decode blocks and compute each block's delta (its
+ * coins' MuHash product); the calling thread applies the deltas in height
+ * order and calls emit. Memory: the engine's window of blocks (2 x
+ * workers + 1) and per worker a txid table; nothing grows with the chain.
+ * Errors: BK_ERR_ARG (range), BK_ERR_NOT_FOUND (a block without data or
+ * undo: pruned), the engine's (*where, may be NULL, names the block and
+ * file position), emit's, BK_ERR_CANCELLED. */
+BK_API bk_status bk_coinstats_series(const struct bk_chain *c, const struct bk_blocksdir *dir,
+                                     const bk_coinstats_series_opts *o, bk_coinstats_emit_fn emit, void *ctx,
+                                     struct bk_engine_where *where, bk_error *err) BK_WARN_UNUSED;
+
+/* --------------------------------------------- the UTXO set at a past height */
+
+/* The coins of the chainstate rolled back to a height of its chain,
+ * without touching the node: the set after block H is
+ *   { chainstate coins with height <= H }
+ *   + { coins spent by blocks H+1 .. tip (their undo data) created at
+ *       height <= H, with their outpoint from the spending input },
+ * which is what Core's DisconnectBlock leaves, block by block, from the tip
+ * down to H+1 (coins created above H are never in it; the BIP30 duplicate
+ * coinbases keep Core's behaviour). The restored coins are collected in
+ * memory up to mem_limit bytes, sorted in key order, spilled as sorted runs
+ * to unlinked temporary files in tmpdir, and merged with the chainstate's
+ * cursor: memory stays about mem_limit + 256 KiB per run whatever the size
+ * of the set or the depth of the rollback; the cost is the blocks undone
+ * plus one pass over the chainstate. Coins come in chainstate key order. */
+typedef struct bk_utxo_rollback bk_utxo_rollback;
+
+typedef struct bk_utxo_rollback_opts {
+    const char *tmpdir;            /* runs; NULL = $TMPDIR or /tmp */
+    size_t mem_limit;              /* 0 = 64 MiB */
+    const volatile sig_atomic_t *cancel; /* polled between blocks: BK_ERR_CANCELLED */
+    const bk_allocator *alloc;     /* NULL = default */
+} bk_utxo_rollback_opts;
+
+/* cs: the chainstate whose best block is on c's active chain (c built from
+ * the same node's block index); dir: its blocks. height: 0 .. the best
+ * block's height. Reads every block above height with its undo data.
+ * Errors: BK_ERR_NOT_FOUND (best block not on c, a block without data or
+ * undo), BK_ERR_ARG (height), BK_ERR_MISMATCH (undo not fitting its block),
+ * the readers', BK_ERR_IO (a run file), BK_ERR_NOMEM, BK_ERR_CANCELLED. */
+BK_API bk_status bk_utxo_rollback_open(bk_utxo_rollback **out, bk_chainstate *cs, const struct bk_chain *c,
+                                       const struct bk_blocksdir *dir, int32_t height,
+                                       const bk_utxo_rollback_opts *o, bk_error *err) BK_WARN_UNUSED;
+/* The next coin of the set at the height: 1 and *u (valid until the next
+ * call), or 0 at the end or on an error (status says which: the
+ * chainstate's, a run file's BK_ERR_IO, BK_ERR_INVALID for an outpoint both
+ * restored and in the chainstate). */
+BK_API int bk_utxo_rollback_next(bk_utxo_rollback *r, bk_utxo *u);
+BK_API bk_status bk_utxo_rollback_status(const bk_utxo_rollback *r, bk_error *err);
+/* The base block (internal order) and its height; the blocks undone, the
+ * coins their inputs spent (coins_undone; those created at or below the
+ * height are restored: coins_restored), the chainstate coins left out so
+ * far (created above the height; counted while iterating), the runs
+ * spilled. */
+typedef struct bk_utxo_rollback_info {
+    uint8_t base_hash[32];
+    int32_t base_height;
+    int32_t tip_height;
+    uint64_t nchaintx;             /* transactions in blocks 0 .. base (Core's nChainTx) */
+    uint64_t blocks_undone;
+    uint64_t coins_restored;
+    uint64_t coins_undone;         /* the inputs of the blocks undone */
+    uint64_t coins_dropped;        /* chainstate coins created above the height */
+    uint64_t runs;
+} bk_utxo_rollback_info;
+BK_API const bk_utxo_rollback_info *bk_utxo_rollback_info_get(const bk_utxo_rollback *r);
+BK_API void bk_utxo_rollback_close(bk_utxo_rollback *r);
+
+/* -------------------------------------------------- writing a snapshot */
+
+/* A dumptxoutset file (format version 2: node/utxo_snapshot.h, Core's
+ * WriteUTXOSnapshot) written through a file descriptor: the metadata, then
+ * coins grouped by txid (txid, CompactSize coin count, per coin
+ * CompactSize(vout) and the Coin serialization: VARINT(height*2+coinbase),
+ * VARINT(CompressAmount(value)), the compressed script). Coins must come
+ * in key order (each txid's coins together, as a chainstate cursor or
+ * bk_utxo_rollback gives them). The coin count in the metadata is written
+ * last, at its offset (pwrite): fd must be a regular file opened for
+ * writing, positioned at 0. Memory: one txid's coins and a 1 MiB buffer. */
+typedef struct bk_utxo_snapshot_writer bk_utxo_snapshot_writer;
+
+BK_API bk_status bk_utxo_snapshot_writer_open(bk_utxo_snapshot_writer **out, int fd, bk_network net,
+                                              const uint8_t base_hash[32], const bk_allocator *alloc,
+                                              bk_error *err) BK_WARN_UNUSED;
+/* BK_ERR_INVALID for coins out of key order; BK_ERR_IO (errno in the
+ * message). */
+BK_API bk_status bk_utxo_snapshot_writer_add(bk_utxo_snapshot_writer *w, const bk_utxo *u,
+                                             bk_error *err) BK_WARN_UNUSED;
+/* Flush the last group and write the coin count; *coins_out (may be
+ * NULL) the coins written. */
+BK_API bk_status bk_utxo_snapshot_writer_finish(bk_utxo_snapshot_writer *w, uint64_t *coins_out,
+                                                bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_utxo_snapshot_writer_free(bk_utxo_snapshot_writer *w);
+
+/* Core's ScriptCompression of a scriptPubKey into out (at most 5 + len
+ * bytes); returns the length. Uncompressed P2PK keys are compressed only
+ * when they are valid points (CPubKey::IsFullyValid). */
+BK_API size_t bk_script_compress(const uint8_t *script, size_t len, uint8_t *out);
 
 #ifdef __cplusplus
 }

@@ -139,3 +139,41 @@ void bk_writer_put_hex_rev(bk_writer *w, const uint8_t *p, size_t n)
         n -= m;
     }
 }
+
+char *bk_hash_to_hex(char out[65], const uint8_t hash[32])
+{
+    bk_hex_encode_rev(out, hash, 32);
+    out[64] = 0;
+    return out;
+}
+
+int bk_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bk_status decode(uint8_t *out, const char *in, size_t n, int rev, bk_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        int hi = bk_hex_digit((unsigned char)in[2 * i]), lo = bk_hex_digit((unsigned char)in[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            size_t at = hi < 0 ? 2 * i : 2 * i + 1;
+            return bk_error_set(err, BK_ERR_VALUE, at, "not a hex digit at character %zu", at);
+        }
+        out[rev ? n - 1 - i : i] = (uint8_t)(hi << 4 | lo);
+    }
+    return BK_OK;
+}
+
+bk_status bk_hex_decode(uint8_t *out, const char *in, size_t n, bk_error *err)
+{
+    return decode(out, in, n, 0, err);
+}
+
+bk_status bk_hex_decode_rev(uint8_t *out, const char *in, size_t n, bk_error *err)
+{
+    return decode(out, in, n, 1, err);
+}

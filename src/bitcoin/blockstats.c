@@ -658,12 +658,6 @@ static inline int coin_checked(undo_walk *w, int64_t *value, uint64_t *script_le
     return 1;
 }
 
-static void hash_hex(char out[65], const uint8_t h[32])
-{
-    bk_hex_encode_rev(out, h, 32);
-    out[64] = 0;
-}
-
 /* Which of Core's loops a selection runs (getblockstats loop_inputs etc.):
  * only the fee range check depends on it here. */
 static int selection_loops_inputs(uint32_t sel)
@@ -701,13 +695,13 @@ static bk_status stats_prelude(bk_block_stats_scratch *s, const bk_block *b, int
      * per input) is checked as the coins are walked (the count here, but
      * for the single pass, which reads it itself). */
     if (n_txundo >= 0 && (uint64_t)n_txundo != (uint64_t)b->n_tx - 1) {
-        hash_hex(hex, out->blockhash);
+        bk_hash_to_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_MISMATCH, 0,
                             "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
                             hex, (long long)ctx->height, (unsigned)n_txundo, b->n_tx);
     }
     if (!tx_is_coinbase(&b->txs[0])) {
-        hash_hex(hex, out->blockhash);
+        bk_hash_to_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_INVALID, 0, "block %s at height %lld: first transaction is not a coinbase",
                             hex, (long long)ctx->height);
     }
@@ -809,7 +803,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             n_coins = walk_compact(&ur);
         }
         if (n_coins != tx->n_in) {
-            hash_hex(hex, out->blockhash);
+            bk_hash_to_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_MISMATCH, undo_pos,
                                 "block %s at height %lld: undo data does not match block: tx %u has %u inputs, "
                                 "CTxUndo has %u coins",
@@ -866,7 +860,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
         int64_t fee = wsub(tx_in, tx_out);
         if (check_fees && (fee < 0 || fee > MAX_MONEY)) {
             if (fast) return FALLBACK;
-            hash_hex(hex, out->blockhash);
+            bk_hash_to_hex(hex, out->blockhash);
             return bk_error_set(err, BK_ERR_INVALID, 0,
                                 "block %s at height %lld: fee of transaction %u out of range (%lld sat; "
                                 "Core: MoneyRange(txfee))",
@@ -974,7 +968,7 @@ bk_status bk_block_stats_compute(bk_block_stats_scratch *s, const bk_block *b, c
         bk_block_stats_opts_init(&defaults);
         o = &defaults;
     }
-    int64_t overhead;
+    int64_t overhead = 0;
     bk_status st = stats_prelude(s, b, undo->n_txundo, ctx, o, out, &overhead, err);
     if (st != BK_OK) return st;
     return stats_validated(s, b, undo->data, undo->size, ctx, o, overhead, out, err);

@@ -3,6 +3,7 @@
  * chain.h (GetMedianTimePast, nMedianTimeSpan = 11), arith_uint256.cpp
  * (SetCompact), validation.cpp (CBlockIndexWorkComparator). */
 #include <blockkit/chain.h>
+#include <blockkit/hex.h>
 
 #include "chain_internal.h"
 #include <blockkit/undo.h>
@@ -127,15 +128,9 @@ static const genesis_info genesis_of[BK_NET_COUNT_] = {
     [BK_NET_REGTEST] = {"0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206", 1296688602, 0x207fffff},
 };
 
-static int hexval(char ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : 0;
-}
-
 static void genesis_hash(bk_network net, uint8_t out[32])
 {
-    const char *h = genesis_of[net].hash_hex;
-    for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
+    (void)bk_hex_decode_rev(out, genesis_of[net].hash_hex, 32, NULL); /* constant, all digits */
 }
 
 /* ---- hash table ---- */

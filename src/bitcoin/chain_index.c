@@ -46,12 +46,6 @@ static int cancelled(const bk_chain_opts *o)
     return o && o->cancel && *o->cancel;
 }
 
-static void hash_hex(char out[65], const uint8_t h[32])
-{
-    bk_hex_encode_rev(out, h, 32);
-    out[64] = 0;
-}
-
 static uint64_t load_be64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -309,7 +303,7 @@ static bk_status part_flush(idx_part *p)
         memcpy(key + 1, p->key_hash[i], 32);
         bk_hex_encode(kh, key, 33);
         kh[66] = 0;
-        hash_hex(hex, p->out + 32 * i);
+        bk_hash_to_hex(hex, p->out + 32 * i);
         return bk_error_set(&p->err, BK_ERR_MISMATCH, 0,
                             "blocks/index key %s: the stored header hashes to %s, not to its key", kh, hex);
     }
@@ -521,7 +515,7 @@ static bk_status place_finish(bk_chain *c, const idx_shared *sh, idx_part *lo, i
         if (!bad) bad = first;
         static const uint8_t none[32];
         char hex[65];
-        hash_hex(hex, bad ? bad->hash : none);
+        bk_hash_to_hex(hex, bad ? bad->hash : none);
         return bk_error_set(err, BK_ERR_INVALID, 0, "blocks/index: block %s has height %d but the index holds only %zu blocks",
                             hex, (int)max_h, n);
     }
@@ -785,7 +779,7 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
         char hex[65], phex[65];
         if (is_zero32(e->prev_hash)) {
             if (e->height != 0) {
-                hash_hex(hex, e->hash);
+                bk_hash_to_hex(hex, e->hash);
                 return bk_error_set(err, BK_ERR_INVALID, 0,
                                     "blocks/index: block %s has no parent but height %d", hex, (int)e->height);
             }
@@ -799,13 +793,13 @@ static bk_status link_all(bk_chain *c, const bk_chain_opts *opts, bk_error *err)
             }
             if (p == BK_CHAIN_NONE) p = bk_chain_table_find(c, e->prev_hash); /* (then the height check names it) */
             if (p == BK_CHAIN_NONE) {
-                hash_hex(hex, e->hash);
-                hash_hex(phex, e->prev_hash);
+                bk_hash_to_hex(hex, e->hash);
+                bk_hash_to_hex(phex, e->prev_hash);
                 return bk_error_set(err, BK_ERR_INVALID, 0,
                                     "blocks/index: the parent %s of block %s is not in the index", phex, hex);
             }
             if (c->entries[p].height + 1 != e->height) {
-                hash_hex(hex, e->hash);
+                bk_hash_to_hex(hex, e->hash);
                 return bk_error_set(err, BK_ERR_INVALID, 0,
                                     "blocks/index: block %s has height %d, its parent %d", hex, (int)e->height,
                                     (int)c->entries[p].height);
@@ -1263,7 +1257,7 @@ static bk_status links_and_sizes(bk_chain *c, const bk_blocksdir *d, const bk_ch
     }
     if (a.best_missing) {
         char hex[65];
-        hash_hex(hex, best);
+        bk_hash_to_hex(hex, best);
         return bk_error_set(err, BK_ERR_INVALID, 0, "the chainstate's best block %s is not in the block index", hex);
     }
     if (a.st_walk != BK_OK && err) *err = a.err_walk;

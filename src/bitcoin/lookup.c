@@ -1,6 +1,7 @@
 /* Lookups in a node's datadir answered as bitcoin-cli would (blockkit/lookup.h):
  * getblockheader, getblock, getrawtransaction (txindex), getchaintips. */
 #include <blockkit/blockindex.h>
+#include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/lookup.h>
 #include <blockkit/sha256.h>
@@ -166,14 +167,6 @@ static void start(bk_lookup *l)
     l->has_warning = 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Core ParseHashV: 64 hex digits (the length is checked first), the
  * reversed display order. */
 static bk_status parse_hash(bk_lookup *l, const char *s, const char *name, uint8_t out[32], bk_error *err)
@@ -181,10 +174,8 @@ static bk_status parse_hash(bk_lookup *l, const char *s, const char *name, uint8
     size_t n = strlen(s);
     if (n != 64)
         return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
-    for (size_t i = 0; i < n; i++)
-        if (hexval(s[i]) < 0)
-            return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
-    for (int i = 0; i < 32; i++) out[31 - i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
+    if (bk_hex_decode_rev(out, s, 32, NULL) != BK_OK)
+        return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%.100s')", name, s);
     return BK_OK;
 }
 

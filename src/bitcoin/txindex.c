@@ -2,6 +2,7 @@
  * transaction they point to (blockkit/txindex.h). */
 #include <blockkit/bitcoin.h>
 #include <blockkit/blockindex.h>
+#include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/stream.h>
 #include <blockkit/txindex.h>
@@ -62,16 +63,6 @@ void bk_txindex_close(bk_txindex *ti)
     free(ti);
 }
 
-static void hex_rev(char out[65], const uint8_t h[32])
-{
-    static const char d[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = d[h[31 - i] >> 4];
-        out[2 * i + 1] = d[h[31 - i] & 15];
-    }
-    out[64] = 0;
-}
-
 bk_status bk_txindex_find(bk_txindex *ti, const uint8_t txid[32], bk_tx_pos *pos_out, bk_error *err)
 {
     if (!ti || !txid || !pos_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
@@ -83,7 +74,7 @@ bk_status bk_txindex_find(bk_txindex *ti, const uint8_t txid[32], bk_tx_pos *pos
     char hex[65];
     bk_status st = bk_ldb_get(ti->db, key, sizeof key, &v, &vl, err);
     if (st == BK_ERR_NOT_FOUND) {
-        hex_rev(hex, txid);
+        bk_hash_to_hex(hex, txid);
         return bk_error_set(err, st, 0, "txindex has no transaction %s", hex);
     }
     if (st != BK_OK) return st;
@@ -92,7 +83,7 @@ bk_status bk_txindex_find(bk_txindex *ti, const uint8_t txid[32], bk_tx_pos *pos
     st = bk_tx_pos_decode(v, vl, pos_out, &e);
     bk_ldb_free(v);
     if (st != BK_OK) {
-        hex_rev(hex, txid);
+        bk_hash_to_hex(hex, txid);
         return bk_error_set(err, st, e.offset, "txindex key t%s: %s at byte %llu of the value", hex, e.msg,
                             (unsigned long long)e.offset);
     }

@@ -1,9 +1,10 @@
 /* Private read-only snapshots of LevelDB directories (blockkit/leveldb.h).
  *
  * The source directory is only ever read: openat(O_RDONLY|O_NONBLOCK|
- * O_NOFOLLOW) of regular files, linkat() of table files into the snapshot
- * (which changes the inode's link count, not the source directory), and
- * readdir. LevelDB itself only sees the snapshot directory. */
+ * O_NOFOLLOW) of regular files, linkat() of the live tables of a database
+ * over LDB_COPY_TABLES_MAX into the snapshot (which changes the inode's link
+ * count and ctime, not the source directory), and readdir. LevelDB itself
+ * only sees the snapshot directory. */
 #include <blockkit/leveldb.h>
 
 #include <dirent.h>
@@ -24,16 +25,35 @@
  * faster than we can snapshot, which is worth an error. */
 #define LDB_SNAPSHOT_TRIES 16
 #define LDB_COPY_CHUNK (1u << 20)
+/* LevelDB's log block (MANIFEST and *.log files). */
+#define LDB_LOG_BLOCK 32768u
+/* The most of a MANIFEST read (its records, and the zero bytes scanned
+ * after them). Core's MANIFESTs are kilobytes to a few megabytes (one
+ * VersionEdit per flush or compaction since the database was opened, and
+ * each open starts a new one); this bounds the time, memory and TMPDIR
+ * space a damaged one (a wrong size, a sparse file) can cost. */
+#define LDB_MANIFEST_MAX ((uint64_t)256 << 20)
+/* Live tables are copied into the snapshot, not hard-linked, while they
+ * total at most this: a link and its removal change the table inode's
+ * ctime (and its link count while the snapshot lives), which backup and
+ * integrity tools read as a change to the node's files. Copying costs
+ * time and TMPDIR space in proportion (regtest's three databases: 1.8 MB,
+ * about 1 ms per command); mainnet's chainstate (gigabytes) is linked.
+ * Once two tries saw the source change (a node flushing hard: a copy takes
+ * longer than a link, so the window is wider), later tries link. */
+#define LDB_COPY_TABLES_MAX ((uint64_t)64 << 20)
 
 struct bk_ldb {
     leveldb_t *db;
     leveldb_options_t *opts;
     leveldb_readoptions_t *ropts;
     int lockfd; /* the snapshot directory, flock()ed while this handle lives */
-    char dir[4096];
+    char dir[4096]; /* the snapshot directory */
+    char src[4096]; /* the source directory, as given: named in every message */
 };
 
 struct bk_ldb_iter {
+    const bk_ldb *db;
     leveldb_iterator_t *it;
     uint8_t *prefix; /* prefix, then start, then limit */
     size_t plen;
@@ -148,7 +168,9 @@ static int open_source(int srcfd, const char *name, struct stat *st)
 
 /* Copy at most `limit` bytes (UINT64_MAX: to the end) of an open source
  * file into dstfd/name. The source may grow meanwhile; what we copy is a
- * prefix, which LevelDB's log reader and our size check both handle. */
+ * prefix, which LevelDB's log reader and our size check both handle. Holes
+ * of a sparse source (SEEK_DATA) stay holes in the copy: a sparse MANIFEST
+ * or table costs no TMPDIR space for its zeros. */
 static int copy_fd(int in, int dstfd, const char *name, uint64_t limit, char *buf, bk_error *err,
                    const char *srcdir)
 {
@@ -158,10 +180,25 @@ static int copy_fd(int in, int dstfd, const char *name, uint64_t limit, char *bu
                             strerror(errno)),
                SNAP_FAIL;
     uint64_t done = 0;
+    int seek_data = 1;
     for (;;) {
+        if (limit != UINT64_MAX && done >= limit) break;
+        if (seek_data) {
+            off_t d = lseek(in, (off_t)done, SEEK_DATA);
+            if (d < 0 && errno == ENXIO) { /* a hole to the end of the file */
+                struct stat st;
+                if (fstat(in, &st) == 0 && (uint64_t)st.st_size > done)
+                    done = limit < (uint64_t)st.st_size ? limit : (uint64_t)st.st_size;
+                break;
+            }
+            if (d < 0) seek_data = 0; /* not supported here: read it all */
+            else if ((uint64_t)d > done) {
+                done = limit < (uint64_t)d ? limit : (uint64_t)d;
+                continue;
+            }
+        }
         size_t want = LDB_COPY_CHUNK;
         if (limit != UINT64_MAX && limit - done < want) want = (size_t)(limit - done);
-        if (want == 0) break;
         ssize_t r = pread(in, buf, want, (off_t)done);
         if (r < 0) {
             if (errno == EINTR) continue;
@@ -172,7 +209,7 @@ static int copy_fd(int in, int dstfd, const char *name, uint64_t limit, char *bu
         }
         if (r == 0) break;
         for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            ssize_t w = pwrite(out, buf + off, (size_t)(r - off), (off_t)(done + (uint64_t)off));
             if (w < 0) {
                 if (errno == EINTR) continue;
                 int e = errno;
@@ -184,14 +221,108 @@ static int copy_fd(int in, int dstfd, const char *name, uint64_t limit, char *bu
         }
         done += (uint64_t)r;
     }
-    if (close(out) != 0)
+    if (ftruncate(out, (off_t)done) != 0 || close(out) != 0)
         return bk_error_set(err, BK_ERR_IO, 0, "cannot write snapshot file %s: %s", name,
                             strerror(errno)),
                SNAP_FAIL;
     return SNAP_OK;
 }
 
-/* Read CURRENT (at most 255 bytes, "MANIFEST-NNNNNN\n") into cur. */
+/* Where the records of a MANIFEST (a LevelDB log) end: the end of its last
+ * 32 KiB block that holds a non-zero byte, at most its size. LevelDB's log
+ * reader skips a zero block (preallocation, a sparse or zero-extended
+ * file), so the rest is never read and need not be copied. Holes are
+ * skipped with SEEK_DATA; at most LDB_MANIFEST_MAX bytes of data are
+ * scanned. SNAP_OK and *end, or SNAP_FAIL with err set. */
+static int manifest_end(int fd, uint64_t size, char *buf, const char *srcdir, const char *name, uint64_t *end,
+                        bk_error *err)
+{
+    uint64_t pos = 0, last = 0, scanned = 0;
+    int seek_data = 1;
+    while (pos < size) {
+        if (seek_data) {
+            off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
+            if (d < 0 && errno == ENXIO) break; /* only a hole after pos */
+            if (d < 0) seek_data = 0;
+            else if ((uint64_t)d > pos) {
+                pos = (uint64_t)d;
+                continue;
+            }
+        }
+        if (scanned >= LDB_MANIFEST_MAX)
+            return bk_error_set(err, BK_ERR_INVALID, pos,
+                                "%s/%s: %llu bytes, more than the %llu MiB of data blockkit reads in a MANIFEST "
+                                "(Core's are kilobytes to a few megabytes): damaged",
+                                srcdir, name, (unsigned long long)size,
+                                (unsigned long long)(LDB_MANIFEST_MAX >> 20)),
+                   SNAP_FAIL;
+        size_t want = LDB_COPY_CHUNK;
+        if (size - pos < want) want = (size_t)(size - pos);
+        ssize_t r = pread(fd, buf, want, (off_t)pos);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0)
+            return bk_error_set(err, BK_ERR_IO, pos, "cannot read %s/%s: %s", srcdir, name, strerror(errno)),
+                   SNAP_FAIL;
+        if (r == 0) break; /* shrank meanwhile: the size check below retries */
+        for (ssize_t i = r; i > 0; i--)
+            if (buf[i - 1]) {
+                uint64_t at = pos + (uint64_t)(i - 1);
+                last = (at / LDB_LOG_BLOCK + 1) * LDB_LOG_BLOCK;
+                break;
+            }
+        pos += (uint64_t)r;
+        scanned += (uint64_t)r;
+    }
+    if (last > size) last = size;
+    if (last > LDB_MANIFEST_MAX)
+        return bk_error_set(err, BK_ERR_INVALID, last,
+                            "%s/%s: records to byte %llu, more than the %llu MiB blockkit reads in a MANIFEST "
+                            "(Core's are kilobytes to a few megabytes): damaged",
+                            srcdir, name, (unsigned long long)last, (unsigned long long)(LDB_MANIFEST_MAX >> 20)),
+               SNAP_FAIL;
+    *end = last;
+    return SNAP_OK;
+}
+
+/* What one attempt saw of the source, to tell a database that is being
+ * changed (try again) from one that is damaged the same way on every look
+ * (say what is wrong). */
+typedef struct ldb_look {
+    char cur[256];       /* CURRENT's content */
+    size_t curlen;
+    int mstate;          /* the MANIFEST CURRENT names: 0 not looked at, 1 absent, 2 present */
+    dev_t mdev;
+    ino_t mino;
+    uint64_t msize;
+    uint64_t bad_table;  /* a live table missing or of the wrong size, 0: none */
+    int changed;         /* this attempt itself saw the source change */
+} ldb_look;
+
+static int same_look(const ldb_look *a, const ldb_look *b)
+{
+    return a->curlen == b->curlen && memcmp(a->cur, b->cur, a->curlen) == 0 && a->mstate == b->mstate &&
+           (a->mstate != 2 || (a->mdev == b->mdev && a->mino == b->mino && a->msize == b->msize)) &&
+           a->bad_table == b->bad_table;
+}
+
+/* CURRENT's text for a message: printable ASCII, the rest as '?', at most
+ * 40 characters. */
+static void printable(char *out, size_t cap, const char *in, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 4 < cap && i < 40; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '\n') out[o++] = '\\', out[o++] = 'n';
+        else out[o++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    if (len > 40 && o + 4 < cap) memcpy(out + o, "...", 3), o += 3;
+    out[o] = 0;
+}
+
+/* Read CURRENT (at most 255 bytes, "MANIFEST-NNNNNN\n") into cur. A
+ * content that is not one MANIFEST name and a newline is SNAP_RETRY (Core
+ * writes CURRENT by rename, so a torn read would be a change under way)
+ * with err saying what is wrong if it stays so. */
 static int read_current(int srcfd, const char *srcdir, char cur[256], size_t *len, bk_error *err)
 {
     struct stat st;
@@ -217,10 +348,20 @@ static int read_current(int srcfd, const char *srcdir, char cur[256], size_t *le
                SNAP_FAIL;
     cur[r] = 0;
     *len = (size_t)r;
-    /* Core writes CURRENT by rename, so a torn read means a concurrent
-     * change: try again. */
-    if (r < 10 || cur[r - 1] != '\n' || strncmp(cur, "MANIFEST-", 9) != 0) return SNAP_RETRY;
-    return SNAP_OK;
+    int ok = r >= 11 && cur[r - 1] == '\n' && strncmp(cur, "MANIFEST-", 9) == 0;
+    for (ssize_t i = 9; ok && i < r - 1; i++)
+        if (cur[i] < '0' || cur[i] > '9') ok = 0;
+    if (ok) return SNAP_OK;
+    if (r == 0) {
+        bk_error_set(err, BK_ERR_INVALID, 0, "%s: CURRENT is empty (damaged or incomplete copy)", srcdir);
+    } else {
+        char text[64];
+        printable(text, sizeof text, cur, (size_t)r);
+        bk_error_set(err, BK_ERR_INVALID, 0,
+                     "%s: CURRENT holds \"%s\", not a MANIFEST name and a newline (damaged or incomplete copy)",
+                     srcdir, text);
+    }
+    return SNAP_RETRY;
 }
 
 
@@ -237,11 +378,15 @@ static int read_current(int srcfd, const char *srcdir, char cur[256], size_t *le
  * type FULL/FIRST/MIDDLE/LAST) of VersionEdits (doc/impl.md, doc/log_format.md
  * in LevelDB's sources). libleveldb checks the checksums when it opens the
  * snapshot; here a malformed manifest makes us copy instead of link. */
+typedef struct ldb_table {
+    uint64_t num, size; /* table number, its size in bytes as LevelDB wrote it */
+} ldb_table;
+
 typedef struct ldb_manifest {
     uint64_t next_file;
     uint64_t log_number;
     uint64_t prev_log;
-    uint64_t *live;     /* table numbers */
+    ldb_table *live;
     size_t n_live, cap_live;
 } ldb_manifest;
 
@@ -267,25 +412,29 @@ static int skip_slice(const uint8_t **p, const uint8_t *end)
     return 1;
 }
 
-static int live_add(ldb_manifest *m, uint64_t num)
+static int live_add(ldb_manifest *m, uint64_t num, uint64_t size)
 {
     for (size_t i = 0; i < m->n_live; i++)
-        if (m->live[i] == num) return 1;
+        if (m->live[i].num == num) {
+            m->live[i].size = size;
+            return 1;
+        }
     if (m->n_live == m->cap_live) {
         size_t cap = m->cap_live ? m->cap_live * 2 : 64;
-        uint64_t *l = realloc(m->live, cap * sizeof *l);
+        ldb_table *l = realloc(m->live, cap * sizeof *l);
         if (!l) return 0;
         m->live = l;
         m->cap_live = cap;
     }
-    m->live[m->n_live++] = num;
+    m->live[m->n_live].num = num;
+    m->live[m->n_live++].size = size;
     return 1;
 }
 
 static void live_del(ldb_manifest *m, uint64_t num)
 {
     for (size_t i = 0; i < m->n_live; i++)
-        if (m->live[i] == num) {
+        if (m->live[i].num == num) {
             m->live[i] = m->live[--m->n_live];
             return;
         }
@@ -313,7 +462,7 @@ static int apply_edit(ldb_manifest *m, const uint8_t *p, const uint8_t *end)
             if (!get_varint(&p, end, &level) || !get_varint(&p, end, &num) || !get_varint(&p, end, &size) ||
                 !skip_slice(&p, end) || !skip_slice(&p, end))
                 return 0;
-            if (!live_add(m, num)) return 0;
+            if (!live_add(m, num, size)) return 0;
             break;
         }
         case 9: if (!get_varint(&p, end, &m->prev_log)) return 0; break;        /* prev log number */
@@ -388,11 +537,12 @@ static uint64_t table_number(const char *n)
     return (!strcmp(p, ".ldb") || !strcmp(p, ".sst")) ? v : 0;
 }
 
-static int is_live(const ldb_manifest *m, uint64_t num)
+/* The live table numbered num, or NULL. */
+static const ldb_table *live_table(const ldb_manifest *m, uint64_t num)
 {
     for (size_t i = 0; i < m->n_live; i++)
-        if (m->live[i] == num) return 1;
-    return 0;
+        if (m->live[i].num == num) return &m->live[i];
+    return NULL;
 }
 
 static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
@@ -417,31 +567,46 @@ static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
     return 1;
 }
 
-/* One attempt at a consistent snapshot of srcdir into dstdir. */
-static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk_error *err)
+/* One attempt at a consistent snapshot of srcdir into dstdir. SNAP_RETRY
+ * with look->changed when the source moved on during the attempt; without
+ * it, err says what was missing or wrong (if a second look sees the same,
+ * that is the error). */
+static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, int may_copy, ldb_look *look,
+                         bk_error *err)
 {
-    char cur[256], cur2[256];
-    size_t curlen = 0, curlen2 = 0;
-    int rc = read_current(srcfd, srcdir, cur, &curlen, err);
+    char cur2[256];
+    size_t curlen2 = 0;
+    char *cur = look->cur;
+    int rc = read_current(srcfd, srcdir, cur, &look->curlen, err);
     if (rc != SNAP_OK) return rc;
+    size_t curlen = look->curlen;
     char manifest[256];
     memcpy(manifest, cur, curlen - 1);
     manifest[curlen - 1] = 0;
-    if (strchr(manifest, '/')) return bk_error_set(err, BK_ERR_INVALID, 0, "%s/CURRENT names %s", srcdir, manifest), SNAP_FAIL;
 
     /* The manifest first: its size now is what the tables below must cover. */
     struct stat mst;
     int mfd = open_source(srcfd, manifest, &mst);
     if (mfd < 0) {
-        if (errno == ENOENT) return SNAP_RETRY;
+        if (errno == ENOENT) {
+            look->mstate = 1;
+            bk_error_set(err, BK_ERR_INVALID, 0, "%s: CURRENT names %s, which does not exist (damaged or incomplete copy)",
+                         srcdir, manifest);
+            return SNAP_RETRY;
+        }
         if (errno == EINVAL)
             return bk_error_set(err, BK_ERR_INVALID, 0, "%s/%s is not a regular file", srcdir, manifest),
                    SNAP_FAIL;
         return bk_error_set(err, BK_ERR_IO, 0, "cannot open %s/%s: %s", srcdir, manifest, strerror(errno)),
                SNAP_FAIL;
     }
-    uint64_t msize = (uint64_t)mst.st_size;
-    rc = copy_fd(mfd, dstfd, manifest, msize, buf, err, srcdir);
+    look->mstate = 2;
+    look->mdev = mst.st_dev;
+    look->mino = mst.st_ino;
+    look->msize = (uint64_t)mst.st_size;
+    uint64_t msize = (uint64_t)mst.st_size, mend = 0;
+    rc = manifest_end(mfd, msize, buf, srcdir, manifest, &mend, err);
+    if (rc == SNAP_OK) rc = copy_fd(mfd, dstfd, manifest, mend, buf, err, srcdir);
     close(mfd);
     if (rc != SNAP_OK) return rc;
     ldb_manifest m = {0};
@@ -449,14 +614,21 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk
     size_t mlen = 0;
     int parsed = read_whole(dstfd, manifest, &mdata, &mlen) && parse_manifest(mdata, mlen, &m);
     free(mdata);
+    uint64_t live_bytes = 0;
+    for (size_t i = 0; parsed && i < m.n_live; i++) live_bytes += m.live[i].size;
+    int link_tables = !may_copy || live_bytes > LDB_COPY_TABLES_MAX;
 
     /* Tables (linked, or copied), then logs (copied, last: they grow). */
     for (int pass = 0; pass < 2; pass++) {
         int dupfd = dup(srcfd);
-        if (dupfd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", srcdir, strerror(errno)), SNAP_FAIL;
+        if (dupfd < 0) {
+            free(m.live);
+            return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", srcdir, strerror(errno)), SNAP_FAIL;
+        }
         DIR *d = fdopendir(dupfd);
         if (!d) {
             close(dupfd);
+            free(m.live);
             return bk_error_set(err, BK_ERR_IO, 0, "cannot read %s: %s", srcdir, strerror(errno)), SNAP_FAIL;
         }
         rewinddir(d);
@@ -470,17 +642,42 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk
             if (pass == 0 ? !table : !log) continue;
             /* Only the live tables of our MANIFEST: anything else is obsolete
              * or still being written (see above). Unparsed: copy them all. */
-            int linkable = parsed && num < m.next_file && is_live(&m, num);
+            const ldb_table *lt = parsed && num < m.next_file ? live_table(&m, num) : NULL;
+            int linkable = lt != NULL;
             if (table && parsed && !linkable) continue;
             struct stat st;
             int fd = open_source(srcfd, n, &st);
             if (fd < 0) {
-                if (errno == ENOENT) rc = SNAP_RETRY; /* removed by a compaction */
+                if (errno == ENOENT) rc = SNAP_RETRY, look->changed = 1; /* removed by a compaction */
                 else if (errno == EINVAL)
                     rc = SNAP_FAIL, bk_error_set(err, BK_ERR_INVALID, 0, "%s/%s is not a regular file", srcdir, n);
                 else
                     rc = SNAP_FAIL, bk_error_set(err, BK_ERR_IO, 0, "cannot open %s/%s: %s", srcdir, n, strerror(errno));
                 break;
+            }
+            /* A live table is complete and never changes: another size is
+             * a truncated or damaged copy (LevelDB would fail on it later,
+             * naming only the snapshot's file). */
+            if (lt && (uint64_t)st.st_size != lt->size) {
+                close(fd);
+                if (!look->bad_table) {
+                    look->bad_table = num;
+                    bk_error_set(err, BK_ERR_INVALID, 0, "%s/%s is %llu bytes, %s lists it as %llu (truncated or damaged)",
+                                 srcdir, n, (unsigned long long)st.st_size, manifest, (unsigned long long)lt->size);
+                }
+                continue;
+            }
+            /* A small database's tables are copied (no ctime change in the
+             * source); a copy that fails (a full TMPDIR) is linked instead. */
+            bk_error ce;
+            int copy_failed = 0;
+            if (linkable && !link_tables) {
+                if (copy_fd(fd, dstfd, n, UINT64_MAX, buf, &ce, srcdir) == SNAP_OK) {
+                    close(fd);
+                    continue;
+                }
+                (void)unlinkat(dstfd, n, 0);
+                copy_failed = 1;
             }
             if (linkable && linkat(fd, "", dstfd, n, AT_EMPTY_PATH) == 0) {
                 close(fd);
@@ -493,7 +690,12 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk
                 close(fd);
                 continue;
             }
-            rc = copy_fd(fd, dstfd, n, UINT64_MAX, buf, err, srcdir);
+            if (copy_failed) {
+                if (err) *err = ce;
+                rc = SNAP_FAIL;
+            } else {
+                rc = copy_fd(fd, dstfd, n, UINT64_MAX, buf, err, srcdir);
+            }
             close(fd);
         }
         closedir(d);
@@ -503,26 +705,33 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk
         }
     }
     /* Every live table must be here, else a compaction removed one after
-     * the MANIFEST was read. */
-    for (size_t i = 0; parsed && i < m.n_live; i++) {
+     * the MANIFEST was read, or the copy is damaged (told apart below). */
+    for (size_t i = 0; parsed && !look->bad_table && i < m.n_live; i++) {
         char tn[32];
         struct stat st;
-        snprintf(tn, sizeof tn, "%06llu.ldb", (unsigned long long)m.live[i]);
+        snprintf(tn, sizeof tn, "%06llu.ldb", (unsigned long long)m.live[i].num);
         if (fstatat(dstfd, tn, &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
-        snprintf(tn, sizeof tn, "%06llu.sst", (unsigned long long)m.live[i]);
+        snprintf(tn, sizeof tn, "%06llu.sst", (unsigned long long)m.live[i].num);
         if (fstatat(dstfd, tn, &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
-        free(m.live);
-        return SNAP_RETRY;
+        look->bad_table = m.live[i].num;
+        bk_error_set(err, BK_ERR_INVALID, 0, "%s: %s lists table %06llu.ldb, which does not exist (damaged or incomplete copy)",
+                     srcdir, manifest, (unsigned long long)m.live[i].num);
     }
     free(m.live);
 
     /* Consistent only if CURRENT and the manifest did not move on. */
-    rc = read_current(srcfd, srcdir, cur2, &curlen2, err);
-    if (rc != SNAP_OK) return rc;
-    if (curlen2 != curlen || memcmp(cur, cur2, curlen) != 0) return SNAP_RETRY;
+    bk_error e2;
+    rc = read_current(srcfd, srcdir, cur2, &curlen2, &e2);
+    if (rc == SNAP_FAIL) {
+        if (err) *err = e2;
+        return rc;
+    }
+    if (rc == SNAP_RETRY || curlen2 != curlen || memcmp(cur, cur2, curlen) != 0) return look->changed = 1, SNAP_RETRY;
     struct stat mst2;
-    if (fstatat(srcfd, manifest, &mst2, AT_SYMLINK_NOFOLLOW) != 0) return SNAP_RETRY;
-    if ((uint64_t)mst2.st_size != msize) return SNAP_RETRY;
+    if (fstatat(srcfd, manifest, &mst2, AT_SYMLINK_NOFOLLOW) != 0 || (uint64_t)mst2.st_size != msize ||
+        mst2.st_ino != mst.st_ino || mst2.st_dev != mst.st_dev)
+        return look->changed = 1, SNAP_RETRY;
+    if (look->bad_table) return SNAP_RETRY;
 
     int cfd = openat(dstfd, "CURRENT", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (cfd < 0) return bk_error_set(err, BK_ERR_IO, 0, "cannot create snapshot CURRENT: %s", strerror(errno)), SNAP_FAIL;
@@ -532,10 +741,49 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, bk
     return SNAP_OK;
 }
 
+/* A LevelDB status text ("Corruption: ...", "IO error: PATH: reason", ...)
+ * as a bk_status and a message that names the source database, the
+ * snapshot directory replaced by the source's in any path LevelDB names
+ * (the snapshot is gone before the message is read; its tables are the
+ * source's, linked or copied). Bad data (BK_ERR_INVALID): Corruption, an
+ * invalid argument (LevelDB's word for a database it cannot take), a
+ * missing file, and an "IO error: FILE: Invalid argument", which is how
+ * LevelDB's mmap reader says that a read goes past the end of a table (a
+ * table shorter than its index says). Any other IO error is BK_ERR_IO. */
+static bk_status ldb_fail(const char *src, const char *snap, const char *lerr, bk_error *err)
+{
+    if (!lerr) lerr = "unknown error";
+    char text[2 * BK_ERROR_MSG_MAX];
+    size_t o = 0, sl = strlen(snap), srl = strlen(src);
+    for (const char *p = lerr; *p && o + 1 < sizeof text;) {
+        if (sl && !strncmp(p, snap, sl)) {
+            size_t n = srl < sizeof text - 1 - o ? srl : sizeof text - 1 - o;
+            memcpy(text + o, src, n);
+            o += n;
+            p += sl;
+        } else {
+            text[o++] = *p++;
+        }
+    }
+    text[o] = 0;
+    bk_status st = BK_ERR_IO;
+    const char *why = "";
+    if (!strncmp(lerr, "Corruption: ", 12) || !strncmp(lerr, "Invalid argument: ", 18) ||
+        !strncmp(lerr, "NotFound: ", 10)) {
+        st = BK_ERR_INVALID;
+    } else if (!strncmp(lerr, "IO error: ", 10) && ends_with(lerr, ": Invalid argument")) {
+        st = BK_ERR_INVALID;
+        why = " (a read past the end of the table: truncated or damaged)";
+    }
+    return bk_error_set(err, st, 0, "%s: LevelDB: %s%s", src, text, why);
+}
+
 bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk_error *err)
 {
     if (!db_out || !dbdir) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_open: NULL argument");
     *db_out = NULL;
+    bk_error local;
+    if (!err) err = &local; /* the status of a failure is err->status */
     struct stat st;
     if (stat(dbdir, &st) != 0)
         return bk_error_set(err, errno == ENOENT ? BK_ERR_NOT_FOUND : BK_ERR_IO, 0, "cannot open %s: %s", dbdir,
@@ -555,6 +803,7 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     if (!tmpdir || !*tmpdir) tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     db->lockfd = -1;
+    snprintf(db->src, sizeof db->src, "%s", dbdir);
     sweep_stale(tmpdir);
     for (int made = 0; made < 3; made++) {
         int n = snprintf(db->dir, sizeof db->dir, "%s/" SNAP_PREFIX "new-%ld-XXXXXX", tmpdir, (long)getpid());
@@ -587,6 +836,11 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     int dstfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int rc = dstfd < 0 ? SNAP_FAIL : SNAP_RETRY;
     if (dstfd < 0) bk_error_set(err, BK_ERR_IO, 0, "cannot open %s: %s", db->dir, strerror(errno));
+    /* Try again only while the source changes between two looks; the same
+     * file missing or wrong twice over is a damaged database, said as such
+     * (bad data, not a node at work). */
+    ldb_look prev, look;
+    int have_prev = 0, changes = 0;
     for (int attempt = 0; attempt < LDB_SNAPSHOT_TRIES && rc == SNAP_RETRY; attempt++) {
         if (attempt) {
             /* Let a flush or compaction under way finish: 1, 2, 4 .. 64 ms. */
@@ -594,7 +848,15 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
             nanosleep(&ts, NULL);
             clear_dir(db->dir);
         }
-        rc = snapshot_once(srcfd, dbdir, dstfd, buf, err);
+        memset(&look, 0, sizeof look);
+        /* Copying is slower than linking: a database that changed under
+         * two copies (a node flushing hard) is linked from then on. */
+        rc = snapshot_once(srcfd, dbdir, dstfd, buf, changes < 2, &look, err);
+        changes += rc == SNAP_RETRY && look.changed;
+        if (rc == SNAP_RETRY && !look.changed && have_prev && !prev.changed && same_look(&prev, &look))
+            rc = SNAP_FAIL; /* err says what */
+        prev = look;
+        have_prev = 1;
     }
     if (rc == SNAP_RETRY)
         bk_error_set(err, BK_ERR_IO, 0, "%s kept changing: no consistent snapshot after %d tries", dbdir,
@@ -606,7 +868,7 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
         remove_tree(db->dir);
         if (db->lockfd >= 0) close(db->lockfd);
         free(db);
-        return err ? err->status : BK_ERR_IO;
+        return err->status;
     }
 
     db->opts = leveldb_options_create();
@@ -618,11 +880,10 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
     char *lerr = NULL;
     db->db = leveldb_open(db->opts, db->dir, &lerr);
     if (!db->db) {
-        bk_error_set(err, BK_ERR_IO, 0, "LevelDB cannot open a snapshot of %s: %s", dbdir,
-                     lerr ? lerr : "unknown error");
+        bk_status fst = ldb_fail(db->src, db->dir, lerr, err);
         leveldb_free(lerr);
         bk_ldb_close(db);
-        return BK_ERR_IO;
+        return fst;
     }
     *db_out = db;
     return BK_OK;
@@ -652,10 +913,10 @@ bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen, uint8_t **val_
     size_t vlen = 0;
     char *v = leveldb_get(db->db, db->ropts, (const char *)key, klen, &vlen, &lerr);
     if (lerr) {
-        bk_error_set(err, BK_ERR_IO, 0, "LevelDB read failed: %s", lerr);
+        bk_status st = ldb_fail(db->src, db->dir, lerr, err);
         leveldb_free(lerr);
         leveldb_free(v);
-        return BK_ERR_IO;
+        return st;
     }
     if (!v) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "key not found");
     /* leveldb_get's buffer comes from malloc (LevelDB's C API contract:
@@ -685,6 +946,7 @@ bk_status bk_ldb_iter_new_range(bk_ldb *db, const uint8_t *prefix, size_t plen, 
         if (slen) memcpy(it->prefix + plen, start, slen);
         if (llen) memcpy(it->prefix + plen + slen, limit, llen);
     }
+    it->db = db;
     it->plen = plen;
     it->start = it->prefix ? it->prefix + plen : NULL;
     it->slen = slen;
@@ -755,9 +1017,9 @@ bk_status bk_ldb_iter_status(const bk_ldb_iter *it, bk_error *err)
     char *lerr = NULL;
     leveldb_iter_get_error(it->it, &lerr);
     if (lerr) {
-        bk_error_set(err, BK_ERR_IO, 0, "LevelDB read failed: %s", lerr);
+        bk_status st = ldb_fail(it->db->src, it->db->dir, lerr, err);
         leveldb_free(lerr);
-        return BK_ERR_IO;
+        return st;
     }
     return BK_OK;
 }

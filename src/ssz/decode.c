@@ -276,6 +276,8 @@ static bk_status validate(const bk_ssz_type *t, const uint8_t *d, size_t len, ui
     case BK_SSZ_UNION: {
         if (len == 0) return bk_error_set(err, BK_ERR_TRUNCATED, base, "union without a selector byte");
         uint8_t sel = d[0];
+        if (t->compatible && (sel >= t->nfields || !t->fields[sel].type))
+            return bk_error_set(err, BK_ERR_VALUE, base, "CompatibleUnion selector %u names no option", sel);
         if (sel >= t->nfields)
             return bk_error_set(err, BK_ERR_VALUE, base, "union selector %u out of range (%zu options)", sel,
                                 t->nfields);

@@ -81,6 +81,21 @@ static bk_status gindex_step(const bk_ssz_type **tp, uint64_t *rootp, const char
             return bk_error_set(err, BK_ERR_NOT_FOUND, at, "Container:%s has no field \"%.*s\"", t->name, (int)n, p);
         pos = i;
         next = t->fields[i].type;
+    } else if (t->kind == BK_SSZ_UNION && t->compatible) {
+        /* EIP-8016: the value's root on the left (gindex 2), the selector
+         * on the right (3), named as @chainsafe/ssz names them. The type
+         * below "data" is the lowest selector's option (bk_ssz_gindex tries
+         * the others when the rest of the path is not in it). */
+        int is_sel = n == 8 && memcmp(p, "selector", 8) == 0;
+        if (!is_sel && !(n == 4 && memcmp(p, "data", 4) == 0))
+            return bk_error_set(err, BK_ERR_NOT_FOUND, at, "a CompatibleUnion has \"data\" and \"selector\", not \"%.*s\"",
+                                (int)n, p);
+        if (root > (UINT64_MAX - 1) / 2) return bk_error_set(err, BK_ERR_OVERFLOW, at, "generalized index over 64 bits");
+        *rootp = root * 2 + (uint64_t)is_sel;
+        size_t s = 1;
+        while (!t->fields[s].type) s++;
+        *tp = is_sel ? NULL : t->fields[s].type;
+        return BK_OK;
     } else if (t->kind == BK_SSZ_UNION) {
         return bk_error_set(err, BK_ERR_ARG, at, "paths through a Union are not defined by the spec");
     } else {
@@ -121,40 +136,100 @@ static bk_status gindex_step(const bk_ssz_type **tp, uint64_t *rootp, const char
     return BK_OK;
 }
 
+/* A path: an array of elements (v) or a dotted text. */
+typedef struct gpath {
+    const char *const *v;
+    size_t nv;
+    const char *text;
+    size_t len;
+} gpath;
+
+/* Element at cursor i ([*p, *p + *n), reported at *at: its number or its
+ * character offset) and the cursor after it; 0 past the end. */
+static int gpath_elem(const gpath *gp, size_t i, const char **p, size_t *n, uint64_t *at, size_t *next)
+{
+    if (gp->v) {
+        if (i >= gp->nv) return 0;
+        *p = gp->v[i];
+        *n = strlen(*p);
+        *at = i;
+        *next = i + 1;
+        return 1;
+    }
+    if (!gp->len || i > gp->len) return 0;
+    size_t b = i;
+    while (b < gp->len && gp->text[b] != '.') b++;
+    *p = gp->text + i;
+    *n = b - i;
+    *at = i;
+    *next = b + 1;
+    return 1;
+}
+
+#define GINDEX_WORK_MAX 100000UL
+
+/* The path from cursor i below type t at gindex root. Below a
+ * CompatibleUnion's "data" the rest is resolved in each option in selector
+ * order until one has it (compatible options give a field the same gindex
+ * in every option that has it); *work bounds that search. */
+static bk_status gindex_walk(const bk_ssz_type *t, uint64_t root, const gpath *gp, size_t i, uint64_t *out,
+                             unsigned long *work, bk_error *err)
+{
+    const char *p;
+    size_t n, next;
+    uint64_t at;
+    const char *why = NULL;
+    while (gpath_elem(gp, i, &p, &n, &at, &next)) {
+        if (!t) return bk_error_set(err, BK_ERR_ARG, at, "path continues %s", why);
+        if (!gp->v && n == 0) return bk_error_set(err, BK_ERR_ARG, at, "empty path element");
+        if (++*work > GINDEX_WORK_MAX)
+            return bk_error_set(err, BK_ERR_NOT_FOUND, at, "path not resolved within %lu steps through unions",
+                                GINDEX_WORK_MAX);
+        const bk_ssz_type *u = t;
+        bk_status st = gindex_step(&t, &root, p, n, at, err);
+        if (st != BK_OK) return st;
+        if (!t) {
+            int is_len = n == 7 && memcmp(p, "__len__", 7) == 0;
+            why = is_len ? "after __len__" : u->kind == BK_SSZ_UNION ? "after a CompatibleUnion selector"
+                                                                       : "below a bitfield chunk";
+        }
+        const char *q;
+        size_t qn, qnext;
+        uint64_t qat;
+        if (t && u->kind == BK_SSZ_UNION && u->compatible && gpath_elem(gp, next, &q, &qn, &qat, &qnext)) {
+            bk_status first = BK_OK;
+            for (size_t s = 1; s < u->nfields; s++) {
+                if (!u->fields[s].type) continue;
+                bk_error tmp;
+                st = gindex_walk(u->fields[s].type, root, gp, next, out, work, first == BK_OK ? err : &tmp);
+                if (st == BK_OK) return BK_OK;
+                if (first == BK_OK) first = st;
+                if (st != BK_ERR_NOT_FOUND || *work > GINDEX_WORK_MAX) break;
+            }
+            return first;
+        }
+        i = next;
+    }
+    *out = root;
+    return BK_OK;
+}
+
 bk_status bk_ssz_gindex(const bk_ssz_type *t, const char *const *path, size_t npath, uint64_t *gindex_out,
                         bk_error *err)
 {
-    uint64_t root = 1;
     *gindex_out = 0;
-    for (size_t k = 0; k < npath; k++) {
-        int was_len = strcmp(path[k], "__len__") == 0;
-        bk_status st = gindex_step(&t, &root, path[k], strlen(path[k]), k, err);
-        if (st != BK_OK) return st;
-        if (!t && k + 1 < npath)
-            return bk_error_set(err, BK_ERR_ARG, k + 1,
-                                was_len ? "path continues after __len__" : "path continues below a bitfield chunk");
-    }
-    *gindex_out = root;
-    return BK_OK;
+    gpath gp = {path, npath, NULL, 0};
+    unsigned long work = 0;
+    return gindex_walk(t, 1, &gp, 0, gindex_out, &work, err);
 }
 
 bk_status bk_ssz_path_gindex(const bk_ssz_type *t, const char *path, size_t len, uint64_t *gindex_out,
                              bk_error *err)
 {
-    uint64_t root = 1;
     *gindex_out = 0;
-    size_t a = 0;
-    while (len && a <= len) {
-        size_t b = a;
-        while (b < len && path[b] != '.') b++;
-        if (!t) return bk_error_set(err, BK_ERR_ARG, a, "path continues after __len__ or below a bitfield chunk");
-        if (b == a) return bk_error_set(err, BK_ERR_ARG, a, "empty path element");
-        bk_status st = gindex_step(&t, &root, path + a, b - a, a, err);
-        if (st != BK_OK) return st;
-        a = b + 1;
-    }
-    *gindex_out = root;
-    return BK_OK;
+    gpath gp = {NULL, 0, path, len};
+    unsigned long work = 0;
+    return gindex_walk(t, 1, &gp, 0, gindex_out, &work, err);
 }
 
 static bk_status node_rec(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *d, size_t len, uint64_t g,

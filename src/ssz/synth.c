@@ -111,7 +111,10 @@ static void gen(synth *s, const bk_ssz_type *t)
         return;
     }
     case BK_SSZ_UNION: {
-        uint8_t sel = t->fields[0].type->kind == BK_SSZ_NONE && t->nfields > 1 ? 1 : 0;
+        uint8_t sel = 0;
+        if (t->compatible) /* the lowest selector */
+            while (!t->fields[sel].type) sel++;
+        else if (t->fields[0].type->kind == BK_SSZ_NONE && t->nfields > 1) sel = 1;
         put(s, &sel, 1);
         gen(s, t->fields[sel].type);
         return;

@@ -522,6 +522,15 @@ static bk_status resolve(const bk_ssz_tree *tr, const char *const *path, size_t 
             if (i >= bk_ssz_elem_count(t, p, n))
                 return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "index %llu past the end (%llu elements)",
                                     (unsigned long long)i, (unsigned long long)bk_ssz_elem_count(t, p, n));
+        } else if (t->kind == BK_SSZ_UNION && t->compatible) {
+            /* The selected option's value (never cached: the field is re-hashed). */
+            if (strcmp(s, "data") != 0)
+                return bk_error_set(err, BK_ERR_ARG, 0, "path element \"%s\": below a CompatibleUnion only \"data\" "
+                                    "can be set (the selector chooses the type)", s);
+            t = t->fields[p[0]].type;
+            p++;
+            n--;
+            continue;
         } else {
             return bk_error_set(err, BK_ERR_ARG, 0, "path element \"%s\" below a basic value or bitfield", s);
         }

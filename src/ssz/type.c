@@ -41,6 +41,8 @@ struct bk_ssz_registry {
 };
 
 static bk_status load_schema(bk_ssz_registry *reg, const char *json, size_t len, int builtin, bk_error *err);
+static bk_status parse_active_fields(bk_error *err, const char *cname, const bk_sjson *v, uint8_t bits[32],
+                                     uint32_t *nbits, size_t nactive);
 
 static void init_basic(bk_ssz_type *t, bk_ssz_kind k, uint32_t size, const char *name)
 {
@@ -223,6 +225,18 @@ static bk_status load_schema(bk_ssz_registry *reg, const char *json, size_t len,
         if (dup)
             return bk_error_set(err, BK_ERR_TYPE, dup->off, "schema: %s: duplicate field %s", c->key, dup->child->str);
         if (bad) return bk_error_set(err, BK_ERR_TYPE, bad->off, "schema: %s: a field is [\"name\",\"type\"]", c->key);
+        /* EIP-7495: the active-fields marker comes first; its bits are
+         * checked here, where the error can name its place in the text. */
+        for (const bk_sjson *f = c->child->next; f; f = f->next)
+            if (strcmp(f->child->str, BK_SSZ_ACTIVE_FIELDS_KEY) == 0)
+                return bk_error_set(err, BK_ERR_TYPE, f->off, "schema: %s: %s must be the first member", c->key,
+                                    BK_SSZ_ACTIVE_FIELDS_KEY);
+        if (strcmp(c->child->child->str, BK_SSZ_ACTIVE_FIELDS_KEY) == 0) {
+            uint8_t bits[32];
+            uint32_t nbits;
+            st = parse_active_fields(err, c->key, c->child->child->next, bits, &nbits, c->n - 1);
+            if (st != BK_OK) return st;
+        }
     }
     for (const bk_sjson *c = root->child; c; c = c->next) {
         schema *s = bk_arena_alloc(&reg->arena, sizeof *s);
@@ -344,38 +358,47 @@ static bk_status finish_seq(tparser *p, bk_ssz_type *t)
 
 /* "ProgressiveContainer[1,0,1,...]": EIP-7495's active_fields, at most 256
  * bits, the last one set, with exactly `nactive` ones (the fields that
- * follow the marker in the schema). */
-static bk_status parse_active_fields(tparser *p, const char *cname, const char *str, uint8_t bits[32],
+ * follow the marker in the schema). v is the marker's type string in the
+ * schema text: errors are "schema: ..." with their byte offset there (the
+ * string's offset plus the character's position in it). */
+static bk_status parse_active_fields(bk_error *err, const char *cname, const bk_sjson *v, uint8_t bits[32],
                                      uint32_t *nbits, size_t nactive)
 {
-    tparser q = {p->reg, str, 0, 0, p->err};
-    if (!eat(&q, "ProgressiveContainer["))
-        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %s must be ProgressiveContainer[bits]", cname,
+    const char *str = v->str;
+    uint64_t at = v->off + 1;
+    const char *kw = "ProgressiveContainer[";
+    size_t pos = strlen(kw);
+    if (strncmp(str, kw, pos) != 0)
+        return bk_error_set(err, BK_ERR_TYPE, v->off, "schema: %s: %s must be ProgressiveContainer[bits]", cname,
                             BK_SSZ_ACTIVE_FIELDS_KEY);
     uint32_t n = 0;
     size_t ones = 0;
     memset(bits, 0, 32);
     for (;;) {
-        char c = q.s[q.pos];
+        char c = str[pos];
         if (c != '0' && c != '1')
-            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected 0 or 1", cname);
+            return bk_error_set(err, BK_ERR_TYPE, at + pos, "schema: %s: active fields: expected 0 or 1", cname);
         if (n == 256)
-            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: more than 256 active-field bits", cname);
+            return bk_error_set(err, BK_ERR_TYPE, at + pos, "schema: %s: more than 256 active-field bits", cname);
         if (c == '1') {
             bits[n / 8] |= (uint8_t)(1u << (n % 8));
             ones++;
         }
         n++;
-        q.pos++;
-        if (eat(&q, "]")) break;
-        if (!eat(&q, ","))
-            return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: active fields: expected ',' or ']'", cname);
+        pos++;
+        if (str[pos] == ']') {
+            pos++;
+            break;
+        }
+        if (str[pos] != ',')
+            return bk_error_set(err, BK_ERR_TYPE, at + pos, "schema: %s: active fields: expected ',' or ']'", cname);
+        pos++;
     }
-    if (q.s[q.pos]) return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: text after the active fields", cname);
+    if (str[pos]) return bk_error_set(err, BK_ERR_TYPE, at + pos, "schema: %s: text after the active fields", cname);
     if (!(bits[(n - 1) / 8] >> ((n - 1) % 8) & 1))
-        return bk_error_set(p->err, BK_ERR_TYPE, q.pos, "schema: %s: the last active-field bit must be 1", cname);
+        return bk_error_set(err, BK_ERR_TYPE, at + pos - 2, "schema: %s: the last active-field bit must be 1", cname);
     if (ones != nactive)
-        return bk_error_set(p->err, BK_ERR_TYPE, 0, "schema: %s: %zu active-field bits set for %zu fields", cname,
+        return bk_error_set(err, BK_ERR_TYPE, v->off, "schema: %s: %zu active-field bits set for %zu fields", cname,
                             ones, nactive);
     *nbits = n;
     return BK_OK;
@@ -435,7 +458,7 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
             st = bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
             goto done;
         }
-        st = parse_active_fields(p, s->name, first->child->next->str, active, &nbits, nf - 1);
+        st = parse_active_fields(p->err, s->name, first->child->next, active, &nbits, nf - 1);
         if (st != BK_OK) goto done;
         first = first->next;
         nf--;
@@ -459,10 +482,14 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
         st = parse_type(&sub, &fields[i].type, depth + 1, 0);
         if (st == BK_OK && sub.s[sub.pos]) st = terr(&sub, "text after the type", NULL);
         if (st != BK_OK) {
-            if (p->err && st == BK_ERR_TYPE) {
+            /* An error in this field's type string: its place in the schema
+             * text (the string's offset plus the position in it). An error
+             * from a container it names already has its own. */
+            if (p->err && st == BK_ERR_TYPE && strncmp(p->err->msg, "schema: ", 8) != 0) {
                 char msg[BK_ERROR_MSG_MAX];
                 snprintf(msg, sizeof msg, "%s", p->err->msg);
-                bk_error_set(p->err, BK_ERR_TYPE, p->base + p->pos, "%s.%s: %s", s->name, f->child->str, msg);
+                bk_error_set(p->err, BK_ERR_TYPE, f->child->next->off + 1 + p->err->offset, "schema: %s.%s: %s",
+                             s->name, f->child->str, msg);
             }
             goto done;
         }
@@ -504,6 +531,69 @@ static bk_status build_container(tparser *p, schema *s, const bk_ssz_type **out,
 done:
     s->building = 0;
     return st;
+}
+
+/* EIP-8016 "compatible Merkleization" (as @chainsafe/ssz's areTypesCompatible):
+ * a type with itself, byte with uint8 (uints of one width), bitlists and
+ * bitvectors of one capacity, lists and vectors of one capacity and
+ * compatible elements, progressive lists (bitlists) of compatible elements,
+ * containers with the same field names in order and compatible field types,
+ * ProgressiveContainers whose fields at a position they share have one name
+ * and compatible types and whose shared names sit at one position,
+ * CompatibleUnions whose options are pairwise compatible. Two Unions: the
+ * same number of options, pairwise compatible. *work counts comparisons (the
+ * caller refuses the type past COMPAT_WORK_MAX, so nested unions of many
+ * options cannot take exponential time). */
+#define COMPAT_WORK_MAX 1000000UL
+static int types_compatible(const bk_ssz_type *a, const bk_ssz_type *b, unsigned long *work)
+{
+    if (a == b) return 1;
+    if (++*work > COMPAT_WORK_MAX) return 0;
+    if (a->kind != b->kind || a->progressive != b->progressive) return 0;
+    switch (a->kind) {
+    case BK_SSZ_UINT: return a->size == b->size;
+    case BK_SSZ_BOOL:
+    case BK_SSZ_NONE: return 1;
+    case BK_SSZ_BITVECTOR:
+    case BK_SSZ_BITLIST: return a->progressive || a->length == b->length;
+    case BK_SSZ_VECTOR:
+    case BK_SSZ_LIST:
+        return (a->progressive || a->length == b->length) && types_compatible(a->elem, b->elem, work);
+    case BK_SSZ_UNION:
+        if (a->compatible != b->compatible) return 0;
+        if (a->compatible) {
+            for (size_t i = 0; i < a->nfields; i++)
+                for (size_t j = 0; j < b->nfields; j++)
+                    if (a->fields[i].type && b->fields[j].type &&
+                        !types_compatible(a->fields[i].type, b->fields[j].type, work))
+                        return 0;
+            return 1;
+        }
+        if (a->nfields != b->nfields) return 0;
+        for (size_t i = 0; i < a->nfields; i++)
+            if (!types_compatible(a->fields[i].type, b->fields[i].type, work)) return 0;
+        return 1;
+    case BK_SSZ_CONTAINER:
+        if (!a->progressive) {
+            if (a->nfields != b->nfields) return 0;
+            for (size_t i = 0; i < a->nfields; i++)
+                if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+                    !types_compatible(a->fields[i].type, b->fields[i].type, work))
+                    return 0;
+            return 1;
+        }
+        for (size_t i = 0; i < a->nfields; i++) {
+            *work += b->nfields;
+            for (size_t j = 0; j < b->nfields; j++) {
+                int same_pos = a->fields[i].chunk == b->fields[j].chunk;
+                int same_name = strcmp(a->fields[i].name, b->fields[j].name) == 0;
+                if (same_pos != same_name) return 0;
+                if (same_pos && !types_compatible(a->fields[i].type, b->fields[j].type, work)) return 0;
+            }
+        }
+        return 1;
+    }
+    return 0;
 }
 
 static schema *find_schema(bk_ssz_registry *reg, const char *name, size_t n, int builtin)
@@ -595,6 +685,61 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
             return terr(p, "illegal type: zero-length vector", NULL);
         st = finish_seq(p, t);
         if (st != BK_OK) return st;
+        *out = t;
+        return BK_OK;
+    }
+    if (eat(p, "CompatibleUnion[")) {
+        /* EIP-8016: selector:type pairs, selectors 1..127, every two options
+         * of compatible Merkleization. */
+        const bk_ssz_type *opts[128] = {0};
+        size_t maxsel = 0;
+        if (p->s[p->pos] == ']') return terr(p, "illegal type: CompatibleUnion without options", NULL);
+        for (;;) {
+            size_t at = p->pos;
+            uint64_t sel;
+            bk_status st = parse_num(p, &sel);
+            if (st != BK_OK) return st;
+            if (sel < 1 || sel > 127) {
+                p->pos = at;
+                return terr(p, "illegal type: a CompatibleUnion selector is 1..127", NULL);
+            }
+            if (opts[sel]) {
+                p->pos = at;
+                return terr(p, "illegal type: CompatibleUnion selector given twice", NULL);
+            }
+            if (!eat(p, ":")) return terr(p, "expected ':' after a CompatibleUnion selector", NULL);
+            st = parse_type(p, &opts[sel], depth + 1, 0);
+            if (st != BK_OK) return st;
+            if (sel > maxsel) maxsel = (size_t)sel;
+            if (eat(p, "]")) break;
+            if (!eat(p, ",")) return terr(p, "expected ',' or ']'", NULL);
+        }
+        unsigned long work = 0;
+        for (size_t a = 1; a <= maxsel; a++)
+            for (size_t b = a + 1; b <= maxsel; b++) {
+                if (!opts[a] || !opts[b]) continue;
+                int c = types_compatible(opts[a], opts[b], &work);
+                if (work > COMPAT_WORK_MAX)
+                    return terr(p, "illegal type: CompatibleUnion options too many to compare", NULL);
+                if (!c) {
+                    char detail[64];
+                    snprintf(detail, sizeof detail, "options %zu and %zu", a, b);
+                    return terr(p, "illegal type: CompatibleUnion options of incompatible Merkleization", detail);
+                }
+            }
+        bk_ssz_type *t = new_type(p, BK_SSZ_UNION);
+        bk_ssz_field *f = t ? bk_arena_alloc(&p->reg->arena, (maxsel + 1) * sizeof *f) : NULL;
+        if (!f) return bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+        for (size_t i = 0; i <= maxsel; i++) {
+            f[i].name = "";
+            f[i].type = opts[i];
+            f[i].chunk = i;
+        }
+        t->fields = f;
+        t->nfields = maxsel + 1;
+        t->compatible = 1;
+        t->is_variable = 1;
+        t->chunk_count = 1;
         *out = t;
         return BK_OK;
     }
@@ -759,9 +904,14 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
         PUT(tmp);
         break;
     case BK_SSZ_UNION:
-        PUT("Union[");
-        for (size_t i = 0; i < t->nfields; i++) {
-            if (i) PUT(",");
+        PUT(t->compatible ? "CompatibleUnion[" : "Union[");
+        for (size_t i = 0, k = 0; i < t->nfields; i++) {
+            if (!t->fields[i].type) continue;
+            if (k++) PUT(",");
+            if (t->compatible) {
+                snprintf(tmp, sizeof tmp, "%zu:", i);
+                PUT(tmp);
+            }
             PUTSUB(t->fields[i].type);
         }
         PUT("]");
@@ -773,13 +923,22 @@ size_t bk_ssz_type_name(const bk_ssz_type *t, char *buf, size_t cap)
 #undef PUTSUB
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
 uint64_t bk_ssz_min_size(const bk_ssz_type *t)
 {
     switch (t->kind) {
     case BK_SSZ_LIST: return 0;
     case BK_SSZ_BITLIST: return 1;
     case BK_SSZ_NONE: return 0;
-    case BK_SSZ_UNION: return 1;
+    case BK_SSZ_UNION: {
+        if (!t->compatible) return 1;
+        uint64_t m = UINT64_MAX;
+        for (size_t i = 0; i < t->nfields; i++)
+            if (t->fields[i].type && bk_ssz_min_size(t->fields[i].type) < m) m = bk_ssz_min_size(t->fields[i].type);
+        return sat_add(m, 1);
+    }
     case BK_SSZ_VECTOR:
         if (t->elem->is_variable) {
             uint64_t m = bk_ssz_min_size(t->elem);
@@ -796,9 +955,6 @@ uint64_t bk_ssz_min_size(const bk_ssz_type *t)
     }
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-
 uint64_t bk_ssz_max_size(const bk_ssz_type *t)
 {
     switch (t->kind) {
@@ -810,6 +966,7 @@ uint64_t bk_ssz_max_size(const bk_ssz_type *t)
     case BK_SSZ_UNION: {
         uint64_t m = 0;
         for (size_t i = 0; i < t->nfields; i++) {
+            if (!t->fields[i].type) continue;
             uint64_t s = bk_ssz_max_size(t->fields[i].type);
             if (s > m) m = s;
         }

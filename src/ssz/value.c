@@ -96,7 +96,9 @@ static void to_json(const bk_ssz_type *t, const uint8_t *d, size_t len, bk_write
     case BK_SSZ_BITLIST: put_hex(w, d, len); return;
     case BK_SSZ_UNION: {
         char buf[32];
-        snprintf(buf, sizeof buf, "{\"selector\":%u,\"value\":", d[0]);
+        /* CompatibleUnion: @chainsafe/ssz's toJson shape, the selector a decimal string. */
+        snprintf(buf, sizeof buf, t->compatible ? "{\"selector\":\"%u\",\"data\":" : "{\"selector\":%u,\"value\":",
+                 d[0]);
         bk_writer_puts(w, buf);
         to_json(t->fields[d[0]].type, d + 1, len - 1, w);
         bk_writer_putc(w, '}');
@@ -548,16 +550,21 @@ static bk_status from_json(const jtext *j, const bk_ssz_type *t, size_t pos, bk_
                 if (st != BK_OK) return st;
                 /* The first member of a name counts (as bk_sjson_get). */
                 if (key.n == 8 && !memcmp(key.p, "selector", 8) && sel == SLOT_NONE) sel = v;
-                if (key.n == 5 && !memcmp(key.p, "value", 5) && val == SLOT_NONE) val = v;
+                if (t->compatible ? key.n == 4 && !memcmp(key.p, "data", 4) : key.n == 5 && !memcmp(key.p, "value", 5))
+                    if (val == SLOT_NONE) val = v;
                 jspan_free(j, &key);
                 members++;
             }
         }
         if (c != '{' || sel == SLOT_NONE || val == SLOT_NONE || members != 2)
-            return bk_error_set(err, BK_ERR_VALUE, pos, "a union is {\"selector\":n,\"value\":...}");
+            return bk_error_set(err, BK_ERR_VALUE, pos,
+                                t->compatible ? "a CompatibleUnion is {\"selector\":\"n\",\"data\":...}"
+                                              : "a union is {\"selector\":n,\"value\":...}");
         uint8_t b[32];
         bk_status st = parse_uint(j, sel, 1, b, err);
         if (st != BK_OK) return st;
+        if (t->compatible && (b[0] >= t->nfields || !t->fields[b[0]].type))
+            return bk_error_set(err, BK_ERR_VALUE, sel, "CompatibleUnion selector %u names no option", b[0]);
         if (b[0] >= t->nfields)
             return bk_error_set(err, BK_ERR_VALUE, sel, "union selector %u out of range (%zu options)", b[0],
                                 t->nfields);

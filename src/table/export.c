@@ -21,6 +21,7 @@ typedef struct ex_chunk {
     size_t job0, njobs;
     int64_t first, last;
     unsigned wanted;             /* datasets to write */
+    uint64_t bytes;              /* block bytes */
 } ex_chunk;
 
 typedef struct ex_worker {
@@ -29,6 +30,9 @@ typedef struct ex_worker {
     bk_chunk_file files[BK_DS_COUNT_];
     bk_table_writer *tw[BK_DS_COUNT_];  /* the open tables of the chunk being written */
     int opened[BK_DS_COUNT_];
+    /* the chunk in flight, for progress (atomics: the calling thread reads them) */
+    size_t busy_task;            /* task + 1; 0: idle */
+    uint64_t busy_since_ns, busy_bytes;
 } ex_worker;
 
 typedef struct ex_run {
@@ -46,6 +50,9 @@ typedef struct ex_run {
     uint64_t rows[BK_DS_COUNT_];
     int64_t max_done;
     uint64_t blocks_total, bytes_total;
+    uint64_t bytes_committed, committed_ns;  /* atomics */
+    bk_export_chunk_progress *busy;          /* one per worker, filled by export_progress */
+    int nworkers;
     double t1;
 } ex_run;
 
@@ -90,6 +97,13 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* Task begin: open the chunk's files (temporary names). */
 static bk_status chunk_begin(void *vctx, int worker, size_t task, bk_error *err)
 {
@@ -100,6 +114,10 @@ static bk_status chunk_begin(void *vctx, int worker, size_t task, bk_error *err)
     bk_status st = BK_OK;
     memset(W->tw, 0, sizeof W->tw);
     memset(W->opened, 0, sizeof W->opened);
+    __atomic_store_n(&W->busy_task, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&W->busy_bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&W->busy_since_ns, now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&W->busy_task, task + 1, __ATOMIC_RELEASE);
     for (int d = 0; d < BK_DS_COUNT_ && st == BK_OK; d++) {
         if (!(ch->wanted & (1u << d))) continue;
         size_t nc;
@@ -181,6 +199,7 @@ static bk_status export_block_rows(void *vctx, int worker, const bk_engine_block
         if (tw[d]) __atomic_fetch_add(&R->rows[d], tw[d]->rows - rows0[d], __ATOMIC_RELAXED);
     __atomic_fetch_add(&R->blocks_done, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&R->bytes_done, e->size, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&W->busy_bytes, e->size, __ATOMIC_RELAXED);
     return BK_OK;
 }
 
@@ -223,7 +242,11 @@ static bk_status chunk_end(void *vctx, int worker, size_t task, bk_status st, bk
             bk_chunk_file_abort(&W->files[d]);
         }
     }
+    uint64_t since = __atomic_load_n(&W->busy_since_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&W->busy_task, 0, __ATOMIC_RELEASE);
     if (st == BK_OK) {
+        __atomic_fetch_add(&R->committed_ns, now_ns() - since, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&R->bytes_committed, R->chunks[task].bytes, __ATOMIC_RELAXED);
         __atomic_fetch_add(&R->chunks_done, 1, __ATOMIC_RELAXED);
         int64_t last = R->chunks[task].last, cur = __atomic_load_n(&R->max_done, __ATOMIC_RELAXED);
         while (last > cur &&
@@ -247,6 +270,27 @@ static void export_progress(void *vctx)
     p.chunks_done = __atomic_load_n(&R->chunks_done, __ATOMIC_RELAXED);
     p.chunks_total = R->nchunks;
     p.seconds = now_s() - R->t1;
+    p.bytes_committed = __atomic_load_n(&R->bytes_committed, __ATOMIC_RELAXED);
+    p.chunk_seconds = (double)__atomic_load_n(&R->committed_ns, __ATOMIC_RELAXED) / 1e9;
+    p.workers = R->nworkers;
+    p.busy = R->busy;
+    p.n_busy = 0;
+    uint64_t t = now_ns();
+    for (int w = 0; R->busy && R->workers && w < R->nworkers; w++) {
+        ex_worker *W = &R->workers[w];
+        size_t task = __atomic_load_n(&W->busy_task, __ATOMIC_ACQUIRE);
+        if (!task) continue;
+        uint64_t since = __atomic_load_n(&W->busy_since_ns, __ATOMIC_RELAXED);
+        uint64_t bytes = __atomic_load_n(&W->busy_bytes, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&W->busy_task, __ATOMIC_ACQUIRE) != task) continue; /* it moved on meanwhile */
+        const ex_chunk *ch = &R->chunks[task - 1];
+        bk_export_chunk_progress *b = &R->busy[p.n_busy++];
+        b->first = ch->first;
+        b->last = ch->last;
+        b->bytes_total = ch->bytes;
+        b->bytes_done = bytes < ch->bytes ? bytes : ch->bytes;
+        b->seconds = t > since ? (double)(t - since) / 1e9 : 0;
+    }
     o->progress(o->progress_ctx, &p);
 }
 
@@ -319,6 +363,11 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
     }
     R.workers = workers;
+    R.busy = bk_alloc(o->alloc, (size_t)nw * sizeof *R.busy);
+    if (!R.busy) {
+        rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        goto out;
+    }
 
     /* Jobs: the best chain from start, then orphans; sorted by height. */
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
@@ -389,7 +438,8 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         }
         if (c->wanted) {
             R.nchunks++;
-            for (size_t q = i; q < j; q++) bytes_total += R.chain.entries[R.jobs[q].entry].size;
+            for (size_t q = i; q < j; q++) c->bytes += R.chain.entries[R.jobs[q].entry].size;
+            bytes_total += c->bytes;
             blocks_total += j - i;
         } else {
             st.chunks_skipped++;
@@ -407,6 +457,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     if (rg_cap < ((size_t)4 << 20)) rg_cap = (size_t)4 << 20;
     if (!R.pq.row_group_size || R.pq.row_group_size > rg_cap) R.pq.row_group_size = rg_cap;
     st.workers = nw;
+    R.nworkers = nw;
     R.blocks_total = blocks_total;
     R.bytes_total = bytes_total;
     tasks = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * sizeof *tasks);
@@ -467,6 +518,7 @@ out:
         }
         bk_free(o->alloc, workers, (size_t)o->workers * sizeof *workers);
     }
+    bk_free(o->alloc, R.busy, (size_t)o->workers * sizeof *R.busy);
     bk_free(o->alloc, R.jobs, cap * sizeof *R.jobs);
     bk_free(o->alloc, R.chunks, chunks_cap * sizeof *R.chunks);
     bk_free(o->alloc, tasks, (R.nchunks ? R.nchunks : 1) * sizeof *tasks);

@@ -144,8 +144,9 @@ bk_status bk_utxo_snapshot_open(bk_utxo_snapshot **out, bk_read_fn read, void *c
         } else {
             s->meta.version = bk_load_le16(p + 5);
             if (s->meta.version != BK_UTXO_SNAPSHOT_VERSION) {
-                bk_error_set(&s->err, BK_ERR_UNSUPPORTED, 5,
-                             "snapshot format version %u is not supported (blockkit reads version 2)",
+                /* A property of the file, not of the request: bad data. */
+                bk_error_set(&s->err, BK_ERR_INVALID, 5,
+                             "snapshot format version %u is not one blockkit reads (version 2, the one Core writes)",
                              s->meta.version);
             } else if (n < BK_UTXO_SNAPSHOT_HEADER_SIZE) {
                 snap_fail(s, BK_ERR_TRUNCATED, n, "snapshot ends inside its metadata");

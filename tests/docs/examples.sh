@@ -10,8 +10,16 @@
 # Rules:
 #  * each block runs in a fresh directory holding data/, tests/, docs/,
 #    scripts/ (links into the source tree) and build/ (the build directory),
-#    with `blockkit` on PATH and HOME set to that directory; every command
-#    must exit 0 (write `; echo "exit $?"` where a failure is the point);
+#    with `blockkit` on PATH, HOME set to that directory and TMPDIR to a
+#    fresh directory of its own; every command must exit 0 (write
+#    `; echo "exit $?"` where a failure is the point);
+#  * a command line that starts with NAME= (as `out=$(mktemp -d)`) sets a
+#    shell variable for the lines after it in the same block, as in an
+#    interactive shell (each line runs in a shell of its own);
+#  * README.md's examples leave nothing in the directory they run from (the
+#    source tree, run as written): a file or directory there that was not
+#    there before the block fails the test (they write into $out, a mktemp
+#    directory); for docs/*.md such files are listed as notes.
 #  * a line ending in a "# (needs ...)" comment is not run: it needs
 #    something the bundled data cannot stand in for (a node's datadir, a
 #    cloud account);
@@ -50,6 +58,18 @@ done > "$tmp/records"
 
 run_cmd() {   # $1 = command text; runs in $dir; output in $tmp/out
     c=$1
+    # The variables set by the block's earlier NAME=... lines; a line that
+    # is itself such an assignment records its value for the next ones.
+    case "$c" in
+    [A-Za-z_]*=*)
+        name=${c%%=*}
+        case "$name" in *[!A-Za-z0-9_]*) ;; *)
+            c="$c
+[ -z \"\${$name:-}\" ] || printf \"%s='%s'\\\\n\" $name \"\$$name\" >> '$tmp/env'" ;;
+        esac ;;
+    esac
+    c=". '$tmp/env'
+$c"
     case "$c" in
     *"blockkit bench"*)
         case "$c" in *--filter*) add="--min-time 5 --epochs 1" ;;
@@ -59,7 +79,19 @@ run_cmd() {   # $1 = command text; runs in $dir; output in $tmp/out
     # bash with pipefail where there is bash: a pipeline fails when any
     # part of it does (as `blockkit scan ... | gzip` must).
     if command -v bash >/dev/null 2>&1; then set -- bash -o pipefail -c; else set -- sh -c; fi
-    (cd "$dir" && HOME="$dir" PATH="$build:$PATH" timeout 120 "$@" "$c") > "$tmp/out" 2>&1
+    (cd "$dir" && HOME="$dir" TMPDIR="$tmp/tmpdir" PATH="$build:$PATH" timeout 120 "$@" "$c") > "$tmp/out" 2>&1
+}
+
+# What a block left in its directory beyond the links and copies it got.
+check_left() {
+    [ -n "$dir" ] || return 0
+    left=$(ls -A "$dir" | grep -vxE 'data|tests|docs|scripts|build' | tr '\n' ' ')
+    [ -n "$left" ] || return 0
+    case "$where" in
+    README.md:*) echo "FAIL $where: left in the working directory (the source tree, run as written): $left"
+                 fail=1 ;;
+    *) echo "note $where: left in the working directory: $left" ;;
+    esac
 }
 
 check_prev() {   # compare the previous console command's output, if any
@@ -79,11 +111,13 @@ while IFS= read -r rec; do
     case "$kind" in
     B)
         check_prev
+        check_left
         where=${body% *}
         lang=${body##* }
         dir="$tmp/run.$ran.$skipped"
-        rm -rf "$dir"
-        mkdir -p "$dir"
+        rm -rf "$dir" "$tmp/tmpdir"
+        mkdir -p "$dir" "$tmp/tmpdir"
+        : > "$tmp/env"
         # data/ and tests/ are links (examples only read them); docs/ and
         # scripts/ are copies, so an example that writes there (the bench
         # reproduction's docs/bench-results.json) cannot touch the tree.
@@ -115,6 +149,7 @@ while IFS= read -r rec; do
     esac
 done < "$tmp/records"
 check_prev
+check_left
 echo "$ran examples run, $skipped skipped"
 [ "$ran" -gt 0 ] || fail=1
 exit $fail

@@ -1,7 +1,7 @@
 // node check_resume.mjs --bk BLOCKKIT --tmp DIR -- EXPORT-SOURCE-ARGS...
 // An export killed with SIGKILL at growing delays and rerun until it
 // finishes gives the same files, byte for byte, as an uninterrupted export
-// (and leaves no temporary file); SIGTERM ends an export with status 0
+// (and leaves no temporary file); SIGTERM ends an export with status 143 (128 + 15)
 // and removes its unfinished chunk; a rerun of a finished export writes
 // nothing; a partial tail chunk is replaced when the range grows; --follow
 // writes only complete chunks the tip is --lag past and stops on SIGTERM.
@@ -82,10 +82,10 @@ if (JSON.stringify(names) !== JSON.stringify(wantNames))
   fail(`files after ${kills} kills: ${names.filter(n => !(n in want)).join(' ')} extra, ${wantNames.filter(n => !(n in got)).join(' ')} missing`);
 for (const n of wantNames) if (got[n] && !got[n].equals(want[n])) fail(`${n} differs after ${kills} kills`);
 
-// SIGTERM: clean stop, status 0, no temporary file left by this run.
+// SIGTERM: clean stop, status 143, no temporary file left by this run.
 const out2 = path.join(tmp, 'term');
 const r = await runFor(out2, 30, 'SIGTERM', true);
-if (r.code !== 0) fail(`SIGTERM: status ${r.code} signal ${r.signal}: ${r.err}`);
+if (r.code !== 143) fail(`SIGTERM: status ${r.code} signal ${r.signal}: ${r.err}`);
 try {
   const left = Object.keys(tree(out2)).filter(n => n.includes('.tmp-'));
   if (left.length) fail(`SIGTERM left ${left}`);
@@ -122,7 +122,7 @@ const fr = await new Promise(resolve => {
   }, 100);
   p.on('exit', (code, signal) => { clearInterval(iv); resolve({ code, signal, err }); });
 });
-if (fr.code !== 0) fail(`--follow: status ${fr.code} signal ${fr.signal}: ${fr.err}`);
+if (fr.code !== 143) fail(`--follow: status ${fr.code} signal ${fr.signal}: ${fr.err}`);
 const chunk = Number(base[base.indexOf('--chunk-size') + 1]);
 const tipFiles = readdirSync(path.join(ref, 'blocks')).sort();
 const lastRef = tipFiles[tipFiles.length - 1].match(/_(\d+)\.parquet$/)[1];

@@ -33,7 +33,7 @@ run 30 "$BK" utxo dump $rt -o "$T/d.csv"
 expect "utxo dump -o FILE" 0 ""
 "$BK" utxo dump $rt > "$T/ref.csv" || fail "utxo dump to stdout"
 cmp -s "$T/d.csv" "$T/ref.csv" && pass "-o FILE = standard output" || fail "-o FILE differs from standard output"
-run 30 bash -c "$(declare -f limited); limited \"\$0\" utxo dump $rt --format parquet -o \"\$1\"" "$BK" "$T/d.csv"
+run 30 bash -c "$(declare -f limited); limited \"\$0\" utxo dump $rt --format parquet --force -o \"\$1\"" "$BK" "$T/d.csv"
 expect "failed dump over an existing FILE" 74 "write error: File too large$"
 cmp -s "$T/d.csv" "$T/ref.csv" && pass "the existing FILE is unchanged" || fail "the existing FILE was changed"
 compgen -G "$T/d.csv.tmp-*" > /dev/null && fail "a temporary file is left" || pass "no temporary file"
@@ -45,7 +45,7 @@ expect "utxo dump -o LINK" 0 ""
   || fail "-o LINK: $(ls -la "$T/link.csv" "$T/target.csv" 2>&1)"
 # a signal while the rows are written: exit 128+15, nothing under FILE
 "$BK_HELPERS/gen-utxo" "$T/u" 2000000 > /dev/null || fail "gen-utxo"
-"$BK" utxo dump --utxo-snapshot "$T/u/utxo_snapshot.dat" --threads 1 -o "$T/s.csv" 2> "$T/sig.err" &
+"$BK" utxo dump --utxo-snapshot "$T/u/utxo_snapshot.dat" -j 1 -o "$T/s.csv" 2> "$T/sig.err" &
 pid=$!
 for _ in $(seq 1000); do compgen -G "$T/s.csv.tmp-*" > /dev/null && break; sleep 0.01; done
 kill -TERM "$pid"

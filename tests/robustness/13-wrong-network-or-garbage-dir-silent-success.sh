@@ -8,7 +8,7 @@ run 20 "$BK" scan --blocksdir "$SAMPLE" --orphans --chain testnet3
 expect "scan mainnet files as testnet3" 65 "blk00000.dat starts with the record magic of main \(f9beb4d9\), not testnet3's: these are main files, use --chain main"
 run 20 "$BK" chain --blocksdir "$SAMPLE" --chain signet
 expect "chain mainnet files as signet" 65 "record magic of main .*use --chain main"
-run 20 "$BK" chain --blocksdir "$RT"
+run 20 "$BK" chain --blocksdir "$RT" --chain main
 expect "chain regtest files as main" 65 "record magic of regtest \(fabfb5da\), not main's: .*use --chain regtest"
 mkdir -p "$T/garbage"; head -c 1000000 /dev/urandom > "$T/garbage/blk00000.dat"
 printf 'GARB' | dd of="$T/garbage/blk00000.dat" conv=notrunc 2>/dev/null
@@ -16,15 +16,16 @@ run 20 "$BK" scan --blocksdir "$T/garbage"
 expect "scan of 1 MB of random bytes" 65 "no block records in 1 blk file\(s\) of .*: blk00000.dat starts with 47415242, the record magic of no network"
 run 20 "$BK" chain --blocksdir "$T/garbage"
 expect "chain of 1 MB of random bytes" 65 "the record magic of no network"
-run 20 "$BK" scan --blocksdir "$REGTEST/full"
-expect "a datadir as --blocksdir" 66 "this looks like a datadir, use --datadir .*/full --chain regtest"
-run 20 "$BK" scan --datadir "$REGTEST/full"
-expect "a regtest datadir without --chain" 66 "full/blocks: no such directory: .*/full holds the blocks of regtest, not of main: use --chain regtest$"
+# a datadir given as --blocksdir is Core's -blocksdir layout: its network found
+run 20 sh -c '"$0" scan --blocksdir "$1" --end 3 | wc -l | grep -qx 4' "$BK" "$REGTEST/full"
+expect "a datadir as --blocksdir (Core's -blocksdir layout)" 0 ""
+run 20 "$BK" scan --datadir "$REGTEST/full" --chain main
+expect "a regtest datadir as main" 66 ".*/full holds the blocks of regtest, not of main: use --datadir .*/full --chain regtest$"
 run 20 "$BK" chain --datadir "$T"
-expect "not a datadir" 66 "$T/blocks: no such directory \(is $T a Bitcoin Core datadir\?\)"
+expect "not a datadir" 66 "$T has no blocks directory of any network .*is it a Bitcoin Core datadir\?"
 mkdir -p "$T/dd/blocks"
 run 20 "$BK" chain --blocksdir "$T/dd"
-expect "a main datadir as --blocksdir" 66 "this looks like a datadir, use --datadir $T/dd$"
+expect "a main datadir as --blocksdir" 66 "no blk\*.dat files in $T/dd/blocks"
 mkdir -p "$T/empty"
 run 20 "$BK" scan --blocksdir "$T/empty"
 expect "no blk files" 66 "no blk\*.dat files in $T/empty \(not a blocks directory\?\)"

@@ -184,7 +184,7 @@ static void f10_ssz_gindex_argument_wraps(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         run_bk(r, NULL, NULL, "ssz", "proof", "Container:Checkpoint", "--gindex", bad[i], "--hex", zeros40, (char *)NULL);
         CHECK_EQ_INT(r->status, 64);
-        CHECK(strstr(r->err, "bad --gindex") != NULL);
+        CHECK(strstr(r->err, "bad value for --gindex") != NULL);
         CHECK(r->out[0] == 0);
     }
     /* The largest index is taken (and is below a packed chunk: 65). */
