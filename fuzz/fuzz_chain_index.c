@@ -140,7 +140,7 @@ static int setup(void)
     struct dirent *e;
     while ((e = readdir(d)) != NULL && g_n_files < MAX_FILES)
         if ((!strncmp(e->d_name, "blk", 3) || !strncmp(e->d_name, "rev", 3)) && strlen(e->d_name) < 16)
-            snprintf(g_names[g_n_files++], 16, "%s", e->d_name);
+            memcpy(g_names[g_n_files++], e->d_name, strlen(e->d_name) + 1); /* < 16 bytes, checked */
     closedir(d);
     qsort(g_names, g_n_files, sizeof g_names[0], cmp_name); /* blk < rev */
     for (size_t i = 0; i < g_n_files; i++) g_n_blk += g_names[i][0] == 'b';
