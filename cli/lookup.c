@@ -50,14 +50,6 @@ int bk_cli_refuse_given(const char *cmd, const bk_opt_spec *spec, const char *co
     return 0;
 }
 
-/* Print a Core RPC refusal and return its exit code. */
-static int rpc_fail(const char *cmd, int code, const char *msg)
-{
-    return bk_cli_fail(cmd, code == BK_RPC_INVALID_PARAMETER ? BK_EXIT_USAGE : BK_EXIT_NOINPUT, "%s (error code %d)",
-                       msg, code);
-}
-
-
 /* Core ParseHashV(.., name) for getrawtransaction's txid ("parameter 1")
  * and block hash ("parameter 3"). */
 static int parse_hash_param(const char *cmd, const char *s, const char *name, uint8_t out[32])
@@ -68,12 +60,12 @@ static int parse_hash_param(const char *cmd, const char *s, const char *name, ui
     char msg[300];
     if (n != 64) {
         snprintf(msg, sizeof msg, "%s must be of length 64 (not %zu, for '%.100s')", name, n, s);
-        rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
+        bk_cli_rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
     if (!hex) {
         snprintf(msg, sizeof msg, "%s must be hexadecimal string (not '%.100s')", name, s);
-        rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
+        bk_cli_rpc_fail(cmd, BK_RPC_INVALID_PARAMETER, msg);
         return 0;
     }
     return bk_hex_decode_rev(out, s, 32, NULL) == BK_OK;
@@ -92,20 +84,18 @@ static int emit(bk_writer *w, int pretty)
     return 0;
 }
 
-int bk_cli_lookup_run(const char *cmd, bk_cli_source *src, const bk_cli_lookup *q)
+int bk_cli_rpc_fail(const char *cmd, int code, const char *msg)
 {
-    int rc = BK_EXIT_OK;
-    if (q->kind != BK_CLI_LOOKUP_TIPS && !q->n_args) {
-        bk_cli_source_free(src);
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "give a %s (see --help)",
-                           q->kind == BK_CLI_LOOKUP_TX ? "TXID" : "block hash or height");
-    }
-    /* getrawtransaction's third parameter, checked before anything is read */
-    uint8_t bh[32];
-    if (q->blockhash && !parse_hash_param(cmd, q->blockhash, "parameter 3", bh)) {
-        bk_cli_source_free(src);
-        return BK_EXIT_USAGE;
-    }
+    int rc = code == BK_RPC_INVALID_PARAMETER ? BK_EXIT_USAGE
+             : code == BK_RPC_INTERNAL_ERROR  ? BK_EXIT_DATA
+                                              : BK_EXIT_NOINPUT;
+    return bk_cli_fail(cmd, rc, "%s (error code %d)", msg, code);
+}
+
+int bk_cli_lookup_open(const char *cmd, bk_cli_source *src, bk_lookup **l_out)
+{
+    int rc;
+    *l_out = NULL;
     int blocksdir_given = src->blocksdir != NULL;
     if ((rc = bk_cli_source_resolve(cmd, src, BK_CLI_NEED_DATADIR)) != 0) {
         bk_cli_source_free(src);
@@ -125,21 +115,40 @@ int bk_cli_lookup_run(const char *cmd, bk_cli_source *src, const bk_cli_lookup *
     copts.tmpdir = src->tmpdir;
     bk_error err;
     bk_error_clear(&err);
-    bk_lookup *l = NULL;
-    bk_status ost = bk_lookup_open(src->datadir, src->core_blocksdir, src->net, &copts, NULL, &l, &err);
+    bk_status ost = bk_lookup_open(src->datadir, src->core_blocksdir, src->net, &copts, NULL, l_out, &err);
     bk_cli_source_free(src);
     if (ost != BK_OK)
         return err.status == BK_ERR_NOT_FOUND
                    ? bk_cli_fail(cmd, BK_EXIT_NOINPUT,
                                  "%s (lookups need the node's block index; blk/rev files alone: blockkit scan)", err.msg)
                    : bk_cli_report(cmd, &err);
+    return 0;
+}
+
+int bk_cli_lookup_run(const char *cmd, bk_cli_source *src, const bk_cli_lookup *q)
+{
+    int rc = BK_EXIT_OK;
+    if (q->kind != BK_CLI_LOOKUP_TIPS && !q->n_args) {
+        bk_cli_source_free(src);
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "give a %s (see --help)",
+                           q->kind == BK_CLI_LOOKUP_TX ? "TXID" : "block hash or height");
+    }
+    /* getrawtransaction's third parameter, checked before anything is read */
+    uint8_t bh[32];
+    if (q->blockhash && !parse_hash_param(cmd, q->blockhash, "parameter 3", bh)) {
+        bk_cli_source_free(src);
+        return BK_EXIT_USAGE;
+    }
+    bk_lookup *l = NULL;
+    if ((rc = bk_cli_lookup_open(cmd, src, &l)) != 0) return rc;
+    bk_error err;
     /* Core: "Block hash not found" for a block it does not know. */
     const bk_chain_entry *in_block = NULL;
     if (q->blockhash) {
         in_block = bk_chain_find(bk_lookup_chain(l), bh);
         if (!in_block) {
             bk_lookup_close(l);
-            return rpc_fail(cmd, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
+            return bk_cli_rpc_fail(cmd, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
         }
     }
     bk_writer w;
@@ -179,7 +188,7 @@ int bk_cli_lookup_run(const char *cmd, bk_cli_source *src, const bk_cli_lookup *
         if (note) fprintf(stderr, "blockkit: %s: note: %s\n", cmd, note);
         if (st != BK_OK) {
             int code = bk_lookup_rpc_code(l);
-            int e = code ? rpc_fail(cmd, code, err.msg) : bk_cli_report(cmd, &err);
+            int e = code ? bk_cli_rpc_fail(cmd, code, err.msg) : bk_cli_report(cmd, &err);
             if (rc == BK_EXIT_OK || e != BK_EXIT_NOINPUT) rc = e;
             continue;
         }

@@ -34,6 +34,17 @@ typedef struct bk_cli_lookup {
  * argument, one line each. Returns the exit status (frees src). */
 int bk_cli_lookup_run(const char *cmd, bk_cli_source *src, const bk_cli_lookup *q);
 
+/* Resolve the datadir (bk_cli_source_resolve, BK_CLI_NEED_DATADIR) and
+ * open it for lookups (blockkit/lookup.h). 0 with *l_out, or the exit
+ * status after the message. Frees src either way. */
+struct bk_lookup;
+int bk_cli_lookup_open(const char *cmd, bk_cli_source *src, struct bk_lookup **l_out);
+
+/* Print a Core RPC refusal, "MSG (error code N)", and return its exit
+ * status: 64 for -8 (a bad parameter), 65 for -32603 (Core's internal
+ * error: a damaged index or block file), 66 otherwise. */
+int bk_cli_rpc_fail(const char *cmd, int code, const char *msg);
+
 /* The text every lookup's --help ends with (how the datadir is read,
  * Core's refusals, exit status). */
 #define BK_CLI_LOOKUP_OUTRO                                                                          \

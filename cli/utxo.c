@@ -734,9 +734,10 @@ static int utxo_main(int argc, char **argv)
         return BK_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--usage")) { /* every subcommand's synopsis line */
-        char *st[] = {"stats", "--usage", NULL}, *du[] = {"dump", "--usage", NULL};
+        char *st[] = {"stats", "--usage", NULL}, *du[] = {"dump", "--usage", NULL}, *sn[] = {"snapshot", "--usage", NULL};
         int rc = utxo_stats(2, st);
-        return rc ? rc : utxo_dump(2, du);
+        if (!rc) rc = utxo_dump(2, du);
+        return rc ? rc : utxo_snapshot(2, sn);
     }
     if (!strcmp(argv[1], "stats")) return utxo_stats(argc - 1, argv + 1);
     if (!strcmp(argv[1], "dump")) return utxo_dump(argc - 1, argv + 1);

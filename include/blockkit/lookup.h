@@ -148,6 +148,40 @@ BK_API bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], 
                                           int verbosity, const bk_tx_json_opts *o, bk_json *j,
                                           bk_error *err) BK_WARN_UNUSED;
 
+/* gettxoutproof ["txid",...] ( "blockhash" ): the serialized CMerkleBlock
+ * (blockkit/merkle.h, bk_block_merkle_proof) of the transactions
+ * txids[0..n) (display hex, as the RPC takes them) appended to out as
+ * bytes (the RPC prints them as hex). Core's order of checks and its
+ * messages (rpc/txoutproof.cpp): -8 "Parameter 'txids' cannot be empty",
+ * ParseHashV's "txid must be of length 64 (not N, for 'X')" / "txid must
+ * be hexadecimal string (not 'X')", "Invalid parameter, duplicated txid:
+ * X"; with blockhash (NULL: none) -5 "Block not found"; without it the
+ * block is the height of the first txid (in Core's set order, the
+ * internal bytes compared as memcmp) with an unspent output in the
+ * chainstate, else through the txindex with the smallest txid: -5
+ * "Transaction not yet in block" (no txindex, or not in it), -32603
+ * "Transaction index corrupt"; then -1 "Block not available (pruned
+ * data)" / "Block not available (not fully downloaded)", -32603 "Can't
+ * read block from disk", -5 "Not all transactions found in specified or
+ * retrieved block". The chainstate is read as last flushed to disk (the
+ * node's in-memory cache is not visible). */
+#define BK_RPC_INTERNAL_ERROR (-32603)
+BK_API bk_status bk_lookup_txoutproof(bk_lookup *l, const char *const *txids, size_t n, const char *blockhash,
+                                      bk_writer *out, bk_error *err) BK_WARN_UNUSED;
+
+/* verifytxoutproof "proof" (hex, as the RPC takes it): the txids the proof
+ * commits to, in block order, as a JSON array of display hex. Core's
+ * answers: -8 "proof must be hexadecimal string (not 'X')"; a proof that
+ * does not deserialize is an error naming the byte (bk_merkle_proof_parse;
+ * Core throws its stream's message); a tree that does not reduce to the
+ * header's merkle root gives [] (bk_lookup_warning says why); a header
+ * whose block is not on the active chain (or has no transactions
+ * recorded) -5 "Block not found in chain"; a transaction count other than
+ * the block's gives []. Bytes after the CMerkleBlock are ignored, as Core
+ * does. */
+BK_API bk_status bk_lookup_verifytxoutproof(bk_lookup *l, const char *proof_hex, bk_json *j,
+                                            bk_error *err) BK_WARN_UNUSED;
+
 /* getchaintips. */
 BK_API bk_status bk_lookup_chain_tips(bk_lookup *l, bk_json *j, bk_error *err) BK_WARN_UNUSED;
 

@@ -163,6 +163,76 @@ BK_API bk_status bk_block_merkle_branch(const bk_block *b, size_t index, uint8_t
                                         size_t scratch_len, uint8_t *branch_out, size_t branch_len,
                                         size_t *depth_out, bk_error *err) BK_WARN_UNUSED;
 
+/* ---- partial merkle trees (CMerkleBlock, BIP37; gettxoutproof) ----
+ *
+ * Core: src/merkleblock.cpp CPartialMerkleTree. The tree over n_tx leaves
+ * is walked depth first from the root (height h = bk_merkle_depth(n_tx));
+ * each node visited adds one flag bit (1: some matched leaf below it);
+ * a node with flag 0, or a leaf, adds its hash and is not descended; a
+ * right child that does not exist (the odd end of a level) is not
+ * visited. Subtree hashes are bk_merkle_root over the subtree's leaves,
+ * paired with themselves up to the subtree's height (Core's CalcHash).
+ * Serialized (a CMerkleBlock): the 80-byte header, u32 n_tx,
+ * CompactSize hash count + hashes (32 bytes each, internal order),
+ * CompactSize flag byte count + flag bytes (bit i in byte i / 8 at bit
+ * position i % 8, least significant first). */
+
+/* Core's limit on n_tx in ExtractMatches: MAX_BLOCK_WEIGHT /
+ * MIN_TRANSACTION_WEIGHT. */
+#define BK_MERKLE_PROOF_MAX_TX (4000000u / 240u)
+
+/* A serialized CMerkleBlock, borrowed. */
+typedef struct bk_merkle_proof {
+    const uint8_t *header;     /* 80 bytes */
+    uint32_t n_tx;
+    const uint8_t *hashes;     /* n_hashes * 32 bytes */
+    size_t n_hashes;
+    const uint8_t *flags;      /* n_flag_bytes bytes: 8 * n_flag_bytes flag bits */
+    size_t n_flag_bytes;
+    size_t size;               /* bytes the CMerkleBlock spans */
+} bk_merkle_proof;
+
+/* Build the partial merkle tree of the leaves txids[0..n) (internal order)
+ * for the leaves whose match[i] is non-zero, and append the whole
+ * CMerkleBlock (header80 first) to out. Scratch (about 96 bytes per leaf)
+ * comes from alloc (NULL = default) and is freed before returning.
+ * BK_ERR_ARG (n == 0, NULL pointers), BK_ERR_NOMEM. */
+BK_API bk_status bk_merkle_proof_build(const uint8_t header80[80], const uint8_t *txids, size_t n,
+                                       const uint8_t *match, const bk_allocator *alloc, bk_writer *out,
+                                       bk_error *err) BK_WARN_UNUSED;
+
+/* Core's CMerkleBlock(block, txids): the proof of the block's
+ * transactions whose txid is in want[0..n_want) (32 bytes each, internal
+ * order, any order); *n_found_out (may be NULL) receives how many of the
+ * block's transactions matched (Core's gettxoutproof refuses when that is
+ * not the number of txids asked: "Not all transactions found in specified
+ * or retrieved block"). */
+BK_API bk_status bk_block_merkle_proof(const bk_block *b, const uint8_t *want, size_t n_want,
+                                       const bk_allocator *alloc, bk_writer *out, size_t *n_found_out,
+                                       bk_error *err) BK_WARN_UNUSED;
+
+/* Parse a CMerkleBlock at the start of data as Core's deserializer reads
+ * it: header, n_tx, then two vectors whose CompactSize counts must be
+ * canonical and within MAX_SIZE, their bytes present. Bytes after it are
+ * allowed (verifytxoutproof ignores them); proof->size says where it
+ * ended. Errors, each with the byte offset: BK_ERR_TRUNCATED (naming what
+ * the bytes end in), BK_ERR_NONCANONICAL, BK_ERR_SIZE. Never allocates. */
+BK_API bk_status bk_merkle_proof_parse(const uint8_t *data, size_t len, bk_merkle_proof *proof_out,
+                                       bk_error *err) BK_WARN_UNUSED;
+
+/* Core's CPartialMerkleTree::ExtractMatches: walk the tree, collect the
+ * matched leaves (hash and position, in block order) and compute the
+ * root. Returns 1 with *root_out, or 0 when Core returns the zero hash:
+ * n_tx 0 or over BK_MERKLE_PROOF_MAX_TX, more hashes than n_tx, fewer flag
+ * bits than hashes, the walk running out of bits or hashes, a node whose
+ * two children are equal (CVE-2012-2459), flag bytes or hashes left over;
+ * *why_out (may be NULL) then names the reason. matches_out (32 bytes a
+ * match) and index_out (may be NULL) must hold p->n_hashes entries (no
+ * proof matches more leaves than it has hashes); *n_match_out receives
+ * the count (also when 0 is returned: what Core's vMatch holds then). */
+BK_API int bk_merkle_proof_extract(const bk_merkle_proof *p, uint8_t *matches_out, uint32_t *index_out,
+                                   size_t *n_match_out, uint8_t root_out[32], const char **why_out);
+
 #ifdef __cplusplus
 }
 #endif

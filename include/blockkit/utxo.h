@@ -170,6 +170,14 @@ BK_API uint64_t bk_chainstate_disk_size(bk_chainstate *cs);
 BK_API bk_status bk_chainstate_get(bk_chainstate *cs, const uint8_t txid[32], uint32_t vout, bk_utxo *u,
                                    bk_error *err) BK_WARN_UNUSED;
 
+/* Core's AccessByTxid over the chainstate on disk: the unspent output of
+ * txid with the lowest key (any unspent output of a transaction carries its
+ * block's height, which is what gettxoutproof asks it for). BK_OK and *u
+ * (raw_script borrows cs's buffer until its next call); BK_ERR_NOT_FOUND
+ * when no output of txid is unspent; coin errors as bk_chainstate_get. */
+BK_API bk_status bk_chainstate_find_txid(bk_chainstate *cs, const uint8_t txid[32], bk_utxo *u,
+                                         bk_error *err) BK_WARN_UNUSED;
+
 /* Iterate every coin in key order. next: 1 and *u (valid until the next
  * call), or 0 at the end or on an error (status says which): a key of the
  * 'C' range that is not 'C' + 32 bytes + a canonical VARINT vout below

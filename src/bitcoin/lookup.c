@@ -4,8 +4,10 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/lookup.h>
+#include <blockkit/merkle.h>
 #include <blockkit/sha256.h>
 #include <blockkit/txindex.h>
+#include <blockkit/utxo.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@ struct bk_lookup {
     int txi_tried;
     bk_status txi_status;
     char txi_msg[BK_ERROR_MSG_MAX];
+    bk_chainstate *cs;     /* opened on demand: gettxoutproof's coin lookup */
+    int cs_tried;
     bk_ldb *index;         /* opened on demand: headers of blocks without data */
     bk_block_decoder dec;
     uint8_t *buf;          /* block bytes */
@@ -146,6 +150,7 @@ void bk_lookup_close(bk_lookup *l)
         if (l->file_open[k]) bk_blockfile_close(&l->files[k]);
     if (l->have_blocks) bk_blocksdir_close(&l->blocks);
     bk_txindex_close(l->txi);
+    bk_chainstate_close(l->cs);
     bk_ldb_close(l->index);
     bk_block_decoder_free(&l->dec);
     if (l->buf) bk_free(l->alloc, l->buf, l->cap);
@@ -531,6 +536,22 @@ static int insert_text(bk_json *j, size_t at, const char *text, size_t n)
 static const char NO_TX_IN_BLOCK[] = "No such transaction found in the provided block. Use gettransaction for wallet "
                                      "transactions.";
 
+/* The txindex, opened at the first lookup that needs it; l->txi_status
+ * and l->txi_msg keep how that went. */
+static bk_status open_txindex(bk_lookup *l)
+{
+    if (l->txi_tried) return l->txi_status;
+    char *dir = join(l->netdir, "indexes/txindex", "");
+    if (!dir) return BK_ERR_NOMEM;
+    l->txi_tried = 1;
+    bk_error e;
+    bk_error_clear(&e);
+    l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
+    snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
+    free(dir);
+    return l->txi_status;
+}
+
 bk_status bk_lookup_transaction(bk_lookup *l, const uint8_t txid[32], int verbosity, const bk_tx_json_opts *o,
                                 bk_json *j, bk_error *err)
 {
@@ -578,14 +599,7 @@ bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const b
             warn(l, "the node is pruned; Core does not run -txindex with -prune");
             return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
         }
-        if (!l->txi_tried) {
-            l->txi_tried = 1;
-            char *dir = join(l->netdir, "indexes/txindex", "");
-            if (!dir) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-            l->txi_status = bk_txindex_open(dir, l->tmpdir, &l->txi, &e);
-            snprintf(l->txi_msg, sizeof l->txi_msg, "%s", e.msg);
-            free(dir);
-        }
+        if (open_txindex(l) == BK_ERR_NOMEM) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         if (l->txi_status == BK_ERR_NOT_FOUND) {
             warn(l, "%sindexes/txindex not found: the node runs without -txindex", l->netdir);
             return rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "%s", NO_TXINDEX);
@@ -686,5 +700,176 @@ bk_status bk_lookup_transaction_in(bk_lookup *l, const uint8_t txid[32], const b
     if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
 done:
     if (owned) bk_free(l->alloc, txb, txlen);
+    return st;
+}
+
+/* ---- gettxoutproof, verifytxoutproof (Core: rpc/txoutproof.cpp) ---- */
+
+static int cmp_txid(const void *a, const void *b) { return memcmp(a, b, 32); }
+
+/* The block whose height an unspent output of one of the sorted txids
+ * records in the chainstate (Core: AccessByTxid over CoinsTip, first txid
+ * of the set that has one), or NULL. Chainstate errors are notes, as a
+ * missing coin would be. */
+static const bk_chain_entry *block_by_coin(bk_lookup *l, const uint8_t *sorted, size_t n)
+{
+    if (!l->cs_tried) {
+        l->cs_tried = 1;
+        char *dir = join(l->netdir, "chainstate", "");
+        struct stat sb;
+        bk_error e;
+        if (dir && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+            bk_chainstate_open(dir, l->tmpdir, l->alloc, &l->cs, &e) != BK_OK) {
+            warn(l, "the chainstate does not open (%s): the txindex alone finds the block", e.msg);
+            l->cs = NULL;
+        }
+        free(dir);
+    }
+    if (!l->cs) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        bk_utxo u;
+        bk_error e;
+        bk_status st = bk_chainstate_find_txid(l->cs, sorted + 32 * i, &u, &e);
+        if (st == BK_OK) return bk_chain_at_height(&l->chain, (int64_t)u.coin.height);
+        if (st != BK_ERR_NOT_FOUND) warn(l, "chainstate: %s", e.msg);
+    }
+    return NULL;
+}
+
+bk_status bk_lookup_txoutproof(bk_lookup *l, const char *const *txids, size_t n, const char *blockhash,
+                               bk_writer *out, bk_error *err)
+{
+    if (!l || !out || (n && !txids)) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    if (n == 0) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "Parameter 'txids' cannot be empty");
+    if (n > SIZE_MAX / 32) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    uint8_t *set = bk_alloc(l->alloc, 32 * n);
+    if (!set) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    bk_status st = BK_OK;
+    /* Core inserts each txid into a std::set in the order given: the
+     * first one already there is the duplicate it names. */
+    for (size_t i = 0; i < n && st == BK_OK; i++) {
+        st = parse_hash(l, txids[i], "txid", set + 32 * i, err);
+        for (size_t k = 0; k < i && st == BK_OK; k++)
+            if (!memcmp(set + 32 * k, set + 32 * i, 32))
+                st = rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "Invalid parameter, duplicated txid: %.100s", txids[i]);
+    }
+    if (st != BK_OK) goto done;
+    qsort(set, n, 32, cmp_txid);
+    const bk_chain_entry *e = NULL;
+    if (blockhash) {
+        uint8_t bh[32];
+        if ((st = parse_hash(l, blockhash, "blockhash", bh, err)) != BK_OK) goto done;
+        e = bk_chain_find(&l->chain, bh);
+        if (!e) {
+            st = rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+            goto done;
+        }
+    } else {
+        e = block_by_coin(l, set, n);
+        if (!e) {
+            /* GetTransaction through the txindex with the set's first txid
+             * (Core runs no txindex on a pruned node). */
+            bk_tx_pos pos;
+            bk_error te;
+            uint8_t *txb = NULL, hb[32];
+            size_t txlen = 0;
+            bk_status ts = l->chain.pruned ? BK_ERR_NOT_FOUND : open_txindex(l);
+            if (ts == BK_ERR_NOMEM) {
+                st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                goto done;
+            }
+            if (ts == BK_OK) ts = bk_txindex_find(l->txi, set, &pos, &te);
+            if (ts == BK_OK) ts = bk_txindex_read_tx(&l->blocks, &pos, set, l->alloc, &txb, &txlen, hb, &te);
+            if (ts != BK_OK) {
+                if (l->txi_tried && l->txi_status != BK_OK && l->txi_status != BK_ERR_NOT_FOUND)
+                    warn(l, "txindex: %s", l->txi_msg);
+                else if (ts != BK_ERR_NOT_FOUND && l->txi_status == BK_OK)
+                    warn(l, "txindex: %s", te.msg);
+                st = rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Transaction not yet in block");
+                goto done;
+            }
+            bk_free(l->alloc, txb, txlen);
+            e = bk_chain_find(&l->chain, hb);
+            if (!e) {
+                st = rpc_error(l, err, BK_RPC_INTERNAL_ERROR, "Transaction index corrupt");
+                goto done;
+            }
+        }
+    }
+    /* Core CheckBlockDataAvailability(.., check_for_undo false), ReadBlock. */
+    if (e->no_data) {
+        st = rpc_error(l, err, BK_RPC_MISC_ERROR, is_pruned(l, e) ? "Block not available (pruned data)"
+                                                                   : "Block not available (not fully downloaded)");
+        goto done;
+    }
+    bk_block b;
+    bk_error re;
+    if (load_block(l, e, &b, &re) != BK_OK) {
+        warn(l, "%s", re.msg);
+        st = rpc_error(l, err, BK_RPC_INTERNAL_ERROR, "Can't read block from disk");
+        goto done;
+    }
+    size_t found = 0;
+    size_t mark = out->len;
+    st = bk_block_merkle_proof(&b, set, n, l->alloc, out, &found, err);
+    if (st == BK_OK && found != n) {
+        out->len = mark;
+        st = rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Not all transactions found in specified or retrieved block");
+    }
+done:
+    bk_free(l->alloc, set, 32 * n);
+    return st;
+}
+
+bk_status bk_lookup_verifytxoutproof(bk_lookup *l, const char *proof_hex, bk_json *j, bk_error *err)
+{
+    if (!l || !proof_hex || !j) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    start(l);
+    /* Core ParseHexV: IsHex (non-empty, even length, hex digits only). */
+    size_t hl = strlen(proof_hex);
+    int hex = hl > 0 && hl % 2 == 0;
+    for (size_t i = 0; i < hl && hex; i++) hex = bk_hex_digit((unsigned char)proof_hex[i]) >= 0;
+    if (!hex) return rpc_error(l, err, BK_RPC_INVALID_PARAMETER, "proof must be hexadecimal string (not '%.100s')", proof_hex);
+    size_t len = hl / 2;
+    uint8_t *bytes = bk_alloc(l->alloc, len);
+    if (!bytes) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    bk_status st = bk_hex_decode(bytes, proof_hex, len, err);
+    bk_merkle_proof p;
+    if (st == BK_OK) st = bk_merkle_proof_parse(bytes, len, &p, err);
+    if (st != BK_OK) goto done;
+    size_t n_match = 0, cap = p.n_hashes ? p.n_hashes : 1;
+    uint8_t *matches = bk_alloc(l->alloc, 32 * cap);
+    if (!matches) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        goto done;
+    }
+    uint8_t root[32];
+    const char *why = NULL;
+    int ok = bk_merkle_proof_extract(&p, matches, NULL, &n_match, root, &why);
+    bk_json_begin_array(j);
+    if (!ok || memcmp(root, p.header + 36, 32) != 0) {
+        warn(l, "the proof is not valid: %s", ok ? "its tree does not reduce to the header's merkle root" : why);
+    } else {
+        uint8_t bh[32];
+        bk_sha256d(bh, p.header, BK_HEADER_SIZE);
+        const bk_chain_entry *e = bk_chain_find(&l->chain, bh);
+        if (!e || !e->active || e->n_tx == 0) {
+            bk_free(l->alloc, matches, 32 * cap);
+            st = rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block not found in chain");
+            goto done;
+        }
+        if (e->n_tx == p.n_tx) {
+            for (size_t i = 0; i < n_match; i++) bk_json_hex_rev(j, matches + 32 * i, 32);
+        } else {
+            warn(l, "the proof counts %u transactions, the block %u", (unsigned)p.n_tx, (unsigned)e->n_tx);
+        }
+    }
+    bk_json_end_array(j);
+    bk_free(l->alloc, matches, 32 * cap);
+    st = bk_json_status(j);
+    if (st != BK_OK) st = bk_error_set(err, st, 0, "JSON writer: %s", bk_status_str(st));
+done:
+    bk_free(l->alloc, bytes, len);
     return st;
 }

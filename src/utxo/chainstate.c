@@ -300,6 +300,30 @@ bk_status bk_chainstate_get(bk_chainstate *cs, const uint8_t txid[32], uint32_t 
     return st;
 }
 
+bk_status bk_chainstate_find_txid(bk_chainstate *cs, const uint8_t txid[32], bk_utxo *u, bk_error *err)
+{
+    uint8_t prefix[33];
+    prefix[0] = 'C';
+    memcpy(prefix + 1, txid, 32);
+    bk_ldb_iter *it = NULL;
+    bk_status st = bk_ldb_iter_new(cs->db, prefix, sizeof prefix, &it, err);
+    if (st != BK_OK) return st;
+    const uint8_t *k, *v;
+    size_t kl, vl;
+    if (!bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+        st = bk_ldb_iter_status(it, err);
+        bk_ldb_iter_free(it);
+        return st != BK_OK ? st : bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no unspent output of the transaction");
+    }
+    if (!ensure_scratch(cs->alloc, &cs->scratch, &cs->scratch_cap, vl ? vl : 1)) {
+        bk_ldb_iter_free(it);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    st = bk_chainstate_decode(k, kl, v, vl, cs->obf, cs->obf_len, cs->scratch, cs->scratch_cap, u, err);
+    bk_ldb_iter_free(it);
+    return st;
+}
+
 bk_status bk_chainstate_iter_new(bk_chainstate *cs, bk_chainstate_iter **out, bk_error *err)
 {
     *out = NULL;
