@@ -51,6 +51,26 @@ static inline void bk_bench_keep(const void *p)
 int bk_bench_data_path(char *buf, size_t cap, const char *name);
 
 
+/* The bench blocks directory of the Scan rows (bench_scan.c: 150 blocks of
+ * mainnet with their undo data, 217 MB), for other rows that read a whole
+ * directory (bench/sample_dir.c): BLOCKKIT_BENCH_SCAN_DIR when set (*keep
+ * = 1, generated there if empty), else a fresh temporary one the caller
+ * removes with bk_bench_rm_tree. 0 when it is ready. */
+#define BK_BENCH_SAMPLE_BYTES (130.0 * 1581623 + 10.0 * (999994 + 149164))
+#define BK_BENCH_SAMPLE_BLOCKS 150
+int bk_bench_sample_dir(char *dir, size_t cap, int *keep, const bk_allocator *alloc);
+void bk_bench_rm_tree(const char *path);
+
+/* The runner pins the calling thread to one CPU and threads inherit that:
+ * a row with workers > 1 widens the affinity to every online CPU for its
+ * run (bk_bench_widen) and puts the pin back after (bk_bench_unwiden). */
+typedef struct bk_bench_affinity {
+    int widened;
+    unsigned char saved[128];   /* a cpu_set_t */
+} bk_bench_affinity;
+void bk_bench_widen(bk_bench_affinity *a, int workers);
+void bk_bench_unwiden(const bk_bench_affinity *a);
+
 /* The registered benches (bench/registry.c). */
 extern const bk_bench *bk_bench_table[];
 extern size_t bk_bench_count;

@@ -43,65 +43,19 @@ typedef struct export_arg {
     bk_table_format format;
 } export_arg;
 
-static void rm_tree(const char *p)
-{
-    struct stat sb;
-    if (lstat(p, &sb) != 0) return;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(p);
-        if (d) {
-            struct dirent *e;
-            char q[8300];
-            while ((e = readdir(d)) != NULL) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-                snprintf(q, sizeof q, "%s/%s", p, e->d_name);
-                rm_tree(q);
-            }
-            closedir(d);
-        }
-        rmdir(p);
-    } else {
-        unlink(p);
-    }
-}
-
-static const bk_bench *scan_bench(void)
-{
-    for (size_t i = 0; i < bk_bench_count; i++)
-        if (!strcmp(bk_bench_table[i]->name, "Scan/sample/v3/j1")) return bk_bench_table[i];
-    return NULL;
-}
-
 static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
 {
     const export_arg *a = arg;
-    const bk_bench *sb = scan_bench();
-    if (!sb) return 1;
     export_bench *b = bk_alloc(alloc, sizeof *b);
     if (!b) return 1;
     memset(b, 0, sizeof *b);
     b->workers = a->workers;
     b->format = a->format;
-    const char *t = getenv("TMPDIR"), *keep = getenv("BLOCKKIT_BENCH_SCAN_DIR");
-    if (keep && *keep) {
-        b->keep = 1;
-        snprintf(b->dir, sizeof b->dir, "%s", keep);
-    } else {
-        snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-export-XXXXXX", t && *t ? t : "/tmp");
-        if (!mkdtemp(b->dir)) {
-            bk_free(alloc, b, sizeof *b);
-            return 1;
-        }
-        rmdir(b->dir); /* the Scan setup creates and fills it */
-        setenv("BLOCKKIT_BENCH_SCAN_DIR", b->dir, 1);
-    }
-    void *sctx = NULL;
-    int rc = sb->setup(&sctx, sb->arg, alloc);
-    if (rc == 0) sb->teardown(sctx, alloc); /* keeps the directory */
-    if (!b->keep) unsetenv("BLOCKKIT_BENCH_SCAN_DIR");
+    const char *t = getenv("TMPDIR");
+    int rc = bk_bench_sample_dir(b->dir, sizeof b->dir, &b->keep, alloc);
     snprintf(b->out, sizeof b->out, "%s/blockkit-bench-export-out-XXXXXX", t && *t ? t : "/tmp");
     if (rc != 0 || !mkdtemp(b->out)) {
-        if (!b->keep) rm_tree(b->dir);
+        if (rc == 0 && !b->keep) bk_bench_rm_tree(b->dir);
         bk_free(alloc, b, sizeof *b);
         return 1;
     }
@@ -112,18 +66,12 @@ static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
 static void export_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
 {
     export_bench *b = ctx;
-    cpu_set_t pinned, all;
-    int widened = 0;
-    if (b->workers > 1 && sched_getaffinity(0, sizeof pinned, &pinned) == 0) {
-        CPU_ZERO(&all);
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
-        widened = sched_setaffinity(0, sizeof all, &all) == 0;
-    }
+    bk_bench_affinity aff; /* the workers of a -j2 row use every CPU */
+    bk_bench_widen(&aff, b->workers);
     char out[4200];
     snprintf(out, sizeof out, "%s/x", b->out);
     for (uint64_t i = 0; i < iters; i++) {
-        rm_tree(out);
+        bk_bench_rm_tree(out);
         bk_export_opts o;
         bk_export_opts_init(&o);
         o.blocksdir = b->dir;
@@ -142,7 +90,7 @@ static void export_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
         b->bytes_out = st.bytes_out;
         bk_bench_keep(&st);
     }
-    if (widened) sched_setaffinity(0, sizeof pinned, &pinned);
+    bk_bench_unwiden(&aff);
 }
 
 static void export_teardown(void *ctx, const bk_allocator *alloc)
@@ -152,8 +100,8 @@ static void export_teardown(void *ctx, const bk_allocator *alloc)
         fprintf(stderr, "Export/%s: output %.1f MB = %.3f x the block data (%.1f MB)\n",
                 bk_table_format_ext(b->format), (double)b->bytes_out / 1e6, (double)b->bytes_out / EXPORT_BYTES,
                 EXPORT_BYTES / 1e6);
-    rm_tree(b->out);
-    if (!b->keep) rm_tree(b->dir);
+    bk_bench_rm_tree(b->out);
+    if (!b->keep) bk_bench_rm_tree(b->dir);
     bk_free(alloc, b, sizeof *b);
 }
 

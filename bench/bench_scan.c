@@ -222,16 +222,8 @@ static bk_status devnull_sink(void *ctx, const bk_scan_line *line, bk_error *err
 static void scan_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
 {
     scan_bench *b = ctx;
-    /* The runner pins this thread to one CPU and threads inherit that:
-     * let the workers of a -j2 row use every CPU for the run. */
-    cpu_set_t pinned, all;
-    int widened = 0;
-    if (b->workers > 1 && sched_getaffinity(0, sizeof pinned, &pinned) == 0) {
-        CPU_ZERO(&all);
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
-        widened = sched_setaffinity(0, sizeof all, &all) == 0;
-    }
+    bk_bench_affinity aff; /* the workers of a -j2 row use every CPU */
+    bk_bench_widen(&aff, b->workers);
     for (uint64_t i = 0; i < iters; i++) {
         bk_scan_opts o;
         bk_scan_opts_init(&o);
@@ -249,7 +241,7 @@ static void scan_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
         }
         bk_bench_keep(&st);
     }
-    if (widened) sched_setaffinity(0, sizeof pinned, &pinned);
+    bk_bench_unwiden(&aff);
 }
 
 static void scan_teardown(void *ctx, const bk_allocator *alloc)

@@ -71,13 +71,6 @@ static char *put_hash(char *p, const uint8_t h[32], int reversed)
     return p;
 }
 
-static volatile sig_atomic_t chain_stop;
-
-static void on_stop_signal(int sig)
-{
-    chain_stop = sig;
-}
-
 static int print_entry(bk_cli_lines *out, const bk_chain_entry *e, const char *tag)
 {
     char line[640], *p = line;
@@ -149,29 +142,23 @@ static int chain_main(int argc, char **argv)
     bk_chain c;
     /* SIGINT, SIGTERM, SIGHUP stop the build (bk_chain_opts.cancel) or the
      * listing after the current line: exit 128 + the signal. */
-    static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa, old[3];
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    chain_stop = 0;
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
+    bk_cli_stop_saved saved;
+    bk_cli_stop_signals_catch(&saved);
     src.orphans_ok = 1;
-    rc = bk_cli_source_build(cmd, &src, src.net, &chain_stop, 0, &c);
+    rc = bk_cli_source_build(cmd, &src, src.net, &bk_cli_stop, 0, &c);
     bk_cli_source_free(&src);
     if (rc) {
-        for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
+        bk_cli_stop_signals_restore(&saved);
         return rc;
     }
     /* Whole lines only, whatever happens to the output. */
     bk_cli_lines out;
     bk_cli_lines_init(&out, stdout);
-    for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK && !chain_stop; h++)
+    for (size_t h = 0; h < c.n_active && rc == BK_EXIT_OK && !bk_cli_stop; h++)
         rc = print_entry(&out, &c.entries[c.active[h]], "");
-    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
+    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !bk_cli_stop; k++)
         if (c.entries[k].height >= 0 && !c.entries[k].active) rc = print_entry(&out, &c.entries[k], ",\"stale\":true");
-    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !chain_stop; k++)
+    for (size_t k = 0; k < c.n_entries && rc == BK_EXIT_OK && !bk_cli_stop; k++)
         if (c.entries[k].height < 0) rc = print_entry(&out, &c.entries[k], ",\"orphan\":true");
     if (rc == BK_EXIT_OK && bk_cli_lines_flush(&out) != 0) rc = BK_EXIT_IO;
     if (rc != BK_EXIT_OK)
@@ -179,9 +166,9 @@ static int chain_main(int argc, char **argv)
                                : bk_cli_output_error(cmd, stdout, NULL, out.err);
     else rc = bk_cli_output_flush(cmd, stdout, NULL);
     bk_cli_lines_free(&out);
-    if (rc == BK_EXIT_OK && chain_stop && !bk_cli_pipe_closed)
-        rc = bk_cli_fail(cmd, 128 + (int)chain_stop, "interrupted; the lines written are complete");
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
+    if (rc == BK_EXIT_OK && bk_cli_stop && !bk_cli_pipe_closed)
+        rc = bk_cli_fail(cmd, 128 + (int)bk_cli_stop, "interrupted; the lines written are complete");
+    bk_cli_stop_signals_restore(&saved);
     if (verbose) {
         for (size_t i = 0; i < c.n_files; i++) {
             const bk_chain_file *f = &c.files[i];

@@ -193,4 +193,19 @@ int bk_cli_block_file_load(const char *cmd, bk_cli_block_file *f, const char *fi
 int bk_cli_block_file_undo(const char *cmd, bk_cli_block_file *f, const char *undo_file);
 void bk_cli_block_file_free(bk_cli_block_file *f);
 
+
+/* The stop signals, SIGINT, SIGTERM and SIGHUP, for a command that stops
+ * cleanly: bk_cli_stop_signals_catch sets bk_cli_stop to 0 and installs a
+ * handler storing the signal's number there (SA_RESTART, the three
+ * blocked while it runs); the command polls it (an engine's cancel flag)
+ * and ends with 128 + bk_cli_stop after its cleanup;
+ * bk_cli_stop_signals_restore puts the previous handlers back. */
+#include <signal.h>
+extern volatile sig_atomic_t bk_cli_stop;
+typedef struct bk_cli_stop_saved {
+    struct sigaction old[3];
+} bk_cli_stop_saved;
+void bk_cli_stop_signals_catch(bk_cli_stop_saved *saved);
+void bk_cli_stop_signals_restore(const bk_cli_stop_saved *saved);
+
 #endif

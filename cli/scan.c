@@ -40,14 +40,6 @@ static const char scan_outro[] =
     "pruned range, 74 I/O (the message names the file and the height to resume\n"
     "from), 128+N stopped by signal N.\n";
 
-static volatile sig_atomic_t scan_stop;
-
-/* SIGINT, SIGTERM, SIGHUP: remember which; the chain build polls the flag,
- * the render finishes the current line (scan_engine.h). */
-static void on_stop_signal(int sig)
-{
-    scan_stop = sig;
-}
 
 
 /* --resume: make FILE end with a complete line (a partial last line, left
@@ -312,21 +304,14 @@ static int scan_main(int argc, char **argv)
 
     /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
      * (blockkit/engine.h); during the chain build, stop it (bk_chain_opts.cancel). */
-    static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa, old[3];
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESTART; /* a write in progress completes */
-    sigemptyset(&sa.sa_mask);
-    for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, stop_signals[k]);
-    scan_stop = 0;
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
-    o.stop = &scan_stop;
+    bk_cli_stop_saved saved;
+    bk_cli_stop_signals_catch(&saved);
+    o.stop = &bk_cli_stop;
     o.fees = summary;
 
     bk_scan_stats st;
     int rc = bk_cli_scan_run(&o, &src, out, out_file, &st);
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
+    bk_cli_stop_signals_restore(&saved);
 
     if (out != stdout) {
         int crc = bk_cli_output_close(cmd, out, out_file, 0);

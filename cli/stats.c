@@ -133,12 +133,6 @@ done:
 
 /* ---- a blocks directory ---- */
 
-static volatile sig_atomic_t stats_stop;
-
-static void on_sigint(int sig)
-{
-    stats_stop = sig;
-}
 
 typedef struct stats_worker {
     bk_block_stats_scratch sc;
@@ -240,7 +234,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     bk_engine_item *list = NULL;
     size_t njobs = 0;
     /* Core's block index when there is one, else the header scan */
-    rc = bk_cli_source_build(cmd, src, cfg->net, &stats_stop, 0, &R.chain);
+    rc = bk_cli_source_build(cmd, src, cfg->net, &bk_cli_stop, 0, &R.chain);
     if (rc) goto out_dir;
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
     int64_t tip_h = tip ? tip->height : -1;
@@ -325,7 +319,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     eo.read_flags = BK_READ_UNDO | BK_READ_UNDO_RAW; /* bk_block_stats_compute_undo reads it */
     eo.run.workers = jobs;
     eo.run.window = 2 * (size_t)jobs + 1;
-    eo.run.cancel = &stats_stop;
+    eo.run.cancel = &bk_cli_stop;
     eo.block = stats_block;
     eo.consume = stats_consume;
     eo.ctx = &R;
@@ -337,7 +331,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
         fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
                 (int)next->height);
         rc = bk_cli_output_flush(cmd, stdout, NULL);
-        if (!rc) rc = 128 + (int)stats_stop;
+        if (!rc) rc = 128 + (int)bk_cli_stop;
     } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
         rc = bk_cli_pipe_closed ? 0 : bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
     } else if (rs != BK_OK) {
@@ -453,17 +447,11 @@ static int stats_main(int argc, char **argv)
     cfg.net = src.net;
     /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
      * (blockkit/engine.h) with 128 + N, as scan does */
-    static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa, old[3];
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    stats_stop = 0;
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &old[k]);
+    bk_cli_stop_saved saved;
+    bk_cli_stop_signals_catch(&saved);
     rc = dir_main(cmd, &src, start, end, have_height ? -1 : range.below_tip, have_start, have_end, hash_arg, jobs,
                   &cfg);
-    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &old[k], NULL);
+    bk_cli_stop_signals_restore(&saved);
     bk_cli_source_free(&src);
     return rc;
 }

@@ -513,3 +513,27 @@ int bk_cli_parse_i64(const char *s, int64_t *out)
     *out = v;
     return 1;
 }
+
+/* ---- stop signals ---- */
+
+volatile sig_atomic_t bk_cli_stop;
+static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_stop(int sig) { bk_cli_stop = sig; }
+
+void bk_cli_stop_signals_catch(bk_cli_stop_saved *saved)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sa.sa_flags = SA_RESTART; /* a write in progress completes */
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, stop_signals[k]);
+    bk_cli_stop = 0;
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &saved->old[k]);
+}
+
+void bk_cli_stop_signals_restore(const bk_cli_stop_saved *saved)
+{
+    for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &saved->old[k], NULL);
+}

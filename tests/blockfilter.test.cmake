@@ -6,3 +6,7 @@ set_tests_properties(test_merkle_proof PROPERTIES FIXTURES_REQUIRED regtest)
 add_test(NAME proof_cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/proof/proof_cli.sh)
 set_tests_properties(proof_cli PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300
   ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;BK_SANITIZE=${BK_CONTRACT_SAN}")
+# The filter command end to end (tests/filter/filter_cli.sh).
+add_test(NAME filter_cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/filter/filter_cli.sh)
+set_tests_properties(filter_cli PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;BK_SANITIZE=${BK_CONTRACT_SAN}")

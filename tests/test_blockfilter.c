@@ -13,11 +13,18 @@
  *     them, byte for byte;
  *   - the mainnet vector block 866342 with its undo data: the filter
  *     parses back, every element matches, header chain arithmetic;
+ *   - the engine (blockkit/filters.h): bk_filter_answer_blocks over every
+ *     active block in a scrambled order equals Core's answers; the 39
+ *     off-chain blocks: Core's -5 for the 7 it never connected, and for
+ *     the 32 it did, the filter and the header along the branch rebuilt
+ *     here block by block from the fork point's Core header; a list that
+ *     is not a path is refused when headers are asked;
  *   - malformed filters: each refusal names its byte. */
 #define _POSIX_C_SOURCE 200809L
 #include <blockkit/blockfilter.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/engine.h>
+#include <blockkit/filters.h>
 #include <blockkit/hex.h>
 
 #include "check.h"
@@ -368,6 +375,148 @@ static void test_malformed(void)
     bk_blockfilter_free(&f);
 }
 
+/* ---- the engine: getblockfilter for a list of blocks ---- */
+
+static void test_answers(void)
+{
+    size_t zlen, olen;
+    char *text = (char *)read_zst("indexes/getblockfilter.ndjson.zst", &zlen);
+    char *off = (char *)read_zst("indexes/getblockfilter_offchain.ndjson.zst", &olen);
+    bk_chain c;
+    bk_error err;
+    if (bk_chain_build_index(&c, BK_REGTEST_DIR "/full", BK_NET_REGTEST, NULL, NULL, &err) != BK_OK) {
+        CHECK(0);
+        free(text);
+        free(off);
+        return;
+    }
+    bk_blocksdir d;
+    CHECK(bk_blocksdir_open(&d, BK_REGTEST_DIR "/full/regtest/blocks", BK_NET_REGTEST, NULL, &err) == BK_OK);
+    /* Core's answers by height */
+    char *core[940] = {0};
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        long h = -1;
+        if (sscanf(line, "{\"height\":%ld,", &h) == 1 && h >= 0 && h < 940) core[h] = (char *)core_part(line);
+    }
+    /* every active block, in a scrambled order (7 is prime to 940), then the off-chain ones */
+    const bk_chain_entry *blocks[940 + 64];
+    size_t n = 0;
+    for (size_t i = 0; i < 940; i++) blocks[n++] = bk_chain_at_height(&c, (int64_t)((i * 7) % 940));
+    size_t first_off = n;
+    for (char *line = strtok(off, "\n"); line && n < 940 + 64; line = strtok(NULL, "\n")) {
+        const char *hp = strstr(line, "\"hash\":\"");
+        uint8_t h[32];
+        CHECK(hp && bk_hex_decode_rev(h, hp + 8, 32, NULL) == BK_OK);
+        const bk_chain_entry *e = hp ? bk_chain_find(&c, h) : NULL;
+        CHECK(e != NULL);
+        if (e) blocks[n++] = e;
+    }
+    CHECK_EQ_INT(n - first_off, 39);
+    bk_filter_answer *ans = calloc(n, sizeof *ans);
+    bk_ordered_opts run;
+    bk_ordered_opts_init(&run);
+    run.workers = 2;
+    bk_engine_result res;
+    CHECK(bk_filter_answer_blocks(&c, &d, blocks, n, &run, ans, &res, &err) == BK_OK);
+    size_t same = 0, refused = 0, branch_ok = 0;
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    for (size_t i = 0; i < first_off; i++) {
+        bk_writer_reset(&w);
+        bk_json j;
+        bk_json_init(&j, &w, 0);
+        CHECK_EQ_INT(ans[i].rpc_code, 0);
+        bk_json_filter(&j, ans[i].filter, ans[i].len, ans[i].header);
+        bk_writer_putc(&w, '}');
+        bk_writer_putc(&w, 0);
+        int h = blocks[i]->height;
+        if (core[h] && !strcmp((const char *)w.data, core[h])) same++;
+    }
+    CHECK_EQ_INT(same, 940);
+    /* the off-chain ones, rebuilt here */
+    bk_block_reader rd;
+    bk_block_reader_init(&rd, &d, NULL);
+    bk_blockfilter f;
+    bk_blockfilter_init(&f, NULL);
+    for (size_t i = first_off; i < n; i++) {
+        const bk_chain_entry *e = blocks[i];
+        if (!bk_filter_block_connected(e)) {
+            refused += ans[i].rpc_code == -5 && !strcmp(ans[i].msg, BK_FILTER_NOT_CONNECTED_MSG) && !ans[i].filter;
+            continue;
+        }
+        const bk_chain_entry *fork = bk_chain_fork_point(&c, e);
+        CHECK(fork != NULL && fork->height < e->height);
+        if (!fork) continue;
+        /* Core's header of the fork point, then the branch up to e */
+        const char *hp = strstr(core[fork->height], "\"header\":\"");
+        uint8_t hdr[32];
+        CHECK(hp && bk_hex_decode_rev(hdr, hp + 10, 32, NULL) == BK_OK);
+        const bk_chain_entry *path[64];
+        size_t m = 0;
+        for (const bk_chain_entry *x = e; x != fork && m < 64; x = &c.entries[x->parent]) path[m++] = x;
+        int ok = 1;
+        while (m--) {
+            bk_engine_block eb;
+            ok &= bk_block_reader_read(&rd, path[m], BK_READ_UNDO, &eb, NULL, &err) == BK_OK && eb.undo != NULL;
+            ok &= ok && bk_blockfilter_build(&f, eb.block, eb.undo, &err) == BK_OK;
+            if (ok) bk_blockfilter_header(f.filter, f.filter_len, hdr, hdr);
+        }
+        ok &= ans[i].rpc_code == 0 && ans[i].len == f.filter_len && !memcmp(ans[i].filter, f.filter, f.filter_len) &&
+              !memcmp(ans[i].header, hdr, 32);
+        branch_ok += ok;
+    }
+    CHECK_EQ_INT(refused, 7);
+    CHECK_EQ_INT(branch_ok, 32);
+    bk_filter_answers_free(ans, n);
+    bk_blockfilter_free(&f);
+    bk_block_reader_free(&rd);
+    bk_writer_free(&w);
+    free(ans);
+    bk_blocksdir_close(&d);
+    bk_chain_free(&c);
+    free(text);
+    free(off);
+}
+
+static bk_status count_emit(void *ctx, size_t item, const bk_chain_entry *e, int64_t height, const uint8_t *filter,
+                            size_t len, const uint8_t *header, bk_error *err)
+{
+    (void)item, (void)e, (void)height, (void)filter, (void)len, (void)header, (void)err;
+    ++*(size_t *)ctx;
+    return BK_OK;
+}
+
+static void test_not_a_path(void)
+{
+    bk_chain c;
+    bk_error err;
+    if (bk_chain_build_index(&c, BK_REGTEST_DIR "/full", BK_NET_REGTEST, NULL, NULL, &err) != BK_OK) {
+        CHECK(0);
+        return;
+    }
+    bk_blocksdir d;
+    CHECK(bk_blocksdir_open(&d, BK_REGTEST_DIR "/full/regtest/blocks", BK_NET_REGTEST, NULL, &err) == BK_OK);
+    bk_engine_item items[2] = {{c.active[5], 5, 0}, {c.active[7], 7, 0}};
+    size_t emitted = 0;
+    bk_filter_run_opts o;
+    bk_filter_run_opts_init(&o);
+    o.chain = &c;
+    o.dir = &d;
+    o.items = items;
+    o.n_items = 2;
+    o.headers = 1;
+    o.emit = count_emit;
+    o.ctx = &emitted;
+    CHECK(bk_filter_run(&o, NULL, &err) == BK_ERR_ARG);
+    CHECK(strstr(err.msg, "item 1 is not the child of item 0") != NULL);
+    CHECK_EQ_INT(emitted, 0);
+    o.headers = 0; /* filters alone need no path */
+    CHECK(bk_filter_run(&o, NULL, &err) == BK_OK);
+    CHECK_EQ_INT(emitted, 2);
+    bk_blocksdir_close(&d);
+    bk_chain_free(&c);
+}
+
 int main(void)
 {
     RUN(test_siphash);
@@ -375,5 +524,7 @@ int main(void)
     RUN(test_bip158_vectors);
     RUN(test_mainnet_block);
     RUN(test_regtest);
+    RUN(test_answers);
+    RUN(test_not_a_path);
     return check_finish();
 }

@@ -89,6 +89,9 @@ BK_API bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_n
                                 bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_lookup_close(bk_lookup *l);
 BK_API const bk_chain *bk_lookup_chain(const bk_lookup *l);
+/* The blk/rev files the chain points into (for bk_engine_run and the
+ * engines over it), or NULL when the datadir has none. */
+BK_API const bk_blocksdir *bk_lookup_blocksdir(const bk_lookup *l);
 
 /* After a lookup function failed with the answer Core would give as an
  * RPC error: its code (BK_RPC_*; err->msg is then Core's message, byte for

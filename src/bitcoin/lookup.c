@@ -163,6 +163,7 @@ void bk_lookup_close(bk_lookup *l)
 }
 
 const bk_chain *bk_lookup_chain(const bk_lookup *l) { return &l->chain; }
+const bk_blocksdir *bk_lookup_blocksdir(const bk_lookup *l) { return l->have_blocks ? &l->blocks : NULL; }
 int bk_lookup_rpc_code(const bk_lookup *l) { return l->rpc_code; }
 const char *bk_lookup_warning(const bk_lookup *l) { return l->has_warning ? l->warning : NULL; }
 
