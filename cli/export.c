@@ -32,8 +32,10 @@ static const char export_intro[] =
     "that covers more of it.\n"
     "\n"
     "--datasets: comma-separated blocks,transactions,inputs,outputs (default:\n"
-    "these four, also \"all\") and block_stats (Core's getblockstats as typed\n"
-    "columns, one row per block); or utxos on its own: the UTXO set, one row per\n"
+    "these four, also \"all\"), block_stats (Core's getblockstats as typed\n"
+    "columns, one row per block) and block_filters (Core's getblockfilter: height,\n"
+    "hash, filter, header; the headers below the first chunk written are computed\n"
+    "first, from every block from the genesis); or utxos on its own: the UTXO set, one row per\n"
     "coin of --datadir's chainstate (a private LevelDB snapshot; safe while\n"
     "bitcoind runs) or of a dumptxoutset file (--utxo-snapshot), in key order:\n"
     "txid, vout, value, height, is_coinbase, script_hex, type, address, desc (as\n"
@@ -145,7 +147,7 @@ static int export_main(int argc, char **argv)
         BK_OPT_ROW_STR("--out", 'o', &o.out_dir, "DIR", "output directory (created)"),
         BK_OPT_ROW_CALL("--datasets", 0, &datasets, parse_datasets, "LIST",
                         "blocks,transactions,inputs,outputs (default), block_stats,\n"
-                        "all; or utxos on its own"),
+                        "block_filters, all; or utxos on its own"),
         BK_OPT_TABLE_FORMAT(&o.format, &o.pq.codec, &o.pq.zstd_level),
         BK_OPT_RANGE(&range),
         BK_OPT_ROW_I64("--chunk-size", 0, &o.chunk_size, 1, 100000000, "N",
@@ -243,7 +245,7 @@ static int export_main(int argc, char **argv)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for --datasets utxos", utxo_only[k]);
     if (datasets && bk_export_datasets_parse(datasets, &o.datasets) != BK_OK)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for --datasets: '%s' (blocks, transactions, inputs, "
-                           "outputs, block_stats, all; or utxos alone)", datasets);
+                           "outputs, block_stats, block_filters, all; or utxos alone)", datasets);
     o.start = range.start;
     o.end = range.end;
     o.below_tip = range.below_tip >= 0 ? range.below_tip : 0;

@@ -49,3 +49,10 @@ add_test(NAME export_block_stats
           ${CMAKE_BINARY_DIR}/regtest/full ${CMAKE_SOURCE_DIR}/tests/data/regtest/getblockstats.ndjson.zst
           ${BK_EXPORT_TMP}/block_stats)
 set_tests_properties(export_block_stats PROPERTIES FIXTURES_REQUIRED regtest)
+# block_filters: Core's getblockfilter as rows, every regtest height equal to
+# Core's answers (NDJSON and Parquet read back by DuckDB), resume, --start.
+add_test(NAME export_block_filters
+  COMMAND node ${CMAKE_SOURCE_DIR}/tests/export/check_block_filters.mjs $<TARGET_FILE:blockkit>
+          ${CMAKE_BINARY_DIR}/regtest ${CMAKE_SOURCE_DIR}/tests/data/indexes/getblockfilter.ndjson.zst
+          ${BK_EXPORT_TMP}/block_filters)
+set_tests_properties(export_block_filters PROPERTIES FIXTURES_REQUIRED regtest)

@@ -115,6 +115,7 @@ typedef enum bk_dataset {
     BK_DS_INPUTS,
     BK_DS_OUTPUTS,
     BK_DS_BLOCK_STATS,         /* Core's getblockstats as typed columns (not in the default set) */
+    BK_DS_BLOCK_FILTERS,       /* BIP158 basic filters and headers, Core's getblockfilter (not in the default set) */
     BK_DS_COUNT_
 } bk_dataset;
 /* The default datasets (and "all"): blocks, transactions, inputs, outputs. */
@@ -137,6 +138,13 @@ typedef struct bk_table_block_info {
 /* One row of the block_stats dataset (columns bk_dataset_columns(
  * BK_DS_BLOCK_STATS)): st NULL writes nulls but for height and blockhash. */
 struct bk_block_stats;
+/* One row of the block_filters dataset: height, hash (display order), the
+ * serialized filter and its header (display order) in hex as Core's
+ * getblockfilter prints them; header NULL writes null (a block not on the
+ * best chain, --orphans). */
+BK_API bk_status bk_table_block_filter_row(bk_table_writer *t, int64_t height, const uint8_t hash[32],
+                                           const uint8_t *filter, size_t len, const uint8_t *header,
+                                           bk_error *err) BK_WARN_UNUSED;
 BK_API bk_status bk_table_block_stats_row(bk_table_writer *t, const struct bk_block_stats *st, int64_t height,
                                           const uint8_t hash[32], bk_error *err) BK_WARN_UNUSED;
 

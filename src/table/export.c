@@ -9,6 +9,7 @@
 #include <blockkit/blockstats.h>
 #include <blockkit/engine.h>
 #include <blockkit/export.h>
+#include <blockkit/filters.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ typedef struct ex_chunk {
 typedef struct ex_worker {
     bk_table_scratch scratch;
     bk_block_stats_scratch stats;  /* block_stats: getblockstats' tables */
+    bk_blockfilter filter;         /* block_filters: the builder */
+    uint8_t fhdr[32];              /* block_filters: the header of the last best-chain block of the chunk */
     bk_chunk_file files[BK_DS_COUNT_];
     bk_table_writer *tw[BK_DS_COUNT_];  /* the open tables of the chunk being written */
     int opened[BK_DS_COUNT_];
@@ -44,6 +47,8 @@ typedef struct ex_run {
     size_t njobs;
     ex_chunk *chunks;
     size_t nchunks;
+    uint8_t (*chunk_hdr)[32];  /* block_filters: the filter header before each chunk's first height */
+    size_t hdr_next;           /* the pre-pass: the next chunk whose header is due */
     ex_worker *workers;
     /* updated by the workers (atomics), read by the calling thread */
     uint64_t blocks_done, bytes_done, chunks_done, files_done, bytes_out, missing_undo;
@@ -118,6 +123,7 @@ static bk_status chunk_begin(void *vctx, int worker, size_t task, bk_error *err)
     __atomic_store_n(&W->busy_bytes, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&W->busy_since_ns, now_ns(), __ATOMIC_RELAXED);
     __atomic_store_n(&W->busy_task, task + 1, __ATOMIC_RELEASE);
+    if (R->chunk_hdr) memcpy(W->fhdr, R->chunk_hdr[task], 32);
     for (int d = 0; d < BK_DS_COUNT_ && st == BK_OK; d++) {
         if (!(ch->wanted & (1u << d))) continue;
         size_t nc;
@@ -193,6 +199,19 @@ static bk_status export_block_rows(void *vctx, int worker, const bk_engine_block
             have = 1;
         }
         st = bk_table_block_stats_row(tw[BK_DS_BLOCK_STATS], have ? &bs : NULL, job->height, e->hash, &e2);
+        if (st != BK_OK) return bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
+    }
+    if (tw[BK_DS_BLOCK_FILTERS]) {
+        /* BIP158 needs the coins the block spends: no undo, no filter */
+        if (b.n_tx > 1 && !eb->undo)
+            return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block at height %lld has no undo data: block_filters "
+                                "needs it (the spent coins' scripts)", (long long)job->height);
+        st = bk_blockfilter_build(&W->filter, &b, b.n_tx > 1 ? eb->undo : NULL, &e2);
+        if (st != BK_OK) return bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
+        /* the header chain runs along the best chain; an orphan has none */
+        if (!job->orphan) bk_blockfilter_header(W->filter.filter, W->filter.filter_len, W->fhdr, W->fhdr);
+        st = bk_table_block_filter_row(tw[BK_DS_BLOCK_FILTERS], job->height, e->hash, W->filter.filter,
+                                       W->filter.filter_len, job->orphan ? NULL : W->fhdr, &e2);
         if (st != BK_OK) return bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
     }
     for (int d = 0; d < BK_DS_COUNT_; d++)
@@ -326,6 +345,75 @@ static int cmp_job(const void *a, const void *b)
 
 static int file_exists(const char *p) { return access(p, F_OK) == 0; }
 
+/* The pre-pass of block_filters: the header before each chunk's first
+ * height, from the filters of every best-chain block below it (a filter
+ * header commits to all of them; blockkit/filters.h). */
+static bk_status hdr_emit(void *vctx, size_t item, const bk_chain_entry *e, int64_t height, const uint8_t *filter,
+                          size_t len, const uint8_t *header, bk_error *err)
+{
+    (void)item, (void)e, (void)filter, (void)len, (void)err;
+    ex_run *R = vctx;
+    while (R->hdr_next < R->nchunks && R->chunks[R->hdr_next].first - 1 <= height) {
+        if (R->chunks[R->hdr_next].first - 1 == height) memcpy(R->chunk_hdr[R->hdr_next], header, 32);
+        R->hdr_next++;
+    }
+    return BK_OK;
+}
+
+static bk_status filter_headers(ex_run *R, int workers, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    const bk_chain *c = &R->chain;
+    int64_t top = -1;
+    int any = 0;
+    for (size_t k = 0; k < R->nchunks; k++) {
+        memset(R->chunk_hdr[k], 0, 32);
+        if (!(R->chunks[k].wanted & (1u << BK_DS_BLOCK_FILTERS))) continue;
+        any = 1;
+        if (R->chunks[k].first - 1 > top) top = R->chunks[k].first - 1;
+    }
+    if (!any) return BK_OK;
+    if (c->base_height != 0 || c->prune_height > 0)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block_filters: filter headers need every block from the "
+                            "genesis, and the blocks below height %d are not in the files",
+                            (int)(c->prune_height > c->base_height ? c->prune_height : c->base_height));
+    if (top < 0) return BK_OK; /* every chunk starts at the genesis */
+    const bk_chain_entry *te = bk_chain_at_height(c, top);
+    if (!te) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block_filters: no block at height %lld", (long long)top);
+    size_t n = (size_t)top + 1;
+    bk_engine_item *items = bk_alloc(o->alloc, n * sizeof *items);
+    if (!items) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    bk_status st = bk_filter_path(c, te, 0, items, err);
+    if (st == BK_OK) {
+        bk_filter_run_opts fo;
+        bk_filter_run_opts_init(&fo);
+        fo.chain = c;
+        fo.dir = &R->dir;
+        fo.items = items;
+        fo.n_items = n;
+        fo.headers = 1;
+        fo.run.workers = workers;
+        fo.run.window = 4 * (size_t)workers + 2;
+        fo.run.cancel = o->cancel;
+        fo.run.alloc = o->alloc;
+        fo.emit = hdr_emit;
+        fo.ctx = R;
+        R->hdr_next = 0;
+        bk_engine_result res;
+        bk_error e2;
+        bk_error_clear(&e2);
+        st = bk_filter_run(&fo, &res, &e2);
+        if (st == BK_ERR_CANCELLED) bk_error_set(err, st, 0, "cancelled");
+        else if (st != BK_OK) {
+            char m[4608];
+            bk_engine_error_format(&res.where, &e2, m, sizeof m);
+            bk_error_set(err, st, 0, "block_filters: the headers below the first chunk: %s", m);
+        }
+    }
+    bk_free(o->alloc, items, n * sizeof *items);
+    return st;
+}
+
 bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_error *err)
 {
     bk_export_stats st;
@@ -361,6 +449,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     for (int i = 0; i < nw; i++) {
         bk_table_scratch_init(&workers[i].scratch, o->alloc);
         bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
+        bk_blockfilter_init(&workers[i].filter, o->alloc);
     }
     R.workers = workers;
     R.busy = bk_alloc(o->alloc, (size_t)nw * sizeof *R.busy);
@@ -469,6 +558,14 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         tasks[k].first = R.chunks[k].job0;
         tasks[k].count = R.chunks[k].njobs;
     }
+    if (dsets & (1u << BK_DS_BLOCK_FILTERS)) {
+        R.chunk_hdr = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * 32);
+        if (!R.chunk_hdr) {
+            rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            goto out;
+        }
+        if ((rc = filter_headers(&R, o->workers, err)) != BK_OK) goto out;
+    }
     double t1 = now_s();
     R.t1 = t1;
     bk_engine_opts eo;
@@ -514,6 +611,7 @@ out:
             ex_worker *W = &workers[i];
             bk_table_scratch_free(&W->scratch);
             bk_block_stats_scratch_free(&W->stats);
+            bk_blockfilter_free(&W->filter);
             for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
         }
         bk_free(o->alloc, workers, (size_t)o->workers * sizeof *workers);
@@ -522,6 +620,7 @@ out:
     bk_free(o->alloc, R.jobs, cap * sizeof *R.jobs);
     bk_free(o->alloc, R.chunks, chunks_cap * sizeof *R.chunks);
     bk_free(o->alloc, tasks, (R.nchunks ? R.nchunks : 1) * sizeof *tasks);
+    bk_free(o->alloc, R.chunk_hdr, (R.nchunks ? R.nchunks : 1) * 32);
     if (!o->chain) bk_chain_free(&R.chain);
 out_nochain:
     bk_blocksdir_close(&R.dir);

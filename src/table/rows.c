@@ -120,7 +120,28 @@ static const bk_pq_column OUT_COLS[O_NCOLS] = {
     {"value", I64, 0},
 };
 
-static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks", "transactions", "inputs", "outputs", "block_stats"};
+static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks",      "transactions", "inputs",
+                                                    "outputs",     "block_stats",  "block_filters"};
+
+/* block_filters: Core's getblockfilter result per block (docs/filters.md). */
+enum { F_HEIGHT, F_HASH, F_FILTER, F_HEADER, F_NCOLS };
+static const bk_pq_column FILTER_COLS[F_NCOLS] = {
+    {"height", I64, 0},
+    {"hash", STR, 0},
+    {"filter", STR, NOMM},
+    {"header", STR, OPT},
+};
+
+bk_status bk_table_block_filter_row(bk_table_writer *t, int64_t height, const uint8_t hash[32], const uint8_t *filter,
+                                    size_t len, const uint8_t *header, bk_error *err)
+{
+    bk_table_int(t, F_HEIGHT, height);
+    bk_table_hex(t, F_HASH, hash, 32, 1);
+    bk_table_hex(t, F_FILTER, filter, len, 0);
+    if (header) bk_table_hex(t, F_HEADER, header, 32, 1);
+    else bk_table_null(t, F_HEADER);
+    return bk_table_end_row(t, err);
+}
 
 /* block_stats: getblockstats' 31 statistics as columns, in Core's key order,
  * named as Core names them; feerate_percentiles as five columns
@@ -200,6 +221,7 @@ const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
     case BK_DS_INPUTS: *n_out = I_NCOLS; return IN_COLS;
     case BK_DS_OUTPUTS: *n_out = O_NCOLS; return OUT_COLS;
     case BK_DS_BLOCK_STATS: stats_cols_init(); *n_out = STATS_NCOLS; return STATS_COLS;
+    case BK_DS_BLOCK_FILTERS: *n_out = F_NCOLS; return FILTER_COLS;
     default: *n_out = 0; return NULL;
     }
 }
