@@ -65,13 +65,17 @@ bk_status bk_merkle_proof_build(const uint8_t header80[80], const uint8_t *txids
 {
     if (!header80 || !txids || !match || !out || n == 0) return bk_error_set(err, BK_ERR_ARG, 0, "no transactions");
     if (n > UINT32_MAX) return bk_error_set(err, BK_ERR_ARG, 0, "%zu transactions: over 2^32 - 1", n);
-    /* The walk visits at most 2n - 1 nodes: one bit each, at most n hashes. */
-    size_t cap = bk_merkle_capacity(n);
-    size_t need = 32 * cap + 32 * n + 2 * n;
+    /* The walk visits each node of the tree at most once: one bit each
+     * (the levels' widths summed: up to 2n + height, more than 2n - 1 when
+     * a level is odd), and adds at most n hashes (disjoint leaf ranges). */
+    size_t cap = bk_merkle_capacity(n), nodes = 0;
+    unsigned height = tree_height(n);
+    for (unsigned h = 0; h <= height; h++) nodes += tree_width(n, h);
+    size_t need = 32 * cap + 32 * n + nodes;
     uint8_t *mem = bk_alloc(alloc, need);
     if (!mem) return bk_error_set(err, BK_ERR_NOMEM, 0, "cannot allocate %zu bytes of proof scratch", need);
     pmt_build b = {txids, n, match, mem, mem + 32 * cap, 0, mem + 32 * cap + 32 * n, 0};
-    traverse_build(&b, tree_height(n), 0);
+    traverse_build(&b, height, 0);
 
     uint8_t cs[9], u32[4];
     bk_writer_put(out, header80, 80);
