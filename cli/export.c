@@ -168,7 +168,10 @@ static int export_main(int argc, char **argv)
         BK_OPT_ROW_FLAG("--summary", 0, &summary, "one line on stderr at the end"),
         BK_OPT_ROW_STR("--utxo-snapshot", 0, &snapshot, "FILE|-",
                        "utxos: a dumptxoutset file (format 2; - = standard input)"),
-        BK_OPT_ROW_STR("--height", 0, &utxo_height, "N", "utxos: the best block's height (default: the block index)"),
+        BK_OPT_ROW_STR("--height", 0, &utxo_height, "N",
+                       "utxos: with --datadir, the set at height N (the chainstate\n"
+                       "rolled back with the undo data above it, never touching the\n"
+                       "node); with --utxo-snapshot, its base block's height"),
         BK_OPT_ROW_I64("--chunk-rows", 0, &chunk_rows, 1, 1000000000000LL, "N",
                        "utxos: rows per file (default 1000000)"),
         BK_OPT_END,
@@ -224,7 +227,15 @@ static int export_main(int argc, char **argv)
         ua.source.datadir = src.datadir;
         ua.source.snapshot = snapshot;
         ua.source.chain = src.datadir || src.chain_given ? bk_network_get(src.net)->name : NULL;
-        ua.source.height = utxo_height;
+        /* with --datadir, --height H is the set at H (rolled back, as utxo
+         * snapshot --height and utxo stats --height); with a snapshot file,
+         * the height of its base block */
+        if (src.datadir && !snapshot) {
+            ua.source.at_height = utxo_height;
+            ua.source.blocksdir = src.blocksdir;
+        } else {
+            ua.source.height = utxo_height;
+        }
         ua.source.tmpdir = src.tmpdir;
         ua.source.height_optional = 1;
         ua.out_dir = o.out_dir;

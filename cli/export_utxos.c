@@ -342,7 +342,8 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     /* one writer per chunk in flight when the source can be read again
      * from its start (not standard input) */
     unsigned writers = threads < XU_WRITERS ? threads : XU_WRITERS;
-    if (writers >= 2 && !(so.snapshot && !strcmp(so.snapshot, "-"))) {
+    /* (a rolled-back set is one merge of its runs with the chainstate: one reader) */
+    if (writers >= 2 && !src.rb && !(so.snapshot && !strcmp(so.snapshot, "-"))) {
         rc = xu_parallel(cmd, &so, &src, &x, writers, &x.rows, &x.files, &x.bytes);
     } else {
         rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, xu_stop);

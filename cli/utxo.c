@@ -99,7 +99,7 @@ static utxo_source_opts source_opts(const utxo_opts *o)
 {
     utxo_source_opts so = {o->src.datadir, o->snapshot,
                            o->src.datadir || o->src.chain_given ? bk_network_get(o->src.net)->name : NULL, o->height,
-                           o->src.tmpdir, 0};
+                           o->src.tmpdir, 0, NULL, NULL};
     return so;
 }
 

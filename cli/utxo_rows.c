@@ -77,6 +77,9 @@ int utxo_parse_threads(const char *cmd, const char *text, unsigned *out)
 
 void utxo_source_close(coin_source *s)
 {
+    bk_utxo_rollback_close(s->rb);
+    if (s->have_chain) bk_chain_free(&s->chain);
+    if (s->have_dir) bk_blocksdir_close(&s->dir);
     bk_chainstate_iter_free(s->it);
     bk_chainstate_close(s->cs);
     bk_utxo_snapshot_close(s->snap);
@@ -96,6 +99,64 @@ static void name_snapshot(const coin_source *s, bk_error *err)
     memcpy(m + n, err->msg, rest);
     m[(size_t)n + rest] = 0;
     memcpy(err->msg, m, sizeof m);
+}
+
+/* The set at o->at_height: the chainstate as it is when that is its best
+ * block's height, else rolled back (bk_utxo_rollback: the undo data of
+ * every block above it, sorted runs in --tmpdir, memory bounded). A
+ * datadir without a block index cannot be rolled back: the height is then
+ * the chainstate's best block's, as the caller states it. */
+static int at_height_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
+{
+    int32_t h = 0;
+    int rc = parse_height(cmd, o->at_height, &h);
+    /* a chainstate without a block index (a generated one): nothing to roll
+     * back with, H is taken as its best block's height, as before */
+    char *idx = rc ? NULL : join(o->datadir, s->net, "blocks/index");
+    struct stat sb;
+    int no_index = idx && (stat(idx, &sb) != 0 || !S_ISDIR(sb.st_mode));
+    free(idx);
+    if (!rc && no_index) {
+        bk_error e1;
+        if (bk_chainstate_iter_new(s->cs, &s->it, &e1) != BK_OK) {
+            rc = bk_cli_report(cmd, &e1);
+            utxo_source_close(s);
+            return rc;
+        }
+        s->height = h;
+        return 0;
+    }
+    bk_error err;
+    bk_error_clear(&err);
+    bk_chain_opts co;
+    memset(&co, 0, sizeof co);
+    co.tmpdir = o->tmpdir;
+    if (!rc && bk_chain_build_index(&s->chain, o->datadir, s->net, &co, NULL, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    if (!rc) s->have_chain = 1;
+    const bk_chain_entry *best = rc ? NULL : bk_chain_find(&s->chain, s->best);
+    if (!rc && (!best || !best->active || best->height < 0))
+        rc = bk_cli_fail(cmd, BK_EXIT_DATA, "the chainstate's best block is not on the block index's active chain");
+    if (!rc && h > best->height)
+        rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %ld after current tip %d", (long)h,
+                         (int)best->height);
+    if (!rc && h < best->height) {
+        if (bk_blocksdir_open(&s->dir, o->blocksdir, s->net, NULL, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+        else s->have_dir = 1;
+        bk_utxo_rollback_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.tmpdir = o->tmpdir;
+        if (!rc && bk_utxo_rollback_open(&s->rb, s->cs, &s->chain, &s->dir, h, &ro, &err) != BK_OK)
+            rc = bk_cli_fail(cmd, err.status == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : bk_cli_exit_code(err.status), "%s",
+                             err.msg);
+        if (!rc) memcpy(s->best, bk_utxo_rollback_info_get(s->rb)->base_hash, 32);
+    }
+    if (!rc && !s->rb && bk_chainstate_iter_new(s->cs, &s->it, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    if (rc) {
+        utxo_source_close(s);
+        return rc;
+    }
+    s->height = h;
+    return 0;
 }
 
 int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
@@ -160,6 +221,7 @@ int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     bk_chainstate_best_block(s->cs, s->best);
     int rc = 0;
+    if (o->at_height) return at_height_open(cmd, o, s);
     if (o->height) {
         rc = parse_height(cmd, o->height, &s->height);
     } else {
@@ -183,6 +245,7 @@ int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
 
 int utxo_source_next(coin_source *s, bk_utxo *u)
 {
+    if (s->rb) return bk_utxo_rollback_next(s->rb, u);
     return s->snap ? bk_utxo_snapshot_next(s->snap, u) : bk_chainstate_iter_next(s->it, u);
 }
 
@@ -194,6 +257,7 @@ bk_status utxo_source_status(coin_source *s, bk_error *err)
         else name_snapshot(s, err);
         return st;
     }
+    if (s->rb) return bk_utxo_rollback_status(s->rb, err);
     return bk_chainstate_iter_status(s->it, err);
 }
 

@@ -3,6 +3,8 @@
 #ifndef BLOCKKIT_CLI_UTXO_ROWS_H
 #define BLOCKKIT_CLI_UTXO_ROWS_H
 
+#include <blockkit/blockfile.h>
+#include <blockkit/chain.h>
 #include <blockkit/utxo.h>
 
 #include <signal.h>
@@ -14,6 +16,10 @@ typedef struct utxo_source_opts {
     /* the best block's height is not needed: a snapshot without --height or
      * --datadir, or a datadir without a block index, leaves it -1 */
     int height_optional;
+    /* --datadir only: the set at this height, the chainstate rolled back
+     * with the undo data of the blocks above it (bk_utxo_rollback); its
+     * blk/rev files in blocksdir (the resolved blk directory) */
+    const char *at_height, *blocksdir;
 } utxo_source_opts;
 
 /* A stream of coins from either source, in key order. */
@@ -22,6 +28,10 @@ typedef struct coin_source {
     FILE *snap_file;
     bk_chainstate *cs;
     bk_chainstate_iter *it;
+    bk_utxo_rollback *rb;   /* at_height below the best block: the coins come from it */
+    bk_chain chain;         /* rb's block index chain and blocks */
+    bk_blocksdir dir;
+    int have_chain, have_dir;
     bk_network net;
     uint8_t best[32];
     int32_t height;      /* -1 when not known (height_optional) */

@@ -55,4 +55,22 @@ csv=$t/x/utxo_stats/utxo_stats_00000000_00000939.csv
 [ -f "$csv" ] || fail "utxo_stats file"
 sed 's/.*"height":\([0-9]*\),"bestblock":"\([0-9a-f]*\)","txouts":\([0-9]*\),"bogosize":\([0-9]*\),"muhash":"\([0-9a-f]*\)".*/\1,\2,\3,\4,\5/' "$t/want_muhash" > "$t/want_cols"
 tail -n +2 "$csv" | cut -d, -f1-5 | cmp - "$t/want_cols" || fail "utxo_stats columns differ"
+# export --datasets utxos --height H: the set at H by the same rollback,
+# row for row the rows of Core's own dumptxoutset rollback file at H
+for h in 110 469 929; do
+  zstd -dcq "$data/utxo_snapshot_at_$h.dat.zst" > "$t/core_$h.dat"
+  "$bk" export --datasets utxos --datadir "$dd" --height "$h" --format csv --out "$t/xh$h" 2> "$t/err" || fail "export utxos --height $h: $(cat "$t/err")"
+  "$bk" export --datasets utxos --utxo-snapshot "$t/core_$h.dat" --height "$h" --format csv --out "$t/xc$h" 2> "$t/err" || fail "export core snapshot $h"
+  n=$(cat "$t/xh$h"/utxos/*.csv | wc -l)
+  [ "$n" -gt 100 ] || fail "export utxos --height $h: $n lines"
+  cat "$t/xh$h"/utxos/*.csv | cmp - "$t/xc$h/utxos/$(ls "$t/xc$h/utxos")" || fail "export utxos --height $h differs from Core's set"
+done
+# at the tip: the chainstate itself; past it: Core's message, exit 66, no files
+"$bk" export --datasets utxos --datadir "$dd" --height 939 --format csv --out "$t/xtip" 2>/dev/null || fail "export utxos at the tip"
+"$bk" export --datasets utxos --datadir "$dd" --format csv --out "$t/xnow" 2>/dev/null || fail "export utxos"
+cmp "$t/xtip"/utxos/*.csv "$t/xnow"/utxos/*.csv || fail "export utxos --height <tip> differs from the chainstate"
+rc=0
+"$bk" export --datasets utxos --datadir "$dd" --height 940 --format csv --out "$t/xpast" 2> "$t/err" || rc=$?
+[ $rc -eq 66 ] && grep -q "Target block height 940 after current tip 939" "$t/err" || fail "export utxos past the tip: rc $rc $(cat "$t/err")"
+[ -z "$(ls "$t/xpast/utxos" 2>/dev/null)" ] || fail "export utxos past the tip wrote files"
 echo "utxo series CLI: ok"
