@@ -79,7 +79,7 @@ static int open_with_args(const char *cmd, bk_cli_source *src, bk_opt_args *args
     int rc;
     if (!args->n) {
         bk_cli_source_free(src);
-        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, missing);
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", missing);
     } else {
         rc = bk_cli_lookup_open(cmd, src, l);
     }
