@@ -341,6 +341,7 @@ typedef struct past_bench {
     bk_chainstate *cs;
     int with_muhash;
     int drain;
+    int workers;
     int32_t height;
 } past_bench;
 
@@ -390,7 +391,8 @@ static int past_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     if (!b) return 1;
     memset(b, 0, sizeof *b);
     const char *a = arg;
-    b->with_muhash = !strcmp(a, "muhash");
+    b->with_muhash = !strncmp(a, "muhash", 6);
+    b->workers = strstr(a, "/j2") ? 2 : 1;
     b->height = (a[0] >= '0' && a[0] <= '9') ? (int32_t)atoi(a) : -1;
     b->drain = strstr(a, "/set") != NULL;
     if (past_setup_common(b) != 0) {
@@ -435,19 +437,22 @@ static bk_status series_discard(void *ctx, const bk_coinstats *cur, const bk_coi
 static void series_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
 {
     past_bench *b = ctx;
+    bk_bench_affinity aff; /* the /j2 row's workers use every CPU */
+    bk_bench_widen(&aff, b->workers);
     for (uint64_t i = 0; i < iters; i++) {
         bk_coinstats_series_opts o;
         memset(&o, 0, sizeof o);
         o.start = 0;
         o.end = SERIES_BLOCKS - 1;
         o.with_muhash = b->with_muhash;
-        o.workers = 1;
-        o.alloc = alloc;
+        o.workers = b->workers;
+        o.alloc = b->workers == 1 ? alloc : NULL; /* the counting allocator is single-threaded */
         uint64_t sum = 0;
         bk_error err;
         if (bk_coinstats_series(&b->c, &b->d, &o, series_discard, &sum, NULL, &err) != BK_OK) abort();
         bk_bench_keep(&sum);
     }
+    bk_bench_unwiden(&aff);
 }
 
 static void rollback_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
@@ -476,6 +481,9 @@ static void rollback_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
 
 BK_BENCH(bench_utxo_series_muhash, .name = "UtxoStats/series", .unit = "block", .units_per_op = SERIES_BLOCKS,
          .bytes_per_op = SERIES_BYTES, .arg = "muhash", .setup = past_setup, .run = series_run,
+         .teardown = past_teardown)
+BK_BENCH(bench_utxo_series_muhash_j2, .name = "UtxoStats/series/j2", .unit = "block", .units_per_op = SERIES_BLOCKS,
+         .bytes_per_op = SERIES_BYTES, .arg = "muhash/j2", .setup = past_setup, .run = series_run,
          .teardown = past_teardown)
 BK_BENCH(bench_utxo_series_none, .name = "UtxoStats/series/none", .unit = "block", .units_per_op = SERIES_BLOCKS,
          .bytes_per_op = SERIES_BYTES, .arg = "none", .setup = past_setup, .run = series_run,
