@@ -44,36 +44,21 @@ static const char export_intro[] =
     "and removes the utxos files it did not write (docs/utxo.md).\n";
 
 static const char export_outro[] =
-    "SIGINT and SIGTERM stop cleanly: complete chunks stay, the unfinished ones\n"
-    "are removed, a rerun continues; the status is then 128 + the signal number.\n"
+    "SIGINT, SIGTERM and SIGHUP stop cleanly: complete chunks stay, the\n"
+    "unfinished ones are removed, a rerun continues; the status is then 128 +\n"
+    "the signal number.\n"
     "Exit status: 0 ok, 64 usage, 65 bad data, 66 missing input (no such\n"
     "directory, no block in the range, a block without undo data), 74 I/O,\n"
     "128+N stopped by signal N.\n";
 
-static volatile sig_atomic_t export_stop;
-
-static void on_signal(int sig)
-{
-    export_stop = sig;
-}
-
+/* The one stop-signal helper (cli.h): SIGINT, SIGTERM, SIGHUP. */
 volatile sig_atomic_t *export_signals_catch(export_signals *s)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    export_stop = 0;
-    sigaction(SIGINT, &sa, &s->old_int);
-    sigaction(SIGTERM, &sa, &s->old_term);
-    return &export_stop;
+    bk_cli_stop_signals_catch(&s->saved);
+    return &bk_cli_stop;
 }
 
-void export_signals_restore(const export_signals *s)
-{
-    sigaction(SIGINT, &s->old_int, NULL);
-    sigaction(SIGTERM, &s->old_term, NULL);
-}
+void export_signals_restore(const export_signals *s) { bk_cli_stop_signals_restore(&s->saved); }
 
 
 /* The library's progress to the CLI's printer (cli/progress.h): the ETA
@@ -297,11 +282,11 @@ static int export_main(int argc, char **argv)
          * undo positions, pruned ranges), else the header scan; rebuilt for
          * every --follow look. */
         bk_chain chain;
-        int crc = bk_cli_source_build(cmd, &src, o.net, &export_stop, follow && total.chunks_written + total.chunks_skipped,
+        int crc = bk_cli_source_build(cmd, &src, o.net, &bk_cli_stop, follow && total.chunks_written + total.chunks_skipped,
                                       &chain);
         if (crc) {
-            if (export_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = export_stop ? 128 + (int)export_stop : crc;
+            if (bk_cli_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = bk_cli_stop ? 128 + (int)bk_cli_stop : crc;
             break;
         }
         o.chain = &chain;
@@ -324,9 +309,9 @@ static int export_main(int argc, char **argv)
         if (st.missing_undo)
             fprintf(stderr, "blockkit: export: %llu block(s) exported without undo data (spent columns null)\n",
                     (unsigned long long)st.missing_undo);
-        if (s == BK_ERR_CANCELLED || export_stop) {
+        if (s == BK_ERR_CANCELLED || bk_cli_stop) {
             fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = 128 + (int)export_stop;
+            rc = 128 + (int)bk_cli_stop;
             break;
         }
         if (s != BK_OK) {
@@ -350,13 +335,13 @@ static int export_main(int argc, char **argv)
             waited_next = st.next_height;
         }
         /* sleep until the next look, waking for a signal */
-        for (int64_t q = 0; q < poll_s * 10 && !export_stop; q++) {
+        for (int64_t q = 0; q < poll_s * 10 && !bk_cli_stop; q++) {
             struct timespec ts = {0, 100 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        if (export_stop) {
+        if (bk_cli_stop) {
             fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = 128 + (int)export_stop;
+            rc = 128 + (int)bk_cli_stop;
             break;
         }
     }

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 
+#include <blockkit/blockindex.h>
 #include <blockkit/hex.h>
 
 #include <errno.h>
@@ -11,15 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const chain_subdir[BK_NET_COUNT_] = {
-    [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-    [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
 
 static char *join(const char *datadir, bk_network net, const char *leaf)
 {
     size_t cap = strlen(datadir) + strlen(leaf) + 32;
     char *p = malloc(cap);
-    if (p) snprintf(p, cap, "%s/%s%s", datadir, chain_subdir[net], leaf);
+    if (p) snprintf(p, cap, "%s/%s%s", datadir, bk_network_datadir_subdir(net), leaf);
     return p;
 }
 
