@@ -113,6 +113,16 @@ kill -TERM $pid; wait $pid; rc=$?
 if [ $rc = 143 ] || [ $rc = 0 ]; then pass "export SIGTERM: status $rc"; else fail "export SIGTERM: status $rc"; fi
 if [ $rc = 0 ] && grep -q "stopped by a signal" "$T/sig.err"; then fail "export reported 0 after a signal"; fi
 if [ -z "$(find "$T/sig" -name '*.tmp*' 2>/dev/null)" ]; then pass "export SIGTERM: no temporary file left"; else fail "temporary files left"; fi
+# SIGHUP too (the one stop-signal helper, cli.h): 129, never 0 after a signal
+"$BK" export --datadir "$DD" --out "$T/sighup" --chunk-size 10 -j 1 --format csv 2> "$T/sighup.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -d "$T/sighup" ] && break; sleep 0.02; done
+kill -HUP $pid; wait $pid; rc=$?
+# (129 alone would also be a death by the signal: the clean stop says so on stderr)
+if { [ $rc = 129 ] && grep -q "stopped by a signal" "$T/sighup.err"; } ||
+   { [ $rc = 0 ] && ! grep -q "stopped by a signal" "$T/sighup.err"; }; then pass "export SIGHUP: status $rc, a clean stop"
+else fail "export SIGHUP: status $rc: $(cat "$T/sighup.err")"; fi
+if [ -z "$(find "$T/sighup" -name '*.tmp*' 2>/dev/null)" ]; then pass "export SIGHUP: no temporary file left"; else fail "temporary files left after SIGHUP"; fi
 
 # ---- resume safety ----
 run 60 "$BK" scan --datadir "$DD" --end 30 --verbosity 3 -o "$T/r.ndjson" > /dev/null
