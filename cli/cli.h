@@ -15,6 +15,7 @@ enum {
     BK_EXIT_NOINPUT = 66,
     BK_EXIT_SOFTWARE = 70,
     BK_EXIT_IO = 74,
+    BK_EXIT_TEMPFAIL = 75,   /* another blockkit writes into the same --out (try again later) */
 };
 
 typedef struct bk_cli_command {

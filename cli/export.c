@@ -263,6 +263,15 @@ static int export_main(int argc, char **argv)
         o.below_tip = lag;
     }
 
+    /* one writer per --out, held across --follow's runs (export.h) */
+    bk_out_lock lock;
+    bk_error lerr;
+    bk_error_clear(&lerr);
+    if (bk_out_lock_take(&lock, o.out_dir, &lerr) != BK_OK) {
+        bk_cli_source_free(&src);
+        return bk_cli_report(cmd, &lerr);
+    }
+    o.out_locked = 1;
     export_signals sigs;
     o.cancel = export_signals_catch(&sigs);
     bk_cli_progress pc;
@@ -346,6 +355,7 @@ static int export_main(int argc, char **argv)
         }
     }
     export_signals_restore(&sigs);
+    bk_out_lock_release(&lock);
     if (summary) {
         double mbs = total.seconds > 0 ? (double)total.bytes_in / 1e6 / total.seconds : 0;
         fprintf(stderr,

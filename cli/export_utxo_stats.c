@@ -11,6 +11,7 @@
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
+#include <blockkit/export.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo.h>
 
@@ -50,9 +51,14 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
     if (a->below_tip >= 0) end = tip_h - a->below_tip;
     else if (end < 0 || end > tip_h) end = tip_h;
     int rc = 0;
+    bk_out_lock lock = {-1, {0}}; /* one writer per --out (blockkit/export.h) */
     if (end < start || start > tip_h) {
         rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %lld)",
                          (long long)start, (long long)end, (long long)tip_h);
+        goto out;
+    }
+    if (bk_out_lock_take(&lock, a->out_dir, &err) != BK_OK) {
+        rc = bk_cli_report(cmd, &err);
         goto out;
     }
     static xs_ctx x; /* bk_chunk_file holds two paths: not on the stack */
@@ -89,6 +95,7 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
                          "%s", m);
     }
 out:
+    bk_out_lock_release(&lock);
     bk_blocksdir_close(&d);
     bk_chain_free(&c);
     return rc;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "utxo_rows.h"
 
+#include <blockkit/export.h>
 #include <blockkit/hex.h>
 
 #include <dirent.h>
@@ -331,9 +332,16 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     int summary = args->summary, progress = args->progress;
     unsigned threads = args->threads;
     int rc;
+    bk_out_lock lock;
+    bk_error lerr;
+    bk_error_clear(&lerr);
+    if (bk_out_lock_take(&lock, x.out_dir, &lerr) != BK_OK) return bk_cli_report(cmd, &lerr);
     coin_source src;
     rc = utxo_source_open(cmd, &so, &src);
-    if (rc) return rc;
+    if (rc) {
+        bk_out_lock_release(&lock);
+        return rc;
+    }
 
     export_signals sigs;
     xu_stop = export_signals_catch(&sigs);
@@ -373,5 +381,6 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
                 secs > 0 ? (double)x.rows / 1e6 / secs : 0, threads, best, height);
     }
     utxo_source_close(&src);
+    bk_out_lock_release(&lock);
     return rc;
 }

@@ -44,6 +44,7 @@ int bk_cli_exit_code(bk_status st)
     case BK_ERR_IO: return BK_EXIT_IO;
     case BK_ERR_NOMEM: return BK_EXIT_SOFTWARE;
     case BK_ERR_UNSUPPORTED: return BK_EXIT_USAGE;
+    case BK_ERR_LOCKED: return BK_EXIT_TEMPFAIL;
     default: return BK_EXIT_DATA;
     }
 }
@@ -52,7 +53,8 @@ int bk_cli_report(const char *cmd, const bk_error *err)
 {
     /* An I/O or argument error names its file or argument in the message;
      * "at byte 0" adds nothing there, nor to an item not found. */
-    if ((err->status == BK_ERR_IO || err->status == BK_ERR_ARG || err->status == BK_ERR_NOT_FOUND) &&
+    if ((err->status == BK_ERR_IO || err->status == BK_ERR_ARG || err->status == BK_ERR_NOT_FOUND ||
+         err->status == BK_ERR_LOCKED) &&
         err->offset == 0 && !err->path[0]) {
         fprintf(stderr, "blockkit: %s: %s: %s\n", cmd, bk_status_str(err->status), err->msg);
         return bk_cli_exit_code(err->status);

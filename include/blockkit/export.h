@@ -73,6 +73,10 @@ typedef struct bk_export_opts {
      * no_data and skipped); it is only read. NULL: the header scan of
      * blocksdir (bk_chain_build). */
     const bk_chain *chain;
+    /* Non-zero: the caller holds out_dir's lock (bk_out_lock_take, e.g.
+     * across the runs of --follow); zero: the run takes it for its
+     * duration. */
+    int out_locked;
 } bk_export_opts;
 
 typedef struct bk_export_stats {
@@ -90,6 +94,19 @@ typedef struct bk_export_stats {
     int workers;
 } bk_export_stats;
 
+/* One writer per output directory: an exclusive flock(2) on
+ * OUT/.blockkit-lock (created with OUT; the holder's pid written into it),
+ * released by bk_out_lock_release (which removes the file) or by the
+ * kernel when the process dies (the file then stays, holding no lock).
+ * BK_ERR_LOCKED, at once, when another process holds it: "another blockkit
+ * (pid N) writes into OUT"; BK_ERR_IO when OUT cannot be created. */
+typedef struct bk_out_lock {
+    int fd;
+    char path[4096];
+} bk_out_lock;
+BK_API bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_out_lock_release(bk_out_lock *l);
+
 /* Defaults: main, all datasets, Parquet with zstd, heights 0..tip, chunks
  * of 10000, one worker. */
 BK_API void bk_export_opts_init(bk_export_opts *o);
@@ -100,7 +117,8 @@ BK_API bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out);
 /* Run the export. Errors: BK_ERR_IO (a file that cannot be read or
  * written, named), BK_ERR_NOT_FOUND (a block without undo data, unless
  * allow_missing_undo), the block and undo parsers' errors (with the
- * height), BK_ERR_CANCELLED, BK_ERR_ARG for bad options. Complete chunks
+ * height), BK_ERR_CANCELLED, BK_ERR_LOCKED (another export writes into
+ * out_dir), BK_ERR_ARG for bad options. Complete chunks
  * stay complete whatever happens; the others are removed. */
 BK_API bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_error *err) BK_WARN_UNUSED;
 

@@ -57,6 +57,7 @@ typedef enum bk_status {
     BK_ERR_VALUE,               /* invalid value: bool not 0/1, bit padding, bitlist delimiter, union selector */
     BK_ERR_INVALID,             /* other invalid data; the message says what */
     BK_ERR_CANCELLED,           /* stopped by the caller's cancel flag (a signal) */
+    BK_ERR_LOCKED,              /* another process holds the lock (an export's output directory) */
     BK_STATUS_COUNT_
 } bk_status;
 

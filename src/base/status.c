@@ -30,6 +30,7 @@ static const char *const status_names[BK_STATUS_COUNT_] = {
     [BK_ERR_VALUE] = "bad value",
     [BK_ERR_INVALID] = "invalid data",
     [BK_ERR_CANCELLED] = "cancelled",
+    [BK_ERR_LOCKED] = "locked",
 };
 
 const char *bk_status_str(bk_status st)

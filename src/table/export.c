@@ -11,9 +11,12 @@
 #include <blockkit/export.h>
 #include <blockkit/filters.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -414,6 +417,62 @@ static bk_status filter_headers(ex_run *R, int workers, bk_error *err)
     return st;
 }
 
+/* ---- one writer per output directory ---- */
+
+bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err)
+{
+    l->fd = -1;
+    l->path[0] = 0;
+    if (!out_dir) return bk_error_set(err, BK_ERR_ARG, 0, "no output directory");
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+        return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", out_dir, strerror(errno));
+    if (snprintf(l->path, sizeof l->path, "%s/.blockkit-lock", out_dir) >= (int)sizeof l->path)
+        return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", out_dir);
+    /* The holder unlinks the file when it is done: a process that opened
+     * it before and then gets the lock finds its descriptor no longer
+     * names the path, and tries again with the new file. */
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(errno));
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            char pid[32] = "";
+            ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+            close(fd);
+            if (e != EWOULDBLOCK) return bk_error_set(err, BK_ERR_IO, 0, "%s: lock: %s", l->path, strerror(e));
+            pid[n > 0 ? n : 0] = 0;
+            pid[strcspn(pid, "\n")] = 0;
+            return bk_error_set(err, BK_ERR_LOCKED, 0,
+                                "another blockkit (pid %s) writes into %s: one writer per output directory",
+                                pid[0] ? pid : "?", out_dir);
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) != 0 || stat(l->path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+            close(fd); /* unlinked by the holder before us: again */
+            continue;
+        }
+        char pid[32];
+        int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+            int e = errno;
+            close(fd);
+            return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(e));
+        }
+        l->fd = fd;
+        return BK_OK;
+    }
+    return bk_error_set(err, BK_ERR_IO, 0, "%s: the lock file keeps being replaced", l->path);
+}
+
+void bk_out_lock_release(bk_out_lock *l)
+{
+    if (l->fd >= 0) {
+        unlink(l->path); /* while holding the lock: see bk_out_lock_take */
+        close(l->fd);    /* the kernel drops the flock with the last descriptor */
+    }
+    l->fd = -1;
+}
+
 bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_error *err)
 {
     bk_export_stats st;
@@ -435,6 +494,8 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     bk_status rc = BK_OK;
     double t0 = now_s();
 
+    bk_out_lock lock = {-1, {0}};
+    if (!o->out_locked && (rc = bk_out_lock_take(&lock, o->out_dir, err)) != BK_OK) goto out_nodir;
     if ((rc = bk_blocksdir_open(&R.dir, o->blocksdir, o->net, o->alloc, err)) != BK_OK) goto out_nodir;
     if (o->chain) R.chain = *o->chain; /* borrowed: never freed here */
     else if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
@@ -625,6 +686,7 @@ out:
 out_nochain:
     bk_blocksdir_close(&R.dir);
 out_nodir:
+    bk_out_lock_release(&lock);
     if (stats) *stats = st;
     return rc;
 }

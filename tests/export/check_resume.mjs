@@ -34,7 +34,9 @@ function tree(dir) {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = readFileSync(p);
+      // a killed export leaves its lock file (it holds no lock: the kernel
+      // released it); it is not part of the dataset
+      else if (e.name !== '.blockkit-lock') out[path.relative(dir, p)] = readFileSync(p);
     }
   };
   walk(dir);
