@@ -113,10 +113,71 @@ static int names_utxos(const char *list)
     return 0;
 }
 
+/* --verify: one line per problem on stdout, naming the file. */
+typedef struct verify_out {
+    const char *out_dir;
+    int write_failed;
+} verify_out;
+
+static void on_problem(void *vctx, const char *file, bk_chunk_problem p, const char *why)
+{
+    verify_out *v = vctx;
+    if (printf("%s/%s: %s: %s\n", v->out_dir, file, bk_chunk_problem_name(p), why) < 0) v->write_failed = 1;
+}
+
+/* export --verify [--deep]: the directory against the node's best chain
+ * and its catalogue (bk_export_verify). */
+static int export_verify(const char *cmd, bk_cli_source *src, const char *out_dir, int deep, int summary)
+{
+    bk_chain chain;
+    int rc = bk_cli_source_build(cmd, src, src->net, &bk_cli_stop, 0, &chain);
+    if (rc) return bk_cli_stop ? 128 + (int)bk_cli_stop : rc;
+    verify_out vo = {out_dir, 0};
+    bk_export_verify_opts vo2;
+    memset(&vo2, 0, sizeof vo2);
+    vo2.out_dir = out_dir;
+    vo2.chain = &chain;
+    vo2.net = src->net;
+    vo2.deep = deep;
+    vo2.report = on_problem;
+    vo2.ctx = &vo;
+    vo2.cancel = &bk_cli_stop;
+    bk_export_verify_stats vs;
+    bk_error err;
+    bk_error_clear(&err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bk_status st = bk_export_verify(&vo2, &vs, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    bk_chain_free(&chain);
+    if (fflush(stdout) != 0 || vo.write_failed) return bk_cli_fail(cmd, BK_EXIT_IO, "writing the report failed");
+    if (st == BK_ERR_CANCELLED || bk_cli_stop) {
+        fprintf(stderr, "blockkit: %s: --verify stopped by a signal\n", cmd);
+        return 128 + (int)bk_cli_stop;
+    }
+    if (st != BK_OK) {
+        int erc = bk_cli_report(cmd, &err);
+        return st == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : erc; /* no export there */
+    }
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (summary || vs.problems)
+        fprintf(stderr,
+                "blockkit: %s: --verify%s: %llu dataset(s), heights %lld-%lld, %llu chunk files, %llu ok, %llu "
+                "problem(s); chain tip %lld; %.1f MB hashed in %.3f s\n",
+                cmd, deep ? " --deep" : "", (unsigned long long)vs.datasets, (long long)vs.start, (long long)vs.end,
+                (unsigned long long)vs.chunks, (unsigned long long)vs.files_ok, (unsigned long long)vs.problems,
+                (long long)vs.tip_height, (double)vs.bytes_hashed / 1e6, secs);
+    if (vs.problems) return BK_EXIT_FAIL;
+    if (!summary)
+        fprintf(stderr, "blockkit: %s: %s is complete for heights %lld-%lld and on the best chain (%llu files)\n", cmd,
+                out_dir, (long long)vs.start, (long long)vs.end, (unsigned long long)vs.chunks);
+    return 0;
+}
+
 static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
-    int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO;
+    int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO, verify = 0, deep = 0;
     int64_t lag = 6, poll_s = 30, chunk_rows = 1000000;
     const char *datasets = NULL, *snapshot = NULL, *utxo_height = NULL;
     bk_export_opts o;
@@ -147,6 +208,10 @@ static int export_main(int argc, char **argv)
         BK_OPT_ROW_FLAG("--follow", 0, &follow,
                         "keep running: write each next chunk once the tip is\n"
                         "--lag blocks past its end; partial chunks are never written"),
+        BK_OPT_ROW_FLAG("--verify", 0, &verify,
+                        "write nothing: check DIR against the node's best chain and\n"
+                        "its catalogue (exit 0 complete, 1 with a line per problem)"),
+        BK_OPT_ROW_FLAG("--deep", 0, &deep, "--verify: also every file's SHA-256 and rows"),
         BK_OPT_ROW_I64("--lag", 0, &lag, 0, 1000000, "N", "--follow: confirmations past a chunk's end (default 6)"),
         BK_OPT_ROW_I64("--poll", 0, &poll_s, 1, 86400, "S", "--follow: seconds between looks at the files (default 30)"),
         BK_OPT_PROGRESS(&progress),
@@ -167,6 +232,25 @@ static int export_main(int argc, char **argv)
     if (prc != BK_OPT_CONTINUE) return prc;
     bk_opt_args_free(&args);
     if (!o.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");
+    if (deep && !verify) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--deep is for --verify");
+    if (verify) {
+        static const char *const writes[] = {"--datasets", "--format", "--compression", "--zstd-level", "--start",
+                                             "--end", "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
+                                             "--lag", "--poll", "--utxo-snapshot", "--height", "--chunk-rows", "-j"};
+        for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++)
+            if (bk_opt_given(&spec, writes[k]))
+                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --verify (it reads what DIR's catalogue says)",
+                                   writes[k]);
+        int vrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+        if (!vrc) {
+            export_signals sigs;
+            export_signals_catch(&sigs);
+            vrc = export_verify(cmd, &src, o.out_dir, deep, summary);
+            export_signals_restore(&sigs);
+        }
+        bk_cli_source_free(&src);
+        return vrc;
+    }
     if (datasets && !strcmp(datasets, "utxo_stats")) {
         /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
         static const char *const not_here[] = {"--blockindex", "--source", "--chunk-size", "--orphans",
@@ -278,7 +362,7 @@ static int export_main(int argc, char **argv)
     bk_cli_progress_init(&pc, bk_cli_progress_on(progress));
     o.progress = on_progress;
     o.progress_ctx = &pc;
-    int64_t waited_tip = -2, waited_next = -2; /* the last waiting line printed */
+    int64_t waited_tip = -2, waited_next = -2, waited_undo = -2; /* the last waiting line printed */
 
     int rc = 0;
     bk_export_stats total;
@@ -305,6 +389,8 @@ static int export_main(int argc, char **argv)
         bk_cli_progress_end(&pc);
         total.chunks_written += st.chunks_written;
         total.chunks_skipped = st.chunks_skipped;
+        total.chunks_rewritten += st.chunks_rewritten;
+        total.chunks_removed += st.chunks_removed;
         total.files_written += st.files_written;
         total.blocks += st.blocks;
         total.bytes_in += st.bytes_in;
@@ -335,7 +421,20 @@ static int export_main(int argc, char **argv)
         }
         if (!follow) break;
         /* Say what the next look waits for (once for each tip and chunk). */
-        if (st.tip_height != waited_tip || st.next_height != waited_next) {
+        if (st.waiting_undo >= 0 && (st.waiting_undo != waited_undo || st.next_height != waited_next)) {
+            /* Core stores a block when it gets it and its undo data when it
+             * connects it: a syncing node's blk files run ahead of its rev files */
+            int64_t first = st.next_height, last = first / o.chunk_size * o.chunk_size + o.chunk_size - 1;
+            fprintf(stderr,
+                    "blockkit: %s: waiting: tip at height %lld, but the undo data of height %lld is not in rev*.dat "
+                    "yet (the node has not connected that block); the next chunk (heights %lld-%lld) is written once "
+                    "it is; next look in %lld s\n",
+                    cmd, (long long)st.tip_height, (long long)st.waiting_undo, (long long)first, (long long)last,
+                    (long long)poll_s);
+            waited_undo = st.waiting_undo;
+            waited_tip = st.tip_height;
+            waited_next = st.next_height;
+        } else if (st.waiting_undo < 0 && (st.tip_height != waited_tip || st.next_height != waited_next)) {
             int64_t first = st.next_height, last = first / o.chunk_size * o.chunk_size + o.chunk_size - 1;
             char line[320];
             fprintf(stderr, "%s\n", bk_cli_follow_waiting(line, sizeof line, cmd, st.tip_height, first, last,
@@ -359,11 +458,13 @@ static int export_main(int argc, char **argv)
     if (summary) {
         double mbs = total.seconds > 0 ? (double)total.bytes_in / 1e6 / total.seconds : 0;
         fprintf(stderr,
-                "blockkit: export: %llu chunks written (%llu files), %llu skipped, %llu blocks, rows: %llu blocks, "
+                "blockkit: export: %llu chunks written (%llu files), %llu skipped, %llu files rewritten (failed the "
+                "--verify checks), %llu removed (off the best chain), %llu blocks, rows: %llu blocks, "
                 "%llu transactions, %llu inputs, %llu outputs; %.1f MB in, %.1f MB out (%.3fx), %.3f s (+ %.3f s "
                 "chain) = %.1f MB/s, -j%d\n",
                 (unsigned long long)total.chunks_written, (unsigned long long)total.files_written,
-                (unsigned long long)total.chunks_skipped, (unsigned long long)total.blocks,
+                (unsigned long long)total.chunks_skipped, (unsigned long long)total.chunks_rewritten,
+                (unsigned long long)total.chunks_removed, (unsigned long long)total.blocks,
                 (unsigned long long)total.rows[0], (unsigned long long)total.rows[1],
                 (unsigned long long)total.rows[2], (unsigned long long)total.rows[3], (double)total.bytes_in / 1e6,
                 (double)total.bytes_out / 1e6, total.bytes_in ? (double)total.bytes_out / (double)total.bytes_in : 0,

@@ -108,7 +108,8 @@ static void test_export(void)
                  BK_CLI_PATH, k ? g_plain : FULL, g_tmp, k);
         CHECK_EQ_INT(system(cmd), 0);
     }
-    snprintf(cmd, sizeof cmd, "diff -r '%s/out0' '%s/out1' >/dev/null", g_tmp, g_tmp);
+    /* the chunks; _blockkit/chunks.ndjson holds each file's mtime */
+    snprintf(cmd, sizeof cmd, "diff -r -x _blockkit '%s/out0' '%s/out1' >/dev/null", g_tmp, g_tmp);
     CHECK_EQ_INT(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "test $(cat '%s'/out0/inputs/*.csv | wc -l) -gt 1000", g_tmp);
     CHECK_EQ_INT(system(cmd), 0);

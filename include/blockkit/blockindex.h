@@ -204,7 +204,8 @@ BK_API const char *bk_network_datadir_subdir(bk_network net);
  *    hard links) and its tables exceed BK_CHAINSTATE_COPY_MAX bytes, the
  *    chainstate is not read (c->chainstate_skipped = 1; pass a tmpdir on
  *    the node's filesystem). Without it, the block with the most work
- *    that has data, is not failed and was connected once (validity
+ *    that has data, is not failed nor has a failed ancestor (Core's
+ *    FindMostWorkChain) and was connected once (validity
  *    BK_BLOCK_VALID_SCRIPTS; the genesis, which Core leaves at
  *    BK_BLOCK_VALID_TRANSACTIONS, counts):
  *    blocks downloaded but never connected (valid-headers) are not taken;

@@ -90,6 +90,9 @@ typedef struct bk_export_stats {
     int64_t end_height;        /* the last height this run covered */
     int64_t next_height;       /* the first height of the first chunk not written (complete_only) */
     uint64_t missing_undo;     /* blocks exported without undo (allow_missing_undo) */
+    uint64_t chunks_rewritten; /* files under a chunk's name that were there and failed bk_export_check_chunk */
+    uint64_t chunks_removed;   /* listed chunks above the range whose blocks left the best chain */
+    int64_t waiting_undo;      /* complete_only: the height whose undo data the next chunk waits for (-1: none) */
     double chain_seconds, seconds;
     int workers;
 } bk_export_stats;
@@ -106,6 +109,116 @@ typedef struct bk_out_lock {
 } bk_out_lock;
 BK_API bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_out_lock_release(bk_out_lock *l);
+
+/* ---- provenance: OUT/_blockkit/ (docs/export.md "Provenance and --verify") ----
+ *
+ * Every chunk file is listed in OUT/_blockkit/chunks.ndjson, one line
+ * appended (and fsynced) right after the file's rename; the latest line
+ * of a file wins, and each run ends by rewriting the catalogue with one
+ * line per file that exists (atomically: temporary file, rename). A
+ * Parquet chunk also carries its provenance in its footer's
+ * key_value_metadata (blockkit.* keys, bk_export_footer_keys). The
+ * datasets of an export (format, chunk size, network, the range covered)
+ * are in OUT/_blockkit/datasets.ndjson. */
+#define BK_EXPORT_SCHEMA_VERSION 1
+#define BK_CATALOG_FILE_MAX 160
+
+typedef struct bk_catalog_entry {
+    char file[BK_CATALOG_FILE_MAX]; /* under OUT: "<dataset>/<dataset>_<first>_<last>.<ext>" */
+    bk_dataset dataset;
+    bk_table_format format;
+    bk_network net;
+    int64_t first, last;         /* its heights */
+    uint8_t first_hash[32];      /* the best-chain blocks at first and last when written (internal order) */
+    uint8_t last_hash[32];
+    uint8_t chain_sha256[32];    /* bk_export_chain_digest(first, last) when written */
+    uint64_t rows;
+    uint64_t bytes;              /* the file's size */
+    uint8_t sha256[32];          /* of the file's bytes */
+    int64_t mtime_ns;            /* the file's mtime after the rename (the quick check) */
+    uint32_t schema;             /* BK_EXPORT_SCHEMA_VERSION */
+} bk_catalog_entry;
+
+typedef struct bk_catalog {
+    bk_catalog_entry *e;
+    size_t n, cap;
+    const bk_allocator *alloc;
+    uint64_t bad_lines;          /* lines load could not read (skipped) */
+    uint64_t first_bad_line;     /* 1-based */
+    char first_bad[BK_ERROR_MSG_MAX];
+} bk_catalog;
+
+/* One line of the catalogue, without its newline, into out (at least
+ * 1024 bytes): the length, 0 when it does not fit. */
+BK_API size_t bk_catalog_line(const bk_catalog_entry *e, char *out, size_t cap);
+/* Parse one line (without its newline). BK_ERR_INVALID naming the byte. */
+BK_API bk_status bk_catalog_parse_line(const char *line, size_t len, bk_catalog_entry *e, bk_error *err) BK_WARN_UNUSED;
+/* Read OUT/_blockkit/chunks.ndjson (absent: an empty catalogue). Lines
+ * that cannot be read are counted in bad_lines and skipped (a line torn
+ * by a crash); BK_ERR_IO when the file cannot be read. */
+BK_API bk_status bk_catalog_load(bk_catalog *c, const char *out_dir, const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_catalog_free(bk_catalog *c);
+BK_API const bk_catalog_entry *bk_catalog_find(const bk_catalog *c, const char *file);
+/* Add e, replacing the entry of the same file. */
+BK_API bk_status bk_catalog_put(bk_catalog *c, const bk_catalog_entry *e, bk_error *err) BK_WARN_UNUSED;
+/* SHA-256 of the 32-byte hashes (internal order) of the best-chain blocks
+ * at heights first..last, in height order (a height without one: 32 zero
+ * bytes). */
+BK_API void bk_export_chain_digest(const bk_chain *c, int64_t first, int64_t last, uint8_t out[32]);
+
+/* What is wrong with a chunk (bk_export_check_chunk, bk_export_verify). */
+typedef enum bk_chunk_problem {
+    BK_CHUNK_OK = 0,
+    BK_CHUNK_MISSING,          /* listed, no file; or heights of the range no chunk holds */
+    BK_CHUNK_NOT_REGULAR,      /* a directory or another non-file under a chunk's name */
+    BK_CHUNK_UNLISTED,         /* a file under a chunk's name that the catalogue does not list */
+    BK_CHUNK_TRUNCATED,        /* shorter than written */
+    BK_CHUNK_DAMAGED,          /* other bytes than written (size, SHA-256, footer, rows) */
+    BK_CHUNK_FOREIGN,          /* another network's, or a footer naming other blocks than the catalogue */
+    BK_CHUNK_REORGED,          /* its blocks are no longer all on the best chain */
+    BK_CHUNK_BEYOND_TIP,       /* heights above the chain's tip (a node behind the export, or still syncing) */
+    BK_CHUNK_PARTIAL,          /* ends before its chunk does while the range goes on */
+    BK_CHUNK_OUTSIDE,          /* not a chunk of the export's grid (chunk size, start) */
+    BK_CHUNK_CATALOGUE,        /* a catalogue line that cannot be read */
+    BK_CHUNK_PROBLEM_COUNT_
+} bk_chunk_problem;
+BK_API const char *bk_chunk_problem_name(bk_chunk_problem p);
+
+/* Check one listed chunk: the file (lstat, size, the Parquet footer's
+ * provenance against e), its bytes (SHA-256, when deep or when its mtime
+ * is not the one listed), its rows (deep), and chain (NULL: not checked):
+ * the hashes of heights first..last against e's. why: one line, what is
+ * wrong. Never fails: an unreadable file is BK_CHUNK_DAMAGED saying why. */
+BK_API bk_chunk_problem bk_export_check_chunk(const char *out_dir, const bk_catalog_entry *e, const bk_chain *chain,
+                                              bk_network net, int deep, char *why, size_t why_cap);
+
+typedef struct bk_export_verify_opts {
+    const char *out_dir;
+    const bk_chain *chain;     /* the node's best chain now */
+    bk_network net;
+    int deep;                  /* every file's SHA-256 and rows, not only those whose mtime changed */
+    /* one call per problem: file (under OUT, or "" for the catalogue), what */
+    void (*report)(void *ctx, const char *file, bk_chunk_problem p, const char *why);
+    void *ctx;
+    const volatile sig_atomic_t *cancel;
+    const bk_allocator *alloc;
+} bk_export_verify_opts;
+
+typedef struct bk_export_verify_stats {
+    uint64_t datasets, chunks, files_ok, problems, bytes_hashed;
+    uint64_t problem_count[BK_CHUNK_PROBLEM_COUNT_];
+    int64_t start, end;        /* the range checked (the widest over the datasets) */
+    int64_t tip_height;
+} bk_export_verify_stats;
+
+/* Check an export directory against the chain: for every dataset in
+ * datasets.ndjson, every chunk of the range [start, end] (the grid of its
+ * chunk size; end the highest listed) present, listed, whole, its own and
+ * on the best chain; every file under a chunk's name listed. BK_OK with
+ * stats->problems == 0 when complete; BK_ERR_NOT_FOUND when OUT is not an
+ * export (no _blockkit/datasets.ndjson); BK_ERR_CANCELLED; BK_ERR_IO. */
+BK_API bk_status bk_export_verify(const bk_export_verify_opts *o, bk_export_verify_stats *stats,
+                                  bk_error *err) BK_WARN_UNUSED;
 
 /* Defaults: main, all datasets, Parquet with zstd, heights 0..tip, chunks
  * of 10000, one worker. */

@@ -121,6 +121,16 @@ BK_API void bk_pq_list_end(bk_pq_writer *w, size_t col);
 /* Close the row (every column must have its value); may write pages or a
  * row group to the sink. Returns the sticky status. */
 BK_API bk_status bk_pq_end_row(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
+/* key_value_metadata of the footer (FileMetaData field 5): n pairs of
+ * NUL-terminated strings (value NULL: the key alone), written by
+ * bk_pq_finish; the array and strings must live until then. A later call
+ * replaces the set; bk_pq_writer_reset clears it. */
+typedef struct bk_pq_kv {
+    const char *key;
+    const char *value;
+} bk_pq_kv;
+BK_API void bk_pq_set_metadata(bk_pq_writer *w, const bk_pq_kv *kv, size_t n);
+
 /* Write the last row group and the footer. The writer accepts nothing
  * after. Returns the sticky status. */
 BK_API bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err) BK_WARN_UNUSED;
@@ -137,6 +147,36 @@ BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
 BK_API uint64_t bk_pq_bytes(const bk_pq_writer *w);
 /* Bytes held right now (page, dictionary and row-group buffers). */
 BK_API size_t bk_pq_buffered(const bk_pq_writer *w);
+
+/* ---- reading a footer back (bk_export_verify, tests) ---- */
+
+/* The file's last 8 bytes (footer length, "PAR1") and its size -> where
+ * the Thrift FileMetaData is. BK_ERR_TRUNCATED under 12 bytes,
+ * BK_ERR_INVALID without the magic or with a length over the file. */
+BK_API bk_status bk_pq_footer_locate(const uint8_t tail[8], uint64_t file_size, uint64_t *meta_offset,
+                                     uint32_t *meta_len, bk_error *err) BK_WARN_UNUSED;
+
+typedef struct bk_pq_kv_view {
+    const char *key, *value;   /* into the parsed bytes, not terminated; value NULL when absent */
+    size_t key_len, value_len;
+} bk_pq_kv_view;
+
+#define BK_PQ_FOOTER_KV_MAX 32
+typedef struct bk_pq_footer {
+    int64_t num_rows;          /* FileMetaData.num_rows */
+    int64_t rowgroup_rows;     /* the sum of RowGroup.num_rows */
+    uint64_t n_rowgroups;
+    bk_pq_kv_view kv[BK_PQ_FOOTER_KV_MAX]; /* the first key_value_metadata entries */
+    size_t nkv;
+    uint64_t n_kv_total;
+} bk_pq_footer;
+
+/* Decode FileMetaData (the bytes bk_pq_footer_locate points at): what
+ * is above, the rest skipped. Errors (BK_ERR_TRUNCATED, BK_ERR_INVALID)
+ * name the byte; nesting is bounded; nothing is allocated. */
+BK_API bk_status bk_pq_footer_parse(const uint8_t *meta, size_t len, bk_pq_footer *f, bk_error *err) BK_WARN_UNUSED;
+/* The value of key, or NULL. */
+BK_API const bk_pq_kv_view *bk_pq_footer_get(const bk_pq_footer *f, const char *key);
 
 /* ---- building blocks (exposed for tests and fuzzing) ---- */
 

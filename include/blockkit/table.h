@@ -25,6 +25,7 @@
 
 #include <blockkit/bitcoin.h>
 #include <blockkit/parquet.h>
+#include <blockkit/sha256.h>
 #include <blockkit/undo.h>
 
 #ifdef __cplusplus
@@ -97,6 +98,9 @@ BK_API void bk_table_str_close(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_begin(bk_table_writer *t, size_t col);
 BK_API void bk_table_list_end(bk_table_writer *t, size_t col);
 BK_API bk_status bk_table_end_row(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
+/* Parquet: the footer's key_value_metadata (bk_pq_set_metadata; kept
+ * until the finish). The text formats have no place for it: ignored. */
+BK_API void bk_table_set_metadata(bk_table_writer *t, const bk_pq_kv *kv, size_t n);
 /* Flush everything (Parquet: the footer). */
 BK_API bk_status bk_table_finish(bk_table_writer *t, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_table_close(bk_table_writer *t);
@@ -186,6 +190,9 @@ typedef struct bk_chunk_file {
     size_t wlen;                       /* bytes in it */
     int direct;                        /* fd is O_DIRECT (written a whole buffer at a time) */
     int chunk_named;                   /* opened by bk_chunk_file_open: a commit removes older partials */
+    bk_sha256_ctx digest;              /* of the bytes written, in order */
+    uint64_t size;                     /* bytes written */
+    uint8_t sha256[32];                /* after a commit: SHA-256 of the file's bytes (the catalogue's) */
     bk_table_writer table;
     /* after a commit: table and buf kept for the next open of this struct */
     int kept;

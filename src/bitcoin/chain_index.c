@@ -1608,19 +1608,52 @@ static int better(const bk_chain_entry *a, const bk_chain_entry *b)
     return a->offset < b->offset;
 }
 
-static uint32_t most_work_tip(const bk_chain *c)
+/* Whether each entry or one of its ancestors failed (Core's
+ * FindMostWorkChain skips a candidate with an invalid ancestor, marking
+ * it BLOCK_FAILED_CHILD): bad[k] = 2 (failed), 1 (not), 0 not yet known.
+ * One pass, each path walked once: O(entries). */
+static bk_status failed_ancestry(const bk_chain *c, uint8_t *bad, bk_error *err)
+{
+    uint32_t *path = bk_alloc(c->alloc, (c->n_entries ? c->n_entries : 1) * sizeof *path);
+    if (!path) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(bad, 0, c->n_entries);
+    for (size_t k = 0; k < c->n_entries; k++) {
+        if (bad[k]) continue;
+        size_t n = 0;
+        uint32_t x = (uint32_t)k;
+        while (x != BK_CHAIN_NONE && x < c->n_entries && !bad[x] && n < c->n_entries) {
+            path[n++] = x;
+            x = c->entries[x].parent;
+        }
+        uint8_t above = x != BK_CHAIN_NONE && x < c->n_entries ? bad[x] : 1;
+        while (n--) {
+            uint32_t y = path[n];
+            above = (above == 2 || c->entries[y].failed) ? 2 : 1;
+            bad[y] = above;
+        }
+    }
+    bk_free(c->alloc, path, (c->n_entries ? c->n_entries : 1) * sizeof *path);
+    return BK_OK;
+}
+
+static bk_status most_work_tip(const bk_chain *c, uint32_t *tip, bk_error *err)
 {
     uint32_t best = BK_CHAIN_NONE;
-    for (size_t k = 0; k < c->n_entries; k++) {
+    uint8_t *bad = bk_alloc(c->alloc, c->n_entries ? c->n_entries : 1);
+    if (!bad) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    bk_status st = failed_ancestry(c, bad, err);
+    for (size_t k = 0; st == BK_OK && k < c->n_entries; k++) {
         const bk_chain_entry *e = &c->entries[k];
-        if (e->height < 0 || e->no_data || e->failed || e->status == 0) continue;
+        if (e->height < 0 || e->no_data || bad[k] == 2 || e->status == 0) continue;
         /* Connected once (scripts checked); the genesis stays at
          * BLOCK_VALID_TRANSACTIONS. */
         if (!bk_block_status_valid(e->status, e->height == 0 ? BK_BLOCK_VALID_TRANSACTIONS : BK_BLOCK_VALID_SCRIPTS))
             continue;
         if (best == BK_CHAIN_NONE || better(e, &c->entries[best])) best = (uint32_t)k;
     }
-    return best;
+    bk_free(c->alloc, bad, c->n_entries ? c->n_entries : 1);
+    *tip = best;
+    return st;
 }
 
 static bk_status active_walk(bk_chain *c, bk_error *err)
@@ -1822,8 +1855,8 @@ bk_status bk_chain_build_index_dirs(bk_chain *c, const bk_index_dirs *dirs, bk_n
      * links_and_sizes), else the most-work valid block with data (once
      * the sizes have said which blocks have data). */
     if (st == BK_OK && c->tip == BK_CHAIN_NONE) {
-        c->tip = most_work_tip(c);
-        st = active_walk(c, err);
+        st = most_work_tip(c, &c->tip, err);
+        if (st == BK_OK) st = active_walk(c, err);
     }
     if (st == BK_OK) set_prune_height(c);
     /* Blocks and undo written after the index's last flush. */

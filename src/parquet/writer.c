@@ -369,6 +369,8 @@ bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx, bk_err
     }
     w->sink = sink;
     w->sink_ctx = ctx;
+    w->kv = NULL;
+    w->nkv = 0;
     w->pos = 0;
     w->rows = w->rg_rows = 0;
     w->next = 0;
@@ -1273,6 +1275,13 @@ static void schema_leaf(bk_writer *m, const pq_col *c, const char *name, int rep
     tc_stop(m);
 }
 
+void bk_pq_set_metadata(bk_pq_writer *w, const bk_pq_kv *kv, size_t n)
+{
+    if (!w) return;
+    w->kv = n ? kv : NULL;
+    w->nkv = kv ? n : 0;
+}
+
 bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err)
 {
     if (w->status == BK_OK && w->finished) fail(w, BK_ERR_ARG, "finished twice");
@@ -1322,6 +1331,15 @@ bk_status bk_pq_finish(bk_pq_writer *w, bk_error *err)
     tc_i64(&m, &l, 3, (int64_t)w->rows);
     tc_list(&m, &l, 4, TC_STRUCT, w->n_rowgroups);
     put_n(&m, w->rgmeta.data, w->rgmeta.len);
+    if (w->nkv) {
+        tc_list(&m, &l, 5, TC_STRUCT, w->nkv);
+        for (size_t i = 0; i < w->nkv; i++) {
+            int k = 0;
+            tc_binary(&m, &k, 1, w->kv[i].key, strlen(w->kv[i].key));
+            if (w->kv[i].value) tc_binary(&m, &k, 2, w->kv[i].value, strlen(w->kv[i].value));
+            tc_stop(&m);
+        }
+    }
     tc_binary(&m, &l, 6, w->o.created_by, strlen(w->o.created_by));
     tc_list(&m, &l, 7, TC_STRUCT, w->ncols);
     for (size_t i = 0; i < w->ncols; i++) {

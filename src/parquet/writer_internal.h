@@ -101,6 +101,8 @@ struct bk_pq_writer {
     bk_status status;
     char msg[BK_ERROR_MSG_MAX];
     int finished;
+    const bk_pq_kv *kv;    /* bk_pq_set_metadata: the footer's key_value_metadata */
+    size_t nkv;
 };
 
 /* a[0..n) == b[0..n), inline: the values compared here are short (8-byte

@@ -11,7 +11,10 @@
 #include <blockkit/export.h>
 #include <blockkit/filters.h>
 
+#include "catalog_internal.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,8 @@ typedef struct ex_worker {
     bk_blockfilter filter;         /* block_filters: the builder */
     uint8_t fhdr[32];              /* block_filters: the header of the last best-chain block of the chunk */
     bk_chunk_file files[BK_DS_COUNT_];
+    bk_pq_kv kv[BK_DS_COUNT_][BK_EXPORT_FOOTER_KEYS]; /* Parquet: the footer's provenance */
+    char kv_text[BK_DS_COUNT_][1024];
     bk_table_writer *tw[BK_DS_COUNT_];  /* the open tables of the chunk being written */
     int opened[BK_DS_COUNT_];
     /* the chunk in flight, for progress (atomics: the calling thread reads them) */
@@ -62,6 +67,11 @@ typedef struct ex_run {
     bk_export_chunk_progress *busy;          /* one per worker, filled by export_progress */
     int nworkers;
     double t1;
+    /* provenance (catalog.c): the catalogue, with the chunks of this run
+     * added as they are committed (under cat_lock) */
+    bk_catalog cat;
+    pthread_mutex_t cat_lock;
+    bk_ds_manifest man[BK_DS_COUNT_];
 } ex_run;
 
 void bk_export_opts_init(bk_export_opts *o)
@@ -244,6 +254,46 @@ static bk_status export_block(void *vctx, int worker, const bk_engine_block *eb,
 
 /* Task end: commit the chunk's files (rename to the final names), or
  * remove them when the chunk failed or was cancelled. */
+/* What the catalogue and the footer say of chunk ch's file of dataset d
+ * (bytes, sha256 and mtime are the commit's). */
+static void chunk_entry(const ex_run *R, const ex_chunk *ch, int d, uint64_t rows, bk_catalog_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->file, sizeof e->file, "%s/%s_%08lld_%08lld.%s", bk_dataset_name((bk_dataset)d),
+             bk_dataset_name((bk_dataset)d), (long long)ch->first, (long long)ch->last,
+             bk_table_format_ext(R->o->format));
+    e->dataset = (bk_dataset)d;
+    e->format = R->o->format;
+    e->net = R->o->net;
+    e->first = ch->first;
+    e->last = ch->last;
+    const bk_chain_entry *a = bk_chain_at_height(&R->chain, ch->first), *b = bk_chain_at_height(&R->chain, ch->last);
+    if (a) memcpy(e->first_hash, a->hash, 32);
+    if (b) memcpy(e->last_hash, b->hash, 32);
+    bk_export_chain_digest(&R->chain, ch->first, ch->last, e->chain_sha256);
+    e->rows = rows;
+    e->schema = BK_EXPORT_SCHEMA_VERSION;
+}
+
+/* After a chunk file's rename: its catalogue line (appended and fsynced
+ * at once, so a crash loses at most the line of a file a rerun then
+ * rewrites) and the entry in R->cat. */
+static bk_status chunk_listed(ex_run *R, bk_catalog_entry *e, const bk_chunk_file *f, bk_error *err)
+{
+    struct stat sb;
+    if (stat(f->path, &sb) != 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->path, strerror(errno));
+    e->bytes = f->size;
+    memcpy(e->sha256, f->sha256, 32);
+    e->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    __atomic_fetch_add(&R->bytes_out, (uint64_t)sb.st_size, __ATOMIC_RELAXED);
+    bk_status st = bk_catalog_append(R->o->out_dir, e, err);
+    if (st != BK_OK) return st;
+    pthread_mutex_lock(&R->cat_lock);
+    st = bk_catalog_put(&R->cat, e, err);
+    pthread_mutex_unlock(&R->cat_lock);
+    return st;
+}
+
 static bk_status chunk_end(void *vctx, int worker, size_t task, bk_status st, bk_writer *out, bk_error *err)
 {
     (void)out;
@@ -253,12 +303,14 @@ static bk_status chunk_end(void *vctx, int worker, size_t task, bk_status st, bk
         if (!W->opened[d]) continue;
         W->opened[d] = 0;
         if (st == BK_OK) {
+            bk_catalog_entry ce;
+            chunk_entry(R, &R->chunks[task], d, W->files[d].table.rows, &ce);
+            bk_export_footer_keys(&ce, W->kv[d], W->kv_text[d], sizeof W->kv_text[d]);
+            bk_table_set_metadata(&W->files[d].table, W->kv[d], BK_EXPORT_FOOTER_KEYS);
             st = bk_chunk_file_commit(&W->files[d], err);
-            struct stat sb;
             if (st == BK_OK) {
                 __atomic_fetch_add(&R->files_done, 1, __ATOMIC_RELAXED);
-                if (stat(W->files[d].path, &sb) == 0)
-                    __atomic_fetch_add(&R->bytes_out, (uint64_t)sb.st_size, __ATOMIC_RELAXED);
+                st = chunk_listed(R, &ce, &W->files[d], err);
             }
         } else {
             bk_chunk_file_abort(&W->files[d]);
@@ -346,7 +398,75 @@ static int cmp_job(const void *a, const void *b)
     return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
-static int file_exists(const char *p) { return access(p, F_OK) == 0; }
+/* Whether the chunk file at path can stay: listed in the catalogue and
+ * passing every check --verify makes (bk_export_check_chunk) against the
+ * chain now. Anything else under the name is rewritten; a non-file under
+ * it is an error (the rename cannot replace it). */
+static bk_status chunk_keep(ex_run *R, const char *path, int *keep, uint64_t *rewritten, bk_error *err)
+{
+    *keep = 0;
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return errno == ENOENT ? BK_OK : bk_error_set(err, BK_ERR_IO, 0, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return bk_error_set(err, BK_ERR_IO, 0, "%s is not a regular file, and a chunk is to be written under that "
+                            "name: move it away", path);
+    size_t ol = strlen(R->o->out_dir);
+    const bk_catalog_entry *e = bk_catalog_find(&R->cat, path + ol + 1);
+    char why[512];
+    *keep = e && bk_export_check_chunk(R->o->out_dir, e, &R->chain, R->o->net, 0, why, sizeof why) == BK_CHUNK_OK;
+    if (!*keep) (*rewritten)++;
+    return BK_OK;
+}
+
+/* Listed chunks above the range whose blocks left the best chain: removed
+ * (a rerun or --follow leaves what --verify would accept). */
+static void sweep_reorged(ex_run *R, unsigned dsets, int64_t end, uint64_t *removed)
+{
+    for (size_t i = 0; i < R->cat.n; i++) {
+        const bk_catalog_entry *e = &R->cat.e[i];
+        if (!(dsets & (1u << e->dataset)) || e->last <= end || e->format != R->o->format) continue;
+        char why[512];
+        if (bk_export_check_chunk(R->o->out_dir, e, &R->chain, R->o->net, 0, why, sizeof why) != BK_CHUNK_REORGED)
+            continue;
+        char p[BK_CHUNK_PATH_MAX + BK_CATALOG_FILE_MAX];
+        snprintf(p, sizeof p, "%s/%s", R->o->out_dir, e->file);
+        if (unlink(p) == 0) (*removed)++;
+    }
+}
+
+/* The datasets manifest against this run: one format, chunk size and
+ * network per dataset of an output directory. */
+static bk_status manifest_check(ex_run *R, unsigned dsets, int *found, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    bk_status st = bk_manifest_load(o->out_dir, R->man, found, err);
+    if (st != BK_OK) return st;
+    for (int d = 0; d < BK_DS_COUNT_; d++) {
+        if (!(dsets & (1u << d))) continue;
+        bk_ds_manifest *m = &R->man[d];
+        if (m->present && (m->format != o->format || m->chunk_size != o->chunk_size || m->net != o->net)) {
+            const bk_network_params *a = bk_network_get(m->net), *b = bk_network_get(o->net);
+            return bk_error_set(err, BK_ERR_ARG, 0,
+                                "%s holds %s as %s chunks of %lld heights of %s (_blockkit/datasets.ndjson); this run "
+                                "asks for %s chunks of %lld of %s: use the same --format, --chunk-size and network, or "
+                                "another --out",
+                                o->out_dir, bk_dataset_name((bk_dataset)d), bk_table_format_ext(m->format),
+                                (long long)m->chunk_size, a ? a->name : "?", bk_table_format_ext(o->format),
+                                (long long)o->chunk_size, b ? b->name : "?");
+        }
+        if (!m->present) {
+            m->present = 1;
+            m->format = o->format;
+            m->net = o->net;
+            m->chunk_size = o->chunk_size;
+            m->start = o->start;
+            m->end = -1;
+        } else if (o->start < m->start) {
+            m->start = o->start;
+        }
+    }
+    return BK_OK;
+}
 
 /* The pre-pass of block_filters: the header before each chunk's first
  * height, from the filters of every best-chain block below it (a filter
@@ -477,7 +597,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
 {
     bk_export_stats st;
     memset(&st, 0, sizeof st);
-    st.tip_height = st.end_height = st.next_height = -1;
+    st.tip_height = st.end_height = st.next_height = st.waiting_undo = -1;
     if (stats) *stats = st;
     if (!o || !o->blocksdir || !o->out_dir || o->workers < 1 || o->chunk_size < 1 || o->start < 0 ||
         o->format >= BK_TABLE_FORMAT_COUNT_ || o->below_tip < 0)
@@ -487,15 +607,22 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     memset(&R, 0, sizeof R);
     R.o = o;
     R.max_done = -1;
+    pthread_mutex_init(&R.cat_lock, NULL);
     ex_worker *workers = NULL;
     bk_engine_task *tasks = NULL;
     int nw = o->workers;
     size_t cap = 0, chunks_cap = 0;
     bk_status rc = BK_OK;
+    int cat_loaded = 0, meta_found = 0;
+    int64_t done_h = -1;
     double t0 = now_s();
 
     bk_out_lock lock = {-1, {0}};
     if (!o->out_locked && (rc = bk_out_lock_take(&lock, o->out_dir, err)) != BK_OK) goto out_nodir;
+    bk_export_meta_clean(o->out_dir); /* what a killed run left in _blockkit/ (we hold the lock) */
+    if ((rc = manifest_check(&R, dsets, &meta_found, err)) != BK_OK) goto out_nodir;
+    if ((rc = bk_catalog_load(&R.cat, o->out_dir, o->alloc, err)) != BK_OK) goto out_nodir;
+    cat_loaded = 1;
     if ((rc = bk_blocksdir_open(&R.dir, o->blocksdir, o->net, o->alloc, err)) != BK_OK) goto out_nodir;
     if (o->chain) R.chain = *o->chain; /* borrowed: never freed here */
     else if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
@@ -584,7 +711,24 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
                 rc = bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", o->out_dir);
                 goto out;
             }
-            if (!file_exists(p)) c->wanted |= 1u << d;
+            int keep = 0;
+            if ((rc = chunk_keep(&R, p, &keep, &st.chunks_rewritten, err)) != BK_OK) goto out;
+            if (!keep) c->wanted |= 1u << d;
+        }
+        /* --follow: a chunk with a block whose undo data is not written yet
+         * (Core stores blocks before it connects them) is not due yet */
+        if (c->wanted && o->complete_only && !o->allow_missing_undo) {
+            int64_t lag_h = -1;
+            for (size_t q = i; q < j && lag_h < 0; q++) {
+                const bk_chain_entry *qe = &R.chain.entries[R.jobs[q].entry];
+                if (qe->n_tx > 1 && !qe->has_undo) lag_h = R.jobs[q].height;
+            }
+            if (lag_h >= 0) {
+                st.waiting_undo = lag_h;
+                st.next_height = first;
+                c->wanted = 0;
+                break;
+            }
         }
         if (c->wanted) {
             R.nchunks++;
@@ -598,6 +742,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         i = j;
     }
     if (st.next_height < 0) st.next_height = o->start;
+    sweep_reorged(&R, dsets, o->complete_only ? st.next_height - 1 : end, &st.chunks_removed);
 
     /* Workers. Memory: each holds four open tables of up to one row group
      * each: keep workers x 4 row groups within about 384 MiB. */
@@ -619,6 +764,12 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         tasks[k].first = R.chunks[k].job0;
         tasks[k].count = R.chunks[k].njobs;
     }
+    /* the datasets manifest before the first chunk (a killed run's chunks
+     * are then never under another run's chunk size or format); an empty
+     * range writes nothing */
+    if ((R.nchunks || st.chunks_removed || meta_found) && (rc = bk_manifest_write(o->out_dir, R.man, err)) != BK_OK)
+        goto out;
+    if (R.nchunks || st.chunks_removed) meta_found = 1;
     if (dsets & (1u << BK_DS_BLOCK_FILTERS)) {
         R.chunk_hdr = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * 32);
         if (!R.chunk_hdr) {
@@ -666,7 +817,32 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         rc = export_error(&er.where, &e2, es, err);
     }
 
+    done_h = o->complete_only ? st.next_height - 1 : end;
+
 out:
+    if (cat_loaded && meta_found) {
+        /* one line per file that exists; then the manifest, whose end is
+         * where this run got to or the highest chunk still there (so a
+         * reorg that took the tip down takes the range down with it) */
+        bk_error e3;
+        bk_status cs = bk_catalog_write(&R.cat, o->out_dir, &e3);
+        if (cs == BK_OK && rc == BK_OK) {
+            for (int d = 0; d < BK_DS_COUNT_; d++) {
+                if (!(dsets & (1u << d))) continue;
+                int64_t top_listed = -1;
+                for (size_t i = 0; i < R.cat.n; i++)
+                    if (R.cat.e[i].dataset == (bk_dataset)d && R.cat.e[i].format == o->format &&
+                        R.cat.e[i].last > top_listed)
+                        top_listed = R.cat.e[i].last;
+                R.man[d].end = done_h > top_listed ? done_h : top_listed;
+            }
+        }
+        if (cs == BK_OK) cs = bk_manifest_write(o->out_dir, R.man, &e3);
+        if (cs != BK_OK && rc == BK_OK) {
+            rc = cs;
+            if (err) *err = e3;
+        }
+    }
     if (workers) {
         for (int i = 0; i < o->workers; i++) {
             ex_worker *W = &workers[i];
@@ -686,6 +862,8 @@ out:
 out_nochain:
     bk_blocksdir_close(&R.dir);
 out_nodir:
+    bk_catalog_free(&R.cat);
+    pthread_mutex_destroy(&R.cat_lock);
     bk_out_lock_release(&lock);
     if (stats) *stats = st;
     return rc;

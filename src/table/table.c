@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* O_DIRECT */
 #endif
 #include <blockkit/hex.h>
+#include <blockkit/sha256.h>
 #include <blockkit/table.h>
 
 #include <dirent.h>
@@ -441,6 +442,11 @@ bk_status bk_table_end_row(bk_table_writer *t, bk_error *err)
     return treport(t, err);
 }
 
+void bk_table_set_metadata(bk_table_writer *t, const bk_pq_kv *kv, size_t n)
+{
+    if (t->pq) bk_pq_set_metadata(t->pq, kv, n);
+}
+
 bk_status bk_table_finish(bk_table_writer *t, bk_error *err)
 {
     if (t->status != BK_OK) return treport(t, err);
@@ -463,6 +469,8 @@ bk_status bk_chunk_path(char *out, size_t cap, const char *dir, const char *data
 static int fd_sink(void *ctx, const uint8_t *p, size_t n)
 {
     bk_chunk_file *f = ctx;
+    bk_sha256_update(&f->digest, p, n);
+    f->size += n;
     while (n) {
         ssize_t r = write(f->fd, p, n);
         if (r < 0 && errno == EINTR) continue;
@@ -496,6 +504,8 @@ static int flush_buf(bk_chunk_file *f)
 {
     size_t n = f->wlen;
     f->wlen = 0;
+    bk_sha256_update(&f->digest, f->wb, n);
+    f->size += n;
     if (f->direct && n % DIRECT_ALIGN) drop_direct(f);
     while (n) {
         ssize_t r = write(f->fd, f->wb, n);
@@ -580,6 +590,7 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
     }
     memset(f, 0, sizeof *f);
     f->fd = -1;
+    bk_sha256_init(&f->digest);
     f->chunk_named = dir != NULL;
     memcpy(f->path, path, strlen(path) + 1);
     memcpy(f->tmp_path, tmp, strlen(tmp) + 1);
@@ -716,6 +727,7 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
         unlink(f->tmp_path);
     } else if (st == BK_OK) {
         f->fd = -1;
+        bk_sha256_final(&f->digest, f->sha256);
         if (rename(f->tmp_path, f->path) != 0) {
             st = bk_error_set(err, BK_ERR_IO, 0, "rename %s: %s", f->path, strerror(errno));
             unlink(f->tmp_path);
