@@ -1,7 +1,9 @@
-/* Export/parquet/j1, Export/parquet/j2, Export/csv/j1: bk_export_run (the
- * engine of `blockkit export`, all four tables, every column) over the
- * generated blocks directory of the Scan rows (bench_scan.c: 150 blocks,
- * 217 MB, XOR-obfuscated, real undo data), in chunks of 15 blocks: 10
+/* Export/parquet/j1, Export/parquet/j2, Export/csv/j1, Export/parquet-lean/j1
+ * and /j2 (--profile lean): bk_export_run (the engine of `blockkit export`,
+ * all four tables, every column of the profile) over the generated blocks
+ * directory of the Scan rows (bench_scan.c, scripts/gen_bench_blocks.c: 150
+ * blocks, 217 MB, every transaction distinct, XOR-obfuscated, real undo
+ * data), in chunks of 15 blocks: 10
  * chunks of about the same size, an even share for each of two workers.
  * (With 15 chunks of 10 the last chunk runs alone and j2/j1 measures that
  * tail, 1.67 against 1.89 here: the real chain's 90 chunks of 10,000
@@ -34,6 +36,7 @@ typedef struct export_bench {
     int keep;
     int workers;
     bk_table_format format;
+    bk_table_profile profile;
     uint64_t bytes_out;
     double ratio;
 } export_bench;
@@ -41,6 +44,7 @@ typedef struct export_bench {
 typedef struct export_arg {
     int workers;
     bk_table_format format;
+    bk_table_profile profile;
 } export_arg;
 
 static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
@@ -51,6 +55,7 @@ static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     memset(b, 0, sizeof *b);
     b->workers = a->workers;
     b->format = a->format;
+    b->profile = a->profile;
     const char *t = getenv("TMPDIR");
     int rc = bk_bench_sample_dir(b->dir, sizeof b->dir, &b->keep, alloc);
     snprintf(b->out, sizeof b->out, "%s/blockkit-bench-export-out-XXXXXX", t && *t ? t : "/tmp");
@@ -77,6 +82,7 @@ static void export_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
         o.blocksdir = b->dir;
         o.out_dir = out;
         o.format = b->format;
+        o.profile = b->profile;
         o.chunk_size = EXPORT_CHUNK;
         o.workers = b->workers;
         /* the counting allocator is single-threaded: count the j1 rows only */
@@ -97,19 +103,26 @@ static void export_teardown(void *ctx, const bk_allocator *alloc)
 {
     export_bench *b = ctx;
     if (b->bytes_out)
-        fprintf(stderr, "Export/%s: output %.1f MB = %.3f x the block data (%.1f MB)\n",
-                bk_table_format_ext(b->format), (double)b->bytes_out / 1e6, (double)b->bytes_out / EXPORT_BYTES,
+        fprintf(stderr, "Export/%s%s: output %.1f MB = %.3f x the block data (%.1f MB)\n",
+                bk_table_format_ext(b->format), b->profile == BK_PROFILE_LEAN ? "-lean" : "",
+                (double)b->bytes_out / 1e6, (double)b->bytes_out / EXPORT_BYTES,
                 EXPORT_BYTES / 1e6);
     bk_bench_rm_tree(b->out);
     if (!b->keep) bk_bench_rm_tree(b->dir);
     bk_free(alloc, b, sizeof *b);
 }
 
-static const export_arg PQ_J1 = {1, BK_TABLE_PARQUET}, PQ_J2 = {2, BK_TABLE_PARQUET}, CSV_J1 = {1, BK_TABLE_CSV};
+static const export_arg PQ_J1 = {1, BK_TABLE_PARQUET, BK_PROFILE_DEFAULT}, PQ_J2 = {2, BK_TABLE_PARQUET, BK_PROFILE_DEFAULT},
+                        CSV_J1 = {1, BK_TABLE_CSV, BK_PROFILE_DEFAULT}, LEAN_J1 = {1, BK_TABLE_PARQUET, BK_PROFILE_LEAN},
+                        LEAN_J2 = {2, BK_TABLE_PARQUET, BK_PROFILE_LEAN};
 
 BK_BENCH(bench_export_pq_j1, "Export/parquet/j1", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &PQ_J1, export_setup,
          export_run, export_teardown)
 BK_BENCH(bench_export_pq_j2, "Export/parquet/j2", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &PQ_J2, export_setup,
          export_run, export_teardown)
 BK_BENCH(bench_export_csv_j1, "Export/csv/j1", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &CSV_J1, export_setup,
+         export_run, export_teardown)
+BK_BENCH(bench_export_lean_j1, "Export/parquet-lean/j1", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &LEAN_J1, export_setup,
+         export_run, export_teardown)
+BK_BENCH(bench_export_lean_j2, "Export/parquet-lean/j2", "MB", EXPORT_BYTES / 1e6, EXPORT_BYTES, &LEAN_J2, export_setup,
          export_run, export_teardown)

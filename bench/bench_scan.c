@@ -1,17 +1,21 @@
 /* Scan/sample/v3/j1 and j2: `blockkit scan --verbosity 3` (the engine in
  * the library's scan engine, blockkit/scan.h, in process, each line written
  * to /dev/null with write(2) as the CLI does) over a generated blocks directory of
- * 217 MB: 130 copies of block 866342 plus 10 each of 367891 and 277647,
- * all with their real undo data, re-linked into one chain on top of the
- * mainnet genesis (each header's hashPrevBlock rewritten; each rev record's
- * checksum recomputed for the new parent), written as Core writes them:
- * blk/rev files of at most 128 MiB, XOR-obfuscated with an xor.dat key.
+ * 217 MB (scripts/gen_bench_blocks.c, seed 1): 130 copies of block 866342
+ * plus 10 each of 367891 and 277647, all with their real undo data, every
+ * transaction made distinct (its nLockTime; in-block spends re-pointed,
+ * merkle roots recomputed), linked into one chain on top of the mainnet
+ * genesis (each rev record's checksum over the new parent), written as Core
+ * writes them: blk/rev files of at most 128 MiB, XOR-obfuscated with an
+ * xor.dat key. Until 2026-12-04 the copies repeated their transactions
+ * (figures from before are marked so in the docs).
  * Output to /dev/null. One op = one whole scan, chain build included;
  * unit = MB of blk input (blocks/s = MB/s x 150 / 217.1, see docs/scan.md).
  * Setup writes the directory under $TMPDIR; teardown deletes it. With
  * BLOCKKIT_BENCH_SCAN_DIR=DIR the directory is DIR, generated when it has
  * no xor.dat yet, and kept. */
 #include "bench.h"
+#include "../scripts/gen_bench_blocks.h"
 #include <blockkit/scan.h>
 
 #include <dirent.h>
@@ -29,14 +33,6 @@
 #define SIZE_277647 149164u
 #define SCAN_BYTES ((double)N_866342 * SIZE_866342 + (double)N_OTHER * (SIZE_367891 + SIZE_277647))
 #define N_BLOCKS (N_866342 + 2 * N_OTHER)
-#define FILE_MAX (128u << 20) /* Core: MAX_BLOCKFILE_SIZE */
-
-static const uint8_t MAGIC[4] = {0xf9, 0xbe, 0xb4, 0xd9};
-static const uint8_t KEY[8] = {0x31, 0xa7, 0x00, 0x5e, 0xc2, 0x19, 0x8b, 0xf4};
-/* Mainnet genesis hash, internal byte order. */
-static const uint8_t GENESIS[32] = {0x6f, 0xe2, 0x8c, 0x0a, 0xb6, 0xf1, 0xb3, 0x72, 0xc1, 0xa6, 0xa2,
-                                    0x46, 0xae, 0x63, 0xf7, 0x4f, 0x93, 0x1e, 0x83, 0x65, 0xe1, 0x5a,
-                                    0x08, 0x9c, 0x68, 0xd6, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00};
 
 typedef struct scan_bench {
     char dir[4096];
@@ -69,14 +65,6 @@ static uint8_t *read_all(const char *name, size_t *len)
     return p;
 }
 
-/* Append bytes at file offset *pos, XORed with KEY at their absolute offset. */
-static int put_xored(FILE *f, uint64_t *pos, const uint8_t *p, size_t n, uint8_t *tmp)
-{
-    for (size_t i = 0; i < n; i++) tmp[i] = p[i] ^ KEY[(*pos + i) & 7];
-    *pos += n;
-    return fwrite(tmp, 1, n, f) == n ? 0 : -1;
-}
-
 static void remove_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -92,15 +80,19 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* The directory: scripts/gen_bench_blocks.c with the templates from
+ * tests/data, seed 1, then the marker that says it is this generator's
+ * (a kept BLOCKKIT_BENCH_SCAN_DIR from before, of repeated transactions,
+ * is not reused). */
+#define MARKER "bench-blocks-distinct-v1"
 static int generate(const char *dir)
 {
     static const char *const names[3] = {"866342", "367891", "277647"};
+    static const unsigned weights[3] = {13, 1, 1};
     src_block src[3];
+    bk_gen_template t[3];
     memset(src, 0, sizeof src);
     int rc = -1;
-    FILE *blk = NULL, *rev = NULL;
-    uint8_t *tmp = malloc(2u << 20);
-    uint64_t total = 0;
     for (int i = 0; i < 3; i++) {
         char name[64];
         snprintf(name, sizeof name, "blocks/block%s.raw", names[i]);
@@ -108,68 +100,22 @@ static int generate(const char *dir)
         snprintf(name, sizeof name, "undo/block%s_undo.raw", names[i]);
         src[i].undo = read_all(name, &src[i].undo_len);
         if (!src[i].raw || !src[i].undo) goto done;
+        t[i] = (bk_gen_template){src[i].raw, src[i].undo, src[i].len, src[i].undo_len, weights[i]};
     }
-    if (!tmp) goto done;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/xor.dat", dir);
-    FILE *x = fopen(path, "wb");
-    if (!x || fwrite(KEY, 1, 8, x) != 8 || fclose(x) != 0) goto done;
-
-    uint8_t prev[32];
-    memcpy(prev, GENESIS, 32);
-    uint64_t bpos = FILE_MAX, rpos = 0;
-    unsigned fileno = 0;
-    for (int k = 0; k < N_BLOCKS; k++) {
-        /* 13 blocks of 866342 for each 367891 and 277647 */
-        int which = k % 15 == 13 ? 1 : k % 15 == 14 ? 2 : 0;
-        src_block *s = &src[which];
-        if (bpos + s->len + 8 > FILE_MAX) {
-            if (blk && fclose(blk) != 0) goto done;
-            if (rev && fclose(rev) != 0) goto done;
-            blk = rev = NULL;
-            snprintf(path, sizeof path, "%s/blk%05u.dat", dir, fileno);
-            blk = fopen(path, "wb");
-            snprintf(path, sizeof path, "%s/rev%05u.dat", dir, fileno);
-            rev = fopen(path, "wb");
-            if (!blk || !rev) goto done;
-            fileno++;
-            bpos = rpos = 0;
-        }
-        memcpy(s->raw + 4, prev, 32);
-        uint8_t hdr[8], sum[32];
-        memcpy(hdr, MAGIC, 4);
-        uint32_t n = (uint32_t)s->len;
-        hdr[4] = (uint8_t)n; hdr[5] = (uint8_t)(n >> 8); hdr[6] = (uint8_t)(n >> 16); hdr[7] = (uint8_t)(n >> 24);
-        if (put_xored(blk, &bpos, hdr, 8, tmp) || put_xored(blk, &bpos, s->raw, s->len, tmp)) goto done;
-        /* rev record: checksum SHA256d(parent hash || CBlockUndo) (Core: WriteBlockUndo) */
-        n = (uint32_t)s->undo_len;
-        hdr[4] = (uint8_t)n; hdr[5] = (uint8_t)(n >> 8); hdr[6] = (uint8_t)(n >> 16); hdr[7] = (uint8_t)(n >> 24);
-        bk_sha256_ctx c;
-        bk_sha256_init(&c);
-        bk_sha256_update(&c, prev, 32);
-        bk_sha256_update(&c, s->undo, s->undo_len);
-        bk_sha256_final(&c, sum);
-        bk_sha256(sum, sum, 32);
-        if (put_xored(rev, &rpos, hdr, 8, tmp) || put_xored(rev, &rpos, s->undo, s->undo_len, tmp) ||
-            put_xored(rev, &rpos, sum, 32, tmp))
-            goto done;
-        bk_sha256d(prev, s->raw, 80);
-        total += s->len;
-    }
-    if (fclose(blk) != 0 || fclose(rev) != 0) {
-        blk = rev = NULL;
+    bk_gen_stats gs;
+    if (bk_gen_bench_blocks(dir, t, 3, (uint64_t)SCAN_BYTES, 1, &gs) != 0 || gs.blocks != N_BLOCKS ||
+        (double)gs.block_bytes != SCAN_BYTES)
         goto done;
-    }
-    blk = rev = NULL;
-    rc = (double)total == SCAN_BYTES ? 0 : -1;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" MARKER, dir);
+    FILE *m = fopen(path, "wb");
+    if (!m || fclose(m) != 0) goto done;
+    rc = 0;
 done:
-    if (blk) fclose(blk);
-    if (rev) fclose(rev);
     for (int i = 0; i < 3; i++) {
         free(src[i].raw);
         free(src[i].undo);
     }
-    free(tmp);
     return rc;
 }
 
@@ -186,7 +132,7 @@ static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
         b->keep = 1;
         snprintf(b->dir, sizeof b->dir, "%s", keep);
         char probe[4200];
-        snprintf(probe, sizeof probe, "%s/xor.dat", b->dir);
+        snprintf(probe, sizeof probe, "%s/" MARKER, b->dir);
         if (b->devnull && access(probe, R_OK) != 0 && (mkdir(b->dir, 0755) != 0 || generate(b->dir) != 0)) {
             fclose(b->devnull);
             bk_free(alloc, b, sizeof *b);

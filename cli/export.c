@@ -174,10 +174,36 @@ static int export_verify(const char *cmd, bk_cli_source *src, const char *out_di
     return 0;
 }
 
+/* export --schema: every column of the datasets asked for, as this run
+ * would write them, with their Parquet and SQL types; nothing is read. */
+static int export_schema(const char *cmd, unsigned dsets, bk_table_profile prof, const char *columns,
+                         const char *exclude)
+{
+    int bad = 0;
+    for (int d = 0; d < BK_DS_COUNT_; d++) {
+        if (!(dsets & (1u << d))) continue;
+        bk_table_schema sc;
+        bk_error err;
+        if (bk_table_schema_build(&sc, (bk_dataset)d, prof, columns, exclude, &err) != BK_OK)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", err.msg);
+        for (size_t k = 0; k < sc.ncols; k++) {
+            char pt[64], st[64];
+            bk_table_column_types(&sc.cols[k], pt, sizeof pt, st, sizeof st);
+            if (printf("%s.%s\t%s\t%s\t%s\n", bk_dataset_name((bk_dataset)d), sc.cols[k].name, pt, st,
+                       (sc.cols[k].flags & BK_PQ_OPTIONAL) ? "NULL" : "NOT NULL") < 0)
+                bad = 1;
+        }
+    }
+    if (fflush(stdout) != 0 || bad) return bk_cli_fail(cmd, BK_EXIT_IO, "writing the schema failed");
+    return 0;
+}
+
+static int parse_profile(void *dest, const char *v) { return bk_table_profile_parse(v, dest) == BK_OK; }
+
 static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
-    int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO, verify = 0, deep = 0;
+    int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO, verify = 0, deep = 0, schema = 0;
     int64_t lag = 6, poll_s = 30, chunk_rows = 1000000;
     const char *datasets = NULL, *snapshot = NULL, *utxo_height = NULL;
     bk_export_opts o;
@@ -195,6 +221,15 @@ static int export_main(int argc, char **argv)
                         "blocks,transactions,inputs,outputs (default), block_stats,\n"
                         "block_filters, all; or utxos on its own"),
         BK_OPT_TABLE_FORMAT(&o.format, &o.pq.codec, &o.pq.zstd_level),
+        BK_OPT_ROW_CALL("--profile", 0, &o.profile, parse_profile, "default|lean",
+                        "lean: hashes as 32-byte binary, scripts and witness items as\n"
+                        "binary, no script_asm or desc (default: BigQuery's layout)"),
+        BK_OPT_ROW_STR("--columns", 0, &o.columns, "LIST",
+                       "dataset.column,... to write (a dataset not named keeps all)"),
+        BK_OPT_ROW_STR("--exclude-columns", 0, &o.exclude_columns, "LIST", "dataset.column,... to leave out"),
+        BK_OPT_ROW_FLAG("--schema", 0, &schema,
+                        "write nothing: print each column of the datasets with its\n"
+                        "Parquet and SQL types, as this run would write them"),
         BK_OPT_RANGE(&range),
         BK_OPT_ROW_I64("--chunk-size", 0, &o.chunk_size, 1, 100000000, "N",
                        "heights per chunk file (default 10000)"),
@@ -231,12 +266,20 @@ static int export_main(int argc, char **argv)
     int prc = bk_opt_parse(&spec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) return prc;
     bk_opt_args_free(&args);
+    if (schema) {
+        unsigned ds = BK_DS_DEFAULT_MASK | (1u << BK_DS_BLOCK_STATS) | (1u << BK_DS_BLOCK_FILTERS);
+        if (datasets && bk_export_datasets_parse(datasets, &ds) != BK_OK)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--schema: bad value for --datasets: '%s' (the block datasets)",
+                               datasets);
+        return export_schema(cmd, ds, o.profile, o.columns, o.exclude_columns);
+    }
     if (!o.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");
     if (deep && !verify) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--deep is for --verify");
     if (verify) {
         static const char *const writes[] = {"--datasets", "--format", "--compression", "--zstd-level", "--start",
                                              "--end", "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
-                                             "--lag", "--poll", "--utxo-snapshot", "--height", "--chunk-rows", "-j"};
+                                             "--lag", "--poll", "--utxo-snapshot", "--height", "--chunk-rows", "-j",
+                                             "--profile", "--columns", "--exclude-columns"};
         for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++)
             if (bk_opt_given(&spec, writes[k]))
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --verify (it reads what DIR's catalogue says)",
@@ -255,7 +298,8 @@ static int export_main(int argc, char **argv)
         /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
         static const char *const not_here[] = {"--blockindex", "--source", "--chunk-size", "--orphans",
                                                "--allow-missing-undo", "--follow", "--lag", "--poll",
-                                               "--utxo-snapshot", "--height", "--chunk-rows"};
+                                               "--utxo-snapshot", "--height", "--chunk-rows", "--profile",
+                                               "--columns", "--exclude-columns"};
         for (size_t k = 0; k < sizeof not_here / sizeof not_here[0]; k++)
             if (bk_opt_given(&spec, not_here[k]))
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxo_stats", not_here[k]);
@@ -278,7 +322,7 @@ static int export_main(int argc, char **argv)
                                "block datasets separately)", datasets);
         static const char *const block_only[] = {"--blocksdir", "--blockindex", "--source", "--start", "--end",
                                                  "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
-                                                 "--lag", "--poll"};
+                                                 "--lag", "--poll", "--profile", "--columns", "--exclude-columns"};
         for (size_t k = 0; k < sizeof block_only / sizeof block_only[0]; k++)
             if (bk_opt_given(&spec, block_only[k]))
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", block_only[k]);

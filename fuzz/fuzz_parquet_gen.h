@@ -49,6 +49,21 @@ static inline int pqgen_sink(void *ctx, const uint8_t *d, size_t n)
     return 0;
 }
 
+/* The expected value of n bytes written as hex text or as binary: their
+ * hex, last byte first when rev. */
+static inline void pqgen_expect_hex(FILE *expect, const uint8_t *p, size_t n, int rev)
+{
+    static const char hd[] = "0123456789abcdef";
+    if (!expect) return;
+    fputc('"', expect);
+    for (size_t q = 0; q < n; q++) {
+        uint8_t x = p[rev ? n - 1 - q : q];
+        fputc(hd[x >> 4], expect);
+        fputc(hd[x & 15], expect);
+    }
+    fputc('"', expect);
+}
+
 static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *out, FILE *expect,
                                   uint64_t *rows_out, const bk_allocator *alloc)
 {
@@ -112,19 +127,10 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
                     for (size_t q = 0; q < len; q++) sbuf[q] = (char)('a' + (q * 7 + sel) % 26);
                     if ((sel >> 6) == 3 && sel != 255) {
                         /* the hex text of len / 2 bytes, forward or reversed */
-                        static const char hd[] = "0123456789abcdef";
                         size_t nb = len / 2;
                         int rev = (sel >> 1) & 1;
                         bk_pq_hex(w, i, (const uint8_t *)sbuf, nb, rev);
-                        if (expect) {
-                            fputc('"', expect);
-                            for (size_t q = 0; q < nb; q++) {
-                                uint8_t x = (uint8_t)sbuf[rev ? nb - 1 - q : q];
-                                fputc(hd[x >> 4], expect);
-                                fputc(hd[x & 15], expect);
-                            }
-                            fputc('"', expect);
-                        }
+                        pqgen_expect_hex(expect, (const uint8_t *)sbuf, nb, rev);
                         break;
                     }
                     if ((sel >> 5) & 1) {
@@ -141,6 +147,16 @@ static inline bk_status pqgen_run(const uint8_t *data, size_t size, pqgen_mem *o
                         fwrite(sbuf, 1, len, expect);
                         fputc('"', expect);
                     }
+                    break;
+                }
+                case BK_PQ_BYTES:
+                case BK_PQ_FIXED32: {
+                    /* raw bytes (read back as their hex), forward or reversed */
+                    size_t len = cols[i].type == BK_PQ_FIXED32 ? 32 : sel == 255 ? 1000 + pqgen_byte(&in) * 270u : sel % 40;
+                    int rev = len <= 32 && ((sel >> 6) & 1);
+                    for (size_t q = 0; q < len; q++) sbuf[q] = (char)(q * 37 + sel * 11 + (q >> 3));
+                    bk_pq_bin(w, i, (const uint8_t *)sbuf, len, rev);
+                    pqgen_expect_hex(expect, (const uint8_t *)sbuf, len, rev);
                     break;
                 }
                 default: {

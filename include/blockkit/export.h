@@ -64,6 +64,9 @@ typedef struct bk_export_opts {
     int workers;               /* >= 1 */
     int orphans;               /* blocks whose ancestors are not in the files, by their BIP34 height */
     int allow_missing_undo;    /* export blocks without rev data (spent columns null) instead of stopping */
+    bk_table_profile profile;  /* default (BigQuery's layout) or lean (blockkit/table.h) */
+    const char *columns;       /* "dataset.column,..." to keep, or NULL (bk_table_schema_build) */
+    const char *exclude_columns; /* the same to leave out, or NULL */
     const volatile sig_atomic_t *cancel;  /* non-zero: stop soon; unfinished chunks are dropped */
     void (*progress)(void *ctx, const bk_export_progress *p);  /* from the calling thread, ~4/s */
     void *progress_ctx;

@@ -4,7 +4,8 @@
  * required values (the three-level LIST structure of LogicalTypes.md:
  * `<required|optional> group name (LIST) { repeated group list { required
  * <type> element; } }`). Physical and logical types: BOOLEAN, INT32, INT64,
- * BYTE_ARRAY (STRING), INT64 TIMESTAMP(MILLIS|MICROS, UTC).
+ * BYTE_ARRAY (STRING, or raw bytes), FIXED_LEN_BYTE_ARRAY(32), INT64
+ * TIMESTAMP(MILLIS|MICROS, UTC).
  *
  * Data pages (v1) are PLAIN or, for columns that ask for it, RLE_DICTIONARY
  * with one PLAIN dictionary page per column chunk (a chunk whose dictionary
@@ -46,6 +47,8 @@ typedef enum bk_pq_type {
     BK_PQ_STRING,              /* BYTE_ARRAY, logical STRING (UTF-8) */
     BK_PQ_TIMESTAMP_MILLIS,    /* INT64, TIMESTAMP(isAdjustedToUTC, MILLIS) */
     BK_PQ_TIMESTAMP_MICROS,    /* INT64, TIMESTAMP(isAdjustedToUTC, MICROS) */
+    BK_PQ_BYTES,               /* BYTE_ARRAY, no annotation (raw bytes) */
+    BK_PQ_FIXED32,             /* FIXED_LEN_BYTE_ARRAY(32), no annotation (a hash) */
     BK_PQ_TYPE_COUNT_
 } bk_pq_type;
 
@@ -105,6 +108,10 @@ BK_API void bk_pq_str(bk_pq_writer *w, size_t col, const char *s, size_t len);
 /* A STRING value: the lowercase hex of p[0..n) (rev: last byte first, the
  * display order of hashes), written straight into the page. */
 BK_API void bk_pq_hex(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev);
+/* A BYTES or FIXED32 value (also a STRING column's bytes as they are): n
+ * bytes at p (rev: last byte first, at most 32; FIXED32 takes exactly
+ * 32). */
+BK_API void bk_pq_bin(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev);
 /* A string value built in place (hex, script text) without a copy: open
  * returns the writer to append the value's bytes to (the column's page
  * buffer itself for a PLAIN column, a scratch buffer for a dictionary

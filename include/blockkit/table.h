@@ -57,6 +57,8 @@ typedef struct bk_table_writer {
     uint32_t list_items;
     uint64_t rows;
     uint64_t text_bytes;       /* text formats: bytes handed to the sink */
+    const int16_t *map;        /* bk_table_set_columns: caller's column -> this writer's, -1 dropped */
+    size_t nmap;
     bk_sink_fn sink;           /* text formats: the caller's sink */
     void *sink_ctx;
     bk_status status;
@@ -74,13 +76,28 @@ typedef struct bk_table_writer {
 BK_API bk_status bk_table_open(bk_table_writer *t, bk_table_format format, const bk_pq_column *cols,
                                size_t ncols, const bk_pq_opts *pq, bk_sink_fn sink, void *ctx,
                                const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+/* Column selection (bk_table_schema): the calls below then take the
+ * columns of the full schema map was built from (nmap of them) and drop
+ * the values of columns it maps to -1; map must outlive the writer (NULL:
+ * the columns as opened). bk_table_wants says whether a column is kept,
+ * for a caller that can skip computing a dropped value. */
+BK_API void bk_table_set_columns(bk_table_writer *t, const int16_t *map, size_t nmap);
+/* (internal, for the row code's inline paths) the writer's column, or SIZE_MAX when dropped */
+static inline size_t bk_table_col_(const bk_table_writer *t, size_t col)
+{
+    if (!t->map) return col;
+    return col < t->nmap && t->map[col] >= 0 ? (size_t)t->map[col] : SIZE_MAX;
+}
+BK_API int bk_table_wants(const bk_table_writer *t, size_t col);
 BK_API void bk_table_null(bk_table_writer *t, size_t col);
 BK_API void bk_table_bool(bk_table_writer *t, size_t col, int v);
 /* INT32, INT64 and TIMESTAMP columns (the value in the column's unit). */
 BK_API void bk_table_int(bk_table_writer *t, size_t col, int64_t v);
 BK_API void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len);
 /* A STRING column holding the lowercase hex of n bytes; rev: last byte
- * first (Core's display order of hashes). */
+ * first (Core's display order of hashes). A BYTES or FIXED32 column
+ * (--profile lean) gets the bytes themselves, in the same order; the text
+ * formats always the hex. */
 BK_API void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev);
 /* The scratch writer for building a string value in place (script asm,
  * descriptors): reset it, write into it, then bk_table_tmp_str. */
@@ -129,6 +146,44 @@ BK_API const char *bk_dataset_name(bk_dataset ds);
 BK_API bk_status bk_dataset_parse(const char *name, bk_dataset *out);
 /* The dataset's columns (docs/export.md documents each). */
 BK_API const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out);
+
+/* Profiles (docs/export.md "Profiles and columns"). The default is the
+ * BigQuery crypto_bitcoin layout: hashes, scripts and witness items as hex
+ * STRING, script_asm and desc beside script_hex. lean: hashes as
+ * FIXED_LEN_BYTE_ARRAY(32) in Core's display order (hex(col) is the
+ * default profile's text), scripts, witness items, the coinbase and filters
+ * as BYTE_ARRAY, no script_asm or desc (derived from script_hex); the
+ * text formats keep hex. */
+typedef enum bk_table_profile { BK_PROFILE_DEFAULT = 0, BK_PROFILE_LEAN, BK_PROFILE_COUNT_ } bk_table_profile;
+BK_API bk_status bk_table_profile_parse(const char *name, bk_table_profile *out) BK_WARN_UNUSED;
+BK_API const char *bk_table_profile_name(bk_table_profile p);
+
+#define BK_TABLE_COLS_MAX 64
+/* The columns a run writes of one dataset: its schema under a profile,
+ * less the columns a selection leaves out, in the dataset's order; map
+ * for bk_table_set_columns. */
+typedef struct bk_table_schema {
+    bk_dataset dataset;
+    bk_table_profile profile;
+    bk_pq_column cols[BK_TABLE_COLS_MAX];
+    size_t ncols;
+    int16_t map[BK_TABLE_COLS_MAX];
+    size_t nmap;
+} bk_table_schema;
+/* columns: "dataset.column,..." to keep (a dataset it does not name keeps
+ * all its columns); exclude: the same to leave out; either NULL. Entries
+ * of other datasets are checked and otherwise ignored. BK_ERR_ARG naming
+ * an unknown dataset or column, a column the profile does not have, or a
+ * selection that leaves no column. */
+BK_API bk_status bk_table_schema_build(bk_table_schema *s, bk_dataset ds, bk_table_profile p, const char *columns,
+                                       const char *exclude, bk_error *err) BK_WARN_UNUSED;
+/* Every entry of list names a column (of profile p): BK_ERR_ARG naming
+ * the first that does not. */
+BK_API bk_status bk_table_columns_check(const char *list, bk_table_profile p, bk_error *err) BK_WARN_UNUSED;
+/* A column's types as text: Parquet's ("BYTE_ARRAY (STRING)",
+ * "FIXED_LEN_BYTE_ARRAY(32)", "INT64 (TIMESTAMP(MICROS,UTC))", lists as
+ * "LIST<...>") and the SQL type DuckDB reads it as. */
+BK_API void bk_table_column_types(const bk_pq_column *c, char *parquet, size_t pcap, char *sql, size_t scap);
 
 /* What a block's rows need beyond its bytes. */
 typedef struct bk_table_block_info {

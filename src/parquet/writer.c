@@ -211,7 +211,9 @@ static int ptype_of(bk_pq_type t)
     switch (t) {
     case BK_PQ_BOOLEAN: return PT_BOOLEAN;
     case BK_PQ_INT32: return PT_INT32;
-    case BK_PQ_STRING: return PT_BYTE_ARRAY;
+    case BK_PQ_STRING:
+    case BK_PQ_BYTES: return PT_BYTE_ARRAY;
+    case BK_PQ_FIXED32: return PT_FIXED_LEN_BYTE_ARRAY;
     default: return PT_INT64;
     }
 }
@@ -231,7 +233,7 @@ static void col_init(bk_pq_writer *w, pq_col *c, const bk_pq_column *d)
     memset(c, 0, sizeof *c);
     c->def = d;
     c->ptype = ptype_of(d->type);
-    c->width = c->ptype == PT_INT32 ? 4 : c->ptype == PT_INT64 ? 8 : 0;
+    c->width = c->ptype == PT_INT32 ? 4 : c->ptype == PT_INT64 ? 8 : c->ptype == PT_FIXED_LEN_BYTE_ARRAY ? 32 : 0;
     int opt = (d->flags & BK_PQ_OPTIONAL) != 0;
     if (d->flags & BK_PQ_LIST) {
         c->max_def = 1 + opt;
@@ -833,6 +835,28 @@ void bk_pq_hex(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev)
     if (c->minmax) stat_str(c, d + 4, len);
 }
 
+void bk_pq_bin(bk_pq_writer *w, size_t col, const uint8_t *p, size_t n, int rev)
+{
+    int fixed = col < w->ncols && w->cols[col].ptype == PT_FIXED_LEN_BYTE_ARRAY;
+    if (fixed ? n != 32 : n > 0x7fffffff) {
+        fail(w, BK_ERR_ARG, "%zu bytes for column %zu (%s)", n, col, fixed ? "FIXED_LEN_BYTE_ARRAY(32)" : "limit 2 GiB - 1");
+        return;
+    }
+    pq_col *c = value_col(w, col, fixed ? PT_FIXED_LEN_BYTE_ARRAY : PT_BYTE_ARRAY, "bytes");
+    if (!c) return;
+    uint8_t r[32];
+    if (rev && n <= sizeof r) {
+        for (size_t i = 0; i < n; i++) r[i] = p[n - 1 - i];
+        p = r;
+    } else if (rev) {
+        fail(w, BK_ERR_ARG, "column %s: reversed bytes of more than 32", c->def->name);
+        return;
+    }
+    if (c->dict_on && dict_repeat(w, c, p, n)) return;
+    if (put_value(w, c, p, n) && c->minmax) stat_str(c, p, n);
+    value_done(w, c);
+}
+
 bk_writer *bk_pq_str_open(bk_pq_writer *w, size_t col)
 {
     bk_writer_reset(&w->scratch);
@@ -1096,7 +1120,7 @@ static void write_stats(bk_writer *m, int *last, const pq_col *c)
         size_t nmin = 0, nmax = 0;
         int max_exact = 1, have_max = 1;
         uint8_t cut[STAT_MAX];
-        if (c->ptype == PT_BYTE_ARRAY) {
+        if (c->ptype == PT_BYTE_ARRAY || c->ptype == PT_FIXED_LEN_BYTE_ARRAY) {
             pmin = c->smin.data;
             nmin = c->smin.len;
             pmax = c->smax.data;
@@ -1247,6 +1271,7 @@ static void schema_leaf(bk_writer *m, const pq_col *c, const char *name, int rep
 {
     int l = 0;
     tc_i32(m, &l, 1, c->ptype);
+    if (c->ptype == PT_FIXED_LEN_BYTE_ARRAY) tc_i32(m, &l, 2, (int32_t)c->width);
     tc_i32(m, &l, 3, rep);
     tc_binary(m, &l, 4, name, strlen(name));
     bk_pq_type t = c->def->type;

@@ -20,7 +20,7 @@
 #define LEVEL_ROOM 8192
 
 /* Physical types (parquet.thrift Type). */
-enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
+enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6, PT_FIXED_LEN_BYTE_ARRAY = 7 };
 /* Encoding. */
 enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
 /* FieldRepetitionType. */

@@ -548,6 +548,11 @@ bk_status bk_manifest_load(const char *out_dir, bk_ds_manifest m[BK_DS_COUNT_], 
             if (s2 == BK_OK) s2 = flat_int(&f, "chunk_size", 1, &d.chunk_size, &e2);
             if (s2 == BK_OK) s2 = flat_int(&f, "start_height", 0, &d.start, &e2);
             if (s2 == BK_OK) s2 = flat_int(&f, "end_height", -1, &d.end, &e2);
+            char prof[16];
+            if (s2 == BK_OK) s2 = flat_str(&f, "profile", prof, sizeof prof, &e2);
+            if (s2 == BK_OK && bk_table_profile_parse(prof, &d.profile) != BK_OK)
+                s2 = bk_error_set(&e2, BK_ERR_INVALID, 0, "unknown profile %s", prof);
+            if (s2 == BK_OK) s2 = flat_str(&f, "columns", d.columns, sizeof d.columns, &e2);
             if (s2 != BK_OK)
                 st = bk_error_set(err, BK_ERR_INVALID, 0, "%s line %u: %s", path, lineno, e2.msg);
             d.present = 1;
@@ -561,17 +566,18 @@ bk_status bk_manifest_load(const char *out_dir, bk_ds_manifest m[BK_DS_COUNT_], 
 
 bk_status bk_manifest_write(const char *out_dir, const bk_ds_manifest m[BK_DS_COUNT_], bk_error *err)
 {
-    char text[BK_DS_COUNT_ * 256];
+    char text[BK_DS_COUNT_ * 1400];
     size_t len = 0;
     for (int d = 0; d < BK_DS_COUNT_; d++) {
         if (!m[d].present) continue;
         const bk_network_params *np = bk_network_get(m[d].net);
         int n = snprintf(text + len, sizeof text - len,
                          "{\"dataset\":\"%s\",\"format\":\"%s\",\"network\":\"%s\",\"chunk_size\":%lld,"
-                         "\"start_height\":%lld,\"end_height\":%lld,\"schema_version\":%d}\n",
+                         "\"start_height\":%lld,\"end_height\":%lld,\"profile\":\"%s\",\"columns\":\"%s\","
+                         "\"schema_version\":%d}\n",
                          bk_dataset_name((bk_dataset)d), bk_table_format_ext(m[d].format), np ? np->name : "?",
                          (long long)m[d].chunk_size, (long long)m[d].start, (long long)m[d].end,
-                         BK_EXPORT_SCHEMA_VERSION);
+                         bk_table_profile_name(m[d].profile), m[d].columns, BK_EXPORT_SCHEMA_VERSION);
         if (n < 0 || (size_t)n >= sizeof text - len) return bk_error_set(err, BK_ERR_ARG, 0, "manifest too long");
         len += (size_t)n;
     }

@@ -12,6 +12,8 @@ typedef struct bk_ds_manifest {
     bk_network net;
     int64_t chunk_size;
     int64_t start, end;        /* end -1: nothing complete recorded yet */
+    bk_table_profile profile;
+    char columns[1024];        /* the names of the columns written, comma-separated */
 } bk_ds_manifest;
 
 /* Read datasets.ndjson into m[BK_DS_COUNT_] (absent: none present, *found

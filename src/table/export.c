@@ -72,6 +72,7 @@ typedef struct ex_run {
     bk_catalog cat;
     pthread_mutex_t cat_lock;
     bk_ds_manifest man[BK_DS_COUNT_];
+    bk_table_schema schema[BK_DS_COUNT_]; /* the columns written of each dataset */
 } ex_run;
 
 void bk_export_opts_init(bk_export_opts *o)
@@ -139,13 +140,13 @@ static bk_status chunk_begin(void *vctx, int worker, size_t task, bk_error *err)
     if (R->chunk_hdr) memcpy(W->fhdr, R->chunk_hdr[task], 32);
     for (int d = 0; d < BK_DS_COUNT_ && st == BK_OK; d++) {
         if (!(ch->wanted & (1u << d))) continue;
-        size_t nc;
-        const bk_pq_column *cols = bk_dataset_columns((bk_dataset)d, &nc);
+        const bk_table_schema *sc = &R->schema[d];
         st = bk_chunk_file_open(&W->files[d], o->out_dir, bk_dataset_name((bk_dataset)d), ch->first, ch->last,
-                                o->format, cols, nc, &R->pq, o->alloc, err);
+                                o->format, sc->cols, sc->ncols, &R->pq, o->alloc, err);
         if (st == BK_OK) {
             W->opened[d] = 1;
             W->tw[d] = &W->files[d].table;
+            bk_table_set_columns(W->tw[d], sc->map, sc->nmap);
         }
     }
     return st;
@@ -444,6 +445,23 @@ static bk_status manifest_check(ex_run *R, unsigned dsets, int *found, bk_error 
     for (int d = 0; d < BK_DS_COUNT_; d++) {
         if (!(dsets & (1u << d))) continue;
         bk_ds_manifest *m = &R->man[d];
+        /* the columns this run writes, as the manifest keeps them */
+        bk_table_schema *sc = &R->schema[d];
+        if ((st = bk_table_schema_build(sc, (bk_dataset)d, o->profile, o->columns, o->exclude_columns, err)) != BK_OK)
+            return st;
+        char cols[sizeof m->columns];
+        size_t at = 0;
+        for (size_t k = 0; k < sc->ncols && at < sizeof cols; k++)
+            at += (size_t)snprintf(cols + at, sizeof cols - at, "%s%s", k ? "," : "", sc->cols[k].name);
+        if (m->present && (m->profile != o->profile || strcmp(m->columns, cols) != 0))
+            return bk_error_set(err, BK_ERR_ARG, 0,
+                                "%s holds %s with profile %s and other columns (_blockkit/datasets.ndjson); this run "
+                                "asks for profile %s and columns %.200s: use the same --profile and --columns, or "
+                                "another --out",
+                                o->out_dir, bk_dataset_name((bk_dataset)d), bk_table_profile_name(m->profile),
+                                bk_table_profile_name(o->profile), cols);
+        m->profile = o->profile;
+        memcpy(m->columns, cols, sizeof cols);
         if (m->present && (m->format != o->format || m->chunk_size != o->chunk_size || m->net != o->net)) {
             const bk_network_params *a = bk_network_get(m->net), *b = bk_network_get(o->net);
             return bk_error_set(err, BK_ERR_ARG, 0,

@@ -226,6 +226,151 @@ const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
     }
 }
 
+/* ---- profiles and column selection (docs/export.md "Profiles and columns") ---- */
+
+enum { L_KEEP, L_HASH, L_BYTES, L_DROP };
+
+/* What --profile lean makes of a column: a hash in display order becomes
+ * FIXED_LEN_BYTE_ARRAY(32) (chainwork: its big-endian bytes), a script, a
+ * witness item, the coinbase or a filter BYTE_ARRAY, the text derived from
+ * a script (asm, desc) is dropped. */
+static int lean_kind(bk_dataset ds, const char *name)
+{
+    static const struct {
+        bk_dataset ds;
+        const char *name;
+        int kind;
+    } k[] = {
+        {BK_DS_BLOCKS, "hash", L_HASH},
+        {BK_DS_BLOCKS, "merkle_root", L_HASH},
+        {BK_DS_BLOCKS, "previous_block_hash", L_HASH},
+        {BK_DS_BLOCKS, "chainwork", L_HASH},
+        {BK_DS_BLOCKS, "coinbase_param", L_BYTES},
+        {BK_DS_TRANSACTIONS, "hash", L_HASH},
+        {BK_DS_TRANSACTIONS, "wtxid", L_HASH},
+        {BK_DS_TRANSACTIONS, "block_hash", L_HASH},
+        {BK_DS_INPUTS, "transaction_hash", L_HASH},
+        {BK_DS_INPUTS, "block_hash", L_HASH},
+        {BK_DS_INPUTS, "spent_transaction_hash", L_HASH},
+        {BK_DS_INPUTS, "script_asm", L_DROP},
+        {BK_DS_INPUTS, "script_hex", L_BYTES},
+        {BK_DS_INPUTS, "witness", L_BYTES},
+        {BK_DS_INPUTS, "desc", L_DROP},
+        {BK_DS_OUTPUTS, "transaction_hash", L_HASH},
+        {BK_DS_OUTPUTS, "block_hash", L_HASH},
+        {BK_DS_OUTPUTS, "script_asm", L_DROP},
+        {BK_DS_OUTPUTS, "script_hex", L_BYTES},
+        {BK_DS_OUTPUTS, "desc", L_DROP},
+        {BK_DS_BLOCK_STATS, "blockhash", L_HASH},
+        {BK_DS_BLOCK_FILTERS, "hash", L_HASH},
+        {BK_DS_BLOCK_FILTERS, "filter", L_BYTES},
+        {BK_DS_BLOCK_FILTERS, "header", L_HASH},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (k[i].ds == ds && !strcmp(k[i].name, name)) return k[i].kind;
+    return L_KEEP;
+}
+
+bk_status bk_table_profile_parse(const char *name, bk_table_profile *out)
+{
+    if (name && !strcmp(name, "default")) *out = BK_PROFILE_DEFAULT;
+    else if (name && !strcmp(name, "lean")) *out = BK_PROFILE_LEAN;
+    else return BK_ERR_ARG;
+    return BK_OK;
+}
+
+const char *bk_table_profile_name(bk_table_profile p) { return p == BK_PROFILE_LEAN ? "lean" : "default"; }
+
+/* The next "dataset.column" entry of a list: 1 with its parts, 0 at the end. */
+static int list_next(const char **pp, char *ds, size_t dcap, char *col, size_t ccap, int *bad)
+{
+    const char *p = *pp;
+    *bad = 0;
+    if (!p || !*p) return 0;
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    *pp = e ? e + 1 : p + n;
+    const char *dot = memchr(p, '.', n);
+    if (!dot || dot == p || dot == p + n - 1 || (size_t)(dot - p) >= dcap || (size_t)(p + n - dot - 1) >= ccap) {
+        *bad = 1;
+        snprintf(col, ccap, "%.*s", (int)(n < ccap - 1 ? n : ccap - 1), p);
+        return 1;
+    }
+    memcpy(ds, p, (size_t)(dot - p));
+    ds[dot - p] = 0;
+    memcpy(col, dot + 1, (size_t)(p + n - dot - 1));
+    col[p + n - dot - 1] = 0;
+    return 1;
+}
+
+/* Whether list names ds (at all) and ds.col. */
+static void list_has(const char *list, bk_dataset ds, const char *col, int *names_ds, int *names_col)
+{
+    char d[32], c[64];
+    int bad;
+    *names_ds = *names_col = 0;
+    const char *p = list;
+    while (list_next(&p, d, sizeof d, c, sizeof c, &bad)) {
+        if (bad || strcmp(d, bk_dataset_name(ds)) != 0) continue;
+        *names_ds = 1;
+        if (!strcmp(c, col)) *names_col = 1;
+    }
+}
+
+bk_status bk_table_columns_check(const char *list, bk_table_profile prof, bk_error *err)
+{
+    char d[32], c[64];
+    int bad;
+    const char *p = list;
+    while (list_next(&p, d, sizeof d, c, sizeof c, &bad)) {
+        bk_dataset ds;
+        if (bad) return bk_error_set(err, BK_ERR_ARG, 0, "'%s' is not dataset.column", c);
+        if (bk_dataset_parse(d, &ds) != BK_OK) return bk_error_set(err, BK_ERR_ARG, 0, "no dataset '%s' (in %s.%s)", d, d, c);
+        size_t n;
+        const bk_pq_column *cols = bk_dataset_columns(ds, &n);
+        size_t k = 0;
+        while (k < n && strcmp(cols[k].name, c)) k++;
+        if (k == n) return bk_error_set(err, BK_ERR_ARG, 0, "%s has no column '%s'", d, c);
+        if (prof == BK_PROFILE_LEAN && lean_kind(ds, c) == L_DROP)
+            return bk_error_set(err, BK_ERR_ARG, 0, "%s.%s is not in the lean profile (it is derived from script_hex)", d, c);
+    }
+    return BK_OK;
+}
+
+bk_status bk_table_schema_build(bk_table_schema *s, bk_dataset ds, bk_table_profile prof, const char *columns,
+                                const char *exclude, bk_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->dataset = ds;
+    s->profile = prof;
+    size_t n;
+    const bk_pq_column *cols = bk_dataset_columns(ds, &n);
+    if (!cols || n > BK_TABLE_COLS_MAX) return bk_error_set(err, BK_ERR_ARG, 0, "no dataset %d", (int)ds);
+    bk_status st;
+    if ((columns && (st = bk_table_columns_check(columns, prof, err)) != BK_OK) ||
+        (exclude && (st = bk_table_columns_check(exclude, BK_PROFILE_DEFAULT, err)) != BK_OK))
+        return st;
+    s->nmap = n;
+    for (size_t k = 0; k < n; k++) {
+        int kind = prof == BK_PROFILE_LEAN ? lean_kind(ds, cols[k].name) : L_KEEP;
+        int names_ds = 0, named = 0, ex_ds, excluded = 0;
+        if (columns) list_has(columns, ds, cols[k].name, &names_ds, &named);
+        if (exclude) list_has(exclude, ds, cols[k].name, &ex_ds, &excluded);
+        if (kind == L_DROP || (names_ds && !named) || excluded) {
+            s->map[k] = -1;
+            continue;
+        }
+        bk_pq_column c = cols[k];
+        if (kind == L_HASH) c.type = BK_PQ_FIXED32;
+        else if (kind == L_BYTES) c.type = BK_PQ_BYTES;
+        s->map[k] = (int16_t)s->ncols;
+        s->cols[s->ncols++] = c;
+    }
+    if (!s->ncols)
+        return bk_error_set(err, BK_ERR_ARG, 0, "no column of %s is left to write", bk_dataset_name(ds));
+    return BK_OK;
+}
+
 void bk_table_scratch_init(bk_table_scratch *s, const bk_allocator *alloc)
 {
     memset(s, 0, sizeof *s);
@@ -240,39 +385,62 @@ void bk_table_scratch_free(bk_table_scratch *s)
 }
 
 /* The bk_table_* calls of the rows below, with Parquet's straight to the
- * writer (one call per value instead of two; every column of the four
- * tables is INT64, TIMESTAMP, BOOLEAN or STRING). */
+ * writer (one call per value instead of two). Columns are the dataset's
+ * full schema: a selection (bk_table_set_columns) maps them here for
+ * Parquet, in bk_table_* for the text formats. */
+#define R_PQ_COL(t, col)                                                             \
+    do {                                                                             \
+        if ((t)->map && ((col) = bk_table_col_((t), (col))) == SIZE_MAX) return;     \
+    } while (0)
 static inline __attribute__((always_inline)) void r_int(bk_table_writer *t, size_t col, int64_t v)
 {
-    if (t->pq) {
-        if (!bk_pq_i64_short_(t->pq, col, v)) bk_pq_i64(t->pq, col, v);
-    } else {
+    if (!t->pq) {
         bk_table_int(t, col, v);
+        return;
     }
+    R_PQ_COL(t, col);
+    if (!bk_pq_i64_short_(t->pq, col, v)) bk_pq_i64(t->pq, col, v);
 }
 static inline __attribute__((always_inline)) void r_str(bk_table_writer *t, size_t col, const char *s, size_t n)
 {
-    if (t->pq) {
-        if (!bk_pq_str_short_(t->pq, col, s, n)) bk_pq_str(t->pq, col, s, n);
-    } else {
+    if (!t->pq) {
         bk_table_str(t, col, s, n);
+        return;
     }
+    R_PQ_COL(t, col);
+    if (!bk_pq_str_short_(t->pq, col, s, n)) bk_pq_str(t->pq, col, s, n);
 }
 static inline __attribute__((always_inline)) void r_null(bk_table_writer *t, size_t col)
 {
-    if (t->pq) {
-        if (!bk_pq_null_short_(t->pq, col)) bk_pq_null(t->pq, col);
-    } else {
+    if (!t->pq) {
         bk_table_null(t, col);
+        return;
     }
+    R_PQ_COL(t, col);
+    if (!bk_pq_null_short_(t->pq, col)) bk_pq_null(t->pq, col);
 }
 static inline __attribute__((always_inline)) void r_bool(bk_table_writer *t, size_t col, int v)
 {
-    if (t->pq) {
-        if (!bk_pq_bool_short_(t->pq, col, v)) bk_pq_bool(t->pq, col, v);
-    } else {
+    if (!t->pq) {
         bk_table_bool(t, col, v);
+        return;
     }
+    R_PQ_COL(t, col);
+    if (!bk_pq_bool_short_(t->pq, col, v)) bk_pq_bool(t->pq, col, v);
+}
+/* A hash column: its display-order hex (computed once per block or tx),
+ * or in a FIXED32 column (--profile lean) the bytes in that order. */
+static inline __attribute__((always_inline)) void r_hash(bk_table_writer *t, size_t col, const uint8_t raw[32],
+                                                         const char hex[64])
+{
+    if (t->pq) {
+        size_t c = bk_table_col_(t, col);
+        if (c != SIZE_MAX && t->cols[c].type == BK_PQ_FIXED32) {
+            bk_pq_bin(t->pq, c, raw, 32, 1);
+            return;
+        }
+    }
+    r_str(t, col, hex, 64);
 }
 
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
@@ -294,8 +462,10 @@ static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t
         if (info.address_len) r_str(t, c_addr, info.address, info.address_len);
         else r_null(t, c_addr);
     }
-    bk_script_info_descriptor(bk_table_str_open(t, c_desc), s, n, &info);
-    bk_table_str_close(t, c_desc);
+    if (bk_table_wants(t, c_desc)) {
+        bk_script_info_descriptor(bk_table_str_open(t, c_desc), s, n, &info);
+        bk_table_str_close(t, c_desc);
+    }
     if (c_addr > c_desc) {
         if (info.address_len) r_str(t, c_addr, info.address, info.address_len);
         else r_null(t, c_addr);
@@ -411,6 +581,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
      * (per tx: spent outputs, then outputs; json_internal.h). */
     bk_script_cursors_ cur;
     bk_script_cursors_init_(&cur, b, ti ? undo : NULL, info->net);
+    /* the derived text columns, when kept (--profile lean drops them) */
+    int ask_in = ti && bk_table_wants(ti, I_SCRIPT_ASM);
+    int asm_out = to && bk_table_wants(to, O_SCRIPT_ASM), desc_out = to && bk_table_wants(to, O_DESC);
     for (size_t i = 0; i < n; i++) {
         const bk_tx *tx = &b->txs[i];
         const uint8_t *txid = txids + 32 * i;
@@ -418,14 +591,14 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
         bk_hex_encode_rev(txhex, txid, 32);
         int cb = i == 0;
         if (tt) {
-            r_str(tt, T_HASH, txhex, 64);
+            r_hash(tt, T_HASH, txid, txhex);
             bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
             r_int(tt, T_SIZE, tx->size);
             r_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
             r_int(tt, T_WEIGHT, bk_tx_weight(tx));
             r_int(tt, T_VERSION, tx->version);
             r_int(tt, T_LOCK_TIME, tx->locktime);
-            r_str(tt, T_BLOCK_HASH, bhex, 64);
+            r_hash(tt, T_BLOCK_HASH, bhash, bhex);
             r_int(tt, T_BLOCK_NUMBER, info->height);
             r_int(tt, T_BLOCK_TIMESTAMP, btime);
             r_int(tt, T_INDEX, (int64_t)i);
@@ -446,9 +619,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txin in;
             bk_txin_iter_init(&ii, tx);
             while (bk_txin_next(&ii, &in)) {
-                r_str(ti, I_TRANSACTION_HASH, txhex, 64);
+                r_hash(ti, I_TRANSACTION_HASH, txid, txhex);
                 r_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-                r_str(ti, I_BLOCK_HASH, bhex, 64);
+                r_hash(ti, I_BLOCK_HASH, bhash, bhex);
                 r_int(ti, I_BLOCK_NUMBER, info->height);
                 r_int(ti, I_BLOCK_TIMESTAMP, btime);
                 r_int(ti, I_INDEX, ii.index - 1);
@@ -459,8 +632,10 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 } else {
                     bk_table_hex(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid, 32, 1);
                     r_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
-                    bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
-                    bk_table_str_close(ti, I_SCRIPT_ASM);
+                    if (ask_in) {
+                        bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
+                        bk_table_str_close(ti, I_SCRIPT_ASM);
+                    }
                 }
                 bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
                 r_int(ti, I_SEQUENCE, in.sequence);
@@ -494,14 +669,16 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txout o;
             bk_txout_iter_init(&oi, tx);
             while (bk_txout_next(&oi, &o)) {
-                r_str(to, O_TRANSACTION_HASH, txhex, 64);
+                r_hash(to, O_TRANSACTION_HASH, txid, txhex);
                 r_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-                r_str(to, O_BLOCK_HASH, bhex, 64);
+                r_hash(to, O_BLOCK_HASH, bhash, bhex);
                 r_int(to, O_BLOCK_NUMBER, info->height);
                 r_int(to, O_BLOCK_TIMESTAMP, btime);
                 r_int(to, O_INDEX, oi.index - 1);
-                bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
-                bk_table_str_close(to, O_SCRIPT_ASM);
+                if (asm_out) {
+                    bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
+                    bk_table_str_close(to, O_SCRIPT_ASM);
+                }
                 bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
                 /* type, address, desc: the order of the columns here */
                 bk_script_info sinfo;
@@ -512,8 +689,10 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                 r_str(to, O_TYPE, ty, strlen(ty));
                 if (sinfo.address_len) r_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
                 else r_null(to, O_ADDRESS);
-                bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
-                bk_table_str_close(to, O_DESC);
+                if (desc_out) {
+                    bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
+                    bk_table_str_close(to, O_DESC);
+                }
                 r_int(to, O_VALUE, o.value);
                 if ((st = row_done(to, err)) != BK_OK) return st;
             }

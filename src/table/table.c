@@ -259,9 +259,52 @@ static int check_col(bk_table_writer *t, size_t col)
     return 1;
 }
 
+void bk_table_column_types(const bk_pq_column *c, char *parquet, size_t pcap, char *sql, size_t scap)
+{
+    const char *pt, *st;
+    switch (c->type) {
+    case BK_PQ_BOOLEAN: pt = "BOOLEAN", st = "BOOLEAN"; break;
+    case BK_PQ_INT32: pt = "INT32", st = "INTEGER"; break;
+    case BK_PQ_INT64: pt = "INT64", st = "BIGINT"; break;
+    case BK_PQ_STRING: pt = "BYTE_ARRAY (STRING)", st = "VARCHAR"; break;
+    case BK_PQ_TIMESTAMP_MILLIS: pt = "INT64 (TIMESTAMP(MILLIS,UTC))", st = "TIMESTAMP WITH TIME ZONE"; break;
+    case BK_PQ_TIMESTAMP_MICROS: pt = "INT64 (TIMESTAMP(MICROS,UTC))", st = "TIMESTAMP WITH TIME ZONE"; break;
+    case BK_PQ_BYTES: pt = "BYTE_ARRAY", st = "BLOB"; break;
+    case BK_PQ_FIXED32: pt = "FIXED_LEN_BYTE_ARRAY(32)", st = "BLOB"; break;
+    default: pt = st = "?"; break;
+    }
+    if (c->flags & BK_PQ_LIST) {
+        snprintf(parquet, pcap, "LIST<%s>", pt);
+        snprintf(sql, scap, "%s[]", st);
+    } else {
+        snprintf(parquet, pcap, "%s", pt);
+        snprintf(sql, scap, "%s", st);
+    }
+}
+
+void bk_table_set_columns(bk_table_writer *t, const int16_t *map, size_t nmap)
+{
+    t->map = map;
+    t->nmap = map ? nmap : 0;
+}
+
+/* The caller's column (its dataset's full schema) as this writer's, or
+ * SIZE_MAX when the selection dropped it (the value is then ignored). */
+static inline size_t tcol(const bk_table_writer *t, size_t col) { return bk_table_col_(t, col); }
+#define TCOL(t, col)                         \
+    do {                                     \
+        if ((t)->map) {                      \
+            (col) = tcol((t), (col));        \
+            if ((col) == SIZE_MAX) return;   \
+        }                                    \
+    } while (0)
+
+int bk_table_wants(const bk_table_writer *t, size_t col) { return tcol(t, col) != SIZE_MAX; }
+
 /* Parquet: straight to the writer, which checks order and types itself. */
 void bk_table_null(bk_table_writer *t, size_t col)
 {
+    TCOL(t, col);
     if (t->pq) {
         bk_pq_null(t->pq, col);
         return;
@@ -277,6 +320,7 @@ void bk_table_null(bk_table_writer *t, size_t col)
 
 void bk_table_bool(bk_table_writer *t, size_t col, int v)
 {
+    TCOL(t, col);
     if (t->pq) {
         bk_pq_bool(t->pq, col, v);
         return;
@@ -288,6 +332,7 @@ void bk_table_bool(bk_table_writer *t, size_t col, int v)
 
 void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 {
+    TCOL(t, col);
     if (t->pq) {
         if (col < t->ncols && t->cols[col].type == BK_PQ_INT32) bk_pq_i32(t->pq, col, (int32_t)v);
         else bk_pq_i64(t->pq, col, v);
@@ -334,6 +379,7 @@ void bk_table_int(bk_table_writer *t, size_t col, int64_t v)
 
 void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 {
+    TCOL(t, col);
     if (t->pq) {
         bk_pq_str(t->pq, col, s, len);
         return;
@@ -347,9 +393,13 @@ void bk_table_str(bk_table_writer *t, size_t col, const char *s, size_t len)
 
 void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, int rev)
 {
+    TCOL(t, col);
     if (t->pq) {
-        /* into the column's page buffer (or the dictionary's scratch) */
-        bk_pq_hex(t->pq, col, p, n, rev);
+        /* the bytes themselves in a binary column (--profile lean), else
+         * their hex into the page buffer (or the dictionary's scratch) */
+        bk_pq_type ty = col < t->ncols ? t->cols[col].type : BK_PQ_STRING;
+        if (ty == BK_PQ_BYTES || ty == BK_PQ_FIXED32) bk_pq_bin(t->pq, col, p, n, rev);
+        else bk_pq_hex(t->pq, col, p, n, rev);
         return;
     }
     if (!check_col(t, col)) return;
@@ -369,6 +419,7 @@ void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, in
 
 void bk_table_tmp_str(bk_table_writer *t, size_t col)
 {
+    TCOL(t, col);
     if (bk_writer_status(&t->tmp) != BK_OK) {
         tfail(t, BK_ERR_NOMEM, "table: out of memory");
         return;
@@ -378,18 +429,24 @@ void bk_table_tmp_str(bk_table_writer *t, size_t col)
 
 bk_writer *bk_table_str_open(bk_table_writer *t, size_t col)
 {
-    if (t->pq) return bk_pq_str_open(t->pq, col);
+    if (t->map && tcol(t, col) == SIZE_MAX) return bk_table_tmp(t); /* dropped: written and ignored */
+    if (t->pq) return bk_pq_str_open(t->pq, tcol(t, col));
     return bk_table_tmp(t);
 }
 
 void bk_table_str_close(bk_table_writer *t, size_t col)
 {
-    if (t->pq) bk_pq_str_close(t->pq, col);
-    else bk_table_tmp_str(t, col);
+    if (t->pq) {
+        TCOL(t, col);
+        bk_pq_str_close(t->pq, col);
+    } else {
+        bk_table_tmp_str(t, col);
+    }
 }
 
 void bk_table_list_begin(bk_table_writer *t, size_t col)
 {
+    TCOL(t, col);
     if (t->pq) {
         bk_pq_list_begin(t->pq, col);
         return;
@@ -407,6 +464,7 @@ void bk_table_list_begin(bk_table_writer *t, size_t col)
 
 void bk_table_list_end(bk_table_writer *t, size_t col)
 {
+    TCOL(t, col);
     if (t->pq) {
         bk_pq_list_end(t->pq, col);
         return;

@@ -33,6 +33,8 @@ function normDuck(v) {
   if (v instanceof duckdb.DuckDBTimestampValue || v instanceof duckdb.DuckDBTimestampTZValue) return v.micros.toString();
   if (v instanceof duckdb.DuckDBTimestampMillisecondsValue) return (v.millis * 1000n).toString();
   if (v instanceof duckdb.DuckDBListValue) return v.items.map(normDuck);
+  // binary columns (--profile lean): lowercase hex, the default profile's text
+  if (v instanceof duckdb.DuckDBBlobValue) return Buffer.from(v.bytes).toString('hex');
   throw new Error('duckdb: unexpected value ' + v + ' ' + (v && v.constructor && v.constructor.name));
 }
 
@@ -63,6 +65,7 @@ function normHyp(v, isTs) {
   if (v === null || v === undefined) return null;
   if (v instanceof Micros) return v.v.toString();
   if (Array.isArray(v)) return v.map(x => normHyp(x, false));
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex'); /* BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY */
   if (v instanceof Date) return (BigInt(v.getTime()) * 1000n).toString();
   if (typeof v === 'bigint') return isTs ? v.toString() : v.toString();
   if (typeof v === 'number') return String(v);
@@ -72,7 +75,7 @@ function normHyp(v, isTs) {
 export async function readHyp(file) {
   const buf = readFileSync(file);
   const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
-  const rows = await hyparquet.parquetReadObjects({ file: ab, compressors, utf8: true, parsers });
+  const rows = await hyparquet.parquetReadObjects({ file: ab, compressors, utf8: false, parsers });
   return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normHyp(v, false)])));
 }
 
@@ -123,6 +126,19 @@ function arrayValues(mem, s, p) {
       const a = dv.getInt32(offs + 4 * (offset + i), true), b = dv.getInt32(offs + 4 * (offset + i + 1), true);
       out[i] = Buffer.from(u8.subarray(data + a, data + b)).toString('utf8');
     }
+  } else if (f === 'z') {
+    /* binary: 32-bit offsets */
+    const offs = buf(1), data = buf(2);
+    for (let i = 0; i < length; i++) {
+      if (!isValid(i)) { out[i] = null; continue; }
+      const a = dv.getInt32(offs + 4 * (offset + i), true), b = dv.getInt32(offs + 4 * (offset + i + 1), true);
+      out[i] = Buffer.from(u8.subarray(data + a, data + b)).toString('hex');
+    }
+  } else if (f.startsWith('w:')) {
+    /* fixed-size binary */
+    const w = Number(f.slice(2)), data = buf(1);
+    for (let i = 0; i < length; i++)
+      out[i] = isValid(i) ? Buffer.from(u8.subarray(data + w * (offset + i), data + w * (offset + i + 1))).toString('hex') : null;
   } else if (f === '+l') {
     const offs = buf(1);
     const child = arrayValues(mem, s.children[0], dv.getUint32(chp, true));
