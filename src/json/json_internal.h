@@ -261,6 +261,7 @@ typedef struct bk_script_cursors_ {
     int phase;            /* 0 start of tx, 1 prevouts, 2 outputs, 3 end */
     bk_txout_iter oi;
     int off;              /* out of step: decide one by one */
+    int skip_taproot;     /* no caller needs the x-only key decisions (only descriptors do): all 0 */
     bk_script_queue_ tr, pk;
     uint8_t valid[BK_SCRIPT_BATCH];          /* tr: the decisions */
     uint8_t sums[BK_SCRIPT_BATCH][32];       /* pk: SHA256d of each key's 21 bytes */

@@ -108,6 +108,7 @@ void bk_script_cursors_init_(bk_script_cursors_ *c, const bk_block *b, const bk_
     c->tx = 0;
     c->phase = 0;
     c->off = 0;
+    c->skip_taproot = 0;
     c->tr.pos = c->tr.count = c->pk.pos = c->pk.count = 0;
 }
 
@@ -150,7 +151,8 @@ static void cursors_fill(bk_script_cursors_ *c)
             enqueue(c, o.script, o.script_len);
         }
     }
-    if (c->tr.count) bk_script_xonly_valid_many(&c->tr.keys[0][0], c->tr.count, c->valid);
+    if (c->tr.count && c->skip_taproot) memset(c->valid, 0, c->tr.count);
+    else if (c->tr.count) bk_script_xonly_valid_many(&c->tr.keys[0][0], c->tr.count, c->valid);
     for (uint32_t i = 0; i < c->pk.count; i++) {
         c->seg[i].data = c->pk.keys[i];
         c->seg[i].len = 21;
@@ -210,8 +212,12 @@ bk_status bk_script_info_cursors_(const uint8_t *s, size_t n, bk_network net, bk
 {
     uint8_t key[32];
     const bk_script_queue_ *q = c ? queue_of(c, s, n, key) : NULL;
-    if (!q) return bk_script_info_get_hint(s, n, net, -1, info);
-    if (q == &c->tr) return bk_script_info_get_hint(s, n, net, take_taproot(c, key), info);
+    int skip = c && c->skip_taproot;
+    if (!q) return bk_script_info_get_hint(s, n, net, skip ? 0 : -1, info);
+    if (q == &c->tr) {
+        int v = take_taproot(c, key);
+        return bk_script_info_get_hint(s, n, net, skip ? 0 : v, info);
+    }
     size_t alen = take_b58(c, key, info->address);
     if (!alen) return bk_script_info_get_hint(s, n, net, -1, info);
     bk_script_solve(s, n, &info->sol);

@@ -243,6 +243,29 @@ static inline __attribute__((always_inline)) int bk_pq_null_short_(bk_pq_writer 
     return 1;
 }
 
+/* bk_pq_bin of a FIXED_LEN_BYTE_ARRAY(32) value already in its order; 1 when done. */
+static inline __attribute__((always_inline)) int bk_pq_fixed32_short_(bk_pq_writer *w, size_t col, const uint8_t *p)
+{
+    pq_col *c = pq_short_col(w, col, PT_FIXED_LEN_BYTE_ARRAY);
+    if (!c) return 0;
+    if (c->dict_on) {
+        if (c->last_idx >= c->nents || c->nidx >= c->idx_cap) return 0;
+        const dict_ent *e = &c->ents[c->last_idx];
+        if (e->len != 32 || !bytes_eq(c->dict.data + e->off, p, 32)) return 0;
+        pq_short_levels(w, c);
+        c->idx[c->nidx++] = c->last_idx;
+        w->since_check += 36;
+        return 1;
+    }
+    if (c->vals.cap - c->vals.len < 32 || c->vals.status != BK_OK) return 0;
+    pq_short_levels(w, c);
+    memcpy(c->vals.data + c->vals.len, p, 32);
+    c->vals.len += 32;
+    w->since_check += 32;
+    if (c->minmax) stat_str(c, p, 32);
+    return 1;
+}
+
 /* bk_pq_str; 1 when done. */
 static inline __attribute__((always_inline)) int bk_pq_str_short_(bk_pq_writer *w, size_t col, const char *s, size_t n)
 {

@@ -428,19 +428,51 @@ static inline __attribute__((always_inline)) void r_bool(bk_table_writer *t, siz
     R_PQ_COL(t, col);
     if (!bk_pq_bool_short_(t->pq, col, v)) bk_pq_bool(t->pq, col, v);
 }
+/* 32 bytes last to first (a hash in Core's display order). */
+static inline void rev32(uint8_t out[32], const uint8_t in[32])
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t x;
+        memcpy(&x, in + 8 * i, 8);
+        x = __builtin_bswap64(x);
+        memcpy(out + 24 - 8 * i, &x, 8);
+    }
+}
+
+/* Whether the column is FIXED32 in this Parquet writer (--profile lean): its mapped index, else SIZE_MAX. */
+static inline size_t r_fixed32(const bk_table_writer *t, size_t col)
+{
+    if (!t->pq) return SIZE_MAX;
+    size_t c = bk_table_col_(t, col);
+    return c != SIZE_MAX && t->cols[c].type == BK_PQ_FIXED32 ? c : SIZE_MAX;
+}
+
 /* A hash column: its display-order hex (computed once per block or tx),
- * or in a FIXED32 column (--profile lean) the bytes in that order. */
-static inline __attribute__((always_inline)) void r_hash(bk_table_writer *t, size_t col, const uint8_t raw[32],
+ * or in a FIXED32 column the bytes in that order (disp, computed once
+ * too). */
+static inline __attribute__((always_inline)) void r_hash(bk_table_writer *t, size_t col, const uint8_t disp[32],
                                                          const char hex[64])
 {
-    if (t->pq) {
-        size_t c = bk_table_col_(t, col);
-        if (c != SIZE_MAX && t->cols[c].type == BK_PQ_FIXED32) {
-            bk_pq_bin(t->pq, c, raw, 32, 1);
-            return;
-        }
+    size_t c = r_fixed32(t, col);
+    if (c == SIZE_MAX) {
+        r_str(t, col, hex, 64);
+        return;
     }
-    r_str(t, col, hex, 64);
+    if (!bk_pq_fixed32_short_(t->pq, c, disp)) bk_pq_bin(t->pq, c, disp, 32, 0);
+}
+
+/* A hash given in internal order (a prevout's txid): hex in display order,
+ * or its bytes in that order. */
+static inline __attribute__((always_inline)) void r_hash_rev(bk_table_writer *t, size_t col, const uint8_t raw[32])
+{
+    size_t c = r_fixed32(t, col);
+    if (c == SIZE_MAX) {
+        bk_table_hex(t, col, raw, 32, 1);
+        return;
+    }
+    uint8_t d[32];
+    rev32(d, raw);
+    if (!bk_pq_fixed32_short_(t->pq, c, d)) bk_pq_bin(t->pq, c, d, 32, 0);
 }
 
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
@@ -501,6 +533,8 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     int64_t btime = (int64_t)b->header.time * 1000000;
     char bhex[64];
     bk_hex_encode_rev(bhex, bhash, 32);
+    uint8_t bdisp[32];
+    rev32(bdisp, bhash);
 
     /* Sums: outputs of every tx, spent coins of every non-coinbase tx. */
     uint64_t n_in = 0, n_out = 0;
@@ -541,7 +575,7 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     if (t) {
         char bits[9];
         snprintf(bits, sizeof bits, "%08x", b->header.bits);
-        bk_table_hex(t, B_HASH, bhash, 32, 1);
+        r_hash(t, B_HASH, bdisp, bhex);
         r_int(t, B_SIZE, (int64_t)b->size);
         r_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
         r_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
@@ -584,21 +618,25 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     /* the derived text columns, when kept (--profile lean drops them) */
     int ask_in = ti && bk_table_wants(ti, I_SCRIPT_ASM);
     int asm_out = to && bk_table_wants(to, O_SCRIPT_ASM), desc_out = to && bk_table_wants(to, O_DESC);
+    /* the x-only key checks serve the descriptors alone */
+    cur.skip_taproot = !desc_out && !(ti && bk_table_wants(ti, I_DESC));
     for (size_t i = 0; i < n; i++) {
         const bk_tx *tx = &b->txs[i];
         const uint8_t *txid = txids + 32 * i;
         char txhex[64];
         bk_hex_encode_rev(txhex, txid, 32);
+        uint8_t txdisp[32];
+        rev32(txdisp, txid);
         int cb = i == 0;
         if (tt) {
-            r_hash(tt, T_HASH, txid, txhex);
+            r_hash(tt, T_HASH, txdisp, txhex);
             bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
             r_int(tt, T_SIZE, tx->size);
             r_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
             r_int(tt, T_WEIGHT, bk_tx_weight(tx));
             r_int(tt, T_VERSION, tx->version);
             r_int(tt, T_LOCK_TIME, tx->locktime);
-            r_hash(tt, T_BLOCK_HASH, bhash, bhex);
+            r_hash(tt, T_BLOCK_HASH, bdisp, bhex);
             r_int(tt, T_BLOCK_NUMBER, info->height);
             r_int(tt, T_BLOCK_TIMESTAMP, btime);
             r_int(tt, T_INDEX, (int64_t)i);
@@ -619,9 +657,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txin in;
             bk_txin_iter_init(&ii, tx);
             while (bk_txin_next(&ii, &in)) {
-                r_hash(ti, I_TRANSACTION_HASH, txid, txhex);
+                r_hash(ti, I_TRANSACTION_HASH, txdisp, txhex);
                 r_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-                r_hash(ti, I_BLOCK_HASH, bhash, bhex);
+                r_hash(ti, I_BLOCK_HASH, bdisp, bhex);
                 r_int(ti, I_BLOCK_NUMBER, info->height);
                 r_int(ti, I_BLOCK_TIMESTAMP, btime);
                 r_int(ti, I_INDEX, ii.index - 1);
@@ -630,7 +668,7 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
                     r_null(ti, I_SPENT_OUTPUT_INDEX);
                     r_null(ti, I_SCRIPT_ASM);
                 } else {
-                    bk_table_hex(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid, 32, 1);
+                    r_hash_rev(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid);
                     r_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
                     if (ask_in) {
                         bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
@@ -669,9 +707,9 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
             bk_txout o;
             bk_txout_iter_init(&oi, tx);
             while (bk_txout_next(&oi, &o)) {
-                r_hash(to, O_TRANSACTION_HASH, txid, txhex);
+                r_hash(to, O_TRANSACTION_HASH, txdisp, txhex);
                 r_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-                r_hash(to, O_BLOCK_HASH, bhash, bhex);
+                r_hash(to, O_BLOCK_HASH, bdisp, bhex);
                 r_int(to, O_BLOCK_NUMBER, info->height);
                 r_int(to, O_BLOCK_TIMESTAMP, btime);
                 r_int(to, O_INDEX, oi.index - 1);

@@ -7,6 +7,8 @@
 #include <blockkit/sha256.h>
 #include <blockkit/table.h>
 
+#include "parquet/writer_internal.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -398,8 +400,13 @@ void bk_table_hex(bk_table_writer *t, size_t col, const uint8_t *p, size_t n, in
         /* the bytes themselves in a binary column (--profile lean), else
          * their hex into the page buffer (or the dictionary's scratch) */
         bk_pq_type ty = col < t->ncols ? t->cols[col].type : BK_PQ_STRING;
-        if (ty == BK_PQ_BYTES || ty == BK_PQ_FIXED32) bk_pq_bin(t->pq, col, p, n, rev);
-        else bk_pq_hex(t->pq, col, p, n, rev);
+        if (ty == BK_PQ_BYTES && !rev) {
+            if (!bk_pq_str_short_(t->pq, col, (const char *)p, n)) bk_pq_bin(t->pq, col, p, n, 0);
+        } else if (ty == BK_PQ_BYTES || ty == BK_PQ_FIXED32) {
+            bk_pq_bin(t->pq, col, p, n, rev);
+        } else {
+            bk_pq_hex(t->pq, col, p, n, rev);
+        }
         return;
     }
     if (!check_col(t, col)) return;
