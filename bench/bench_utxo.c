@@ -10,6 +10,8 @@
  * system time besides), all on the calling thread. One op = one full pass:
  * the chainstate through a private LevelDB snapshot opened in setup, the
  * snapshot file through read(2) from its open. unit = coin.
+ * Utxo/snapshot/10M/lean: the same rows of --profile lean (txid and script
+ * as bytes, no descriptor; so no hex, no descriptor text, no x-only checks).
  * UtxoDecode/chainstate/10M, UtxoDecode/snapshot/10M: the decoding alone.
  * peak bytes count what goes through the bench allocator (the snapshot
  * reader's 1 MiB buffer, the batch, the Parquet writer's row group);
@@ -97,13 +99,14 @@ static int discard_sink(void *ctx, const uint8_t *data, size_t len)
     return 0;
 }
 
-static uint64_t to_parquet(pass *p, const bk_allocator *alloc)
+static uint64_t to_parquet(pass *p, bk_table_profile prof, const bk_allocator *alloc)
 {
     bk_utxo_batch *batch;
     if (bk_utxo_batch_new(&batch, BK_NET_MAIN, alloc) != BK_OK) abort();
+    bk_utxo_batch_set_profile(batch, prof);
     bk_table_writer t;
     size_t ncols;
-    const bk_pq_column *cols = bk_utxo_columns(&ncols);
+    const bk_pq_column *cols = bk_utxo_columns_profile(prof, &ncols);
     uint64_t bytes = 0, n = 0;
     bk_pq_opts po;
     bk_pq_opts_init(&po);
@@ -160,7 +163,8 @@ static void big_run(void *ctx, const char *arg, uint64_t iters, const bk_allocat
             fd = open(path, O_RDONLY);
             if (fd < 0 || bk_utxo_snapshot_open_fd(&p.snap, fd, alloc, NULL) != BK_OK) abort();
         }
-        uint64_t n = parquet ? to_parquet(&p, alloc) : decode_only(&p);
+        bk_table_profile prof = strstr(arg, "lean") ? BK_PROFILE_LEAN : BK_PROFILE_DEFAULT;
+        uint64_t n = parquet ? to_parquet(&p, prof, alloc) : decode_only(&p);
         if (n != b->coins) abort();
         if (chainstate) {
             if (bk_chainstate_iter_status(p.it, NULL) != BK_OK) abort();
@@ -175,6 +179,10 @@ static void big_run(void *ctx, const char *arg, uint64_t iters, const bk_allocat
 
 static void run_cs_parquet(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "chainstate parquet", iters, alloc); }
 static void run_snap_parquet(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "snapshot parquet", iters, alloc); }
+static void run_snap_parquet_lean(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    big_run(ctx, "snapshot parquet lean", iters, alloc);
+}
 static void run_cs_decode(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "chainstate", iters, alloc); }
 static void run_snap_decode(void *ctx, uint64_t iters, const bk_allocator *alloc) { big_run(ctx, "snapshot", iters, alloc); }
 
@@ -182,6 +190,8 @@ BK_BENCH(bench_utxo_chainstate, .name = "Utxo/chainstate/10M", .unit = "coin", .
          .arg = "chainstate", .setup = big_setup, .run = run_cs_parquet, .teardown = big_teardown)
 BK_BENCH(bench_utxo_snapshot, .name = "Utxo/snapshot/10M", .unit = "coin", .units_per_op = 1e7,
          .arg = "snapshot", .setup = big_setup, .run = run_snap_parquet, .teardown = big_teardown)
+BK_BENCH(bench_utxo_snapshot_lean, .name = "Utxo/snapshot/10M/lean", .unit = "coin", .units_per_op = 1e7,
+         .arg = "snapshot", .setup = big_setup, .run = run_snap_parquet_lean, .teardown = big_teardown)
 BK_BENCH(bench_utxo_decode_chainstate, .name = "UtxoDecode/chainstate/10M", .unit = "coin", .units_per_op = 1e7,
          .arg = "chainstate", .setup = big_setup, .run = run_cs_decode, .teardown = big_teardown)
 BK_BENCH(bench_utxo_decode_snapshot, .name = "UtxoDecode/snapshot/10M", .unit = "coin", .units_per_op = 1e7,

@@ -322,7 +322,7 @@ static int export_main(int argc, char **argv)
                                "block datasets separately)", datasets);
         static const char *const block_only[] = {"--blocksdir", "--blockindex", "--source", "--start", "--end",
                                                  "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
-                                                 "--lag", "--poll", "--profile", "--columns", "--exclude-columns"};
+                                                 "--lag", "--poll", "--columns", "--exclude-columns"};
         for (size_t k = 0; k < sizeof block_only / sizeof block_only[0]; k++)
             if (bk_opt_given(&spec, block_only[k]))
                 return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", block_only[k]);
@@ -355,6 +355,7 @@ static int export_main(int argc, char **argv)
         ua.format = o.format;
         ua.codec = o.pq.codec;
         ua.zstd_level = o.pq.zstd_level;
+        ua.profile = (int)o.profile;
         ua.chunk_rows = (uint64_t)chunk_rows;
         ua.threads = (unsigned)(o.workers > 64 ? 64 : o.workers);
         ua.summary = summary;

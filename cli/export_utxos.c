@@ -37,6 +37,7 @@ static double xu_now(void)
 typedef struct xu_ctx {
     const char *cmd, *out_dir;
     bk_table_format format;
+    bk_table_profile profile;
     bk_pq_opts pq;
     uint64_t chunk_rows;
     uint64_t rows, first; /* rows written; the open chunk's first row */
@@ -74,7 +75,7 @@ static int xu_emit(void *vctx, const bk_utxo_batch *b)
     while (i < n) {
         if (!x->open) {
             size_t ncols;
-            const bk_pq_column *cols = bk_utxo_columns(&ncols);
+            const bk_pq_column *cols = bk_utxo_columns_profile(x->profile, &ncols);
             x->first = x->rows;
             if (bk_chunk_file_open(&x->f, x->out_dir, "utxos", (int64_t)x->first,
                                    (int64_t)(x->first + x->chunk_rows - 1), x->format, cols, ncols, &x->pq, NULL,
@@ -208,6 +209,7 @@ static void *xu_writer_main(void *arg)
     }
     bk_utxo_batch *b = NULL;
     if (!rc && bk_utxo_batch_new(&b, src->net, NULL) != BK_OK) rc = bk_cli_fail(sh->cmd, BK_EXIT_SOFTWARE, "out of memory");
+    if (b) bk_utxo_batch_set_profile(b, x->profile);
     uint64_t row = 0;
     int more = 1, pending = 0;
     bk_utxo u;
@@ -323,6 +325,7 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     memset(&x, 0, sizeof x);
     x.cmd = cmd;
     x.format = args->format;
+    x.profile = (bk_table_profile)args->profile;
     x.chunk_rows = args->chunk_rows;
     x.out_dir = args->out_dir;
     bk_pq_opts_init(&x.pq);
@@ -354,7 +357,7 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     if (writers >= 2 && !src.rb && !(so.snapshot && !strcmp(so.snapshot, "-"))) {
         rc = xu_parallel(cmd, &so, &src, &x, writers, &x.rows, &x.files, &x.bytes);
     } else {
-        rc = utxo_rows_run(cmd, &src, threads, xu_emit, &x, xu_stop);
+        rc = utxo_rows_run(cmd, &src, x.profile, threads, xu_emit, &x, xu_stop);
         if (!rc && !*xu_stop && x.open) rc = xu_commit(&x);
     }
     if (x.open) bk_chunk_file_abort(&x.f);

@@ -327,7 +327,7 @@ static int utxo_dump(int argc, char **argv)
     if (ost != BK_OK) {
         rc = bk_cli_pipe_closed ? 0 : d.to_file ? bk_cli_report(cmd, &err) : dump_fail(&d, &err);
     } else if (d.to_file) {
-        rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, stop);
+        rc = utxo_rows_run(cmd, &src, BK_PROFILE_DEFAULT, threads, dump_emit, &d, stop);
         if (!rc && *stop) rc = bk_cli_fail(cmd, 128 + (int)*stop, "interrupted; %s not written", o.out_file);
         if (!rc && bk_chunk_file_commit(&d.cf, &err) != BK_OK)
             rc = err.status == BK_ERR_IO ? bk_cli_fail(cmd, BK_EXIT_IO, "%s", err.msg) /* names the file */
@@ -335,7 +335,7 @@ static int utxo_dump(int argc, char **argv)
         else if (rc) bk_chunk_file_abort(&d.cf);
         bk_chunk_file_release(&d.cf);
     } else {
-        rc = utxo_rows_run(cmd, &src, threads, dump_emit, &d, NULL);
+        rc = utxo_rows_run(cmd, &src, BK_PROFILE_DEFAULT, threads, dump_emit, &d, NULL);
         if (rc < 0) rc = 0; /* a closed pipe */
         if (!rc && !bk_cli_pipe_closed && bk_table_finish(d.t, &err) != BK_OK) rc = dump_fail(&d, &err);
         if (!rc) rc = bk_cli_output_flush(cmd, d.out, d.path);

@@ -280,13 +280,14 @@ static int cli_next(void *ctx, bk_utxo *u)
     return utxo_source_next(ctx, u);
 }
 
-int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
-                  const volatile sig_atomic_t *stop)
+int utxo_rows_run(const char *cmd, coin_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
+                  void *ctx, const volatile sig_atomic_t *stop)
 {
     cli_emit e = {emit, ctx, 0};
     bk_error err;
     bk_error_clear(&err);
-    bk_status st = bk_utxo_rows_run(src->net, cli_next, src, threads, cli_emit_batch, &e, stop, NULL, &err);
+    bk_status st = bk_utxo_rows_run_profile(src->net, profile, cli_next, src, threads, cli_emit_batch, &e, stop, NULL,
+                                            &err);
     if (e.rc) return e.rc;
     if (st == BK_ERR_CANCELLED) return 0; /* the caller looks at *stop */
     if (st == BK_ERR_NOMEM) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");

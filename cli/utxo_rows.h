@@ -57,8 +57,8 @@ int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);
  * *stop (returning 0). Returns 0 or an exit code (source errors reported
  * here). */
 typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
-int utxo_rows_run(const char *cmd, coin_source *src, unsigned threads, utxo_emit_fn emit, void *ctx,
-                  const volatile sig_atomic_t *stop);
+int utxo_rows_run(const char *cmd, coin_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
+                  void *ctx, const volatile sig_atomic_t *stop);
 
 /* `blockkit export` with --datasets utxos (cli/export_utxos.c), its
  * options parsed by cli/export.c's table; returns the exit code. */
@@ -68,6 +68,7 @@ typedef struct bk_cli_export_utxos_args {
     int format;        /* bk_table_format */
     int codec;         /* bk_pq_codec */
     int zstd_level;
+    int profile;       /* bk_table_profile */
     uint64_t chunk_rows;
     unsigned threads;
     int summary;

@@ -132,7 +132,8 @@ typedef struct bk_catalog_entry {
     bk_table_format format;
     bk_network net;
     int64_t first, last;         /* its heights */
-    uint8_t first_hash[32];      /* the best-chain blocks at first and last when written (internal order) */
+    uint8_t first_hash[32];      /* the best-chain blocks at the lowest and highest of its heights the chain
+                                    had when it was written (internal order; an implied genesis is not one) */
     uint8_t last_hash[32];
     uint8_t chain_sha256[32];    /* bk_export_chain_digest(first, last) when written */
     uint64_t rows;

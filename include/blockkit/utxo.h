@@ -270,6 +270,11 @@ BK_API size_t bk_utxo_txout_ser(const bk_utxo *u, uint8_t *out);
  * checksum). type, address and desc are what Core's gettxout prints in
  * scriptPubKey. */
 BK_API const bk_pq_column *bk_utxo_columns(size_t *n_out);
+/* The columns under a profile (blockkit/table.h): BK_PROFILE_LEAN has txid
+ * as FIXED_LEN_BYTE_ARRAY(32) in Core's display order, script_hex as the
+ * script's bytes (BYTE_ARRAY), and no desc; the default is
+ * bk_utxo_columns. */
+BK_API const bk_pq_column *bk_utxo_columns_profile(bk_table_profile p, size_t *n_out);
 
 /* Rows are rendered a batch at a time: the coins are copied in (their
  * scripts into the batch's own arena), then bk_utxo_batch_render computes
@@ -288,6 +293,10 @@ BK_API bk_status bk_utxo_batch_new(bk_utxo_batch **out, bk_network net, const bk
 BK_API void bk_utxo_batch_free(bk_utxo_batch *b);
 /* Empty it (keeps its memory). */
 BK_API void bk_utxo_batch_reset(bk_utxo_batch *b);
+/* Render and write rows of profile p (default: bk_utxo_columns; lean:
+ * bk_utxo_columns_profile(BK_PROFILE_LEAN), no hex or descriptor text
+ * rendered). */
+BK_API void bk_utxo_batch_set_profile(bk_utxo_batch *b, bk_table_profile p);
 /* Copy u in: 1, or 0 when the batch is full (u not added). */
 BK_API int bk_utxo_batch_add(bk_utxo_batch *b, const bk_utxo *u);
 BK_API size_t bk_utxo_batch_count(const bk_utxo_batch *b);
@@ -328,6 +337,11 @@ typedef bk_status (*bk_utxo_emit_fn)(void *ctx, const bk_utxo_batch *b, bk_error
 BK_API bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx, unsigned threads,
                                   bk_utxo_emit_fn emit, void *emit_ctx, const volatile sig_atomic_t *cancel,
                                   const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+/* The same with the batches of profile p (bk_utxo_batch_set_profile). */
+BK_API bk_status bk_utxo_rows_run_profile(bk_network net, bk_table_profile p, bk_utxo_next_fn next, void *next_ctx,
+                                          unsigned threads, bk_utxo_emit_fn emit, void *emit_ctx,
+                                          const volatile sig_atomic_t *cancel, const bk_allocator *alloc,
+                                          bk_error *err) BK_WARN_UNUSED;
 
 
 /* ---------------------------------------- coin statistics at every height */

@@ -598,6 +598,28 @@ void bk_export_chain_digest(const bk_chain *c, int64_t first, int64_t last, uint
     bk_sha256_final(&s, out);
 }
 
+/* The best-chain blocks at the lowest and highest heights of first..last
+ * the chain has (an implied genesis, a pruned start: not every height). */
+static const bk_chain_entry *range_block(const bk_chain *c, int64_t first, int64_t last, int highest)
+{
+    for (int64_t h = highest ? last : first; highest ? h >= first : h <= last; h += highest ? -1 : 1) {
+        const bk_chain_entry *e = bk_chain_at_height(c, h);
+        if (e) return e;
+    }
+    return NULL;
+}
+
+void bk_export_chunk_hashes(const bk_chain *c, int64_t first, int64_t last, uint8_t first_hash[32],
+                            uint8_t last_hash[32], uint8_t digest[32])
+{
+    const bk_chain_entry *a = range_block(c, first, last, 0), *b = range_block(c, first, last, 1);
+    memset(first_hash, 0, 32);
+    memset(last_hash, 0, 32);
+    if (a) memcpy(first_hash, a->hash, 32);
+    if (b) memcpy(last_hash, b->hash, 32);
+    bk_export_chain_digest(c, first, last, digest);
+}
+
 void bk_export_footer_keys(const bk_catalog_entry *e, bk_pq_kv kv[BK_EXPORT_FOOTER_KEYS], char *text, size_t cap)
 {
     static const char *const keys[BK_EXPORT_FOOTER_KEYS] = {
@@ -792,7 +814,7 @@ bk_chunk_problem bk_export_check_chunk(const char *out_dir, const bk_catalog_ent
     if (p != BK_CHUNK_OK || !chain) return p;
     const bk_chain_entry *tip = bk_chain_tip(chain);
     int64_t tip_h = tip ? tip->height : -1;
-    const bk_chain_entry *fe = bk_chain_at_height(chain, e->first);
+    const bk_chain_entry *fe = range_block(chain, e->first, e->last, 0);
     if (!fe || memcmp(fe->hash, e->first_hash, 32) != 0) {
         char h[65];
         const bk_chain_entry *known = fe ? NULL : bk_chain_find(chain, e->first_hash);
@@ -813,7 +835,7 @@ bk_chunk_problem bk_export_check_chunk(const char *out_dir, const bk_catalog_ent
     uint8_t d[32];
     bk_export_chain_digest(chain, e->first, e->last, d);
     if (memcmp(d, e->chain_sha256, 32) != 0) {
-        const bk_chain_entry *le = bk_chain_at_height(chain, e->last);
+        const bk_chain_entry *le = range_block(chain, e->first, e->last, 1);
         if (!le || memcmp(le->hash, e->last_hash, 32) != 0)
             return say(why, why_cap, BK_CHUNK_REORGED, "its blocks from a height in %lld-%lld on are no longer on the best chain", (long long)e->first,
                        (long long)e->last);

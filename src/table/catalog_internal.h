@@ -30,6 +30,11 @@ bk_status bk_catalog_append(const char *out_dir, const bk_catalog_entry *e, bk_e
 /* Rewrite chunks.ndjson with c's entries whose files exist, sorted by
  * file; c keeps only those. */
 bk_status bk_catalog_write(bk_catalog *c, const char *out_dir, bk_error *err);
+/* The hashes a chunk of first..last records: the best-chain blocks at the
+ * lowest and highest of its heights the chain has (zero when none), and
+ * bk_export_chain_digest. */
+void bk_export_chunk_hashes(const bk_chain *c, int64_t first, int64_t last, uint8_t first_hash[32],
+                            uint8_t last_hash[32], uint8_t digest[32]);
 /* "<dataset>_<first:08>_<last:08>.<ext>" -> its parts (0: not such a name). */
 int bk_chunk_name_parse(const char *name, bk_dataset *ds, int64_t *first, int64_t *last, bk_table_format *fmt);
 /* The footer keys of a Parquet chunk, into kv[BK_EXPORT_FOOTER_KEYS]

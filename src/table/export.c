@@ -268,10 +268,7 @@ static void chunk_entry(const ex_run *R, const ex_chunk *ch, int d, uint64_t row
     e->net = R->o->net;
     e->first = ch->first;
     e->last = ch->last;
-    const bk_chain_entry *a = bk_chain_at_height(&R->chain, ch->first), *b = bk_chain_at_height(&R->chain, ch->last);
-    if (a) memcpy(e->first_hash, a->hash, 32);
-    if (b) memcpy(e->last_hash, b->hash, 32);
-    bk_export_chain_digest(&R->chain, ch->first, ch->last, e->chain_sha256);
+    bk_export_chunk_hashes(&R->chain, ch->first, ch->last, e->first_hash, e->last_hash, e->chain_sha256);
     e->rows = rows;
     e->schema = BK_EXPORT_SCHEMA_VERSION;
 }

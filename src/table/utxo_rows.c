@@ -88,12 +88,13 @@ static bk_status poll_cancel(const volatile sig_atomic_t *cancel, bk_error *err)
     return cancel && *cancel ? bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled") : BK_OK;
 }
 
-static bk_status rows_inline(bk_network net, bk_utxo_next_fn next, void *next_ctx, bk_utxo_emit_fn emit,
-                             void *ctx, const volatile sig_atomic_t *cancel, const bk_allocator *alloc,
-                             bk_error *err)
+static bk_status rows_inline(bk_network net, bk_table_profile prof, bk_utxo_next_fn next, void *next_ctx,
+                             bk_utxo_emit_fn emit, void *ctx, const volatile sig_atomic_t *cancel,
+                             const bk_allocator *alloc, bk_error *err)
 {
     bk_utxo_batch *b;
     if (bk_utxo_batch_new(&b, net, alloc) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    bk_utxo_batch_set_profile(b, prof);
     bk_status st = BK_OK;
     bk_utxo u;
     int more = 1, pending = 0;
@@ -109,9 +110,17 @@ bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx,
                            bk_utxo_emit_fn emit, void *emit_ctx, const volatile sig_atomic_t *cancel,
                            const bk_allocator *alloc, bk_error *err)
 {
+    return bk_utxo_rows_run_profile(net, BK_PROFILE_DEFAULT, next, next_ctx, threads, emit, emit_ctx, cancel, alloc,
+                                    err);
+}
+
+bk_status bk_utxo_rows_run_profile(bk_network net, bk_table_profile prof, bk_utxo_next_fn next, void *next_ctx,
+                                   unsigned threads, bk_utxo_emit_fn emit, void *emit_ctx,
+                                   const volatile sig_atomic_t *cancel, const bk_allocator *alloc, bk_error *err)
+{
     if (!next || !emit) return bk_error_set(err, BK_ERR_ARG, 0, "utxo rows: no source or no emitter");
     if (threads > BK_UTXO_ROWS_THREADS_MAX) threads = BK_UTXO_ROWS_THREADS_MAX;
-    if (threads < 2) return rows_inline(net, next, next_ctx, emit, emit_ctx, cancel, alloc, err);
+    if (threads < 2) return rows_inline(net, prof, next, next_ctx, emit, emit_ctx, cancel, alloc, err);
 
     rows_pool p;
     memset(&p, 0, sizeof p);
@@ -123,6 +132,8 @@ bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx,
     for (size_t i = 0; i < p.depth && st == BK_OK; i++)
         if (bk_utxo_batch_new(&p.slots[i].b, net, alloc) != BK_OK)
             st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        else
+            bk_utxo_batch_set_profile(p.slots[i].b, prof);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     pthread_t th[BK_UTXO_ROWS_THREADS_MAX];
@@ -131,7 +142,7 @@ bk_status bk_utxo_rows_run(bk_network net, bk_utxo_next_fn next, void *next_ctx,
         for (; started < threads; started++)
             if (pthread_create(&th[started], NULL, rows_worker, &p) != 0) break;
     if (st == BK_OK && !started) {
-        st = rows_inline(net, next, next_ctx, emit, emit_ctx, cancel, alloc, err);
+        st = rows_inline(net, prof, next, next_ctx, emit, emit_ctx, cancel, alloc, err);
     } else if (st == BK_OK) {
         uint64_t seq = 0, emitted = 0; /* batches submitted, batches emitted */
         bk_utxo u;

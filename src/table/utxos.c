@@ -5,6 +5,7 @@
 #include <blockkit/hex.h>
 #include <blockkit/script.h>
 #include <blockkit/sha256.h>
+#include <blockkit/table.h>
 #include <blockkit/utxo.h>
 
 #include "../bitcoin/script_internal.h"
@@ -24,10 +25,30 @@ static const bk_pq_column utxo_columns[] = {
     {"desc", BK_PQ_STRING, BK_PQ_NO_MINMAX},
 };
 
+/* --profile lean (blockkit/table.h): txid as FIXED_LEN_BYTE_ARRAY(32) in
+ * Core's display order, the script as BYTE_ARRAY, no desc. */
+static const bk_pq_column utxo_lean_columns[] = {
+    {"txid", BK_PQ_FIXED32, BK_PQ_NO_MINMAX},
+    {"vout", BK_PQ_INT64, 0},
+    {"value", BK_PQ_INT64, 0},
+    {"height", BK_PQ_INT32, 0},
+    {"is_coinbase", BK_PQ_BOOLEAN, 0},
+    {"script_hex", BK_PQ_BYTES, BK_PQ_NO_MINMAX},
+    {"type", BK_PQ_STRING, BK_PQ_DICT},
+    {"address", BK_PQ_STRING, BK_PQ_OPTIONAL | BK_PQ_NO_MINMAX},
+};
+
 const bk_pq_column *bk_utxo_columns(size_t *n_out)
 {
     if (n_out) *n_out = sizeof utxo_columns / sizeof utxo_columns[0];
     return utxo_columns;
+}
+
+const bk_pq_column *bk_utxo_columns_profile(bk_table_profile p, size_t *n_out)
+{
+    if (p != BK_PROFILE_LEAN) return bk_utxo_columns(n_out);
+    if (n_out) *n_out = sizeof utxo_lean_columns / sizeof utxo_lean_columns[0];
+    return utxo_lean_columns;
 }
 
 /* One coin's rendered text: offsets into the batch's text arena. */
@@ -44,6 +65,7 @@ struct bk_utxo_batch {
     bk_network net;
     size_t n, arena_len;
     int rendered;
+    bk_table_profile profile;  /* lean: no hex, no desc (so no x-only key checks) */
     bk_writer text;
     bk_utxo u[BK_UTXO_BATCH];
     row_text r[BK_UTXO_BATCH];
@@ -66,6 +88,7 @@ bk_status bk_utxo_batch_new(bk_utxo_batch **out, bk_network net, const bk_alloca
     b->net = net;
     b->n = b->arena_len = 0;
     b->rendered = 0;
+    b->profile = BK_PROFILE_DEFAULT;
     bk_writer_init(&b->text, alloc);
     *out = b;
     return BK_OK;
@@ -86,6 +109,12 @@ void bk_utxo_batch_reset(bk_utxo_batch *b)
 }
 
 size_t bk_utxo_batch_count(const bk_utxo_batch *b) { return b->n; }
+
+void bk_utxo_batch_set_profile(bk_utxo_batch *b, bk_table_profile p)
+{
+    b->profile = p;
+    b->rendered = 0;
+}
 
 const bk_utxo *bk_utxo_batch_coin(const bk_utxo_batch *b, size_t i) { return &b->u[i]; }
 
@@ -125,12 +154,14 @@ bk_status bk_utxo_batch_render(bk_utxo_batch *b)
     /* The taproot keys of the batch, decided together. */
     /* ... and the Base58Check checksums, several hashes in flight. */
     const bk_network_params *np = bk_network_get(b->net);
+    const int lean = b->profile == BK_PROFILE_LEAN; /* the x-only key checks serve the descriptors alone */
     size_t nk = 0, nb = 0;
     for (size_t i = 0; i < b->n; i++) {
         const uint8_t *s = bk_coin_script(&b->u[i].coin);
         size_t n = b->u[i].coin.script_len;
         if (is_taproot(s, n)) {
-            memcpy(b->tr_keys + 32 * nk++, s + 2, 32);
+            if (!lean) memcpy(b->tr_keys + 32 * nk, s + 2, 32);
+            nk++;
         } else if (is_p2sh(s, n) || is_p2pkh(s, n)) {
             int sh = n == 23;
             b->b58_msg[nb][0] = sh ? np->p2sh_prefix : np->p2pkh_prefix;
@@ -142,7 +173,8 @@ bk_status bk_utxo_batch_render(bk_utxo_batch *b)
             nb++;
         }
     }
-    if (nk) bk_script_xonly_valid_many(b->tr_keys, nk, b->tr_valid);
+    if (nk && !lean) bk_script_xonly_valid_many(b->tr_keys, nk, b->tr_valid);
+    else if (nk) memset(b->tr_valid, 0, nk);
     if (nb) bk_sha256d_msgs(b->b58_sum, b->b58_msgs, nb);
     size_t k = 0, kb = 0;
     bk_script_info info;
@@ -165,6 +197,16 @@ bk_status bk_utxo_batch_render(bk_utxo_batch *b)
             info.address_len = bk_script_address_encode(&info.sol, np, info.address);
         }
         r->type = (uint8_t)info.sol.type;
+        if (lean) {
+            /* the address alone: txid and script are written as bytes */
+            uint8_t *o = bk_script_space(w, info.address_len + 1);
+            if (!o) return BK_ERR_NOMEM;
+            r->addr_off = (uint32_t)w->len;
+            r->addr_len = (uint32_t)info.address_len;
+            memcpy(o, info.address, info.address_len);
+            bk_writer_commit(w, info.address_len);
+            continue;
+        }
         uint8_t *o = bk_script_space(w, 64 + 2 * n + info.address_len);
         if (!o) return BK_ERR_NOMEM;
         r->txid_off = (uint32_t)w->len;
@@ -184,6 +226,55 @@ bk_status bk_utxo_batch_render(bk_utxo_batch *b)
     return BK_OK;
 }
 
+/* The lean rows (bk_utxo_columns_profile(BK_PROFILE_LEAN)): Parquet gets
+ * the txid's and script's bytes, the text formats their hex. */
+static bk_status write_lean(const bk_utxo_batch *b, size_t from, size_t to, bk_table_writer *t, const char *txt,
+                            bk_error *err)
+{
+    bk_pq_writer *pq = t->pq;
+    for (size_t i = from; i < to; i++) {
+        const bk_utxo *u = &b->u[i];
+        const row_text *r = &b->r[i];
+        const uint8_t *s = bk_coin_script(&u->coin);
+        if (pq) {
+            /* the writer's short paths inline (writer_internal.h) */
+            uint8_t id[32];
+            for (int k = 0; k < 32; k++) id[k] = u->txid[31 - k];
+            if (!bk_pq_fixed32_short_(pq, 0, id)) bk_pq_bin(pq, 0, id, 32, 0);
+            if (!bk_pq_i64_short_(pq, 1, u->vout)) bk_pq_i64(pq, 1, u->vout);
+            if (!bk_pq_i64_short_(pq, 2, u->coin.value)) bk_pq_i64(pq, 2, u->coin.value);
+            bk_pq_i32(pq, 3, u->coin.height);
+            if (!bk_pq_bool_short_(pq, 4, u->coin.coinbase)) bk_pq_bool(pq, 4, u->coin.coinbase);
+            if (!bk_pq_str_short_(pq, 5, (const char *)s, u->coin.script_len)) bk_pq_bin(pq, 5, s, u->coin.script_len, 0);
+            const char *type = bk_script_type_name((bk_script_type)r->type);
+            size_t tn = strlen(type);
+            if (!bk_pq_str_short_(pq, 6, type, tn)) bk_pq_str(pq, 6, type, tn);
+            if (r->addr_len) {
+                if (!bk_pq_str_short_(pq, 7, txt + r->addr_off, r->addr_len))
+                    bk_pq_str(pq, 7, txt + r->addr_off, r->addr_len);
+            } else if (!bk_pq_null_short_(pq, 7)) {
+                bk_pq_null(pq, 7);
+            }
+            bk_status st = bk_table_end_row(t, err);
+            if (st != BK_OK) return st;
+            continue;
+        }
+        bk_table_hex(t, 0, u->txid, 32, 1);
+        bk_table_int(t, 1, u->vout);
+        bk_table_int(t, 2, u->coin.value);
+        bk_table_int(t, 3, u->coin.height);
+        bk_table_bool(t, 4, u->coin.coinbase);
+        bk_table_hex(t, 5, s, u->coin.script_len, 0);
+        const char *type = bk_script_type_name((bk_script_type)r->type);
+        bk_table_str(t, 6, type, strlen(type));
+        if (r->addr_len) bk_table_str(t, 7, txt + r->addr_off, r->addr_len);
+        else bk_table_null(t, 7);
+        bk_status st = bk_table_end_row(t, err);
+        if (st != BK_OK) return st;
+    }
+    return BK_OK;
+}
+
 bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk_table_writer *t, bk_error *err)
 {
     if (!b->rendered || from > to || to > b->n)
@@ -191,6 +282,7 @@ bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk
                             b->rendered ? "" : " not rendered");
     const char *txt = (const char *)b->text.data;
     bk_pq_writer *pq = t->pq;
+    if (b->profile == BK_PROFILE_LEAN) return write_lean(b, from, to, t, txt, err);
     if (pq) {
         /* Parquet: the writer's short paths inline (writer_internal.h) */
         for (size_t i = from; i < to; i++) {
