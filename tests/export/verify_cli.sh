@@ -126,6 +126,27 @@ verify "$DD" "$W/o"
 expect "reorg back: verify after the rerun" 0 "is complete for heights 0-939"
 same_as "$W/o" "$W/ref" "reorg back: rerun"
 
+# --follow through a reorg: the node's index switches to the stale branch
+# between two looks (a symbolic link swapped atomically); the next look
+# removes the chunks whose blocks left the best chain, and what is left
+# verifies against the new chain
+F=$W/follow
+mkdir -p "$F/regtest/blocks"
+for x in "$DD"/regtest/blocks/*.dat; do ln "$x" "$F/regtest/blocks/" 2> /dev/null || cp "$x" "$F/regtest/blocks/"; done
+cp -r "$DD/regtest/blocks/index" "$W/index-best"
+ln -s "$W/index-best" "$F/regtest/blocks/index"
+"$BK" export --datadir "$F" --out "$W/fo" --chunk-size 100 --follow --lag 0 --poll 1 --progress never 2> "$W/follow.err" &
+fpid=$!
+for _ in $(seq 1 300); do grep -q "waiting: tip at height 939" "$W/follow.err" 2> /dev/null && break; sleep 0.1; done
+n_before=$(find "$W/fo/blocks" -name '*.parquet' | wc -l)
+ln -s "$R/regtest/blocks/index" "$W/index-link" && mv -T "$W/index-link" "$F/regtest/blocks/index"
+for _ in $(seq 1 300); do grep -q "waiting: tip at height 579" "$W/follow.err" 2> /dev/null && break; sleep 0.1; done
+kill -TERM $fpid; wait $fpid
+n_after=$(find "$W/fo/blocks" -name '*.parquet' | wc -l)
+if [ "$n_before" = 9 ] && [ "$n_after" = 5 ]; then pass "--follow: 9 chunks, then the 4 off the best chain removed"; else fail "--follow: $n_before then $n_after chunks: $(cat "$W/follow.err")"; fi
+verify "$F" "$W/fo"
+expect "--follow through a reorg: verify" 0 "is complete for heights 0-499 and on the best chain \(20 files\)"
+
 # what --verify refuses and what is not an export
 run 10 "$BK" export --verify --datadir "$DD" --out "$W/o" --format csv
 expect "--verify with an export option" 64 "--format is not for --verify"
