@@ -45,7 +45,40 @@ typedef struct xu_ctx {
     bk_chunk_file f;
     int open, progress, printed;
     double t0, last;
+    /* provenance in each Parquet chunk's footer: the set's block */
+    bk_network net;
+    uint8_t best[32];
+    int32_t height;
+    bk_pq_kv kv[9];
+    char kv_text[9][72];
 } xu_ctx;
+
+/* The footer's key_value_metadata of a utxos chunk (as the block datasets'
+ * blockkit.* keys, docs/export.md "Provenance"): rows first..last of the set
+ * after best_block. */
+static void xu_footer(xu_ctx *x)
+{
+    static const char *const keys[9] = {"blockkit.schema_version", "blockkit.version", "blockkit.dataset",
+                                        "blockkit.network", "blockkit.first_row", "blockkit.last_row",
+                                        "blockkit.rows", "blockkit.best_block", "blockkit.height"};
+    const bk_network_params *np = bk_network_get(x->net);
+    snprintf(x->kv_text[0], sizeof x->kv_text[0], "%d", BK_EXPORT_SCHEMA_VERSION);
+    snprintf(x->kv_text[1], sizeof x->kv_text[1], "%s", BK_VERSION_STRING);
+    snprintf(x->kv_text[2], sizeof x->kv_text[2], "utxos");
+    snprintf(x->kv_text[3], sizeof x->kv_text[3], "%s", np ? np->name : "?");
+    snprintf(x->kv_text[4], sizeof x->kv_text[4], "%llu", (unsigned long long)x->first);
+    snprintf(x->kv_text[5], sizeof x->kv_text[5], "%llu", (unsigned long long)(x->rows - 1));
+    snprintf(x->kv_text[6], sizeof x->kv_text[6], "%llu", (unsigned long long)(x->rows - x->first));
+    bk_hex_encode_rev(x->kv_text[7], x->best, 32);
+    x->kv_text[7][64] = 0;
+    snprintf(x->kv_text[8], sizeof x->kv_text[8], "%ld", (long)x->height);
+    size_t n = x->height >= 0 ? 9 : 8;
+    for (size_t i = 0; i < n; i++) {
+        x->kv[i].key = keys[i];
+        x->kv[i].value = x->kv_text[i];
+    }
+    bk_table_set_metadata(&x->f.table, x->kv, n);
+}
 
 static int xu_commit(xu_ctx *x)
 {
@@ -59,6 +92,7 @@ static int xu_commit(xu_ctx *x)
         return bk_cli_fail(x->cmd, BK_EXIT_USAGE, "output path too long under %s", x->out_dir);
     }
     x->open = 0;
+    xu_footer(x);
     if (bk_chunk_file_commit(&x->f, &err) != BK_OK) return bk_cli_report(x->cmd, &err);
     x->files++;
     struct stat sb;
@@ -345,6 +379,9 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
         bk_out_lock_release(&lock);
         return rc;
     }
+    x.net = src.net;
+    memcpy(x.best, src.best, 32);
+    x.height = src.height;
 
     export_signals sigs;
     xu_stop = export_signals_catch(&sigs);

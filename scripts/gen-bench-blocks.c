@@ -76,26 +76,28 @@ int main(int argc, char **argv)
         bufs[2 * k + 1] = read_all(p, &t[k].undo_len);
         if (!bufs[2 * k] || !bufs[2 * k + 1]) {
             fprintf(stderr, "gen-bench-blocks: cannot read the template %s (block and undo) under %s\n", names[k], data);
+            for (int q = 0; q < 6; q++) free(bufs[q]);
             return 66;
         }
         t[k].block = bufs[2 * k];
         t[k].undo = bufs[2 * k + 1];
         t[k].weight = weights[k];
     }
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "gen-bench-blocks: %s: %s\n", out, strerror(errno));
-        return 74;
-    }
     char probe[4200];
     snprintf(probe, sizeof probe, "%s/blk00000.dat", out);
     struct stat sb;
-    if (stat(probe, &sb) == 0) {
+    int rc = 0;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gen-bench-blocks: %s: %s\n", out, strerror(errno));
+        rc = 74;
+    } else if (stat(probe, &sb) == 0) {
         fprintf(stderr, "gen-bench-blocks: %s already holds blk files\n", out);
-        return 64;
+        rc = 64;
     }
     bk_gen_stats st;
-    int rc = bk_gen_bench_blocks(out, t, 3, bytes, seed, &st);
+    if (!rc) rc = bk_gen_bench_blocks(out, t, 3, bytes, seed, &st) != 0 ? -1 : 0;
     for (int k = 0; k < 6; k++) free(bufs[k]);
+    if (rc > 0) return rc;
     if (rc != 0) {
         fprintf(stderr, "gen-bench-blocks: %s: %s\n", out, strerror(errno));
         return errno == EINVAL ? 65 : 74;

@@ -10,6 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, rmSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { readDuck, readHyp, readWasm } from './readers.mjs';
+import { fileURLToPath } from 'node:url';
+
+const hyparquet = await import(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'npm', 'node_modules', 'hyparquet/src/index.js'));
 
 const argv = process.argv.slice(2);
 const [bk, tmp] = argv;
@@ -73,6 +76,20 @@ for (const [name, opts] of Object.entries(runs)) {
 for (const prof of ['default', 'lean'])
   execFileSync(bk, ['export', ...src, '--datasets', 'utxos', '--profile', prof, '--chunk-rows', '4000',
     '--out', path.join(tmp, `utxos_${prof}`), '-j', '2', '--progress', 'never'], { stdio: ['ignore', 'ignore', 'inherit'] });
+// each utxos chunk's footer names its rows and the set's block (the regtest tip, height 939)
+{
+  const { readFileSync } = await import('node:fs');
+  for (const f of readdirSync(path.join(tmp, 'utxos_lean', 'utxos')).filter(n => n.endsWith('.parquet'))) {
+    const [, a, b] = f.match(/_(\d{8})_(\d{8})\.parquet$/);
+    const buf = readFileSync(path.join(tmp, 'utxos_lean', 'utxos', f));
+    const meta = hyparquet.parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
+    const kv = Object.fromEntries((meta.key_value_metadata || []).map(({ key, value }) => [key, value]));
+    const want = { 'blockkit.dataset': 'utxos', 'blockkit.network': 'regtest', 'blockkit.first_row': String(Number(a)),
+      'blockkit.last_row': String(Number(b)), 'blockkit.rows': String(Number(b) - Number(a) + 1),
+      'blockkit.best_block': '50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6', 'blockkit.height': '939' };
+    for (const [k, v] of Object.entries(want)) if (kv[k] !== v) fail(`utxos ${f}: footer ${k} = ${kv[k]}, want ${v}`);
+  }
+}
 for (const f of readdirSync(path.join(tmp, 'utxos_default', 'utxos')).filter(n => n.endsWith('.parquet')).sort()) {
   for (const [rn, read] of Object.entries(readers)) {
     const ref = await read(path.join(tmp, 'utxos_default', 'utxos', f));
