@@ -9,6 +9,7 @@
 #include "utxo_rows.h"
 
 #include <blockkit/export.h>
+#include <blockkit/utxo.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -266,11 +267,28 @@ static int export_main(int argc, char **argv)
     int prc = bk_opt_parse(&spec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) return prc;
     bk_opt_args_free(&args);
+    if (schema && datasets && !strcmp(datasets, "utxos")) {
+        /* the UTXO set's columns (no selection: --columns is for the block datasets) */
+        if (o.columns || o.exclude_columns)
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--columns and --exclude-columns are for the block datasets");
+        size_t n;
+        const bk_pq_column *cols = bk_utxo_columns_profile(o.profile, &n);
+        int bad = 0;
+        for (size_t k = 0; k < n; k++) {
+            char pt[64], st[64];
+            bk_table_column_types(&cols[k], pt, sizeof pt, st, sizeof st);
+            if (printf("utxos.%s\t%s\t%s\t%s\n", cols[k].name, pt, st,
+                       (cols[k].flags & BK_PQ_OPTIONAL) ? "NULL" : "NOT NULL") < 0)
+                bad = 1;
+        }
+        if (fflush(stdout) != 0 || bad) return bk_cli_fail(cmd, BK_EXIT_IO, "writing the schema failed");
+        return 0;
+    }
     if (schema) {
         unsigned ds = BK_DS_DEFAULT_MASK | (1u << BK_DS_BLOCK_STATS) | (1u << BK_DS_BLOCK_FILTERS);
         if (datasets && bk_export_datasets_parse(datasets, &ds) != BK_OK)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--schema: bad value for --datasets: '%s' (the block datasets)",
-                               datasets);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--schema: bad value for --datasets: '%s' (the block datasets, "
+                               "or utxos alone)", datasets);
         return export_schema(cmd, ds, o.profile, o.columns, o.exclude_columns);
     }
     if (!o.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");

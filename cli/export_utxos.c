@@ -48,9 +48,8 @@ typedef struct xu_ctx {
     /* provenance in each Parquet chunk's footer: the set's block */
     bk_network net;
     uint8_t best[32];
-    int32_t height;
-    bk_pq_kv kv[9];
-    char kv_text[9][72];
+    bk_pq_kv kv[8];
+    char kv_text[8][72];
 } xu_ctx;
 
 /* The footer's key_value_metadata of a utxos chunk (as the block datasets'
@@ -58,9 +57,11 @@ typedef struct xu_ctx {
  * after best_block. */
 static void xu_footer(xu_ctx *x)
 {
-    static const char *const keys[9] = {"blockkit.schema_version", "blockkit.version", "blockkit.dataset",
+    /* (no height: a snapshot file does not record it, and the same set from
+     * either source gives the same bytes) */
+    static const char *const keys[8] = {"blockkit.schema_version", "blockkit.version", "blockkit.dataset",
                                         "blockkit.network", "blockkit.first_row", "blockkit.last_row",
-                                        "blockkit.rows", "blockkit.best_block", "blockkit.height"};
+                                        "blockkit.rows", "blockkit.best_block"};
     const bk_network_params *np = bk_network_get(x->net);
     snprintf(x->kv_text[0], sizeof x->kv_text[0], "%d", BK_EXPORT_SCHEMA_VERSION);
     snprintf(x->kv_text[1], sizeof x->kv_text[1], "%s", BK_VERSION_STRING);
@@ -71,8 +72,7 @@ static void xu_footer(xu_ctx *x)
     snprintf(x->kv_text[6], sizeof x->kv_text[6], "%llu", (unsigned long long)(x->rows - x->first));
     bk_hex_encode_rev(x->kv_text[7], x->best, 32);
     x->kv_text[7][64] = 0;
-    snprintf(x->kv_text[8], sizeof x->kv_text[8], "%ld", (long)x->height);
-    size_t n = x->height >= 0 ? 9 : 8;
+    size_t n = 8;
     for (size_t i = 0; i < n; i++) {
         x->kv[i].key = keys[i];
         x->kv[i].value = x->kv_text[i];
@@ -381,7 +381,6 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     }
     x.net = src.net;
     memcpy(x.best, src.best, 32);
-    x.height = src.height;
 
     export_signals sigs;
     xu_stop = export_signals_catch(&sigs);

@@ -76,7 +76,7 @@ for (const [name, opts] of Object.entries(runs)) {
 for (const prof of ['default', 'lean'])
   execFileSync(bk, ['export', ...src, '--datasets', 'utxos', '--profile', prof, '--chunk-rows', '4000',
     '--out', path.join(tmp, `utxos_${prof}`), '-j', '2', '--progress', 'never'], { stdio: ['ignore', 'ignore', 'inherit'] });
-// each utxos chunk's footer names its rows and the set's block (the regtest tip, height 939)
+// each utxos chunk's footer names its rows and the set's block (the regtest tip)
 {
   const { readFileSync } = await import('node:fs');
   for (const f of readdirSync(path.join(tmp, 'utxos_lean', 'utxos')).filter(n => n.endsWith('.parquet'))) {
@@ -86,7 +86,7 @@ for (const prof of ['default', 'lean'])
     const kv = Object.fromEntries((meta.key_value_metadata || []).map(({ key, value }) => [key, value]));
     const want = { 'blockkit.dataset': 'utxos', 'blockkit.network': 'regtest', 'blockkit.first_row': String(Number(a)),
       'blockkit.last_row': String(Number(b)), 'blockkit.rows': String(Number(b) - Number(a) + 1),
-      'blockkit.best_block': '50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6', 'blockkit.height': '939' };
+      'blockkit.best_block': '50829bd798e2b4f7250a3bab265872810fed4fe420af414c67b9e37ab4f614c6' };
     for (const [k, v] of Object.entries(want)) if (kv[k] !== v) fail(`utxos ${f}: footer ${k} = ${kv[k]}, want ${v}`);
   }
 }
@@ -95,6 +95,9 @@ for (const f of readdirSync(path.join(tmp, 'utxos_default', 'utxos')).filter(n =
     const ref = await read(path.join(tmp, 'utxos_default', 'utxos', f));
     const got = await read(path.join(tmp, 'utxos_lean', 'utxos', f));
     const cols = Object.keys(ref[0]).filter(c => c !== 'desc');
+    const leanSchema = execFileSync(bk, ['export', '--schema', '--datasets', 'utxos', '--profile', 'lean']).toString()
+      .trim().split('\n').map(l => l.split('\t')[0].slice('utxos.'.length));
+    if (JSON.stringify(leanSchema) !== JSON.stringify(cols)) fail(`utxos --schema --profile lean: ${leanSchema} want ${cols}`);
     if (got.length !== ref.length || got.length === 0) { fail(`utxos ${f} (${rn}): ${got.length} rows, default ${ref.length}`); continue; }
     for (let i = 0; i < got.length; i++) {
       const r = Object.fromEntries(cols.map(c => [c, ref[i][c]]));
