@@ -24,28 +24,21 @@ typedef struct utxo_source_opts {
     const char *at_height, *blocksdir;
 } utxo_source_opts;
 
-/* A stream of coins from either source, in key order. */
-typedef struct coin_source {
-    bk_utxo_snapshot *snap;
-    FILE *snap_file;
-    bk_chainstate *cs;
-    bk_chainstate_iter *it;
-    bk_utxo_rollback *rb;   /* at_height below the best block: the coins come from it */
-    bk_chain chain;         /* rb's block index chain and blocks */
-    bk_blocksdir dir;
-    int have_chain, have_dir;
-    bk_network net;
-    uint8_t best[32];
-    int32_t height;      /* -1 when not known (height_optional) */
-    uint64_t disk_size;
-    const char *snap_name; /* the snapshot's path ("standard input" for -), named in its errors */
-} coin_source;
+/* A stream of coins from either source, in key order: the library's
+ * (blockkit/utxo.h). */
+typedef bk_utxo_source coin_source;
 
+/* The library's source options from the command line's (0, or 64 with
+ * the message printed: a bad --chain or --height). */
+int utxo_source_opts_lib(const char *cmd, const utxo_source_opts *o, bk_utxo_source_opts *out);
+/* A source error as its exit code, printed: missing 66, not matching 65,
+ * usage 64 (each its message as it is), else as bk_cli_report. */
+int utxo_source_fail(const char *cmd, const bk_error *err);
 /* Returns 0 or an exit code (message printed). */
 int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s);
-int utxo_source_next(coin_source *s, bk_utxo *u);
-bk_status utxo_source_status(coin_source *s, bk_error *err);
-void utxo_source_close(coin_source *s);
+static inline int utxo_source_next(coin_source *s, bk_utxo *u) { return bk_utxo_source_next(s, u); }
+static inline bk_status utxo_source_status(coin_source *s, bk_error *err) { return bk_utxo_source_status(s, err); }
+static inline void utxo_source_close(coin_source *s) { bk_utxo_source_close(s); }
 
 /* Parse --threads (1..64; NULL = the online CPUs). Returns 0 or 64. */
 int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);

@@ -224,6 +224,43 @@ typedef struct bk_export_verify_stats {
 BK_API bk_status bk_export_verify(const bk_export_verify_opts *o, bk_export_verify_stats *stats,
                                   bk_error *err) BK_WARN_UNUSED;
 
+/* ---- the UTXO set as chunked tables (`export --datasets utxos`; docs/utxo.md) ---- */
+
+struct bk_utxo_source_opts;
+typedef struct bk_utxo_export_opts {
+    const struct bk_utxo_source_opts *source;  /* the set (blockkit/utxo.h: chainstate, snapshot, a past height) */
+    const char *out_dir;
+    bk_table_format format;
+    bk_pq_opts pq;
+    bk_table_profile profile;  /* lean: txid and script as bytes, no desc */
+    uint64_t chunk_rows;       /* rows per file */
+    unsigned threads;          /* rendering threads; >= 2 also two chunk writers on a source read twice */
+    const volatile sig_atomic_t *cancel;  /* non-zero: stop soon (BK_ERR_CANCELLED; the files are incomplete) */
+    /* the single writer's rows and files so far, about 4 times a second (calling thread) */
+    void (*progress)(void *ctx, uint64_t rows, uint64_t files, double seconds);
+    void *progress_ctx;
+    const bk_allocator *alloc;
+    int out_locked;            /* the caller holds out_dir's lock (bk_out_lock_take) */
+} bk_utxo_export_opts;
+
+typedef struct bk_utxo_export_stats {
+    uint64_t rows, files, bytes;
+    uint8_t best[32];          /* the block the set is after (internal order) */
+    int32_t height;            /* its height, -1 when not known */
+    bk_network net;
+    uint64_t disk_size;
+    double seconds;
+} bk_utxo_export_stats;
+
+/* Write every coin of the source, DIR/utxos/utxos_<first>_<last>.<ext>,
+ * each chunk committed as the block datasets' are (its footer naming its
+ * rows and the best block), then remove the utxos files of this format it
+ * did not write (so DIR holds exactly this set). Errors: the source's
+ * (bk_utxo_source_open), BK_ERR_IO (a file), BK_ERR_LOCKED,
+ * BK_ERR_CANCELLED, BK_ERR_NOMEM. */
+BK_API bk_status bk_utxo_export_run(const bk_utxo_export_opts *o, bk_utxo_export_stats *stats,
+                                    bk_error *err) BK_WARN_UNUSED;
+
 /* Defaults: main, all datasets, Parquet with zstd, heights 0..tip, chunks
  * of 10000, one worker. */
 BK_API void bk_export_opts_init(bk_export_opts *o);
