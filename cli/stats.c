@@ -285,16 +285,11 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
             goto out;
         }
         if (end >= start) {
-            njobs = (size_t)(end - start + 1);
-            list = malloc(njobs * sizeof *list);
-            if (!list) {
+            /* the engine's range builder, pruned heights kept (each answered with Core's error) */
+            size_t cap = 0;
+            if (bk_engine_chain_items(&R.chain, start, end, 1, &list, &njobs, &cap, NULL, NULL, NULL, &err) != BK_OK) {
                 rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
                 goto out;
-            }
-            for (size_t i = 0; i < njobs; i++) {
-                list[i].entry = R.chain.active[(size_t)(start - R.chain.base_height) + i];
-                list[i].height = start + (int64_t)i;
-                list[i].orphan = 0;
             }
         } else {
             rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %lld): "

@@ -231,6 +231,26 @@ BK_API bk_status bk_engine_run(const bk_engine_opts *o, bk_engine_result *res, b
  * setup's messages as they are. Returns buf. */
 BK_API char *bk_engine_error_format(const bk_engine_where *w, const bk_error *err, char *buf, size_t cap);
 
+/* The best chain's blocks of heights [start, end] as items (entry, height,
+ * orphan 0), in height order, appended to *items (capacity *cap, grown
+ * with alloc): the one range builder of scan, export and stats. A height
+ * with no block (below an implied genesis) has no item. A block with no
+ * data on this node (pruned, or its blk file missing) is an item when
+ * with_no_data (stats: Core answers such a height with an error), else it
+ * has none and is reported, a run of them at a time, to skipped (may be
+ * NULL). start > end: nothing. BK_ERR_NOMEM. */
+BK_API bk_status bk_engine_chain_items(const bk_chain *chain, int64_t start, int64_t end, int with_no_data,
+                                       bk_engine_item **items, size_t *n, size_t *cap,
+                                       void (*skipped)(void *ctx, int64_t first, int64_t last), void *ctx,
+                                       const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+/* The last height of a range: end (>= 0) clipped to top, else top less
+ * below_tip (>= 0), else top. */
+static inline int64_t bk_engine_range_end(int64_t top, int64_t end, int64_t below_tip)
+{
+    if (end >= 0) return end < top ? end : top;
+    return below_tip >= 0 ? top - below_tip : top;
+}
+
 /* Append to *items (capacity *cap, grown with alloc) the orphans of chain
  * (entries not connected to a genesis) whose coinbase gives a BIP34 height
  * in [start, end] (end < 0: no limit), sorted by height, then entry. A

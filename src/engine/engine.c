@@ -557,6 +557,38 @@ static int cmp_item(const void *a, const void *b)
     return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
+bk_status bk_engine_chain_items(const bk_chain *chain, int64_t start, int64_t end, int with_no_data,
+                                bk_engine_item **items, size_t *n, size_t *cap,
+                                void (*skipped)(void *ctx, int64_t first, int64_t last), void *ctx,
+                                const bk_allocator *alloc, bk_error *err)
+{
+    if (start < 0) start = 0;
+    if (start > end) return BK_OK;
+    size_t need = *n + (size_t)(end - start + 1);
+    if (need > *cap) {
+        bk_engine_item *p = bk_realloc(alloc, *items, *cap * sizeof *p, need * sizeof *p);
+        if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        *items = p;
+        *cap = need;
+    }
+    int64_t skip_from = -1;
+    for (int64_t h = start; h <= end + 1; h++) {
+        const bk_chain_entry *e = h <= end ? bk_chain_at_height(chain, h) : NULL;
+        if (e && e->no_data && !with_no_data) {
+            if (skip_from < 0) skip_from = h;
+            continue;
+        }
+        if (skip_from >= 0 && skipped) skipped(ctx, skip_from, h - 1);
+        skip_from = -1;
+        if (!e) continue; /* below an implied genesis, or past the end */
+        (*items)[*n].entry = (uint32_t)(e - chain->entries);
+        (*items)[*n].height = h;
+        (*items)[*n].orphan = 0;
+        (*n)++;
+    }
+    return BK_OK;
+}
+
 bk_status bk_engine_add_orphans(const bk_chain *chain, const bk_blocksdir *dir, int64_t start, int64_t end,
                                 bk_engine_item **items, size_t *n, size_t *cap, uint64_t *no_height,
                                 const bk_allocator *alloc, bk_error *err)

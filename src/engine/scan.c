@@ -72,6 +72,14 @@ static void note(const scan_engine *E, const char *fmt, ...)
     E->o->note(E->o->note_ctx, m);
 }
 
+/* bk_engine_chain_items' pruned runs, as notes. */
+static void skipped_note(void *ctx, int64_t first, int64_t last)
+{
+    scan_engine *E = ctx;
+    note(E, "heights %lld-%lld skipped: no block data on this node (%s)", (long long)first, (long long)last,
+         E->chain->n_missing ? "pruned, or its blk file is missing" : "pruned");
+}
+
 static void *zalloc(const bk_allocator *a, size_t n)
 {
     void *p = bk_alloc(a, n ? n : 1);
@@ -278,34 +286,16 @@ static bk_status plan(scan_engine *E, bk_error *err)
         start = (int64_t)last->height + 1;
     }
     st->resume_height = start;
-    int64_t end = o->end < 0 || o->end > tip_h ? tip_h : o->end;
-    if (o->end_below_tip >= 0) end = tip_h - o->end_below_tip;
+    int64_t end = bk_engine_range_end(tip_h, o->end_below_tip >= 0 ? -1 : o->end, o->end_below_tip);
     if (tip && start <= end) {
-        E->cap = (size_t)(end - start + 1);
-        E->jobs = bk_alloc(o->alloc, E->cap * sizeof *E->jobs);
-        if (!E->jobs) return fail(st, BK_SCAN_FAIL_NOMEM, err, BK_ERR_NOMEM, "out of memory");
         const bk_chain_entry *first = bk_chain_at_height(c, start);
         if (o->start_given && first && first->no_data)
             return fail(st, BK_SCAN_FAIL_PRUNED_START, err, BK_ERR_NOT_FOUND,
                         "height %lld has no block data on this node (pruned); the lowest available height is %d",
                         (long long)start, (int)c->prune_height);
-        int64_t skip_from = -1;
-        for (int64_t h = start; h <= end + 1; h++) {
-            const bk_chain_entry *e = h <= end ? bk_chain_at_height(c, h) : NULL;
-            if (e && e->no_data) {
-                if (skip_from < 0) skip_from = h;
-                continue;
-            }
-            if (skip_from >= 0)
-                note(E, "heights %lld-%lld skipped: no block data on this node (%s)", (long long)skip_from,
-                     (long long)h - 1, c->n_missing ? "pruned, or its blk file is missing" : "pruned");
-            skip_from = -1;
-            if (!e) continue; /* below base_height (an implied genesis), or past the end */
-            E->jobs[E->njobs].entry = (uint32_t)(e - c->entries);
-            E->jobs[E->njobs].height = h;
-            E->jobs[E->njobs].orphan = 0;
-            E->njobs++;
-        }
+        bk_error e2;
+        if (bk_engine_chain_items(c, start, end, 0, &E->jobs, &E->njobs, &E->cap, skipped_note, E, o->alloc, &e2) != BK_OK)
+            return fail(st, BK_SCAN_FAIL_NOMEM, err, BK_ERR_NOMEM, "out of memory");
     }
     if (o->orphans && c->n_orphans) {
         uint64_t no_height = 0;

@@ -664,22 +664,10 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     /* Jobs: the best chain from start, then orphans; sorted by height. */
     const bk_chain_entry *tip = bk_chain_tip(&R.chain);
     int64_t tip_h = tip ? tip->height : -1;
-    if (tip && o->start <= tip_h) {
-        cap = (size_t)(tip_h - o->start + 1);
-        R.jobs = bk_alloc(o->alloc, cap * sizeof *R.jobs);
-        if (!R.jobs) {
-            rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-            goto out;
-        }
-        for (int64_t h = o->start; h <= tip_h; h++) {
-            const bk_chain_entry *e = bk_chain_at_height(&R.chain, h);
-            if (!e || e->no_data) continue; /* below an implied genesis; pruned */
-            R.jobs[R.njobs].entry = (uint32_t)(e - R.chain.entries);
-            R.jobs[R.njobs].height = h;
-            R.jobs[R.njobs].orphan = 0;
-            R.njobs++;
-        }
-    }
+    /* (heights below an implied genesis, or pruned, have no item) */
+    if (tip && (rc = bk_engine_chain_items(&R.chain, o->start, tip_h, 0, &R.jobs, &R.njobs, &cap, NULL, NULL, o->alloc,
+                                           err)) != BK_OK)
+        goto out;
     if (o->orphans && R.chain.n_orphans) {
         /* by their BIP34 height, read with the engine's block reader */
         if ((rc = bk_engine_add_orphans(&R.chain, &R.dir, o->start, -1, &R.jobs, &R.njobs, &cap, NULL, o->alloc,
@@ -689,7 +677,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     }
     int64_t top = R.njobs ? R.jobs[R.njobs - 1].height : -1;
     st.tip_height = top;
-    int64_t end = o->end >= 0 ? (o->end < top ? o->end : top) : top - o->below_tip;
+    int64_t end = bk_engine_range_end(top, o->end, o->below_tip);
     st.end_height = end;
     while (R.njobs && R.jobs[R.njobs - 1].height > end) R.njobs--;
 
