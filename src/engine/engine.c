@@ -21,6 +21,8 @@
  * task's slot; the consumer side reports the first failure in order. */
 #define _POSIX_C_SOURCE 200809L
 #include <blockkit/engine.h>
+
+#include "base/threads.h"
 #include <blockkit/hex.h>
 
 #include <errno.h>
@@ -157,16 +159,11 @@ static bk_status ordered_run(size_t njobs, const bk_ordered_opts *o, bk_ordered_
     S.work = work;
     S.ctx = work_ctx;
 
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited by the workers */
     for (int i = 0; i < nw; i++) {
         args[i].st = &S;
         args[i].id = i;
-        if (pthread_create(&threads[i], NULL, o_worker_main, &args[i]) != 0) break;
-        r.workers++;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    r.workers = (int)bk_threads_start(threads, (unsigned)nw, o_worker_main, args, sizeof *args);
 
     bk_status rc = BK_OK;
     if (!r.workers) {
@@ -239,7 +236,7 @@ static bk_status ordered_run(size_t njobs, const bk_ordered_opts *o, bk_ordered_
     __atomic_store_n(stopping, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&S.cv_slot);
     pthread_mutex_unlock(&S.mu);
-    for (int i = 0; i < r.workers; i++) pthread_join(threads[i], NULL);
+    bk_threads_join(threads, (unsigned)r.workers);
     for (size_t i = 0; i < window; i++) bk_writer_free(&S.slots[i].w);
     pthread_mutex_destroy(&S.mu);
     pthread_cond_destroy(&S.cv_slot);

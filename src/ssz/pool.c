@@ -10,6 +10,7 @@
  * the result is bit-identical to the sequential path. Nothing is allocated
  * per call: the piece roots live in the caller's hasher scratch. */
 #include "ssz_internal.h"
+#include "base/threads.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -124,11 +125,13 @@ bk_status bk_ssz_pool_create(bk_ssz_pool **pool_out, unsigned nthreads, size_t s
     bk_status st = BK_OK;
     for (unsigned i = 0; i < p->nworkers && st == BK_OK; i++)
         if (bk_ssz_hasher_create(&p->hashers[i], scratch_bytes, alloc) != BK_OK) st = BK_ERR_NOMEM;
-    for (unsigned i = 0; i < p->nworkers && st == BK_OK; i++) {
-        args[i].pool = p;
-        args[i].index = i;
-        if (pthread_create(&p->threads[i], NULL, worker_main, &args[i]) != 0) st = BK_ERR_IO;
-        else started++;
+    if (st == BK_OK) {
+        for (unsigned i = 0; i < p->nworkers; i++) {
+            args[i].pool = p;
+            args[i].index = i;
+        }
+        started = bk_threads_start(p->threads, p->nworkers, worker_main, args, sizeof *args);
+        if (started < p->nworkers) st = BK_ERR_IO;
     }
     /* Each worker's argument lives in p->args, as long as the worker. */
     if (st != BK_OK) {
@@ -136,7 +139,7 @@ bk_status bk_ssz_pool_create(bk_ssz_pool **pool_out, unsigned nthreads, size_t s
         p->quit = 1;
         pthread_cond_broadcast(&p->start);
         pthread_mutex_unlock(&p->mu);
-        for (unsigned i = 0; i < started; i++) pthread_join(p->threads[i], NULL);
+        bk_threads_join(p->threads, started);
         for (unsigned i = 0; i < p->nworkers; i++) bk_ssz_hasher_free(p->hashers[i]);
         bk_free(alloc, args, n * sizeof *args);
         bk_free(alloc, p->threads, n * sizeof *p->threads);
@@ -159,7 +162,7 @@ void bk_ssz_pool_free(bk_ssz_pool *p)
     p->quit = 1;
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 0; i < p->nworkers; i++) pthread_join(p->threads[i], NULL);
+    bk_threads_join(p->threads, p->nworkers);
     for (unsigned i = 0; i < p->nworkers; i++) bk_ssz_hasher_free(p->hashers[i]);
     size_t n = p->nworkers ? p->nworkers : 1;
     bk_free(p->alloc, p->args, n * sizeof *p->args);

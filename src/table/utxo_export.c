@@ -20,6 +20,7 @@
 #include <blockkit/utxo.h>
 
 #include "catalog_internal.h"
+#include "base/threads.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -199,7 +200,6 @@ typedef struct ux_writer {
     ux_shared *sh;
     ux_ctx x;
     unsigned t;
-    pthread_t th;
 } ux_writer;
 
 static int ux_failed(ux_shared *sh)
@@ -322,10 +322,10 @@ static bk_status ux_parallel(const bk_utxo_export_opts *o, bk_utxo_source *src, 
         w[t].x.report = 0;
         w[t].t = t;
     }
-    for (; started < nw; started++)
-        if (pthread_create(&w[started].th, NULL, ux_writer_main, &w[started]) != 0) break;
+    pthread_t th[UX_WRITERS];
+    started = bk_threads_start(th, nw, ux_writer_main, w, sizeof *w);
     if (started < nw) ux_fail(&sh, BK_ERR_NOMEM, NULL);
-    for (unsigned t = 0; t < started; t++) pthread_join(w[t].th, NULL);
+    bk_threads_join(th, started);
     for (unsigned t = 0; t < started; t++) {
         stats->files += w[t].x.files;
         stats->bytes += w[t].x.bytes;

@@ -8,6 +8,8 @@
  * batches exist, whatever the size of the set. */
 #include <blockkit/utxo.h>
 
+#include "base/threads.h"
+
 #include <pthread.h>
 #include <string.h>
 
@@ -138,9 +140,7 @@ bk_status bk_utxo_rows_run_profile(bk_network net, bk_table_profile prof, bk_utx
     pthread_cond_init(&p.cv, NULL);
     pthread_t th[BK_UTXO_ROWS_THREADS_MAX];
     unsigned started = 0;
-    if (st == BK_OK)
-        for (; started < threads; started++)
-            if (pthread_create(&th[started], NULL, rows_worker, &p) != 0) break;
+    if (st == BK_OK) started = bk_threads_start(th, threads, rows_worker, &p, 0); /* every worker takes the pool */
     if (st == BK_OK && !started) {
         st = rows_inline(net, prof, next, next_ctx, emit, emit_ctx, cancel, alloc, err);
     } else if (st == BK_OK) {
@@ -177,7 +177,7 @@ bk_status bk_utxo_rows_run_profile(bk_network net, bk_table_profile prof, bk_utx
         pthread_cond_broadcast(&p.cv);
         pthread_mutex_unlock(&p.mu);
     }
-    for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+    bk_threads_join(th, started);
     for (size_t i = 0; i < p.depth; i++) bk_utxo_batch_free(p.slots[i].b);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);

@@ -9,6 +9,8 @@
  * CTxOut (int64 value, CompactSize script length, script). hash_serialized_3
  * is the HashWriter's GetHash(), a double SHA-256, with no prefix. */
 #include <blockkit/utxo.h>
+
+#include "base/threads.h"
 #include <blockkit/sha256.h>
 
 #include <pthread.h>
@@ -111,7 +113,7 @@ static void pool_stop(stats_priv *p)
     pl->shutdown = 1;
     pthread_cond_broadcast(&pl->work);
     pthread_mutex_unlock(&pl->mu);
-    for (unsigned i = 0; i < pl->started; i++) pthread_join(pl->th[i], NULL);
+    bk_threads_join(pl->th, pl->started);
     pl->started = 0;
 }
 
@@ -158,12 +160,10 @@ static bk_status pool_start(stats_priv *p, bk_error *err)
     }
     for (unsigned i = 0; i < pl->nthreads; i++) {
         bk_muhash_init(&pl->part[i]);
-        mu_worker_arg *a = &pl->args[i];
-        a->pool = pl;
-        a->idx = i;
-        if (pthread_create(&pl->th[i], NULL, mu_worker, a) != 0) break;
-        pl->started++;
+        pl->args[i].pool = pl;
+        pl->args[i].idx = i;
     }
+    pl->started = bk_threads_start(pl->th, pl->nthreads, mu_worker, pl->args, sizeof *pl->args);
     if (pl->started == 0) {
         pool_free(p);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "cannot start MuHash worker threads");
