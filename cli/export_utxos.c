@@ -6,6 +6,7 @@
  * utxos. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "progress.h"
 #include "utxo_rows.h"
 
 #include <blockkit/export.h>
@@ -13,19 +14,18 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-typedef struct xu_progress {
-    int on, printed;
-} xu_progress;
-
+/* The library's progress to the CLI's one printer (cli/progress.h). */
 static void on_progress(void *ctx, uint64_t rows, uint64_t files, double seconds)
 {
-    xu_progress *p = ctx;
-    if (!p->on) return;
-    fprintf(stderr, "\rutxos: %llu rows, %llu files, %.2f M rows/s ", (unsigned long long)rows,
-            (unsigned long long)files, (double)rows / 1e6 / (seconds > 0 ? seconds : 1));
-    p->printed = 1;
+    bk_cli_progress_line l;
+    memset(&l, 0, sizeof l);
+    l.height = -1;
+    l.items = "rows";
+    l.items_done = rows;
+    l.chunks_done = files;
+    l.seconds = seconds;
+    bk_cli_progress_show(ctx, &l);
 }
 
 int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
@@ -46,7 +46,8 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     o.profile = (bk_table_profile)args->profile;
     o.chunk_rows = args->chunk_rows;
     o.threads = args->threads;
-    xu_progress pr = {args->progress < 0 ? isatty(STDERR_FILENO) : args->progress, 0};
+    bk_cli_progress pr;
+    bk_cli_progress_init(&pr, args->progress);
     o.progress = on_progress;
     o.progress_ctx = &pr;
 
@@ -59,7 +60,7 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     o.cancel = export_signals_catch(&sigs);
     bk_utxo_export_stats st;
     bk_status s = bk_utxo_export_run(&o, &st, &err);
-    if (pr.printed) fputc('\n', stderr);
+    bk_cli_progress_end(&pr);
     if (s == BK_ERR_CANCELLED || *o.cancel) {
         fprintf(stderr, "blockkit: export: stopped by a signal; the utxos files are incomplete, rerun to write "
                         "the whole set\n");
