@@ -141,11 +141,14 @@ typedef struct bk_catalog_entry {
     uint8_t sha256[32];          /* of the file's bytes */
     int64_t mtime_ns;            /* the file's mtime after the rename (the quick check) */
     uint32_t schema;             /* BK_EXPORT_SCHEMA_VERSION */
+    uint64_t seq;                /* (the catalogue's: its order of arrival, the latest line of a file wins) */
 } bk_catalog_entry;
 
 typedef struct bk_catalog {
     bk_catalog_entry *e;
     size_t n, cap;
+    size_t n_sorted;             /* e[0..n_sorted) sorted by file, one each; the rest added since */
+    uint64_t seq_next;
     const bk_allocator *alloc;
     uint64_t bad_lines;          /* lines load could not read (skipped) */
     uint64_t first_bad_line;     /* 1-based */

@@ -259,23 +259,60 @@ void bk_catalog_free(bk_catalog *c)
 {
     if (c->e) bk_free(c->alloc, c->e, c->cap * sizeof *c->e);
     c->e = NULL;
-    c->n = c->cap = 0;
+    c->n = c->cap = c->n_sorted = 0;
+}
+
+static int cmp_file_seq(const void *a, const void *b)
+{
+    const bk_catalog_entry *x = a, *y = b;
+    int r = strcmp(x->file, y->file);
+    if (r) return r;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorted by file, the latest entry of each file kept: n_sorted = n. */
+static void catalog_normalize(bk_catalog *c)
+{
+    if (c->n) qsort(c->e, c->n, sizeof *c->e, cmp_file_seq);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (i + 1 < c->n && !strcmp(c->e[i].file, c->e[i + 1].file)) continue; /* a later one follows */
+        c->e[k++] = c->e[i];
+    }
+    c->n = c->n_sorted = k;
+}
+
+static bk_catalog_entry *sorted_find(const bk_catalog *c, const char *file)
+{
+    size_t lo = 0, hi = c->n_sorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(c->e[mid].file, file);
+        if (!r) return &c->e[mid];
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
 }
 
 const bk_catalog_entry *bk_catalog_find(const bk_catalog *c, const char *file)
 {
-    for (size_t i = c->n; i-- > 0;)
+    for (size_t i = c->n; i-- > c->n_sorted;) /* the added ones, the latest first */
         if (!strcmp(c->e[i].file, file)) return &c->e[i];
-    return NULL;
+    return sorted_find(c, file);
 }
 
 bk_status bk_catalog_put(bk_catalog *c, const bk_catalog_entry *e, bk_error *err)
 {
-    bk_catalog_entry *old = (bk_catalog_entry *)bk_catalog_find(c, e->file);
+    bk_catalog_entry *old = sorted_find(c, e->file);
     if (old) {
+        uint64_t seq = old->seq;
         *old = *e;
+        old->seq = seq;
         return BK_OK;
     }
+    /* (a file added twice since the last sort: both kept, the later wins
+     * in find and in bk_catalog_write) */
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 64;
         bk_catalog_entry *ne = bk_realloc(c->alloc, c->e, c->cap * sizeof *ne, nc * sizeof *ne);
@@ -283,7 +320,8 @@ bk_status bk_catalog_put(bk_catalog *c, const bk_catalog_entry *e, bk_error *err
         c->e = ne;
         c->cap = nc;
     }
-    c->e[c->n++] = *e;
+    c->e[c->n] = *e;
+    c->e[c->n++].seq = c->seq_next++;
     return BK_OK;
 }
 
@@ -376,6 +414,7 @@ bk_status bk_catalog_load(bk_catalog *c, const char *out_dir, const bk_allocator
     }
     bk_free(alloc, buf, cap);
     if (st != BK_OK) bk_catalog_free(c);
+    else catalog_normalize(c);
     return st;
 }
 
@@ -484,10 +523,6 @@ static bk_status replace_file(const char *out_dir, const char *name, const char 
     return BK_OK;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-    return strcmp(((const bk_catalog_entry *)a)->file, ((const bk_catalog_entry *)b)->file);
-}
 
 bk_status bk_catalog_write(bk_catalog *c, const char *out_dir, bk_error *err)
 {
@@ -499,7 +534,7 @@ bk_status bk_catalog_write(bk_catalog *c, const char *out_dir, bk_error *err)
         if (lstat(p, &sb) == 0) c->e[k++] = c->e[i];
     }
     c->n = k;
-    if (c->n) qsort(c->e, c->n, sizeof *c->e, cmp_entry);
+    catalog_normalize(c);
     size_t cap = c->n * 1100 + 1;
     char *text = bk_alloc(c->alloc, cap);
     if (!text) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (catalogue)");
