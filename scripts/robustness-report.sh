@@ -119,6 +119,16 @@ done <<'LIST'
 13-wrong-network-or-garbage-dir-silent-success|scan / chain: another network's files or garbage give exit 0 and no output|low
 14-ssz-path-over-64-elements-truncated|`ssz --path`: elements after the 64th silently ignored|low
 15-ssz-proof-gindex-array-stack-overflow|`ssz proof`: stack buffer overflow with 64 `--gindex` plus a `--path`|**high**
+16-export-concurrent-runs-fail-each-other|two exports into one `--out` make each other fail|medium
+17-export-follow-dies-when-undo-lags|`export --follow` exits 65 when blk data is ahead of its undo data|medium
+18-export-resume-trusts-any-file|a rerun treats any entry under a final chunk name as a complete chunk|low
+19-leveldb-corruption-exit-74-no-path|LevelDB corruption: exit 74 without the database, or naming the deleted snapshot path|low
+20-leveldb-missing-file-says-kept-changing|a missing MANIFEST/table or a bad CURRENT reported as "kept changing"|low
+21-leveldb-huge-manifest-copied-whole|a huge (sparse) MANIFEST copied whole into TMPDIR|low
+22-datadir-table-ctime-changes|hard links change the live tables' ctime|low
+23-unreadable-block-index-silent-fallback|an unreadable or broken block index silently switched to the header scan|low
+24-exit-codes-misclassified|exit statuses outside the README's table|low
+25-ssz-schema-error-offset-wrong-text|schema errors with an offset into the wrong text|low
 LIST
 
 echo

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Finding 16: two exports into one --out made each other fail (each removed
+# 16-export-concurrent-runs-fail-each-other: two exports into one --out made each other fail (each removed
 # the other's temporary files; exit 74 naming a final chunk name). Now one
 # writer per --out: the second is refused at once with exit 75, naming the
 # holder's pid, writing nothing; the first completes, its files those of an

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Finding 17: `export --follow` exited 65 for good as soon as a block of the
+# 17-export-follow-dies-when-undo-lags: `export --follow` exited 65 for good as soon as a block of the
 # next due chunk had its blk record but not yet its rev record, which is
 # normal on a syncing node (Core stores blocks before it connects them).
 # Now such a chunk is not due yet: --follow says what it waits for and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Finding 18: a rerun kept anything under a final chunk name (an empty file,
+# 18-export-resume-trusts-any-file: a rerun kept anything under a final chunk name (an empty file,
 # random bytes, a directory) and exited 0. Now a file is kept only when the
 # catalogue lists it and it passes the checks of --verify; anything else
 # under a chunk's name is rewritten, and a non-file there is an error naming
