@@ -381,6 +381,43 @@ static bk_status read_small(const char *path, const bk_allocator *alloc, uint64_
     return BK_OK;
 }
 
+/* Read a file of ours under OUT/_blockkit/ (at most max bytes; absent:
+ * *found 0) and call fn for each non-empty line, numbered from 1, until
+ * it returns an error. */
+typedef bk_status (*line_fn)(void *ctx, const char *line, size_t len, uint64_t lineno, bk_error *err);
+static bk_status each_line(const char *path, const bk_allocator *alloc, uint64_t max, int *found, line_fn fn,
+                           void *ctx, bk_error *err)
+{
+    char *buf;
+    size_t len, cap = 0;
+    bk_status st = read_small(path, alloc, max, &buf, &len, &cap, found, err);
+    if (st != BK_OK || !*found) return st;
+    uint64_t lineno = 0;
+    for (size_t i = 0; i < len && st == BK_OK;) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        lineno++;
+        if (end > i) st = fn(ctx, buf + i, end - i, lineno, err);
+        i = end + 1;
+    }
+    bk_free(alloc, buf, cap);
+    return st;
+}
+
+/* A catalogue line: its entry, or counted as unreadable (a torn line). */
+static bk_status catalog_line(void *ctx, const char *line, size_t len, uint64_t lineno, bk_error *err)
+{
+    bk_catalog *c = ctx;
+    bk_catalog_entry e;
+    bk_error e2;
+    if (bk_catalog_parse_line(line, len, &e, &e2) == BK_OK) return bk_catalog_put(c, &e, err);
+    if (!c->bad_lines++) {
+        c->first_bad_line = lineno;
+        snprintf(c->first_bad, sizeof c->first_bad, "%s", e2.msg);
+    }
+    return BK_OK;
+}
+
 bk_status bk_catalog_load(bk_catalog *c, const char *out_dir, const bk_allocator *alloc, bk_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -388,31 +425,8 @@ bk_status bk_catalog_load(bk_catalog *c, const char *out_dir, const bk_allocator
     char path[4096];
     if (!path_in(path, sizeof path, out_dir, CATALOG_NAME))
         return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", out_dir);
-    char *buf;
-    size_t len, cap = 0;
     int found;
-    bk_status st = read_small(path, alloc, CATALOG_MAX_BYTES, &buf, &len, &cap, &found, err);
-    if (st != BK_OK || !found) return st;
-    uint64_t lineno = 0;
-    for (size_t i = 0; i < len && st == BK_OK;) {
-        const char *nl = memchr(buf + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - buf) : len;
-        lineno++;
-        if (end > i) {
-            bk_catalog_entry e;
-            bk_error e2;
-            if (bk_catalog_parse_line(buf + i, end - i, &e, &e2) == BK_OK) {
-                st = bk_catalog_put(c, &e, err);
-            } else {
-                if (!c->bad_lines++) {
-                    c->first_bad_line = lineno;
-                    snprintf(c->first_bad, sizeof c->first_bad, "%s", e2.msg);
-                }
-            }
-        }
-        i = end + 1;
-    }
-    bk_free(alloc, buf, cap);
+    bk_status st = each_line(path, alloc, CATALOG_MAX_BYTES, &found, catalog_line, c, err);
     if (st != BK_OK) bk_catalog_free(c);
     else catalog_normalize(c);
     return st;
@@ -555,48 +569,48 @@ bk_status bk_catalog_write(bk_catalog *c, const char *out_dir, bk_error *err)
 
 /* ---- the datasets manifest ---- */
 
+typedef struct manifest_ctx {
+    const char *path;
+    bk_ds_manifest *m;
+} manifest_ctx;
+
+/* A datasets.ndjson line: one dataset's manifest, or an error naming the line. */
+static bk_status manifest_line(void *ctx, const char *line, size_t len, uint64_t lineno, bk_error *err)
+{
+    manifest_ctx *mc = ctx;
+    flat f;
+    bk_error e2;
+    bk_dataset ds = BK_DS_BLOCKS;
+    bk_ds_manifest d;
+    memset(&d, 0, sizeof d);
+    char prof[16];
+    bk_status s2 = flat_parse(line, len, &f, &e2);
+    if (s2 == BK_OK) s2 = flat_enum(&f, "dataset", &ds, NULL, NULL, &e2);
+    if (s2 == BK_OK) s2 = flat_enum(&f, "format", NULL, &d.format, NULL, &e2);
+    if (s2 == BK_OK) s2 = flat_enum(&f, "network", NULL, NULL, &d.net, &e2);
+    if (s2 == BK_OK) s2 = flat_int(&f, "chunk_size", 1, &d.chunk_size, &e2);
+    if (s2 == BK_OK) s2 = flat_int(&f, "start_height", 0, &d.start, &e2);
+    if (s2 == BK_OK) s2 = flat_int(&f, "end_height", -1, &d.end, &e2);
+    if (s2 == BK_OK) s2 = flat_str(&f, "profile", prof, sizeof prof, &e2);
+    if (s2 == BK_OK && bk_table_profile_parse(prof, &d.profile) != BK_OK)
+        s2 = bk_error_set(&e2, BK_ERR_INVALID, 0, "unknown profile %s", prof);
+    if (s2 == BK_OK) s2 = flat_str(&f, "columns", d.columns, sizeof d.columns, &e2);
+    if (s2 != BK_OK)
+        return bk_error_set(err, BK_ERR_INVALID, e2.offset, "%s line %llu: %s", mc->path, (unsigned long long)lineno,
+                            e2.msg);
+    d.present = 1;
+    mc->m[ds] = d;
+    return BK_OK;
+}
+
 bk_status bk_manifest_load(const char *out_dir, bk_ds_manifest m[BK_DS_COUNT_], int *found, bk_error *err)
 {
     memset(m, 0, BK_DS_COUNT_ * sizeof *m);
     char path[4096];
     if (!path_in(path, sizeof path, out_dir, MANIFEST_NAME))
         return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", out_dir);
-    char *buf;
-    size_t len, cap = 0;
-    bk_status st = read_small(path, NULL, (uint64_t)1 << 20, &buf, &len, &cap, found, err);
-    if (st != BK_OK || !*found) return st;
-    unsigned lineno = 0;
-    for (size_t i = 0; i < len && st == BK_OK;) {
-        const char *nl = memchr(buf + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - buf) : len;
-        lineno++;
-        if (end > i) {
-            flat f;
-            bk_error e2;
-            bk_dataset ds = BK_DS_BLOCKS;
-            bk_ds_manifest d;
-            memset(&d, 0, sizeof d);
-            bk_status s2 = flat_parse(buf + i, end - i, &f, &e2);
-            if (s2 == BK_OK) s2 = flat_enum(&f, "dataset", &ds, NULL, NULL, &e2);
-            if (s2 == BK_OK) s2 = flat_enum(&f, "format", NULL, &d.format, NULL, &e2);
-            if (s2 == BK_OK) s2 = flat_enum(&f, "network", NULL, NULL, &d.net, &e2);
-            if (s2 == BK_OK) s2 = flat_int(&f, "chunk_size", 1, &d.chunk_size, &e2);
-            if (s2 == BK_OK) s2 = flat_int(&f, "start_height", 0, &d.start, &e2);
-            if (s2 == BK_OK) s2 = flat_int(&f, "end_height", -1, &d.end, &e2);
-            char prof[16];
-            if (s2 == BK_OK) s2 = flat_str(&f, "profile", prof, sizeof prof, &e2);
-            if (s2 == BK_OK && bk_table_profile_parse(prof, &d.profile) != BK_OK)
-                s2 = bk_error_set(&e2, BK_ERR_INVALID, 0, "unknown profile %s", prof);
-            if (s2 == BK_OK) s2 = flat_str(&f, "columns", d.columns, sizeof d.columns, &e2);
-            if (s2 != BK_OK)
-                st = bk_error_set(err, BK_ERR_INVALID, 0, "%s line %u: %s", path, lineno, e2.msg);
-            d.present = 1;
-            if (s2 == BK_OK) m[ds] = d;
-        }
-        i = end + 1;
-    }
-    bk_free(NULL, buf, cap);
-    return st;
+    manifest_ctx mc = {path, m};
+    return each_line(path, NULL, (uint64_t)1 << 20, found, manifest_line, &mc, err);
 }
 
 bk_status bk_manifest_write(const char *out_dir, const bk_ds_manifest m[BK_DS_COUNT_], bk_error *err)

@@ -9,6 +9,7 @@
 #include "bitcoin/script_internal.h"
 #include "json/json_internal.h"
 #include "parquet/writer_internal.h"
+#include "profile_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -228,48 +229,58 @@ const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
 
 /* ---- profiles and column selection (docs/export.md "Profiles and columns") ---- */
 
-enum { L_KEEP, L_HASH, L_BYTES, L_DROP };
-
 /* What --profile lean makes of a column: a hash in display order becomes
  * FIXED_LEN_BYTE_ARRAY(32) (chainwork: its big-endian bytes), a script, a
  * witness item, the coinbase or a filter BYTE_ARRAY, the text derived from
- * a script (asm, desc) is dropped. */
-static int lean_kind(bk_dataset ds, const char *name)
+ * a script (asm, desc) is dropped. The one table of the rule, utxos
+ * included (profile_internal.h). */
+int bk_table_lean_kind_(const char *dataset, const char *column)
 {
     static const struct {
-        bk_dataset ds;
-        const char *name;
+        const char *ds, *name;
         int kind;
     } k[] = {
-        {BK_DS_BLOCKS, "hash", L_HASH},
-        {BK_DS_BLOCKS, "merkle_root", L_HASH},
-        {BK_DS_BLOCKS, "previous_block_hash", L_HASH},
-        {BK_DS_BLOCKS, "chainwork", L_HASH},
-        {BK_DS_BLOCKS, "coinbase_param", L_BYTES},
-        {BK_DS_TRANSACTIONS, "hash", L_HASH},
-        {BK_DS_TRANSACTIONS, "wtxid", L_HASH},
-        {BK_DS_TRANSACTIONS, "block_hash", L_HASH},
-        {BK_DS_INPUTS, "transaction_hash", L_HASH},
-        {BK_DS_INPUTS, "block_hash", L_HASH},
-        {BK_DS_INPUTS, "spent_transaction_hash", L_HASH},
-        {BK_DS_INPUTS, "script_asm", L_DROP},
-        {BK_DS_INPUTS, "script_hex", L_BYTES},
-        {BK_DS_INPUTS, "witness", L_BYTES},
-        {BK_DS_INPUTS, "desc", L_DROP},
-        {BK_DS_OUTPUTS, "transaction_hash", L_HASH},
-        {BK_DS_OUTPUTS, "block_hash", L_HASH},
-        {BK_DS_OUTPUTS, "script_asm", L_DROP},
-        {BK_DS_OUTPUTS, "script_hex", L_BYTES},
-        {BK_DS_OUTPUTS, "desc", L_DROP},
-        {BK_DS_BLOCK_STATS, "blockhash", L_HASH},
-        {BK_DS_BLOCK_FILTERS, "hash", L_HASH},
-        {BK_DS_BLOCK_FILTERS, "filter", L_BYTES},
-        {BK_DS_BLOCK_FILTERS, "header", L_HASH},
+        {"blocks", "hash", BK_LEAN_HASH},
+        {"blocks", "merkle_root", BK_LEAN_HASH},
+        {"blocks", "previous_block_hash", BK_LEAN_HASH},
+        {"blocks", "chainwork", BK_LEAN_HASH},
+        {"blocks", "coinbase_param", BK_LEAN_BYTES},
+        {"transactions", "hash", BK_LEAN_HASH},
+        {"transactions", "wtxid", BK_LEAN_HASH},
+        {"transactions", "block_hash", BK_LEAN_HASH},
+        {"inputs", "transaction_hash", BK_LEAN_HASH},
+        {"inputs", "block_hash", BK_LEAN_HASH},
+        {"inputs", "spent_transaction_hash", BK_LEAN_HASH},
+        {"inputs", "script_asm", BK_LEAN_DROP},
+        {"inputs", "script_hex", BK_LEAN_BYTES},
+        {"inputs", "witness", BK_LEAN_BYTES},
+        {"inputs", "desc", BK_LEAN_DROP},
+        {"outputs", "transaction_hash", BK_LEAN_HASH},
+        {"outputs", "block_hash", BK_LEAN_HASH},
+        {"outputs", "script_asm", BK_LEAN_DROP},
+        {"outputs", "script_hex", BK_LEAN_BYTES},
+        {"outputs", "desc", BK_LEAN_DROP},
+        {"block_stats", "blockhash", BK_LEAN_HASH},
+        {"block_filters", "hash", BK_LEAN_HASH},
+        {"block_filters", "filter", BK_LEAN_BYTES},
+        {"block_filters", "header", BK_LEAN_HASH},
+        {"utxos", "txid", BK_LEAN_HASH},
+        {"utxos", "script_hex", BK_LEAN_BYTES},
+        {"utxos", "desc", BK_LEAN_DROP},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (k[i].ds == ds && !strcmp(k[i].name, name)) return k[i].kind;
-    return L_KEEP;
+        if (!strcmp(k[i].ds, dataset) && !strcmp(k[i].name, column)) return k[i].kind;
+    return BK_LEAN_KEEP;
 }
+
+bk_pq_column bk_table_lean_column_(bk_pq_column c, int kind)
+{
+    if (kind == BK_LEAN_HASH) c.type = BK_PQ_FIXED32;
+    else if (kind == BK_LEAN_BYTES) c.type = BK_PQ_BYTES;
+    return c;
+}
+
+static int lean_kind(bk_dataset ds, const char *name) { return bk_table_lean_kind_(bk_dataset_name(ds), name); }
 
 bk_status bk_table_profile_parse(const char *name, bk_table_profile *out)
 {
@@ -331,7 +342,7 @@ bk_status bk_table_columns_check(const char *list, bk_table_profile prof, bk_err
         size_t k = 0;
         while (k < n && strcmp(cols[k].name, c)) k++;
         if (k == n) return bk_error_set(err, BK_ERR_ARG, 0, "%s has no column '%s'", d, c);
-        if (prof == BK_PROFILE_LEAN && lean_kind(ds, c) == L_DROP)
+        if (prof == BK_PROFILE_LEAN && lean_kind(ds, c) == BK_LEAN_DROP)
             return bk_error_set(err, BK_ERR_ARG, 0, "%s.%s is not in the lean profile (it is derived from script_hex)", d, c);
     }
     return BK_OK;
@@ -352,19 +363,16 @@ bk_status bk_table_schema_build(bk_table_schema *s, bk_dataset ds, bk_table_prof
         return st;
     s->nmap = n;
     for (size_t k = 0; k < n; k++) {
-        int kind = prof == BK_PROFILE_LEAN ? lean_kind(ds, cols[k].name) : L_KEEP;
+        int kind = prof == BK_PROFILE_LEAN ? lean_kind(ds, cols[k].name) : BK_LEAN_KEEP;
         int names_ds = 0, named = 0, ex_ds, excluded = 0;
         if (columns) list_has(columns, ds, cols[k].name, &names_ds, &named);
         if (exclude) list_has(exclude, ds, cols[k].name, &ex_ds, &excluded);
-        if (kind == L_DROP || (names_ds && !named) || excluded) {
+        if (kind == BK_LEAN_DROP || (names_ds && !named) || excluded) {
             s->map[k] = -1;
             continue;
         }
-        bk_pq_column c = cols[k];
-        if (kind == L_HASH) c.type = BK_PQ_FIXED32;
-        else if (kind == L_BYTES) c.type = BK_PQ_BYTES;
         s->map[k] = (int16_t)s->ncols;
-        s->cols[s->ncols++] = c;
+        s->cols[s->ncols++] = bk_table_lean_column_(cols[k], kind);
     }
     if (!s->ncols)
         return bk_error_set(err, BK_ERR_ARG, 0, "no column of %s is left to write", bk_dataset_name(ds));

@@ -10,6 +10,9 @@
 
 #include "../bitcoin/script_internal.h"
 #include "../parquet/writer_internal.h"
+#include "profile_internal.h"
+
+#include <pthread.h>
 
 #include <string.h>
 
@@ -25,29 +28,32 @@ static const bk_pq_column utxo_columns[] = {
     {"desc", BK_PQ_STRING, BK_PQ_NO_MINMAX},
 };
 
-/* --profile lean (blockkit/table.h): txid as FIXED_LEN_BYTE_ARRAY(32) in
- * Core's display order, the script as BYTE_ARRAY, no desc. */
-static const bk_pq_column utxo_lean_columns[] = {
-    {"txid", BK_PQ_FIXED32, BK_PQ_NO_MINMAX},
-    {"vout", BK_PQ_INT64, 0},
-    {"value", BK_PQ_INT64, 0},
-    {"height", BK_PQ_INT32, 0},
-    {"is_coinbase", BK_PQ_BOOLEAN, 0},
-    {"script_hex", BK_PQ_BYTES, BK_PQ_NO_MINMAX},
-    {"type", BK_PQ_STRING, BK_PQ_DICT},
-    {"address", BK_PQ_STRING, BK_PQ_OPTIONAL | BK_PQ_NO_MINMAX},
-};
-
 const bk_pq_column *bk_utxo_columns(size_t *n_out)
 {
     if (n_out) *n_out = sizeof utxo_columns / sizeof utxo_columns[0];
     return utxo_columns;
 }
 
+/* --profile lean: the columns above under the lean rule (profile_internal.h):
+ * txid FIXED_LEN_BYTE_ARRAY(32) in Core's display order, script_hex the
+ * script's bytes, no desc. */
+static bk_pq_column utxo_lean_columns[sizeof utxo_columns / sizeof utxo_columns[0]];
+static size_t utxo_lean_n;
+
+static void utxo_lean_build(void)
+{
+    for (size_t i = 0; i < sizeof utxo_columns / sizeof utxo_columns[0]; i++) {
+        int kind = bk_table_lean_kind_("utxos", utxo_columns[i].name);
+        if (kind != BK_LEAN_DROP) utxo_lean_columns[utxo_lean_n++] = bk_table_lean_column_(utxo_columns[i], kind);
+    }
+}
+
 const bk_pq_column *bk_utxo_columns_profile(bk_table_profile p, size_t *n_out)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (p != BK_PROFILE_LEAN) return bk_utxo_columns(n_out);
-    if (n_out) *n_out = sizeof utxo_lean_columns / sizeof utxo_lean_columns[0];
+    pthread_once(&once, utxo_lean_build);
+    if (n_out) *n_out = utxo_lean_n;
     return utxo_lean_columns;
 }
 
