@@ -412,17 +412,25 @@ static int export_main(int argc, char **argv)
         o.below_tip = lag;
     }
 
+    /* The stop signals are caught before anything is made under --out: a
+     * signal that arrives once the directory exists stops cleanly (128+N
+     * with its message), never by the default action. */
+    export_signals sigs;
+    o.cancel = export_signals_catch(&sigs);
     /* one writer per --out, held across --follow's runs (export.h) */
     bk_out_lock lock;
     bk_error lerr;
     bk_error_clear(&lerr);
     if (bk_out_lock_take(&lock, o.out_dir, &lerr) != BK_OK) {
+        export_signals_restore(&sigs);
         bk_cli_source_free(&src);
+        if (bk_cli_stop) {
+            fprintf(stderr, "blockkit: export: stopped by a signal\n");
+            return 128 + (int)bk_cli_stop;
+        }
         return bk_cli_report(cmd, &lerr);
     }
     o.out_locked = 1;
-    export_signals sigs;
-    o.cancel = export_signals_catch(&sigs);
     bk_cli_progress pc;
     bk_cli_progress_init(&pc, bk_cli_progress_on(progress));
     o.progress = on_progress;

@@ -52,13 +52,19 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
     else if (end < 0 || end > tip_h) end = tip_h;
     int rc = 0;
     bk_out_lock lock = {-1, {0}}; /* one writer per --out (blockkit/export.h) */
+    export_signals sigs;
+    volatile sig_atomic_t *stop = NULL;
+    int caught = 0;
     if (end < start || start > tip_h) {
         rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %lld)",
                          (long long)start, (long long)end, (long long)tip_h);
         goto out;
     }
+    /* signals caught before anything is made under --out (as export's) */
+    stop = export_signals_catch(&sigs);
+    caught = 1;
     if (bk_out_lock_take(&lock, a->out_dir, &err) != BK_OK) {
-        rc = bk_cli_report(cmd, &err);
+        rc = *stop ? bk_cli_fail(cmd, 128 + (int)*stop, "stopped by a signal") : bk_cli_report(cmd, &err);
         goto out;
     }
     static xs_ctx x; /* bk_chunk_file holds two paths: not on the stack */
@@ -70,8 +76,6 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
         rc = bk_cli_report(cmd, &err);
         goto out;
     }
-    export_signals sigs;
-    volatile sig_atomic_t *stop = export_signals_catch(&sigs);
     bk_coinstats_series_opts so;
     memset(&so, 0, sizeof so);
     so.start = (int32_t)start;
@@ -84,7 +88,6 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
     if (s == BK_OK) s = bk_chunk_file_commit(&x.f, &err);
     else bk_chunk_file_abort(&x.f);
     bk_chunk_file_release(&x.f);
-    export_signals_restore(&sigs);
     if (s == BK_ERR_CANCELLED) {
         rc = bk_cli_fail(cmd, 128 + (int)(*stop ? *stop : 2), "interrupted; no utxo_stats file written");
     } else if (s != BK_OK) {
@@ -95,6 +98,7 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
                          "%s", m);
     }
 out:
+    if (caught) export_signals_restore(&sigs);
     bk_out_lock_release(&lock);
     bk_blocksdir_close(&d);
     bk_chain_free(&c);

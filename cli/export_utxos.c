@@ -51,13 +51,21 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     o.progress = on_progress;
     o.progress_ctx = &pr;
 
+    /* signals caught before anything is made under --out (as export's) */
+    export_signals sigs;
+    o.cancel = export_signals_catch(&sigs);
     bk_out_lock lock;
     bk_error err;
     bk_error_clear(&err);
-    if (bk_out_lock_take(&lock, o.out_dir, &err) != BK_OK) return bk_cli_report(cmd, &err);
+    if (bk_out_lock_take(&lock, o.out_dir, &err) != BK_OK) {
+        export_signals_restore(&sigs);
+        if (*o.cancel) {
+            fprintf(stderr, "blockkit: export: stopped by a signal\n");
+            return 128 + (int)*o.cancel;
+        }
+        return bk_cli_report(cmd, &err);
+    }
     o.out_locked = 1;
-    export_signals sigs;
-    o.cancel = export_signals_catch(&sigs);
     bk_utxo_export_stats st;
     bk_status s = bk_utxo_export_run(&o, &st, &err);
     bk_cli_progress_end(&pr);
