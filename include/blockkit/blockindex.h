@@ -35,6 +35,7 @@
 
 #include <blockkit/bitcoin.h>
 #include <blockkit/chain.h>
+#include <blockkit/network.h> /* bk_network_datadir_subdir, bk_network_datadir_path */
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,11 +175,6 @@ typedef struct bk_index_dirs {
      * error. */
     int trust_positions;
 } bk_index_dirs;
-
-/* The subdirectory Core uses for a network's data ("" for main,
- * "testnet3/", "testnet4/", "signet/", "regtest/"; Core:
- * chainparamsbase.cpp). Never NULL for a valid network. */
-BK_API const char *bk_network_datadir_subdir(bk_network net);
 
 /* Build *c (the same bk_chain the header scan fills; release it with
  * bk_chain_free) from Core's block index:

@@ -36,6 +36,20 @@ BK_API const bk_network_params *bk_network_get(bk_network net);
  * testnet4, signet, regtest. BK_ERR_ARG when unknown. */
 BK_API bk_status bk_network_parse(const char *name, bk_network *net_out) BK_WARN_UNUSED;
 
+/* The subdirectory Core uses for a network's data ("" for main,
+ * "testnet3/", "testnet4/", "signet/", "regtest/"; Core:
+ * chainparamsbase.cpp). Never NULL for a valid network. */
+BK_API const char *bk_network_datadir_subdir(bk_network net);
+
+/* The path "<dir>/<subdir><leaf>" of a network's data in a Core -datadir
+ * (or -blocksdir) dir, e.g. leaf "blocks/index" or "chainstate"; leaf ""
+ * gives the network's folder ("<dir>/" on main). Written into out[cap]
+ * as snprintf does (cut short, always NUL-terminated when cap > 0; out
+ * may be NULL when cap is 0). Returns the length of the whole path (out
+ * holds it all when that is below cap), -1 for an unknown network or a
+ * NULL dir. */
+BK_API int bk_network_datadir_path(char *out, size_t cap, const char *dir, bk_network net, const char *leaf);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 #include <blockkit/network.h>
 
+#include <stdio.h>
 #include <string.h>
 
 /* Core: src/kernel/chainparams.cpp (pchMessageStart, base58Prefixes, bech32_hrp, powLimit). */
@@ -42,4 +43,23 @@ bk_status bk_network_parse(const char *name, bk_network *net_out)
         }
     }
     return BK_ERR_ARG;
+}
+
+/* Core: chainparamsbase.cpp (the data directory of each chain). */
+const char *bk_network_datadir_subdir(bk_network net)
+{
+    static const char *const subdir[BK_NET_COUNT_] = {
+        [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
+        [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
+    return (unsigned)net < BK_NET_COUNT_ ? subdir[net] : NULL;
+}
+
+int bk_network_datadir_path(char *out, size_t cap, const char *dir, bk_network net, const char *leaf)
+{
+    const char *sub = bk_network_datadir_subdir(net);
+    if (!sub || !dir) {
+        if (cap) out[0] = 0;
+        return -1;
+    }
+    return snprintf(out, cap, "%s/%s%s", dir, sub, leaf ? leaf : "");
 }

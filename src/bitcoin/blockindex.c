@@ -244,11 +244,3 @@ void bk_deobfuscate(uint8_t *buf, size_t len, const uint8_t *key, size_t key_len
         if (++k == key_len) k = 0;
     }
 }
-
-const char *bk_network_datadir_subdir(bk_network net)
-{
-    static const char *const subdir[BK_NET_COUNT_] = {
-        [BK_NET_MAIN] = "", [BK_NET_TESTNET3] = "testnet3/", [BK_NET_TESTNET4] = "testnet4/",
-        [BK_NET_SIGNET] = "signet/", [BK_NET_REGTEST] = "regtest/"};
-    return (unsigned)net < BK_NET_COUNT_ ? subdir[net] : NULL;
-}

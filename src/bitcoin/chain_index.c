@@ -10,6 +10,7 @@
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 
+#include "base/threads.h"
 #include "chain_internal.h"
 #include "crypto/sha256_headers.h"
 
@@ -182,9 +183,9 @@ static void run_pair(task_fn a, void *aa, task_fn b, void *ba)
     }
     pthread_t th;
     task tb = {b, ba};
-    int spawned = pthread_create(&th, NULL, task_main, &tb) == 0;
+    unsigned spawned = bk_threads_start(&th, 1, task_main, &tb, 0);
     a(aa);
-    if (spawned) pthread_join(th, NULL);
+    if (spawned) bk_threads_join(&th, 1);
     else b(ba);
 }
 
@@ -1888,18 +1889,18 @@ bk_status bk_chain_build_index(bk_chain *c, const char *datadir, bk_network net,
                                const bk_allocator *alloc, bk_error *err)
 {
     chain_reset(c, net, alloc);
-    const char *sub = bk_network_datadir_subdir(net);
-    if (!sub) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    if (!bk_network_datadir_subdir(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
     if (!datadir) return bk_error_set(err, BK_ERR_ARG, 0, "no data directory");
-    size_t cap = strlen(datadir) + strlen(sub) + 32;
+    /* room for the longer of the two paths */
+    size_t cap = (size_t)bk_network_datadir_path(NULL, 0, datadir, net, "chainstate") + 1;
     char *blocks = bk_alloc(alloc, cap), *cs = bk_alloc(alloc, cap);
     if (!blocks || !cs) {
         bk_free(alloc, blocks, cap);
         bk_free(alloc, cs, cap);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
-    snprintf(blocks, cap, "%s/%sblocks", datadir, sub);
-    snprintf(cs, cap, "%s/%schainstate", datadir, sub);
+    bk_network_datadir_path(blocks, cap, datadir, net, "blocks");
+    bk_network_datadir_path(cs, cap, datadir, net, "chainstate");
     struct stat sb;
     bk_index_dirs dirs = {.blocksdir = blocks, .chainstatedir = stat(cs, &sb) == 0 && S_ISDIR(sb.st_mode) ? cs : NULL};
     bk_status st = bk_chain_build_index_dirs(c, &dirs, net, opts, alloc, err);

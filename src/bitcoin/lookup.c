@@ -85,30 +85,33 @@ static char *join(const char *a, const char *b, const char *c)
     return p;
 }
 
+/* <dir>/<net subdir><leaf> (bk_network_datadir_path), malloc'd; NULL when
+ * out of memory. net is a valid network. */
+static char *net_path(const char *dir, bk_network net, const char *leaf)
+{
+    int n = bk_network_datadir_path(NULL, 0, dir, net, leaf);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (p) bk_network_datadir_path(p, (size_t)n + 1, dir, net, leaf);
+    return p;
+}
+
 bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network net, const bk_chain_opts *opts,
                          const bk_allocator *alloc, bk_lookup **l_out, bk_error *err)
 {
     if (!datadir || !l_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     *l_out = NULL;
-    const char *sub = bk_network_datadir_subdir(net);
-    if (!sub) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+    if (!bk_network_datadir_subdir(net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
     bk_lookup *l = calloc(1, sizeof *l);
     if (!l) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     l->alloc = alloc ? alloc : bk_default_allocator();
     l->net = net;
     bk_block_decoder_init(&l->dec, l->alloc);
-    l->netdir = join(datadir, "/", sub);
+    l->netdir = net_path(datadir, net, "");
     l->tmpdir = opts && opts->tmpdir ? join(opts->tmpdir, "", "") : NULL;
     /* Core: -blocksdir moves the blk/rev files to <blocksdir>/<net>/blocks;
      * the index stays in <datadir>/<net>/blocks/index. */
-    char *blocks = NULL, *index = NULL, *cs = NULL;
-    if (l->netdir) {
-        char *bnet = blocksdir ? join(blocksdir, "/", sub) : NULL;
-        blocks = join(bnet ? bnet : l->netdir, "blocks", "");
-        free(bnet);
-        index = join(l->netdir, "blocks/index", "");
-        cs = join(l->netdir, "chainstate", "");
-    }
+    char *blocks = net_path(blocksdir ? blocksdir : datadir, net, "blocks");
+    char *index = net_path(datadir, net, "blocks/index"), *cs = net_path(datadir, net, "chainstate");
     bk_status st = BK_OK;
     if (!l->netdir || !blocks || !index || !cs || (opts && opts->tmpdir && !l->tmpdir)) {
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");

@@ -2,6 +2,7 @@
  * script without "hex", then the P2SH wrapper and the segwit object, each
  * offered only where Core's can_wrap / can_wrap_P2WSH rules allow. The
  * hashes it needs (HASH160 = RIPEMD-160 of SHA-256) are computed here. */
+#include <blockkit/hex.h>
 #include <blockkit/json.h>
 #include <blockkit/script.h>
 
@@ -198,8 +199,6 @@ static bk_status p2sh_address(const uint8_t *s, size_t n, bk_network net, char o
     return bk_script_address(spk, sizeof spk, net, out, BK_SCRIPT_ADDRESS_MAX, len_out);
 }
 
-static const char hexd[] = "0123456789abcdef";
-
 bk_status bk_json_decodescript(bk_json *j, const uint8_t *s, size_t n, bk_network net)
 {
     static const uint8_t empty[1];
@@ -269,10 +268,8 @@ bk_status bk_json_decodescript(bk_json *j, const uint8_t *s, size_t n, bk_networ
                 desc[dl++] = (char)('0' + sol.m % 10);
                 for (unsigned i = 0; i < sol.n; i++) {
                     desc[dl++] = ',';
-                    for (size_t b = 0; b < sol.key_len[i]; b++) {
-                        desc[dl++] = hexd[sol.keys[i][b] >> 4];
-                        desc[dl++] = hexd[sol.keys[i][b] & 15];
-                    }
+                    bk_hex_encode(desc + dl, sol.keys[i], sol.key_len[i]);
+                    dl += 2 * (size_t)sol.key_len[i];
                 }
                 desc[dl++] = ')';
                 desc[dl++] = ')';

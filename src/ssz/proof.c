@@ -3,6 +3,8 @@
  * get_helper_indices, is_valid_merkle_branch, calculate_multi_merkle_root). */
 #include "ssz_internal.h"
 
+#include <blockkit/hex.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,15 +585,8 @@ out:
 
 static void put_h32(bk_writer *w, const uint8_t v[32])
 {
-    static const char hx[] = "0123456789abcdef";
-    char s[69];
-    s[0] = '"';
-    s[1] = '0';
-    s[2] = 'x';
-    for (int i = 0; i < 32; i++) {
-        s[3 + 2 * i] = hx[v[i] >> 4];
-        s[4 + 2 * i] = hx[v[i] & 15];
-    }
+    char s[68] = {'"', '0', 'x'};
+    bk_hex_encode(s + 3, v, 32);
     s[67] = '"';
     bk_writer_put(w, s, 68);
 }

@@ -4,10 +4,10 @@
  * {"selector":n,"value":...}. */
 #include "ssz_internal.h"
 
+#include <blockkit/hex.h>
+
 #include <stdio.h>
 #include <string.h>
-
-static const char hexd[] = "0123456789abcdef";
 
 /* A field name as a JSON string: names come from schemas and may hold any
  * character a JSON string can (quotes, backslashes, control characters
@@ -21,7 +21,8 @@ static void put_name(bk_writer *w, const char *name)
             bk_writer_putc(w, '\\');
             bk_writer_putc(w, (char)c);
         } else if (c < 0x20) {
-            char e[7] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15], 0};
+            char e[6] = {'\\', 'u', '0', '0'};
+            bk_hex_encode(e + 4, &c, 1);
             bk_writer_put(w, e, 6);
         } else {
             bk_writer_putc(w, (char)c);
@@ -33,18 +34,7 @@ static void put_name(bk_writer *w, const char *name)
 static void put_hex(bk_writer *w, const uint8_t *p, size_t n)
 {
     bk_writer_put(w, "\"0x", 3);
-    while (n) {
-        size_t m = n < 512 ? n : 512;
-        uint8_t *o = bk_writer_space(w, 2 * m);
-        if (!o) return;
-        for (size_t i = 0; i < m; i++) {
-            o[2 * i] = (uint8_t)hexd[p[i] >> 4];
-            o[2 * i + 1] = (uint8_t)hexd[p[i] & 15];
-        }
-        bk_writer_commit(w, 2 * m);
-        p += m;
-        n -= m;
-    }
+    bk_writer_put_hex(w, p, n);
     bk_writer_putc(w, '"');
 }
 
@@ -209,14 +199,6 @@ static size_t jskip(const jtext *j, size_t pos)
     return pos;
 }
 
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static void jspan_free(const jtext *j, jspan *sp)
 {
     if (sp->owned) bk_free(j->alloc, sp->owned, sp->owned_cap);
@@ -264,10 +246,10 @@ static bk_status jstring(const jtext *j, size_t pos, jspan *sp, bk_error *err)
         case 't': d[n++] = '\t'; break;
         case 'u': {
             unsigned cp = 0, lo = 0;
-            for (int k = 0; k < 4; k++) cp = cp << 4 | (unsigned)hexv(j->s[i + k]);
+            for (int k = 0; k < 4; k++) cp = cp << 4 | (unsigned)bk_hex_digit((unsigned char)j->s[i + k]);
             i += 4;
             if (cp >= 0xd800 && cp < 0xdc00) {
-                for (int k = 0; k < 4; k++) lo = lo << 4 | (unsigned)hexv(j->s[i + 2 + k]);
+                for (int k = 0; k < 4; k++) lo = lo << 4 | (unsigned)bk_hex_digit((unsigned char)j->s[i + 2 + k]);
                 i += 6;
                 cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
             }
@@ -345,13 +327,9 @@ static bk_status put_unhex(const jtext *j, size_t pos, bk_writer *w, size_t *n_o
         st = bk_error_set(err, BK_ERR_NOMEM, pos, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        int a = hexv(sp.p[2 + 2 * i]), b = hexv(sp.p[3 + 2 * i]);
-        if (a < 0 || b < 0) {
-            st = bk_error_set(err, BK_ERR_VALUE, pos, "bad hex digit");
-            goto out;
-        }
-        o[i] = (uint8_t)(a << 4 | b);
+    if (bk_hex_decode(o, sp.p + 2, n, NULL) != BK_OK) {
+        st = bk_error_set(err, BK_ERR_VALUE, pos, "bad hex digit");
+        goto out;
     }
     bk_writer_commit(w, n);
     *n_out = n;

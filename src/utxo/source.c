@@ -18,10 +18,10 @@ void bk_utxo_source_opts_init(bk_utxo_source_opts *o)
     o->at_height = -1;
 }
 
-/* <datadir>/<net subdir><leaf> into out. */
+/* <datadir>/<net subdir><leaf> into out: 0 when it does not fit. */
 static int join(char *out, size_t cap, const char *datadir, bk_network net, const char *leaf)
 {
-    int n = snprintf(out, cap, "%s/%s%s", datadir, bk_network_datadir_subdir(net), leaf);
+    int n = bk_network_datadir_path(out, cap, datadir, net, leaf);
     return n >= 0 && (size_t)n < cap;
 }
 
@@ -155,6 +155,7 @@ static bk_status snapshot_open(bk_utxo_source *s, const bk_utxo_source_opts *o, 
 static bk_status chainstate_open(bk_utxo_source *s, const bk_utxo_source_opts *o, bk_error *err)
 {
     s->net = o->net;
+    if (!bk_network_datadir_subdir(o->net)) return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
     char dir[4096];
     if (!join(dir, sizeof dir, o->datadir, o->net, "chainstate"))
         return bk_error_set(err, BK_ERR_ARG, 0, "path too long: %s", o->datadir);
