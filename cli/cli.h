@@ -150,11 +150,6 @@ void bk_cli_lines_free(bk_cli_lines *w);
  * `--chain` name; or no records at all). */
 int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c, int orphans_ok);
 
-/* --datadir DIR for network net: 0 when its blocks directory (blocks_path)
- * exists, else 66 after a message naming the chains whose blocks DIR does
- * hold ("DIR holds regtest/blocks: use --chain regtest"). */
-int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net);
-
 /* The one message for an option the command does not have, and for a
  * known option given last without its value: exit 64. Every command's
  * parser classifies an option before it asks for its value. */

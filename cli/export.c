@@ -70,18 +70,10 @@ static void on_progress(void *vctx, const bk_export_progress *p)
 {
     bk_cli_progress *pr = vctx;
     bk_cli_progress_task busy[64];
-    bk_cli_progress_line l;
-    memset(&l, 0, sizeof l);
-    l.height = p->height;
-    l.items = "blocks";
-    l.items_done = p->blocks_done;
-    l.items_total = p->blocks_total;
+    bk_cli_progress_line l = bk_cli_progress_blocks(p->height, p->blocks_done, p->blocks_total, p->bytes_done,
+                                                    p->bytes_committed, p->bytes_total, p->seconds);
     l.chunks_done = p->chunks_done;
     l.chunks_total = p->chunks_total;
-    l.bytes_done = p->bytes_done;
-    l.work_done = p->bytes_committed;
-    l.work_total = p->bytes_total;
-    l.seconds = p->seconds;
     l.workers = p->workers > 0 ? p->workers : 1;
     l.work_seconds = p->chunk_seconds;
     for (size_t i = 0; i < p->n_busy && i < 64; i++) {
@@ -207,8 +199,8 @@ static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
     int summary = 0, follow = 0, progress = BK_PROGRESS_AUTO, verify = 0, deep = 0, schema = 0;
-    int64_t lag = 6, poll_s = 30, chunk_rows = 1000000;
-    const char *datasets = NULL, *snapshot = NULL, *utxo_height = NULL;
+    int64_t lag = 6, poll_s = 30, chunk_rows = 1000000, utxo_height = -1;
+    const char *datasets = NULL, *snapshot = NULL;
     bk_export_opts o;
     bk_export_opts_init(&o);
     bk_cli_source src;
@@ -256,7 +248,7 @@ static int export_main(int argc, char **argv)
         BK_OPT_ROW_FLAG("--summary", 0, &summary, "one line on stderr at the end"),
         BK_OPT_ROW_STR("--utxo-snapshot", 0, &snapshot, "FILE|-",
                        "utxos: a dumptxoutset file (format 2; - = standard input)"),
-        BK_OPT_ROW_STR("--height", 0, &utxo_height, "N",
+        BK_OPT_ROW_I64("--height", 0, &utxo_height, 0, INT32_MAX, "N",
                        "utxos: with --datadir, the set at height N (the chainstate\n"
                        "rolled back with the undo data above it, never touching the\n"
                        "node); with --utxo-snapshot, its base block's height"),
@@ -363,11 +355,12 @@ static int export_main(int argc, char **argv)
         /* with --datadir, --height H is the set at H (rolled back, as utxo
          * snapshot --height and utxo stats --height); with a snapshot file,
          * the height of its base block */
+        ua.source.height = ua.source.at_height = -1;
         if (src.datadir && !snapshot) {
-            ua.source.at_height = utxo_height;
+            ua.source.at_height = (int32_t)utxo_height;
             ua.source.blocksdir = src.blocksdir;
         } else {
-            ua.source.height = utxo_height;
+            ua.source.height = (int32_t)utxo_height;
         }
         ua.source.tmpdir = src.tmpdir;
         ua.source.height_optional = 1;

@@ -71,15 +71,7 @@ typedef struct f_out {
 static void show_progress(f_out *O, int64_t height, int final)
 {
     if (!O->progress.on) return;
-    bk_cli_progress_line pl;
-    memset(&pl, 0, sizeof pl);
-    pl.height = height;
-    pl.items = "blocks";
-    pl.items_done = O->done;
-    pl.items_total = O->total;
-    pl.work_done = O->done;
-    pl.work_total = O->total;
-    pl.seconds = now_s() - O->t0;
+    bk_cli_progress_line pl = bk_cli_progress_blocks(height, O->done, O->total, 0, O->done, O->total, now_s() - O->t0);
     pl.final = final;
     bk_cli_progress_show(&O->progress, &pl);
 }

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "opt.h"
 
+#include <blockkit/hex.h>
 #include <blockkit/merkle.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,9 @@ static const char merkle_outro[] =
 
 static char *put_hash(char *p, const uint8_t h[32])
 {
-    static const char digits[] = "0123456789abcdef";
     *p++ = '"';
-    for (int i = 31; i >= 0; i--) {
-        *p++ = digits[h[i] >> 4];
-        *p++ = digits[h[i] & 15];
-    }
+    bk_hex_encode_rev(p, h, 32);
+    p += 64;
     *p++ = '"';
     return p;
 }

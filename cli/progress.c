@@ -13,6 +13,16 @@ void bk_cli_progress_init(bk_cli_progress *p, int when)
     p->last_print = -1;
 }
 
+bk_cli_progress_line bk_cli_progress_blocks(int64_t height, uint64_t blocks_done, uint64_t blocks_total,
+                                            uint64_t bytes_done, uint64_t work_done, uint64_t work_total,
+                                            double seconds)
+{
+    bk_cli_progress_line l = {.height = height, .items = "blocks", .items_done = blocks_done,
+                              .items_total = blocks_total, .bytes_done = bytes_done, .work_done = work_done,
+                              .work_total = work_total, .seconds = seconds};
+    return l;
+}
+
 static int64_t round_up(double left)
 {
     if (left <= 0) return 1; /* overdue but not done: not 0 */

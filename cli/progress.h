@@ -57,6 +57,14 @@ typedef struct bk_cli_progress_line {
     double work_seconds;        /* worker seconds the complete work took */
 } bk_cli_progress_line;
 
+/* The line of a run over heights (scan, export, filter), filled once: the
+ * highest height done, blocks done of blocks_total, the bytes read (the
+ * MB/s rate), and the ETA's work_done of work_total at seconds since the
+ * start. Every other field 0: the caller adds its chunks, workers, final. */
+bk_cli_progress_line bk_cli_progress_blocks(int64_t height, uint64_t blocks_done, uint64_t blocks_total,
+                                            uint64_t bytes_done, uint64_t work_done, uint64_t work_total,
+                                            double seconds);
+
 /* when: 1 always, 0 never, -1 auto (stderr is a terminal). */
 void bk_cli_progress_init(bk_cli_progress *p, int when);
 /* Print (throttled to 4/s unless final); nothing when there is no work at

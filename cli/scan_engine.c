@@ -82,16 +82,8 @@ static void scan_note(void *ctx, const char *msg)
 static void scan_progress(void *ctx, const bk_scan_report *r)
 {
     scan_out *S = ctx;
-    bk_cli_progress_line l;
-    memset(&l, 0, sizeof l);
-    l.height = r->height;
-    l.items = "blocks";
-    l.items_done = r->blocks_done;
-    l.items_total = r->blocks_total;
-    l.bytes_done = r->bytes_done;
-    l.work_done = r->bytes_done;
-    l.work_total = r->bytes_total;
-    l.seconds = r->seconds;
+    bk_cli_progress_line l = bk_cli_progress_blocks(r->height, r->blocks_done, r->blocks_total, r->bytes_done,
+                                                    r->bytes_done, r->bytes_total, r->seconds);
     l.final = r->final;
     bk_cli_progress_show(&S->progress, &l);
 }

@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "opt.h"
 
+#include <blockkit/hex.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -62,13 +64,9 @@ static const char sha256_outro[] =
  * starts with a backslash. */
 static int print_line(const uint8_t d[32], const char *name)
 {
-    static const char hex[] = "0123456789abcdef";
-    char line[64 + 3];
+    char line[64];
     int esc = strpbrk(name, "\\\n") != NULL;
-    for (int i = 0; i < 32; i++) {
-        line[2 * i] = hex[d[i] >> 4];
-        line[2 * i + 1] = hex[d[i] & 15];
-    }
+    bk_hex_encode(line, d, 32);
     if (esc && putchar('\\') == EOF) return BK_EXIT_IO;
     if (fwrite(line, 1, 64, stdout) != 64 || fputs("  ", stdout) == EOF) return BK_EXIT_IO;
     for (const char *p = name; *p; p++) {

@@ -33,23 +33,29 @@ static int is_file(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* dir/<net subdir>blocks, the blocks directory Core's layout gives a
- * network under a datadir (or a -blocksdir). */
-static int net_blocks_dir(const char *dir, bk_network n)
+/* "dir/<net subdir>leaf" (malloc'd; NULL when out of memory): where
+ * Core's layout puts a network's leaf ("blocks", "chainstate") under a
+ * datadir or a -blocksdir (the network table's folder). */
+static char *net_path(const char *dir, bk_network n, const char *leaf)
 {
-    char p[4200];
-    int w = snprintf(p, sizeof p, "%s/%sblocks", dir, bk_network_datadir_subdir(n));
-    return w > 0 && (size_t)w < sizeof p && is_dir(p);
+    const char *sub = bk_network_datadir_subdir(n);
+    size_t cap = strlen(dir) + strlen(sub) + strlen(leaf) + 2;
+    char *p = malloc(cap);
+    if (p) snprintf(p, cap, "%s/%s%s", dir, sub, leaf);
+    return p;
 }
 
-/* dir/<net subdir>chainstate: a datadir whose blocks are elsewhere (or
- * a chainstate-only copy, for the utxo commands). */
-static int net_chainstate_dir(const char *dir, bk_network n)
+static int net_is_dir(const char *dir, bk_network n, const char *leaf)
 {
-    char p[4200];
-    int w = snprintf(p, sizeof p, "%s/%schainstate", dir, bk_network_datadir_subdir(n));
-    return w > 0 && (size_t)w < sizeof p && is_dir(p);
+    char *p = net_path(dir, n, leaf);
+    int r = p && is_dir(p);
+    free(p);
+    return r;
 }
+
+/* dir/<net subdir>blocks, the blocks directory Core's layout gives a
+ * network under a datadir (or a -blocksdir). */
+static int net_blocks_dir(const char *dir, bk_network n) { return net_is_dir(dir, n, "blocks"); }
 
 /* Whether dir holds blk files (or xor.dat): a blocks directory itself. */
 static int holds_blk_files(const char *dir)
@@ -93,7 +99,9 @@ static unsigned present_networks(const char *dir, char *names, size_t cap)
     size_t len = 0;
     names[0] = 0;
     for (int n = 0; n < BK_NET_COUNT_; n++)
-        if (net_blocks_dir(dir, (bk_network)n) || net_chainstate_dir(dir, (bk_network)n)) {
+        /* (a chainstate alone: a datadir whose blocks are elsewhere, or a
+         * chainstate-only copy, for the utxo commands) */
+        if (net_blocks_dir(dir, (bk_network)n) || net_is_dir(dir, (bk_network)n, "chainstate")) {
             set |= 1u << n;
             int w = snprintf(names + len, cap - len, "%s%s", len ? " and " : "", bk_network_get((bk_network)n)->name);
             if (w > 0 && (size_t)w < cap - len) len += (size_t)w;
@@ -195,7 +203,11 @@ int bk_cli_source_resolve(const char *cmd, bk_cli_source *s, int need)
                                    "regtest/blocks/, ...): is it a Bitcoin Core datadir?", s->datadir);
         }
     }
+    /* the directory whose <net subdir>blocks holds the blk files, when
+     * Core's layout gives it */
+    const char *base = s->datadir;
     if (s->blocksdir) {
+        base = NULL;
         if (!is_dir(s->blocksdir))
             return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "--blocksdir %s: no such directory", s->blocksdir);
         if (holds_blk_files(s->blocksdir) || !present_networks(s->blocksdir, names, sizeof names)) {
@@ -223,19 +235,12 @@ int bk_cli_source_resolve(const char *cmd, bk_cli_source *s, int need)
             if (!(set & 1u << s->net))
                 return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "--blocksdir %s holds the blocks of %s, not of %s",
                                    s->blocksdir, names, chain_opt(s->net));
-            s->core_blocksdir = s->blocksdir;
-            size_t n = strlen(s->blocksdir) + 64;
-            char *p = malloc(n);
-            if (!p) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-            snprintf(p, n, "%s/%sblocks", s->blocksdir, bk_network_datadir_subdir(s->net));
-            s->owned_[2] = p;
-            s->blocksdir = p;
+            s->core_blocksdir = base = s->blocksdir;
         }
-    } else {
-        size_t n = strlen(s->datadir) + 64;
-        char *p = malloc(n);
+    }
+    if (base) {
+        char *p = net_path(base, s->net, "blocks");
         if (!p) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-        snprintf(p, n, "%s/%sblocks", s->datadir, bk_network_datadir_subdir(s->net));
         s->owned_[2] = p;
         s->blocksdir = p;
     }

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "opt.h"
 
+#include <blockkit/hex.h>
 #include <blockkit/ssz.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -154,15 +155,11 @@ static int ssz_overview_print(int help)
 
 static int put_hex_line(const uint8_t *p, size_t n)
 {
-    static const char hx[] = "0123456789abcdef";
     char *s = malloc(2 * n + 4);
     if (!s) return bk_cli_fail(CMD, BK_EXIT_SOFTWARE, "out of memory");
     s[0] = '0';
     s[1] = 'x';
-    for (size_t i = 0; i < n; i++) {
-        s[2 + 2 * i] = hx[p[i] >> 4];
-        s[3 + 2 * i] = hx[p[i] & 15];
-    }
+    bk_hex_encode(s + 2, p, n);
     s[2 + 2 * n] = '\n';
     int rc = emit(s, 2 * n + 3);
     free(s);

@@ -39,11 +39,14 @@ static const char stats_outro[] =
     "\"Undo data not available\"; a pruned one with \"Block not available (pruned data)\".\n"
     "The undo record of a block found through Core's block index has its checksum\n"
     "verified (Core's ReadBlockUndo; \"Can't read undo data from disk\" otherwise).\n"
-    "A height past the tip is Core's \"Target block height H after current tip T\".\n"
+    "--height H (or --start H --end H) past the tip is Core's \"Target block height\n"
+    "H after current tip T\"; a range with no block is scan's and export's \"no\n"
+    "block in heights S..E\" (66).\n"
     "SIGINT, SIGTERM and SIGHUP stop after the current line, name the height to\n"
     "resume from, and end with status 128 + the signal number.\n"
     "Exit status: 0 ok, 64 usage, 65 bad block or undo data, 66 block or undo\n"
-    "data not available or a height past the tip, 74 I/O error, 128+N signal N.\n";
+    "data not available, a height past the tip or an empty range, 74 I/O error,\n"
+    "128+N signal N.\n";
 
 typedef struct stats_cfg {
     uint32_t select;
@@ -221,8 +224,10 @@ static void stats_error(const bk_engine_where *wh, const bk_error *err, char *m,
         bk_engine_error_format(wh, err, m, cap);
 }
 
-static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t end, int64_t below_tip,
-                    int have_start, int have_end, const char *hash_arg, int jobs, const stats_cfg *cfg)
+/* range: the range as given (bk_cli_empty_range names it). */
+static int dir_main(const char *cmd, bk_cli_source *src, const bk_cli_range *range, int64_t start, int64_t end,
+                    int64_t below_tip, int have_start, int have_end, const char *hash_arg, int jobs,
+                    const stats_cfg *cfg)
 {
     stats_run R;
     memset(&R, 0, sizeof R);
@@ -264,19 +269,23 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
         list[0].orphan = 0;
         njobs = 1;
     } else {
+        /* one block (--height H, or --start H --end H) is getblockstats' answer */
+        int single = have_start && have_end && start == end;
         /* a pruned node: from the lowest height whose data is kept */
         if (!have_start) start = R.chain.prune_height > R.chain.base_height ? R.chain.prune_height : R.chain.base_height;
         if (below_tip >= 0) end = tip_h - below_tip;
         else if (!have_end) end = tip_h;
-        /* Core: ParseHashOrHeight's messages */
-        if (have_end && end > tip_h) {
+        if (single && end > tip_h) {
+            /* Core: ParseHashOrHeight's message */
             rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)end,
                              (long long)tip_h);
             goto out;
         }
-        if (have_start && start > tip_h) {
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld",
-                             (long long)start, (long long)tip_h);
+        /* a range as scan and export take it: past the tip is the tip, and
+         * no block in it is their one message (66) */
+        if (end > tip_h) end = tip_h;
+        if (end < start) {
+            rc = bk_cli_empty_range(cmd, range);
             goto out;
         }
         if (start < R.chain.base_height && tip_h >= 0) {
@@ -284,16 +293,10 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
                              (long long)start, (int)R.chain.base_height);
             goto out;
         }
-        if (end >= start) {
-            /* the engine's range builder, pruned heights kept (each answered with Core's error) */
-            size_t cap = 0;
-            if (bk_engine_chain_items(&R.chain, start, end, 1, &list, &njobs, &cap, NULL, NULL, NULL, &err) != BK_OK) {
-                rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-                goto out;
-            }
-        } else {
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no block in heights %lld..%lld (the tip is at height %lld): "
-                             "nothing written", (long long)start, (long long)end, (long long)tip_h);
+        /* the engine's range builder, pruned heights kept (each answered with Core's error) */
+        size_t cap = 0;
+        if (bk_engine_chain_items(&R.chain, start, end, 1, &list, &njobs, &cap, NULL, NULL, NULL, &err) != BK_OK) {
+            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
             goto out;
         }
     }
@@ -323,8 +326,8 @@ static int dir_main(const char *cmd, bk_cli_source *src, int64_t start, int64_t 
     if (rs == BK_ERR_CANCELLED) {
         /* SIGINT: the lines so far are complete */
         const bk_chain_entry *next = &R.chain.entries[list[R.emitted].entry];
-        fprintf(stderr, "blockkit: stats: interrupted before height %d; resume with --start %d\n", (int)next->height,
-                (int)next->height);
+        fprintf(stderr, "blockkit: stats: stopped by a signal before height %d; resume with --start %d\n",
+                (int)next->height, (int)next->height);
         rc = bk_cli_output_flush(cmd, stdout, NULL);
         if (!rc) rc = 128 + (int)bk_cli_stop;
     } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
@@ -444,8 +447,8 @@ static int stats_main(int argc, char **argv)
      * (blockkit/engine.h) with 128 + N, as scan does */
     bk_cli_stop_saved saved;
     bk_cli_stop_signals_catch(&saved);
-    rc = dir_main(cmd, &src, start, end, have_height ? -1 : range.below_tip, have_start, have_end, hash_arg, jobs,
-                  &cfg);
+    rc = dir_main(cmd, &src, &range, start, end, have_height ? -1 : range.below_tip, have_start, have_end, hash_arg,
+                  jobs, &cfg);
     bk_cli_stop_signals_restore(&saved);
     bk_cli_source_free(&src);
     return rc;

@@ -415,29 +415,33 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
 {
     const bk_network_params *np = bk_network_get(d->net);
     if (d->n_blk == 0) {
-        static const char *const sub[] = {"testnet3", "testnet4", "signet", "regtest"};
         if (is_dir(d->path, "blocks")) {
-            /* DIR may be a test chain's subdirectory of a datadir. */
+            /* DIR may be a test chain's subdirectory of a datadir (the
+             * network table's folders: all networks but main). */
             const char *base = strrchr(d->path, '/');
             base = base ? base + 1 : d->path;
-            for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++)
-                if (!strcmp(base, sub[i]))
+            for (int n = 0; n < BK_NET_COUNT_; n++) {
+                const char *sub = bk_network_datadir_subdir((bk_network)n), *name = bk_network_get((bk_network)n)->name;
+                if (*sub && strlen(base) + 1 == strlen(sub) && !strncmp(base, sub, strlen(base)))
                     return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
                                        "no blk*.dat files in %s; this looks like the %s directory of a datadir, "
                                        "use --datadir %.*s --chain %s (or --blocksdir %s/blocks --chain %s)",
-                                       d->path, sub[i], base > d->path + 1 ? (int)(base - d->path - 1) : 1,
-                                       base > d->path + 1 ? d->path : ".", sub[i], d->path, sub[i]);
+                                       d->path, name, base > d->path + 1 ? (int)(base - d->path - 1) : 1,
+                                       base > d->path + 1 ? d->path : ".", name, d->path, name);
+            }
             return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
                                "no blk*.dat files in %s; this looks like a datadir, use --datadir %s", d->path,
                                d->path);
         }
-        for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        /* or a datadir whose network is in its folder */
+        for (int n = 0; n < BK_NET_COUNT_; n++) {
+            const char *sub = bk_network_datadir_subdir((bk_network)n);
             char s2[32];
-            snprintf(s2, sizeof s2, "%s/blocks", sub[i]);
-            if (is_dir(d->path, s2))
+            snprintf(s2, sizeof s2, "%sblocks", sub);
+            if (*sub && is_dir(d->path, s2))
                 return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
                                    "no blk*.dat files in %s; this looks like a datadir, use --datadir %s "
-                                   "--chain %s", d->path, d->path, sub[i]);
+                                   "--chain %s", d->path, d->path, bk_network_get((bk_network)n)->name);
         }
         return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "no blk*.dat files in %s (not a blocks directory?)", d->path);
     }
@@ -479,29 +483,6 @@ int bk_cli_check_chain(const char *cmd, const bk_blocksdir *d, const bk_chain *c
                            "no genesis: %zu block(s) in %s, none connected to a genesis block (a pruned or partial "
                            "directory); see --orphans to render them by their BIP34 height", c->n_entries, d->path);
     return 0;
-}
-
-int bk_cli_check_datadir(const char *cmd, const char *datadir, const char *blocks_path, bk_network net)
-{
-    struct stat st;
-    if (stat(blocks_path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-    static const char *const sub[] = {"blocks", "testnet3/blocks", "testnet4/blocks", "signet/blocks",
-                                      "regtest/blocks"};
-    static const char *const name[] = {"main", "testnet3", "testnet4", "signet", "regtest"};
-    char found[128] = "";
-    size_t n = 0;
-    for (size_t i = 0; i < 5; i++)
-        if (is_dir(datadir, sub[i])) {
-            n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? ", " : "", name[i]);
-            if (n >= sizeof found) n = sizeof found - 1;
-        }
-    if (found[0])
-        return bk_cli_fail(cmd, BK_EXIT_NOINPUT,
-                           "%s: no such directory: %s holds the blocks of %s, not of %s: use --chain %s%s", blocks_path,
-                           datadir, found, bk_network_get(net)->name, strchr(found, ',') ? "NAME, one of " : "",
-                           found);
-    return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s: no such directory (is %s a Bitcoin Core datadir?)", blocks_path,
-                       datadir);
 }
 
 int bk_cli_parse_i64(const char *s, int64_t *out)

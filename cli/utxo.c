@@ -51,7 +51,8 @@ static const char utxo_outro[] =
 
 typedef struct utxo_opts {
     bk_cli_source src;
-    const char *snapshot, *out_file, *height;
+    const char *snapshot, *out_file;
+    int64_t height;      /* --height, -1 when not given */
     int hash_type;       /* bk_utxo_hash_type */
     int jobs;
     int force;
@@ -67,21 +68,13 @@ static int parse_hash_type(void *dest, const char *v)
     return 1;
 }
 
-static int parse_height_text(void *dest, const char *v)
-{
-    int64_t n;
-    if (!bk_cli_parse_i64(v, &n) || n < 0 || n > INT32_MAX) return 0;
-    *(const char **)dest = v;
-    return 1;
-}
-
 #define UTXO_COMMON_ROWS(o)                                                                          \
     BK_OPT_SOURCE_DATADIR(&(o)->src),                                                                 \
     BK_OPT_ROW_STR("--utxo-snapshot", 0, &(o)->snapshot, "FILE|-",                                    \
                    "a dumptxoutset file (format version 2); - = standard input"),                    \
-    BK_OPT_ROW_CALL("--height", 0, &(o)->height, parse_height_text, "N",                              \
-                    "the height of the snapshot's base block (or of the chainstate's\n"             \
-                    "best block: then the block index is not read)")
+    BK_OPT_ROW_I64("--height", 0, &(o)->height, 0, INT32_MAX, "N",                                    \
+                   "the height of the snapshot's base block (or of the chainstate's\n"             \
+                   "best block: then the block index is not read)")
 
 /* Parse argv with the command's rows; then the datadir resolved (its
  * network found from the files). Returns BK_OPT_CONTINUE or an exit code. */
@@ -98,8 +91,8 @@ static int utxo_parse(bk_opt_spec *spec, int argc, char **argv, utxo_opts *o)
 static utxo_source_opts source_opts(const utxo_opts *o)
 {
     utxo_source_opts so = {o->src.datadir, o->snapshot,
-                           o->src.datadir || o->src.chain_given ? bk_network_get(o->src.net)->name : NULL, o->height,
-                           o->src.tmpdir, 0, NULL, NULL};
+                           o->src.datadir || o->src.chain_given ? bk_network_get(o->src.net)->name : NULL,
+                           (int32_t)o->height, o->src.tmpdir, 0, -1, NULL};
     return so;
 }
 
@@ -107,6 +100,7 @@ static void utxo_opts_init(utxo_opts *o)
 {
     memset(o, 0, sizeof *o);
     bk_cli_source_init(&o->src);
+    o->height = -1;
     o->hash_type = BK_UTXO_HASH_SERIALIZED_3;
     o->jobs = bk_cli_default_workers();
     if (o->jobs > 64) o->jobs = 64;
@@ -139,7 +133,7 @@ static int utxo_stats(int argc, char **argv)
         return rc;
     }
     /* issue 28: a past height or a range of heights of a datadir */
-    if (o.src.datadir && (o.height || bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end"))) {
+    if (o.src.datadir && (o.height >= 0 || bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end"))) {
         rc = past_stats(cmd, &o, &spec, &range);
         if (rc >= 0) {
             bk_cli_source_free(&o.src);
@@ -429,6 +423,7 @@ typedef struct series_out {
     const char *cmd;
     int with_muhash;
     int rc;
+    int64_t next;  /* the height of the next line */
 } series_out;
 
 static bk_status series_emit(void *vctx, const bk_coinstats *cur, const bk_coinstats *prev, bk_error *err)
@@ -446,6 +441,7 @@ static bk_status series_emit(void *vctx, const bk_coinstats *cur, const bk_coins
     }
     so->rc = bk_cli_output_write(so->cmd, stdout, NULL, w.data, w.len);
     bk_writer_free(&w);
+    if (!so->rc) so->next = (int64_t)cur->height + 1;
     return so->rc ? bk_error_set(err, BK_ERR_IO, 0, "standard output") : BK_OK;
 }
 
@@ -468,11 +464,23 @@ static int past_series(const char *cmd, past_src *p, bk_utxo_hash_type ht, int64
     so.end = (int32_t)end;
     so.with_muhash = ht == BK_UTXO_HASH_MUHASH;
     so.workers = jobs;
-    series_out out = {cmd, so.with_muhash, 0};
+    series_out out = {cmd, so.with_muhash, 0, start};
     bk_error err;
     bk_error_clear(&err);
     bk_engine_where wh;
+    /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop with
+     * 128 + N, as stats and scan do */
+    bk_cli_stop_saved saved;
+    bk_cli_stop_signals_catch(&saved);
+    so.cancel = &bk_cli_stop;
     bk_status s = bk_coinstats_series(&p->chain, &p->dir, &so, series_emit, &out, &wh, &err);
+    bk_cli_stop_signals_restore(&saved);
+    if (s == BK_ERR_CANCELLED || (s != BK_OK && bk_cli_stop && !out.rc)) {
+        int frc = bk_cli_output_flush(cmd, stdout, NULL);
+        fprintf(stderr, "blockkit: %s: stopped by a signal before height %lld; resume with --start %lld\n", cmd,
+                (long long)out.next, (long long)out.next);
+        return frc ? frc : 128 + (int)(bk_cli_stop ? bk_cli_stop : SIGINT);
+    }
     if (s != BK_OK) {
         if (out.rc) return bk_cli_pipe_closed ? 0 : out.rc;
         if (wh.stage != BK_STAGE_NONE && wh.stage != BK_STAGE_CONSUME) {
@@ -552,7 +560,7 @@ static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *sp
 {
     bk_utxo_hash_type ht = (bk_utxo_hash_type)o->hash_type;
     int ranged = bk_opt_given(spec, "--start") || bk_opt_given(spec, "--end");
-    if (ranged && o->height)
+    if (ranged && o->height >= 0)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height and --start/--end: give one of them");
     if (ranged && ht == BK_UTXO_HASH_SERIALIZED_3)
         return bk_cli_fail(cmd, BK_EXIT_USAGE,
@@ -569,7 +577,7 @@ static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *sp
         else if (end < 0) end = tip_h;
         rc = past_series(cmd, &p, ht, start, end, o->jobs);
     } else {
-        int64_t h = strtoll(o->height, NULL, 10);
+        int64_t h = o->height;
         if (h > tip_h) {
             rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)h,
                              (long long)tip_h);
@@ -605,8 +613,8 @@ static int utxo_snapshot(int argc, char **argv)
     int mem_mib = 64;
     bk_opt opts[] = {
         BK_OPT_SOURCE_DATADIR(&o.src),
-        BK_OPT_ROW_CALL("--height", 0, &o.height, parse_height_text, "H",
-                        "the height to roll back to (default: the chainstate's best block)"),
+        BK_OPT_ROW_I64("--height", 0, &o.height, 0, INT32_MAX, "H",
+                       "the height to roll back to (default: the chainstate's best block)"),
         BK_OPT_OUTPUT(&o.out_file, "the snapshot file to write (required)"),
         BK_OPT_ROW_INT("--mem", 0, &mem_mib, 1, 65536, "MiB",
                        "memory for restored coins before a sorted run is spilled (default 64)"),
@@ -636,8 +644,8 @@ static int utxo_snapshot(int argc, char **argv)
         return rc;
     }
     int32_t height;
-    if (o.height) {
-        height = (int32_t)strtol(o.height, NULL, 10);
+    if (o.height >= 0) {
+        height = (int32_t)o.height;
     } else {
         uint8_t best[32];
         bk_chainstate_best_block(p.cs, best);

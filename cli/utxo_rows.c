@@ -3,38 +3,9 @@
 
 #include "cli.h"
 
-
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-
-static int parse_height(const char *cmd, const char *text, int32_t *h)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (*text == 0 || *end || errno || v < 0 || v > INT32_MAX)
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--height needs a block height, not '%s'", text);
-    *h = (int32_t)v;
-    return 0;
-}
-
-int utxo_parse_threads(const char *cmd, const char *text, unsigned *out)
-{
-    long threads = sysconf(_SC_NPROCESSORS_ONLN);
-    if (text) {
-        char *end;
-        threads = strtol(text, &end, 10);
-        if (!*text || *end || threads < 1 || threads > 64)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--threads needs 1..64, not '%s'", text);
-    }
-    if (threads < 1) threads = 1;
-    *out = (unsigned)(threads > 64 ? 64 : threads);
-    return 0;
-}
 
 /* The library's coin source (bk_utxo_source, blockkit/utxo.h) from the
  * command line; its errors as exit codes: what is missing 66, what does
@@ -53,15 +24,13 @@ int utxo_source_opts_lib(const char *cmd, const utxo_source_opts *o, bk_utxo_sou
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", o->chain);
         lo.net_given = 1;
     }
-    int rc = 0;
     if (o->snapshot) {
-        if (o->height) rc = parse_height(cmd, o->height, &lo.height);
+        lo.height = o->height;
     } else if (o->datadir) {
         lo.blocksdir = o->blocksdir;
-        if (o->at_height) rc = parse_height(cmd, o->at_height, &lo.at_height);
-        else if (o->height) rc = parse_height(cmd, o->height, &lo.height);
+        if (o->at_height >= 0) lo.at_height = o->at_height;
+        else lo.height = o->height;
     }
-    if (rc) return rc;
     *out = lo;
     return 0;
 }

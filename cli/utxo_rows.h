@@ -14,14 +14,17 @@
 
 /* Where the coins come from (command-line options, NULL = not given). */
 typedef struct utxo_source_opts {
-    const char *datadir, *snapshot, *chain, *height, *tmpdir;
+    const char *datadir, *snapshot, *chain;
+    int32_t height;     /* --height (its option row's bounds), -1 = not given */
+    const char *tmpdir;
     /* the best block's height is not needed: a snapshot without --height or
      * --datadir, or a datadir without a block index, leaves it -1 */
     int height_optional;
     /* --datadir only: the set at this height, the chainstate rolled back
      * with the undo data of the blocks above it (bk_utxo_rollback); its
-     * blk/rev files in blocksdir (the resolved blk directory) */
-    const char *at_height, *blocksdir;
+     * blk/rev files in blocksdir (the resolved blk directory); -1 = not given */
+    int32_t at_height;
+    const char *blocksdir;
 } utxo_source_opts;
 
 /* A stream of coins from either source, in key order: the library's
@@ -29,7 +32,7 @@ typedef struct utxo_source_opts {
 typedef bk_utxo_source coin_source;
 
 /* The library's source options from the command line's (0, or 64 with
- * the message printed: a bad --chain or --height). */
+ * the message printed: a bad --chain). */
 int utxo_source_opts_lib(const char *cmd, const utxo_source_opts *o, bk_utxo_source_opts *out);
 /* A source error as its exit code, printed: missing 66, not matching 65,
  * usage 64 (each its message as it is), else as bk_cli_report. */
@@ -39,9 +42,6 @@ int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
 static inline int utxo_source_next(coin_source *s, bk_utxo *u) { return bk_utxo_source_next(s, u); }
 static inline bk_status utxo_source_status(coin_source *s, bk_error *err) { return bk_utxo_source_status(s, err); }
 static inline void utxo_source_close(coin_source *s) { bk_utxo_source_close(s); }
-
-/* Parse --threads (1..64; NULL = the online CPUs). Returns 0 or 64. */
-int utxo_parse_threads(const char *cmd, const char *text, unsigned *out);
 
 /* bk_utxo_rows_run (blockkit/utxo.h: the library's engine) over src, with
  * exit codes: emit writes a batch and returns 0, or an exit code after

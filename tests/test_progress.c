@@ -13,7 +13,9 @@
  *   only when all is done.
  * - No line at all for a run with nothing to do (export --follow on a
  *   chain shorter than a chunk printed "height -1  0/0 blocks ..."), and
- *   the --follow waiting line. */
+ *   the --follow waiting line.
+ * - The line of scan, export and filter filled by its one helper
+ *   (bk_cli_progress_blocks): the same text. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
@@ -178,16 +180,11 @@ static void test_lines(void)
     bk_cli_progress_end(&p);
     CHECK_EQ_INT(file_text(f, buf, sizeof buf), 0);
 
-    /* a line, throttled to 4 per second, then the final one with its newline */
-    memset(&l, 0, sizeof l);
-    l.height = 9;
-    l.items = "blocks";
-    l.items_done = 10;
-    l.items_total = 20;
-    l.bytes_done = 1000000;
-    l.work_done = 1000000;
-    l.work_total = 2000000;
-    l.seconds = 2.0;
+    /* a line, throttled to 4 per second, then the final one with its newline
+     * (filled by the one helper of scan, export and filter) */
+    l = bk_cli_progress_blocks(9, 10, 20, 1000000, 1000000, 2000000, 2.0);
+    CHECK_EQ_STR(l.items, "blocks");
+    CHECK(l.chunks_total == 0 && l.workers == 0 && l.final == 0 && l.busy == NULL);
     bk_cli_progress_show(&p, &l);
     l.seconds = 2.1; /* within 0.25 s: not printed */
     l.items_done = 11;

@@ -1,7 +1,10 @@
 #!/bin/bash
-# 24-exit-codes-misclassified (the snapshot part): a dumptxoutset file with
-# a format version other than 2 (0, 3) used to be exit 64 "unsupported", a
-# usage error; it is a property of the input file: bad data, 65, at byte 5.
+# 24-exit-codes-misclassified: exit statuses outside the README's table.
+# A dumptxoutset file with a format version other than 2 (0, 3) used to be
+# exit 64 "unsupported", a usage error; it is a property of the input file:
+# bad data, 65, at byte 5. `export --out ''` was 74 (an I/O error on the
+# empty name): a bad argument, 64. (export's 128+N after SIGINT/SIGTERM and
+# the empty ranges' 66 are in tests/cli_contract.sh.)
 . "$(dirname "$0")/lib.sh"
 D=$T/dd
 mkdir -p "$D"
@@ -17,6 +20,8 @@ for v in 0 3; do
     run 30 "$BK" export --datadir "$D" --chain regtest --out "$T/out$v" --datasets utxos --utxo-snapshot "$T/v$v.dat" > /dev/null
     expect "export --datasets utxos, snapshot version $v" 65 "snapshot format version $v is not one blockkit reads"
 done
+run 10 "$BK" export --blocksdir "$SAMPLE" --orphans --out '' > /dev/null
+expect "export --out '' is a usage error" 64 "bad value for --out: ''"
 # version 2 (Core's) still reads
 run 30 "$BK" utxo stats --utxo-snapshot "$T/s.dat" --height 939 --chain regtest > /dev/null
 expect "utxo stats, Core's snapshot" 0 ""
