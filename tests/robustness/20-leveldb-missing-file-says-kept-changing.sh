@@ -4,26 +4,25 @@
 # table, used to be retried 16 times (0.7 s) and reported as exit 74 "kept
 # changing: no consistent snapshot". Nothing was changing: now two looks
 # that see the same thing say what is missing, as bad data (65, the README's
-# "a damaged database"), in well under the old 0.7 s.
+# "a damaged database"). The old code could only end in "kept changing"
+# after its 16 tries, so the message below is the proof; no wall-clock
+# bound (it failed under the sanitizers on a loaded machine: speed belongs
+# in the bench, not in a test).
 . "$(dirname "$0")/lib.sh"
 D=$T/dd
 fresh() { rm -rf "$D"; mkdir -p "$D"; zstd -dc "$DATA/regtest/datadir.tar.zst" | tar x -C "$D"; chmod -R u+w "$D"; }
 I=$D/regtest/blocks/index
 C=$D/regtest/chainstate
-# timed NAME SECONDS: the last run took less than SECONDS
-timed() { if awk -v a="$t1" -v b="$t0" -v m="$2" 'BEGIN { exit !(a - b < m) }'; then pass "$1: under $2 s"; else fail "$1: took $(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }') s"; fi; }
 
 fresh; rm "$I"/MANIFEST-*
-t0=$(date +%s.%N); run 30 "$BK" chain --datadir "$D" --chain regtest; t1=$(date +%s.%N)
+run 30 "$BK" chain --datadir "$D" --chain regtest
 expect "chain, blocks/index without its MANIFEST" 65 \
     "^blockkit: chain: invalid data: $I: CURRENT names MANIFEST-000007, which does not exist \(damaged or incomplete copy\)"
-timed "chain, no MANIFEST" 0.5
 
 fresh; printf 'MANIFEST-999999\n' > "$C/CURRENT"
-t0=$(date +%s.%N); run 30 "$BK" utxo stats --datadir "$D" --chain regtest; t1=$(date +%s.%N)
+run 30 "$BK" utxo stats --datadir "$D" --chain regtest
 expect "utxo stats, CURRENT names MANIFEST-999999" 65 \
     "^blockkit: utxo stats: invalid data: $C: CURRENT names MANIFEST-999999, which does not exist \(damaged or incomplete copy\)"
-timed "utxo stats, MANIFEST-999999" 0.5
 
 fresh; : > "$C/CURRENT"
 run 30 "$BK" utxo stats --datadir "$D" --chain regtest
@@ -40,9 +39,8 @@ expect "chain, CURRENT garbage" 65 "^blockkit: chain: invalid data: $I: CURRENT 
 one_line "chain, CURRENT garbage"
 
 fresh; rm "$C/000019.ldb"
-t0=$(date +%s.%N); run 30 "$BK" utxo stats --datadir "$D" --chain regtest; t1=$(date +%s.%N)
+run 30 "$BK" utxo stats --datadir "$D" --chain regtest
 expect "utxo stats, a live table missing" 65 \
     "^blockkit: utxo stats: invalid data: $C: MANIFEST-000017 lists table 000019.ldb, which does not exist \(damaged or incomplete copy\)"
-timed "utxo stats, a missing table" 0.5
 if printf '%s' "$err" | grep -q "kept changing"; then fail "still 'kept changing': $err"; else pass "not 'kept changing'"; fi
 finish
