@@ -27,6 +27,7 @@
  * is an upper bound on the MB/s any export of these files can reach here.
  * Unit = MB of blk input, as in the Export and Scan rows. */
 #define _POSIX_C_SOURCE 200809L
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_literalCompressionMode, as the writer sets it */
 #include "bench.h"
 #include "../src/json/json_internal.h"
 
@@ -193,6 +194,7 @@ static int floor_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     bk_bench_rm_tree(ex);
     /* the writer's zstd settings (src/parquet/writer.c) */
     ZSTD_CCtx_setParameter(b->z, ZSTD_c_compressionLevel, dflt.zstd_level);
+    ZSTD_CCtx_setParameter(b->z, ZSTD_c_literalCompressionMode, 1 /* ZSTD_ps_enable */);
     if (dflt.zstd_level < 0) ZSTD_CCtx_setParameter(b->z, ZSTD_c_minMatch, 7);
     b->zcap = ZSTD_compressBound(dflt.page_size);
     b->zbuf = bk_alloc(alloc, b->zcap);
