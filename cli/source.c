@@ -38,10 +38,9 @@ static int is_file(const char *p)
  * datadir or a -blocksdir (the network table's folder). */
 static char *net_path(const char *dir, bk_network n, const char *leaf)
 {
-    const char *sub = bk_network_datadir_subdir(n);
-    size_t cap = strlen(dir) + strlen(sub) + strlen(leaf) + 2;
-    char *p = malloc(cap);
-    if (p) snprintf(p, cap, "%s/%s%s", dir, sub, leaf);
+    int len = bk_network_datadir_path(NULL, 0, dir, n, leaf);
+    char *p = len < 0 ? NULL : malloc((size_t)len + 1);
+    if (p) bk_network_datadir_path(p, (size_t)len + 1, dir, n, leaf);
     return p;
 }
 
@@ -264,12 +263,11 @@ int bk_cli_source_build(const char *cmd, const bk_cli_source *s, bk_network net,
     }
     /* Core keeps the index and the chainstate in <datadir>/<net>/ even when
      * -blocksdir puts the blk/rev files elsewhere. */
-    const char *sub = bk_network_datadir_subdir(net);
     if (s->blockindex) snprintf(index, cap, "%s", s->blockindex);
-    else if (s->datadir) snprintf(index, cap, "%s/%sblocks/index", s->datadir, sub);
+    else if (s->datadir) bk_network_datadir_path(index, cap, s->datadir, net, "blocks/index");
     else snprintf(index, cap, "%s/index", s->blocksdir);
     snprintf(current, cap + 16, "%s/CURRENT", index);
-    if (s->datadir) snprintf(chainstate, cap, "%s/%schainstate", s->datadir, sub);
+    if (s->datadir) bk_network_datadir_path(chainstate, cap, s->datadir, net, "chainstate");
     else if (s->blockindex) snprintf(chainstate, cap, "%s/../../chainstate", s->blockindex);
     else snprintf(chainstate, cap, "%s/../chainstate", s->blocksdir);
     int have_index = is_file(current);
