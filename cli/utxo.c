@@ -390,7 +390,8 @@ static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow
     co.tmpdir = o->src.tmpdir;
     char index[4096];
     struct stat ist;
-    snprintf(index, sizeof index, "%s/%sblocks/index", o->src.datadir, bk_network_datadir_subdir(net));
+    int il = bk_network_datadir_path(index, sizeof index, o->src.datadir, net, "blocks/index");
+    if (il < 0 || (size_t)il >= sizeof index) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir: path too long");
     if (allow_none && (stat(index, &ist) != 0 || !S_ISDIR(ist.st_mode))) return -1;
     bk_status s = bk_chain_build_index(&p->chain, o->src.datadir, net, &co, NULL, &err);
     if (s == BK_ERR_NOT_FOUND && allow_none) return -1;
@@ -403,7 +404,11 @@ static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow
     p->have_dir = 1;
     if (want_cs) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%schainstate", o->src.datadir, bk_network_datadir_subdir(net));
+        int pl = bk_network_datadir_path(path, sizeof path, o->src.datadir, net, "chainstate");
+        if (pl < 0 || (size_t)pl >= sizeof path) {
+            past_close(p);
+            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir: path too long");
+        }
         if (bk_chainstate_open(path, o->src.tmpdir, NULL, &p->cs, &err) != BK_OK) {
             past_close(p);
             return bk_cli_report(cmd, &err);
