@@ -50,6 +50,11 @@ static inline void bk_bench_keep(const void *p)
  * when the file exists. */
 int bk_bench_data_path(char *buf, size_t cap, const char *name);
 
+/* A new empty directory $TMPDIR/blockkit-bench-<name>-?????? (/tmp when
+ * TMPDIR is unset), made with mkdtemp(3), its path in dir. 0 when made;
+ * otherwise 1 and dir is "". The caller removes it (bk_bench_rm_tree). */
+int bk_bench_tmpdir(char *dir, size_t cap, const char *name);
+
 
 /* The bench blocks directory of the Scan rows (bench_scan.c: 150 blocks of
  * mainnet with their undo data, 217 MB), for other rows that read a whole

@@ -56,10 +56,8 @@ static int export_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     b->workers = a->workers;
     b->format = a->format;
     b->profile = a->profile;
-    const char *t = getenv("TMPDIR");
     int rc = bk_bench_sample_dir(b->dir, sizeof b->dir, &b->keep, alloc);
-    snprintf(b->out, sizeof b->out, "%s/blockkit-bench-export-out-XXXXXX", t && *t ? t : "/tmp");
-    if (rc != 0 || !mkdtemp(b->out)) {
+    if (rc != 0 || bk_bench_tmpdir(b->out, sizeof b->out, "export-out")) {
         if (rc == 0 && !b->keep) bk_bench_rm_tree(b->dir);
         bk_free(alloc, b, sizeof *b);
         return 1;

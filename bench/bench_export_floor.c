@@ -157,14 +157,11 @@ static int floor_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     memset(b, 0, sizeof *b);
     b->format = a->format;
     b->profile = a->profile;
-    const char *t = getenv("TMPDIR");
-    snprintf(b->out, sizeof b->out, "%s/blockkit-bench-floor-XXXXXX", t && *t ? t : "/tmp");
     if (bk_bench_sample_dir(b->dir, sizeof b->dir, &b->keep, alloc) != 0) {
         bk_free(alloc, b, sizeof *b);
         return 1;
     }
-    if (!mkdtemp(b->out)) {
-        b->out[0] = 0;
+    if (bk_bench_tmpdir(b->out, sizeof b->out, "floor")) { /* out is "": nothing to remove */
         floor_teardown(b, alloc);
         return 1;
     }

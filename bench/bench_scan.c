@@ -125,7 +125,7 @@ static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     if (!b) return 1;
     memset(b, 0, sizeof *b);
     b->workers = (int)(intptr_t)arg;
-    const char *t = getenv("TMPDIR"), *keep = getenv("BLOCKKIT_BENCH_SCAN_DIR");
+    const char *keep = getenv("BLOCKKIT_BENCH_SCAN_DIR");
     b->devnull = fopen("/dev/null", "wb");
     if (keep && *keep) {
         /* Keep (and reuse) the generated directory, e.g. to time the CLI. */
@@ -141,8 +141,7 @@ static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
         *ctx = b;
         return b->devnull ? 0 : 1;
     }
-    snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-scan-XXXXXX", t && *t ? t : "/tmp");
-    if (!b->devnull || !mkdtemp(b->dir) || generate(b->dir) != 0) {
+    if (!b->devnull || bk_bench_tmpdir(b->dir, sizeof b->dir, "scan") || generate(b->dir) != 0) {
         if (b->devnull) fclose(b->devnull);
         remove_dir(b->dir);
         bk_free(alloc, b, sizeof *b);

@@ -363,9 +363,7 @@ static int past_setup_common(past_bench *b)
     } else {
         char tarball[4096];
         if (bk_bench_data_path(tarball, sizeof tarball, "regtest/datadir.tar.zst") != 0) return 1;
-        const char *t = getenv("TMPDIR");
-        snprintf(b->dir, sizeof b->dir, "%s/blockkit-bench-regtest-XXXXXX", t && *t ? t : "/tmp");
-        if (!mkdtemp(b->dir)) return 1;
+        if (bk_bench_tmpdir(b->dir, sizeof b->dir, "regtest")) return 1;
         b->own_dir = 1;
         char cmd[9000];
         snprintf(cmd, sizeof cmd, "zstd -dcq '%s' | tar -x -C '%s'", tarball, b->dir);

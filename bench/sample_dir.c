@@ -42,18 +42,29 @@ static const bk_bench *scan_bench(void)
     return NULL;
 }
 
+int bk_bench_tmpdir(char *dir, size_t cap, const char *name)
+{
+    const char *t = getenv("TMPDIR");
+    /* the six X are mkdtemp(3)'s template, replaced by the call */
+    int n = snprintf(dir, cap, "%s/blockkit-bench-%s-XXXXXX", t && *t ? t : "/tmp", name);
+    if (n < 0 || (size_t)n >= cap || !mkdtemp(dir)) {
+        if (cap) dir[0] = 0;
+        return 1;
+    }
+    return 0;
+}
+
 int bk_bench_sample_dir(char *dir, size_t cap, int *keep, const bk_allocator *alloc)
 {
     const bk_bench *sb = scan_bench();
     if (!sb) return 1;
-    const char *t = getenv("TMPDIR"), *k = getenv("BLOCKKIT_BENCH_SCAN_DIR");
+    const char *k = getenv("BLOCKKIT_BENCH_SCAN_DIR");
     *keep = 0;
     if (k && *k) {
         *keep = 1;
         snprintf(dir, cap, "%s", k);
     } else {
-        snprintf(dir, cap, "%s/blockkit-bench-sample-XXXXXX", t && *t ? t : "/tmp");
-        if (!mkdtemp(dir)) return 1;
+        if (bk_bench_tmpdir(dir, cap, "sample")) return 1;
         rmdir(dir); /* the Scan setup creates and fills it */
         setenv("BLOCKKIT_BENCH_SCAN_DIR", dir, 1);
     }
