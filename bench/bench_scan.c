@@ -18,7 +18,6 @@
 #include "../scripts/gen_bench_blocks.h"
 #include <blockkit/scan.h>
 
-#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,21 +62,6 @@ static uint8_t *read_all(const char *name, size_t *len)
     fclose(f);
     *len = (size_t)n;
     return p;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[4400];
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* The directory: scripts/gen_bench_blocks.c with the templates from
@@ -143,7 +127,7 @@ static int scan_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     }
     if (!b->devnull || bk_bench_tmpdir(b->dir, sizeof b->dir, "scan") || generate(b->dir) != 0) {
         if (b->devnull) fclose(b->devnull);
-        remove_dir(b->dir);
+        bk_bench_rm_tree(b->dir);
         bk_free(alloc, b, sizeof *b);
         return 1;
     }
@@ -193,7 +177,7 @@ static void scan_teardown(void *ctx, const bk_allocator *alloc)
 {
     scan_bench *b = ctx;
     fclose(b->devnull);
-    if (!b->keep) remove_dir(b->dir);
+    if (!b->keep) bk_bench_rm_tree(b->dir);
     bk_free(alloc, b, sizeof *b);
 }
 

@@ -472,52 +472,78 @@ static int apply_edit(ldb_manifest *m, const uint8_t *p, const uint8_t *end)
     return 1;
 }
 
-/* Parse a MANIFEST image; 0 when it does not parse (then nothing is linked). */
-static int parse_manifest(const uint8_t *data, size_t len, ldb_manifest *m)
+/* Read n bytes at off; 0 on an error or a short file. */
+static int pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
 {
-    enum { BLOCK = 32768, HDR = 7 };
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+/* Parse the snapshot's MANIFEST (len bytes, the copy's size) one 32 KiB
+ * log block at a time, in blk (LDB_LOG_BLOCK bytes), as LevelDB's log
+ * reader does: a zero header (preallocation, a sparse or zero-extended
+ * file) ends its block, a torn last header or record ends the log. Holes
+ * (SEEK_DATA) are whole zero blocks and are skipped unread, so a sparse
+ * MANIFEST costs neither memory nor reading; only a record in fragments is
+ * assembled, in memory that grows with the bytes it really holds. 0 when
+ * it does not parse or cannot be read (then nothing is linked). */
+static int parse_manifest(int fd, uint64_t len, ldb_manifest *m, uint8_t *blk)
+{
+    enum { HDR = 7 };
     uint8_t *rec = NULL;
     size_t rlen = 0, rcap = 0;
-    int in_frag = 0, ok = 1;
-    size_t pos = 0;
-    while (ok && pos < len) {
-        size_t left_in_block = BLOCK - pos % BLOCK;
-        if (left_in_block < HDR) {
-            pos += left_in_block; /* trailer padding */
-            continue;
-        }
-        if (len - pos < HDR) break; /* a torn last header: ignore, as LevelDB does */
-        const uint8_t *h = data + pos;
-        size_t n = (size_t)h[4] | (size_t)h[5] << 8;
-        uint8_t type = h[6];
-        if (type == 0 && n == 0) { /* zero fill (preallocation) */
-            pos += left_in_block;
-            continue;
-        }
-        if (HDR + n > left_in_block || pos + HDR + n > len) break; /* torn last record */
-        const uint8_t *payload = h + HDR;
-        pos += HDR + n;
-        if (type == 1) { /* FULL */
-            ok = apply_edit(m, payload, payload + n);
-            in_frag = 0;
-        } else if (type == 2 || type == 3 || type == 4) {
-            if (type == 2) rlen = 0, in_frag = 1;
-            else if (!in_frag) { ok = 0; break; }
-            if (rlen + n > rcap) {
-                size_t cap = (rlen + n) * 2;
-                uint8_t *r = realloc(rec, cap);
-                if (!r) { ok = 0; break; }
-                rec = r;
-                rcap = cap;
+    int in_frag = 0, ok = 1, end = 0, seek_data = 1;
+    for (uint64_t off = 0; ok && !end && off < len; off += LDB_LOG_BLOCK) {
+        if (seek_data) {
+            off_t d = lseek(fd, (off_t)off, SEEK_DATA);
+            if (d < 0 && errno == ENXIO) break; /* only zero blocks from here */
+            if (d < 0) seek_data = 0;           /* not supported here: read them */
+            else if ((uint64_t)d >= off + LDB_LOG_BLOCK) {
+                off = (uint64_t)d / LDB_LOG_BLOCK * LDB_LOG_BLOCK - LDB_LOG_BLOCK; /* its block, next */
+                continue;
             }
-            memcpy(rec + rlen, payload, n);
-            rlen += n;
-            if (type == 4) {
-                ok = apply_edit(m, rec, rec + rlen);
+        }
+        size_t have = len - off < LDB_LOG_BLOCK ? (size_t)(len - off) : LDB_LOG_BLOCK;
+        if (!pread_full(fd, blk, have, off)) { ok = 0; break; }
+        size_t pos = 0;
+        while (ok && pos < have) {
+            if (LDB_LOG_BLOCK - pos < HDR) break; /* trailer padding */
+            if (have - pos < HDR) { end = 1; break; } /* a torn last header: ignore, as LevelDB does */
+            const uint8_t *h = blk + pos;
+            size_t n = (size_t)h[4] | (size_t)h[5] << 8;
+            uint8_t type = h[6];
+            if (type == 0 && n == 0) break; /* zero fill: the rest of the block */
+            if (HDR + n > have - pos) { end = 1; break; } /* torn last record */
+            const uint8_t *payload = h + HDR;
+            pos += HDR + n;
+            if (type == 1) { /* FULL */
+                ok = apply_edit(m, payload, payload + n);
                 in_frag = 0;
+            } else if (type == 2 || type == 3 || type == 4) {
+                if (type == 2) rlen = 0, in_frag = 1;
+                else if (!in_frag) { ok = 0; break; }
+                if (rlen + n > rcap) {
+                    size_t cap = (rlen + n) * 2;
+                    uint8_t *r = realloc(rec, cap);
+                    if (!r) { ok = 0; break; }
+                    rec = r;
+                    rcap = cap;
+                }
+                memcpy(rec + rlen, payload, n);
+                rlen += n;
+                if (type == 4) {
+                    ok = apply_edit(m, rec, rec + rlen);
+                    in_frag = 0;
+                }
+            } else {
+                ok = 0;
             }
-        } else {
-            ok = 0;
         }
     }
     free(rec);
@@ -543,28 +569,6 @@ static const ldb_table *live_table(const ldb_manifest *m, uint64_t num)
     for (size_t i = 0; i < m->n_live; i++)
         if (m->live[i].num == num) return &m->live[i];
     return NULL;
-}
-
-static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
-{
-    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < 0) { close(fd); return 0; }
-    size_t n = (size_t)st.st_size;
-    uint8_t *b = malloc(n ? n : 1);
-    size_t got = 0;
-    while (b && got < n) {
-        ssize_t r = pread(fd, b + got, n - got, (off_t)got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!b || got != n) { free(b); return 0; }
-    *out = b;
-    *len = n;
-    return 1;
 }
 
 /* One attempt at a consistent snapshot of srcdir into dstdir. SNAP_RETRY
@@ -610,10 +614,13 @@ static int snapshot_once(int srcfd, const char *srcdir, int dstfd, char *buf, in
     close(mfd);
     if (rc != SNAP_OK) return rc;
     ldb_manifest m = {0};
-    uint8_t *mdata = NULL;
-    size_t mlen = 0;
-    int parsed = read_whole(dstfd, manifest, &mdata, &mlen) && parse_manifest(mdata, mlen, &m);
-    free(mdata);
+    int parsed = 0;
+    int copyfd = openat(dstfd, manifest, O_RDONLY | O_CLOEXEC);
+    if (copyfd >= 0) {
+        struct stat cst;
+        parsed = fstat(copyfd, &cst) == 0 && parse_manifest(copyfd, (uint64_t)cst.st_size, &m, (uint8_t *)buf);
+        close(copyfd);
+    }
     uint64_t live_bytes = 0;
     for (size_t i = 0; parsed && i < m.n_live; i++) live_bytes += m.live[i].size;
     int link_tables = !may_copy || live_bytes > LDB_COPY_TABLES_MAX;
