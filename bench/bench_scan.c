@@ -66,9 +66,9 @@ static uint8_t *read_all(const char *name, size_t *len)
 
 /* The directory: scripts/gen_bench_blocks.c with the templates from
  * tests/data, seed 1, then the marker that says it is this generator's
- * (a kept BLOCKKIT_BENCH_SCAN_DIR from before, of repeated transactions,
- * is not reused). */
-#define MARKER "bench-blocks-distinct-v1"
+ * version (a kept BLOCKKIT_BENCH_SCAN_DIR from an earlier one - repeated
+ * transactions, or v1's scripts repeated in every copy - is not reused). */
+#define MARKER "bench-blocks-distinct-v2"
 static int generate(const char *dir)
 {
     static const char *const names[3] = {"866342", "367891", "277647"};

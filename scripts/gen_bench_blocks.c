@@ -31,7 +31,8 @@ typedef struct gen_tpl {
     uint8_t *raw;              /* the working copy, patched per output block */
     const uint8_t *orig;       /* the template's bytes */
     size_t len;
-    const uint8_t *undo;
+    const uint8_t *undo;       /* the template's CBlockUndo */
+    uint8_t *undo_raw;         /* the working copy, patched per output block */
     size_t undo_len;
     bk_block b;                /* decoded over raw */
     bk_block_decoder dec;
@@ -85,6 +86,88 @@ static void le32(uint8_t *p, uint32_t v)
 
 static int cmp_id(const void *a, const void *b) { return memcmp(a, b, 32); }
 
+/* ---- per-copy scripts ----
+ * Each copy gets its own addresses: the hash in every P2PKH, P2SH, P2WPKH
+ * and P2WSH script (outputs, and the spent coins of the undo data) is
+ * XORed with a 32-byte key of the copy. The same bytes change the same
+ * way in a block and in its undo data, so an in-block spend's coin stays
+ * the output it spends, and a script repeated within a block stays
+ * repeated (address reuse). P2PK and P2TR keys stay: a changed key would
+ * not be a curve point, and readers treat such keys apart (descriptors). */
+
+/* The offset of the hash in script s, and its length in *len; 0 when s is
+ * none of the four templates. */
+static size_t script_hash_at(const uint8_t *s, size_t n, size_t *len)
+{
+    *len = 0;
+    if (n == 25 && s[0] == 0x76 && s[1] == 0xa9 && s[2] == 0x14 && s[23] == 0x88 && s[24] == 0xac) return *len = 20, 3;
+    if (n == 23 && s[0] == 0xa9 && s[1] == 0x14 && s[22] == 0x87) return *len = 20, 2;
+    if (n == 22 && s[0] == 0x00 && s[1] == 0x14) return *len = 20, 2;
+    if (n == 34 && s[0] == 0x00 && s[1] == 0x20) return *len = 32, 2;
+    return 0;
+}
+
+static void vary_script(uint8_t *s, size_t n, const uint8_t key[32])
+{
+    size_t len, at = script_hash_at(s, n, &len);
+    for (size_t i = 0; i < len; i++) s[at + i] ^= key[i];
+}
+
+/* Core's CompactSize and VARINT (serialize.h), reading forward in
+ * p[*pos..n); 0 when the bytes end. */
+static int compact_size(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
+{
+    if (*pos >= n) return 0;
+    uint8_t b = p[(*pos)++];
+    size_t w = b < 253 ? 0 : b == 253 ? 2 : b == 254 ? 4 : 8;
+    if (n - *pos < w) return 0;
+    *v = b < 253 ? b : 0;
+    for (size_t i = 0; i < w; i++) *v |= (uint64_t)p[*pos + i] << (8 * i);
+    *pos += w;
+    return 1;
+}
+
+static int varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 10 && *pos < n; i++) {
+        uint8_t b = p[(*pos)++];
+        x = (x << 7) | (b & 0x7f);
+        if (!(b & 0x80)) return *v = x, 1;
+        x++;
+    }
+    return 0;
+}
+
+/* The undo data's coins (CBlockUndo: per transaction but the coinbase,
+ * its spent coins in TxInUndoFormatter form): the hashes of P2PKH and
+ * P2SH coins (compressed script types 0 and 1) and of raw P2WPKH/P2WSH
+ * scripts varied as vary_script does the outputs. 0, or -1 when the bytes
+ * do not parse. */
+static int vary_undo(uint8_t *u, size_t n, const uint8_t key[32])
+{
+    size_t pos = 0;
+    uint64_t ntx, ncoins, code, x, size;
+    if (!compact_size(u, n, &pos, &ntx)) return -1;
+    for (uint64_t t = 0; t < ntx; t++) {
+        if (!compact_size(u, n, &pos, &ncoins)) return -1;
+        for (uint64_t c = 0; c < ncoins; c++) {
+            if (!varint(u, n, &pos, &code)) return -1;
+            if ((code >> 1) > 0 && !varint(u, n, &pos, &x)) return -1; /* the old version byte */
+            if (!varint(u, n, &pos, &x) || !varint(u, n, &pos, &size)) return -1; /* amount, nSize */
+            size_t len = size < 2 ? 20 : size < 6 ? 32 : (size_t)(size - 6);
+            if (size >= 6 && size - 6 > n) return -1;
+            if (n - pos < len) return -1;
+            if (size < 2)
+                for (size_t i = 0; i < 20; i++) u[pos + i] ^= key[i];
+            else if (size >= 6)
+                vary_script(u + pos, len, key);
+            pos += len;
+        }
+    }
+    return pos == n ? 0 : -1;
+}
+
 /* The template's txids, sorted (32 bytes + 4-byte index each, packed). */
 static int tpl_init(gen_tpl *g, const bk_gen_template *t)
 {
@@ -94,7 +177,8 @@ static int tpl_init(gen_tpl *g, const bk_gen_template *t)
     g->undo = t->undo;
     g->undo_len = t->undo_len;
     g->raw = malloc(g->len ? g->len : 1);
-    if (!g->raw) return -1;
+    g->undo_raw = malloc(g->undo_len ? g->undo_len : 1);
+    if (!g->raw || !g->undo_raw) return -1;
     memcpy(g->raw, g->orig, g->len);
     bk_block_decoder_init(&g->dec, NULL);
     if (bk_block_decode(&g->dec, g->raw, g->len, &g->b, NULL) != BK_OK || g->b.n_tx > GEN_TX_MAX) {
@@ -124,20 +208,31 @@ static int tpl_init(gen_tpl *g, const bk_gen_template *t)
 static void tpl_free(gen_tpl *g)
 {
     free(g->raw);
+    free(g->undo_raw);
     free(g->old_ids);
     free(g->leaves);
     free(g->new_ids);
     bk_block_decoder_free(&g->dec);
 }
 
-/* Make copy k of the template in g->raw: every nLockTime from base, the
- * in-block spends re-pointed, the merkle root and hashPrevBlock set. */
-static int tpl_copy(gen_tpl *g, uint64_t k, uint32_t base, const uint8_t prev[32])
+/* Make copy k of the template in g->raw and g->undo_raw: the scripts
+ * varied by key, every nLockTime from base, the in-block spends
+ * re-pointed, the merkle root and hashPrevBlock set. */
+static int tpl_copy(gen_tpl *g, uint64_t k, uint32_t base, const uint8_t key[32], const uint8_t prev[32])
 {
     memcpy(g->raw, g->orig, g->len);
+    memcpy(g->undo_raw, g->undo, g->undo_len);
+    if (vary_undo(g->undo_raw, g->undo_len, key) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
     for (size_t i = 0; i < g->n; i++) {
         const bk_tx *tx = &g->b.txs[i];
         uint8_t *data = (uint8_t *)(uintptr_t)tx->data;
+        bk_txout_iter ot;
+        bk_txout out;
+        bk_txout_iter_init(&ot, tx);
+        while (bk_txout_next(&ot, &out)) vary_script((uint8_t *)(uintptr_t)out.script, out.script_len, key);
         /* inputs spending earlier transactions of this block */
         bk_txin_iter it;
         bk_txin in;
@@ -206,7 +301,12 @@ int bk_gen_bench_blocks(const char *dir, const bk_gen_template *t, size_t n_temp
         for (size_t ti = 0; ti < n_templates && s.block_bytes < min_bytes; ti++) {
             for (unsigned w = 0; w < t[ti].weight && s.block_bytes < min_bytes; w++, k++) {
                 gen_tpl *gt = &g[ti];
-                if (tpl_copy(gt, k, base, prev) != 0) goto done;
+                uint8_t key[32];
+                for (int q = 0; q < 4; q++) {
+                    uint64_t w64 = splitmix(&st);
+                    memcpy(key + 8 * q, &w64, 8);
+                }
+                if (tpl_copy(gt, k, base, key, prev) != 0) goto done;
                 if (o.bpos + gt->len + 8 > GEN_FILE_MAX && next_files(&o) != 0) goto done;
                 uint8_t hdr[8], sum[32];
                 memcpy(hdr, GEN_MAGIC, 4);
@@ -219,11 +319,11 @@ int bk_gen_bench_blocks(const char *dir, const bk_gen_template *t, size_t n_temp
                 bk_sha256_ctx c;
                 bk_sha256_init(&c);
                 bk_sha256_update(&c, prev, 32);
-                bk_sha256_update(&c, gt->undo, gt->undo_len);
+                bk_sha256_update(&c, gt->undo_raw, gt->undo_len);
                 bk_sha256_final(&c, sum);
                 bk_sha256(sum, sum, 32);
                 if (put_xored(o.rev, &o.rpos, hdr, 8, o.key, o.tmp) ||
-                    put_xored(o.rev, &o.rpos, gt->undo, gt->undo_len, o.key, o.tmp) ||
+                    put_xored(o.rev, &o.rpos, gt->undo_raw, gt->undo_len, o.key, o.tmp) ||
                     put_xored(o.rev, &o.rpos, sum, 32, o.key, o.tmp))
                     goto done;
                 bk_sha256d(prev, gt->raw, 80);

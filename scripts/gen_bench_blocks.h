@@ -26,9 +26,14 @@ typedef struct bk_gen_stats {
  * next template with:
  *   - every transaction's nLockTime set to a value unique to (seed, block,
  *     transaction), so no two transactions of the directory share a txid;
+ *   - the hash of every P2PKH, P2SH, P2WPKH and P2WSH script, in its
+ *     outputs and in its undo data's coins alike, XORed with a 32-byte
+ *     key of the block (from seed), so each copy pays other addresses
+ *     while a script repeated within a block stays repeated (P2PK and
+ *     P2TR keys stay: changed, they would not be curve points);
  *   - each input that spends an earlier transaction of the same block
- *     pointing at that transaction's new txid (the undo data, which
- *     records coins and not txids, stays the block's own);
+ *     pointing at that transaction's new txid (the undo data records
+ *     coins, not txids; its coins are the varied outputs they were);
  *   - its merkle root recomputed, hashPrevBlock the previous block's hash
  *     (the first on the mainnet genesis), each rev record's checksum over
  *     the new parent.

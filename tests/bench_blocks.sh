@@ -19,6 +19,41 @@ txs=$(tail -n +2 "$T"/e/transactions/*.csv | wc -l)
 distinct=$(tail -n +2 -q "$T"/e/transactions/*.csv | cut -d, -f1 | sort -u | wc -l)
 if [ "$blocks" -ge 16 ] && [ "$txs" -gt 40000 ] && [ "$txs" = "$distinct" ]; then
     pass "$blocks blocks, $txs transactions, all txids distinct"; else fail "$blocks blocks, $txs txs, $distinct distinct"; fi
+# each block pays its own addresses (P2PKH, P2SH, P2WPKH, P2WSH hashes
+# varied per block), and an in-block spend's coin from the undo data is the
+# output it spends: address, type and value
+run 300 "$BK" export --blocksdir "$T/a" --out "$T/j" --datasets inputs,outputs --format ndjson --chunk-size 1000 \
+    --columns inputs.block_number,inputs.spent_transaction_hash,inputs.spent_output_index,inputs.type,inputs.address,inputs.value,outputs.block_number,outputs.transaction_hash,outputs.index,outputs.type,outputs.address,outputs.value \
+    --progress never
+expect "export of inputs and outputs" 0 ""
+res=$(node -e '
+const fs = require("fs"), path = require("path"), dir = process.argv[1];
+const rows = (ds) => fs.readdirSync(path.join(dir, ds)).sort().flatMap((f) =>
+    fs.readFileSync(path.join(dir, ds, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+const varied = new Set(["pubkeyhash", "scripthash", "witness_v0_keyhash", "witness_v0_scripthash"]);
+const outs = new Map(), firstBlock = new Map();
+let n = 0, shared = 0;
+for (const o of rows("outputs")) {
+    outs.set(o.transaction_hash + ":" + o.index, o);
+    if (!varied.has(o.type)) continue;
+    n++;
+    const b = firstBlock.get(o.address);
+    if (b === undefined) firstBlock.set(o.address, o.block_number); else if (b !== o.block_number) shared++;
+}
+let inblock = 0, same = 0;
+for (const i of rows("inputs")) {
+    const o = outs.get(i.spent_transaction_hash + ":" + i.spent_output_index);
+    if (!o) continue;
+    inblock++;
+    if (o.block_number === i.block_number && o.address === i.address && o.type === i.type && o.value === i.value) same++;
+}
+console.log(n, shared, inblock, same);
+' "$T/j")
+read -r nv shared inblock same <<< "$res"
+if [ "${nv:-0}" -gt 10000 ] && [ "$shared" = 0 ]; then
+    pass "$nv outputs to varied script types, no address paid in two blocks"; else fail "varied outputs $nv, addresses in two blocks $shared"; fi
+if [ "${inblock:-0}" -gt 100 ] && [ "$inblock" = "$same" ]; then
+    pass "$inblock in-block spends: each coin in the undo data is the output it spends"; else fail "in-block spends $inblock, equal $same"; fi
 # every block's header links to the one before and its merkle root is its transactions'
 run 300 bash -c '"$1" scan --blocksdir "$2" --verbosity 1 --progress never > "$3"' _ "$BK" "$T/a" "$T/scan.ndjson"
 expect "scan of the generated chain" 0 ""
