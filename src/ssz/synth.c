@@ -145,5 +145,8 @@ bk_status bk_ssz_synthesize(const bk_ssz_type *t, uint64_t n, uint64_t min_limit
     if (s.st != BK_OK) return bk_error_set(err, s.st, 0, "out of memory");
     if (w->len - start > UINT32_MAX && t->is_variable)
         return bk_error_set(err, BK_ERR_LENGTH, 0, "synthesized value over 4 GiB: offsets cannot address it");
-    return bk_ssz_validate(t, w->data + start, w->len - start, err);
+    /* An empty value (a list of limit 0) may leave the writer without a
+     * buffer: no pointer arithmetic on NULL. */
+    static const uint8_t empty[1];
+    return bk_ssz_validate(t, w->data ? w->data + start : empty, w->len - start, err);
 }
