@@ -24,7 +24,7 @@ void bk_script_hex(char *dst, const uint8_t *src, size_t n);
 /* Room for n bytes at the end of w (fast path inline). NULL on failure. */
 static inline uint8_t *bk_script_space(bk_writer *w, size_t n)
 {
-    if (n <= w->cap - w->len) return w->data + w->len;
+    if (n <= w->cap - w->len && w->data) return w->data + w->len; /* (an empty writer has no buffer) */
     return bk_writer_space(w, n);
 }
 

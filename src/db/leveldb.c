@@ -32,7 +32,11 @@
  * VersionEdit per flush or compaction since the database was opened, and
  * each open starts a new one); this bounds the time, memory and TMPDIR
  * space a damaged one (a wrong size, a sparse file) can cost. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define LDB_MANIFEST_MAX ((uint64_t)4 << 20) /* the fuzz build: the same code, at a bound reached in milliseconds */
+#else
 #define LDB_MANIFEST_MAX ((uint64_t)256 << 20)
+#endif
 /* Live tables are copied into the snapshot, not hard-linked, while they
  * total at most this: a link and its removal change the table inode's
  * ctime (and its link count while the snapshot lives), which backup and

@@ -27,7 +27,7 @@ int bk_json_before_value_(bk_json *j);
 
 static inline __attribute__((always_inline)) uint8_t *jw_space(bk_writer *w, size_t n)
 {
-    if (n <= w->cap - w->len) return w->data + w->len;
+    if (n <= w->cap - w->len && w->data) return w->data + w->len; /* (an empty writer has no buffer) */
     return bk_writer_space(w, n);
 }
 

@@ -514,7 +514,7 @@ static bk_status from_json(const jtext *j, const bk_ssz_type *t, size_t pos, bk_
         bk_status st = put_unhex(j, pos, w, &n, err);
         if (st != BK_OK) return st;
         if (w->status != BK_OK) return bk_error_set(err, w->status, pos, "writer failed");
-        st = bk_ssz_validate(t, w->data + at, n, err);
+        st = bk_ssz_validate(t, w->data ? w->data + at : (const uint8_t *)"", n, err);
         if (st != BK_OK && err) err->offset = pos;
         return st;
     }
@@ -590,6 +590,6 @@ bk_status bk_ssz_from_json(const bk_ssz_type *t, const char *json, size_t len, b
     st = from_json(&j, t, jws(&j, 0), w, err);
     if (st == BK_OK && w->status != BK_OK) st = bk_error_set(err, w->status, 0, "writer failed");
     /* Belt and braces: what we produce must be canonical. */
-    if (st == BK_OK) st = bk_ssz_validate(t, w->data ? w->data + start : NULL, w->len - start, err);
+    if (st == BK_OK) st = bk_ssz_validate(t, w->data ? w->data + start : (const uint8_t *)"", w->len - start, err);
     return st;
 }
