@@ -532,8 +532,8 @@ static int parse_manifest(int fd, uint64_t len, ldb_manifest *m, uint8_t *blk)
             } else if (type == 2 || type == 3 || type == 4) {
                 if (type == 2) rlen = 0, in_frag = 1;
                 else if (!in_frag) { ok = 0; break; }
-                if (rlen + n > rcap) {
-                    size_t cap = (rlen + n) * 2;
+                if (rlen + n > rcap || !rec) { /* (a buffer even for empty fragments: no NULL + 0) */
+                    size_t cap = (rlen + n) * 2 + 64;
                     uint8_t *r = realloc(rec, cap);
                     if (!r) { ok = 0; break; }
                     rec = r;
