@@ -113,32 +113,6 @@ static void vary_script(uint8_t *s, size_t n, const uint8_t key[32])
     for (size_t i = 0; i < len; i++) s[at + i] ^= key[i];
 }
 
-/* Core's CompactSize and VARINT (serialize.h), reading forward in
- * p[*pos..n); 0 when the bytes end. */
-static int compact_size(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
-{
-    if (*pos >= n) return 0;
-    uint8_t b = p[(*pos)++];
-    size_t w = b < 253 ? 0 : b == 253 ? 2 : b == 254 ? 4 : 8;
-    if (n - *pos < w) return 0;
-    *v = b < 253 ? b : 0;
-    for (size_t i = 0; i < w; i++) *v |= (uint64_t)p[*pos + i] << (8 * i);
-    *pos += w;
-    return 1;
-}
-
-static int varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int i = 0; i < 10 && *pos < n; i++) {
-        uint8_t b = p[(*pos)++];
-        x = (x << 7) | (b & 0x7f);
-        if (!(b & 0x80)) return *v = x, 1;
-        x++;
-    }
-    return 0;
-}
-
 /* The undo data's coins (CBlockUndo: per transaction but the coinbase,
  * its spent coins in TxInUndoFormatter form): the hashes of P2PKH and
  * P2SH coins (compressed script types 0 and 1) and of raw P2WPKH/P2WSH
@@ -146,26 +120,25 @@ static int varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
  * do not parse. */
 static int vary_undo(uint8_t *u, size_t n, const uint8_t key[32])
 {
-    size_t pos = 0;
-    uint64_t ntx, ncoins, code, x, size;
-    if (!compact_size(u, n, &pos, &ntx)) return -1;
-    for (uint64_t t = 0; t < ntx; t++) {
-        if (!compact_size(u, n, &pos, &ncoins)) return -1;
-        for (uint64_t c = 0; c < ncoins; c++) {
-            if (!varint(u, n, &pos, &code)) return -1;
-            if ((code >> 1) > 0 && !varint(u, n, &pos, &x)) return -1; /* the old version byte */
-            if (!varint(u, n, &pos, &x) || !varint(u, n, &pos, &size)) return -1; /* amount, nSize */
-            size_t len = size < 2 ? 20 : size < 6 ? 32 : (size_t)(size - 6);
+    bk_reader r;
+    bk_reader_init(&r, u, n);
+    uint64_t ntx = bk_read_compact_size(&r, 1);
+    for (uint64_t t = 0; t < ntx && bk_reader_ok(&r); t++) {
+        uint64_t ncoins = bk_read_compact_size(&r, 1);
+        for (uint64_t c = 0; c < ncoins && bk_reader_ok(&r); c++) {
+            if ((bk_read_varint(&r) >> 1) > 0) (void)bk_read_varint(&r); /* the old version byte */
+            (void)bk_read_varint(&r);                                     /* amount */
+            uint64_t size = bk_read_varint(&r);                           /* nSize */
+            size_t at = r.pos, len = size < 2 ? 20 : size < 6 ? 32 : (size_t)(size - 6);
             if (size >= 6 && size - 6 > n) return -1;
-            if (n - pos < len) return -1;
+            if (!bk_read_span(&r, len)) return -1;
             if (size < 2)
-                for (size_t i = 0; i < 20; i++) u[pos + i] ^= key[i];
+                for (size_t i = 0; i < 20; i++) u[at + i] ^= key[i];
             else if (size >= 6)
-                vary_script(u + pos, len, key);
-            pos += len;
+                vary_script(u + at, len, key);
         }
     }
-    return pos == n ? 0 : -1;
+    return bk_reader_ok(&r) && r.pos == n ? 0 : -1;
 }
 
 /* The template's txids, sorted (32 bytes + 4-byte index each, packed). */
