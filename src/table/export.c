@@ -567,8 +567,16 @@ bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err)
      * it before and then gets the lock finds its descriptor no longer
      * names the path, and tries again with the new file. */
     for (int tries = 0; tries < 100; tries++) {
-        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(errno));
+        /* O_NOFOLLOW and a regular file only: a symlink or a device
+         * planted under the lock's name would have its target truncated. */
+        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+        struct stat a, b;
+        if (fd < 0 && errno != ELOOP) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(errno));
+        if (fd < 0 || fstat(fd, &a) != 0 || !S_ISREG(a.st_mode)) {
+            if (fd >= 0) close(fd);
+            return bk_error_set(err, BK_ERR_IO, 0, "%s is not a regular file, and the output directory's lock "
+                                "is taken under that name: move it away", l->path);
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             char pid[32] = "";
@@ -581,8 +589,7 @@ bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err)
                                 "another blockkit (pid %s) writes into %s: one writer per output directory",
                                 pid[0] ? pid : "?", out_dir);
         }
-        struct stat a, b;
-        if (fstat(fd, &a) != 0 || stat(l->path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+        if (stat(l->path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
             close(fd); /* unlinked by the holder before us: again */
             continue;
         }
