@@ -775,11 +775,17 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         tasks[k].count = R.chunks[k].njobs;
     }
     /* the datasets manifest before the first chunk (a killed run's chunks
-     * are then never under another run's chunk size or format); an empty
-     * range writes nothing */
-    if ((R.nchunks || st.chunks_removed || meta_found) && (rc = bk_manifest_write(o->out_dir, R.man, err)) != BK_OK)
-        goto out;
-    if (R.nchunks || st.chunks_removed) meta_found = 1;
+     * are then never under another run's chunk size or format), with the
+     * end this run is asked for: a run that stops early leaves an export
+     * --verify finds heights missing in, not a complete shorter one. An
+     * empty range writes nothing; kept chunks alone (a lost manifest)
+     * write it again. */
+    done_h = o->complete_only ? st.next_height - 1 : end;
+    for (int d = 0; d < BK_DS_COUNT_; d++)
+        if ((dsets & (1u << d)) && R.man[d].end < done_h) R.man[d].end = done_h;
+    int wants_meta = R.nchunks || st.chunks_removed || st.chunks_skipped;
+    if ((wants_meta || meta_found) && (rc = bk_manifest_write(o->out_dir, R.man, err)) != BK_OK) goto out;
+    if (wants_meta) meta_found = 1;
     if (dsets & (1u << BK_DS_BLOCK_FILTERS)) {
         R.chunk_hdr = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * 32);
         if (!R.chunk_hdr) {
@@ -826,8 +832,6 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     } else if (es != BK_OK) {
         rc = export_error(&er.where, &e2, es, err);
     }
-
-    done_h = o->complete_only ? st.next_height - 1 : end;
 
 out:
     if (cat_loaded && meta_found) {
