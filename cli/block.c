@@ -96,6 +96,13 @@ static int parse_tip_bits(void *dest, const char *v)
     return 1;
 }
 
+/* The two modes: a block FILE, and --datadir lookups (a row BK_OPT_IN one). */
+enum { MODE_FILE, MODE_DIR };
+#define IN_FILE (1u << MODE_FILE)
+#define IN_DIR (1u << MODE_DIR)
+static const bk_opt_mode block_modes[] = {{"a block FILE, not --datadir lookups", NULL},
+                                          {"--datadir lookups, not a block FILE", NULL}};
+
 static int block_main(int argc, char **argv)
 {
     const char *cmd = "block";
@@ -111,7 +118,10 @@ static int block_main(int argc, char **argv)
     bk_cli_source_init(&src);
     /* One table for both modes: a block FILE, and --datadir lookups. */
     bk_opt opts[] = {
-        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_ROW_DATADIR(&src),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_BLOCKSDIR(&src)),
+        BK_OPT_ROW_CHAIN(&src),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_TMPDIR(&src)),
         BK_OPT_ROW_CALL("--verbosity", 0, &verbosity, bk_cli_parse_verbosity3, "0-3|true|false",
                         "0 hex, 1 txids (default), 2 transactions and fees, 3 with\n"
                         "prevouts (true = 1, false = 0, as getblock takes them)"),
@@ -121,38 +131,54 @@ static int block_main(int argc, char **argv)
                        "Core release shape: 28, 29, 30, 31 (default 31): 28 no\n"
                        "target; 29/30 target; 31 target and coinbase_tx"),
         BK_OPT_PRETTY(&indent),
-        BK_OPT_ROW_STR("--undo", 0, &undo_file, "FILE",
-                       "FILE: the block's undo data: a bare CBlockUndo or a rev*.dat\n"
-                       "record (magic, size, CBlockUndo, checksum; the checksum is\n"
-                       "verified against the block's parent hash). Adds \"fee\"\n"
-                       "(verbosity 2, 3) and \"prevout\" (verbosity 3)"),
-        BK_OPT_ROW_I64("--height", 0, &height, 0, INT32_MAX, "H", "FILE: default the BIP34 height in the coinbase"),
-        BK_OPT_ROW_I64("--confirmations", 0, &confirmations, INT64_MIN, INT64_MAX, "N",
-                       "FILE: default 1 (the block is the tip); -1 for a stale block"),
-        BK_OPT_ROW_I64("--mediantime", 0, &mediantime, INT64_MIN, INT64_MAX, "T",
-                       "FILE: default the block's own time"),
-        BK_OPT_ROW_CALL("--chainwork", 0, chainwork_be, parse_chainwork, "HEX",
-                        "FILE: cumulative work (up to 64 hex digits), default 0"),
-        BK_OPT_ROW_CALL("--nextblockhash", 0, next_hash, parse_next_hash, "HASH",
-                        "FILE: the next block on the active chain, default none"),
-        BK_OPT_ROW_CALL("--tip-bits", 0, &tip_bits_v, parse_tip_bits, "HEX",
-                        "FILE: nBits of the chain tip, 8 hex digits (default: this\n"
-                        "block's)"),
-        BK_OPT_ROW_FLAG("--tip-target", 0, &tip_target,
-                        "FILE, --core-compat 29/30: print the tip's target (Core\n"
-                        "v29.0 bug #33440)"),
-        BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version, "FILE: tx versions as int32 (Core before v28)"),
-        BK_OPT_ROW_FLAG("--signed-tx-version", 0, &signed_version, "FILE: the old name of --signed-version"),
-        BK_OPT_ROW_FLAG("--header", 0, &header_only,
-                        "FILE: getblockheader instead: the header object (verbosity\n"
-                        ">= 1) or the 80-byte header's hex (verbosity 0); for a\n"
-                        "datadir: blockkit header"),
-        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "FILE: pretty form with indent N"),
-        BK_OPT_OUTPUT(&out_file, "FILE: write to FILE instead of standard output (made only\n"
-                                 "once the whole document is there)"),
-        BK_OPT_ROW_FLAG("--summary", 0, &summary,
-                        "FILE: one line on standard error: hash, height, txs, fees\n"
-                        "(with --undo), JSON size, time to decode and render"),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_STR("--undo", 0, &undo_file, "FILE",
+                                 "FILE: the block's undo data: a bare CBlockUndo or a rev*.dat\n"
+                                 "record (magic, size, CBlockUndo, checksum; the checksum is\n"
+                                 "verified against the block's parent hash). Adds \"fee\"\n"
+                                 "(verbosity 2, 3) and \"prevout\" (verbosity 3)")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_I64("--height", 0, &height, 0, INT32_MAX, "H",
+                                 "FILE: default the BIP34 height in the coinbase")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_I64("--confirmations", 0, &confirmations, INT64_MIN, INT64_MAX, "N",
+                                 "FILE: default 1 (the block is the tip); -1 for a stale block")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_I64("--mediantime", 0, &mediantime, INT64_MIN, INT64_MAX, "T",
+                                 "FILE: default the block's own time")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_CALL("--chainwork", 0, chainwork_be, parse_chainwork, "HEX",
+                                  "FILE: cumulative work (up to 64 hex digits), default 0")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_CALL("--nextblockhash", 0, next_hash, parse_next_hash, "HASH",
+                                  "FILE: the next block on the active chain, default none")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_CALL("--tip-bits", 0, &tip_bits_v, parse_tip_bits, "HEX",
+                                  "FILE: nBits of the chain tip, 8 hex digits (default: this\n"
+                                  "block's)")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_FLAG("--tip-target", 0, &tip_target,
+                                  "FILE, --core-compat 29/30: print the tip's target (Core\n"
+                                  "v29.0 bug #33440)")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version,
+                                  "FILE: tx versions as int32 (Core before v28)")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_FLAG("--signed-tx-version", 0, &signed_version, "FILE: the old name of --signed-version")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_FLAG("--header", 0, &header_only,
+                                  "FILE: getblockheader instead: the header object (verbosity\n"
+                                  ">= 1) or the 80-byte header's hex (verbosity 0); for a\n"
+                                  "datadir: blockkit header")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "FILE: pretty form with indent N")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_OUTPUT(&out_file, "FILE: write to FILE instead of standard output (made only\n"
+                                           "once the whole document is there)")),
+        BK_OPT_IN(IN_FILE,
+                  BK_OPT_ROW_FLAG("--summary", 0, &summary,
+                                  "FILE: one line on standard error: hash, height, txs, fees\n"
+                                  "(with --undo), JSON size, time to decode and render")),
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, "FILE | --datadir DIR HASH|HEIGHT...", block_intro, block_outro, opts, SIZE_MAX};
@@ -161,14 +187,9 @@ static int block_main(int argc, char **argv)
     if (prc != BK_OPT_CONTINUE) return prc;
     /* The mode is what was given: a datadir (or blocks directory) means
      * lookups, else the argument is a block FILE. */
-    static const char *const file_only[] = {"--undo", "--height", "--confirmations", "--mediantime", "--chainwork",
-                                            "--nextblockhash", "--tip-bits", "--tip-target", "--signed-version",
-                                            "--signed-tx-version", "--header", "--indent", "--output", "--summary",
-                                            NULL};
-    static const char *const dir_only[] = {"--blocksdir", "--tmpdir", NULL};
     int rc;
     if (src.datadir || src.blocksdir) {
-        rc = bk_cli_refuse_given(cmd, &spec, file_only, "a block FILE, not --datadir lookups");
+        rc = bk_opt_mode_check(&spec, MODE_DIR, block_modes);
         if (!rc) {
             bk_cli_lookup q = {BK_CLI_LOOKUP_BLOCK, args.v, args.n, verbosity, core, indent != 0, NULL};
             rc = bk_cli_lookup_run(cmd, &src, &q);
@@ -179,7 +200,7 @@ static int block_main(int argc, char **argv)
     const char *file = args.n ? args.v[0] : NULL;
     size_t n_files = args.n;
     bk_opt_args_free(&args);
-    if ((rc = bk_cli_refuse_given(cmd, &spec, dir_only, "--datadir lookups, not a block FILE")) != 0) return rc;
+    if ((rc = bk_opt_mode_check(&spec, MODE_FILE, block_modes)) != 0) return rc;
     if (!n_files) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file (see --help)");
     if (n_files > 1) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one block file given (HASH|HEIGHT... need --datadir)");
     if (tip_target && (core < 29 || core > 30))

@@ -107,6 +107,13 @@ static int print_entry(bk_cli_lines *out, const bk_chain_entry *e, const char *t
     return bk_cli_lines_put(out, line, (size_t)(p - line)) ? BK_EXIT_IO : 0;
 }
 
+/* The two modes: the chain listing, and --tips (a row BK_OPT_IN one). */
+enum { MODE_LISTING, MODE_TIPS };
+#define IN_LISTING (1u << MODE_LISTING)
+#define IN_TIPS (1u << MODE_TIPS)
+static const bk_opt_mode chain_modes[] = {{"the chain listing, not --tips", NULL},
+                                          {"--tips, not the chain listing", NULL}};
+
 static int chain_main(int argc, char **argv)
 {
     const char *cmd = "chain";
@@ -116,10 +123,12 @@ static int chain_main(int argc, char **argv)
     /* One table for both modes: the chain listing, and --tips. */
     bk_opt opts[] = {
         BK_OPT_SOURCE_DIRS(&src),
-        BK_OPT_SOURCE_INDEX(&src),
-        BK_OPT_ROW_FLAG("--verbose", 0, &verbose, "report how each file ended and counts on stderr"),
+        BK_OPT_IN(IN_LISTING, BK_OPT_ROW_BLOCKINDEX(&src)),
+        BK_OPT_IN(IN_LISTING, BK_OPT_ROW_SOURCE(&src)),
+        BK_OPT_IN(IN_LISTING,
+                  BK_OPT_ROW_FLAG("--verbose", 0, &verbose, "report how each file ended and counts on stderr")),
         BK_OPT_ROW_FLAG("--tips", 0, &tips, "getchaintips from the block index instead (needs --datadir)"),
-        BK_OPT_ROW_FLAGV("--pretty", &pretty, 2, "--tips: bitcoin-cli's indented form"),
+        BK_OPT_IN(IN_TIPS, BK_OPT_ROW_FLAGV("--pretty", &pretty, 2, "--tips: bitcoin-cli's indented form")),
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, NULL, chain_intro, chain_outro, opts, 0};
@@ -127,14 +136,11 @@ static int chain_main(int argc, char **argv)
     int rc = bk_opt_parse(&spec, argc, argv, &args);
     if (rc != BK_OPT_CONTINUE) return rc;
     bk_opt_args_free(&args);
+    if ((rc = bk_opt_mode_check(&spec, tips ? MODE_TIPS : MODE_LISTING, chain_modes)) != 0) return rc;
     if (tips) {
-        static const char *const listing_only[] = {"--blockindex", "--source", "--verbose", NULL};
-        if ((rc = bk_cli_refuse_given(cmd, &spec, listing_only, "the chain listing, not --tips")) != 0) return rc;
         bk_cli_lookup q = {BK_CLI_LOOKUP_TIPS, NULL, 0, 0, BK_CORE_NEWEST, pretty, NULL};
         return bk_cli_lookup_run(cmd, &src, &q);
     }
-    static const char *const tips_only[] = {"--pretty", NULL};
-    if ((rc = bk_cli_refuse_given(cmd, &spec, tips_only, "--tips, not the chain listing")) != 0) return rc;
     if ((rc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS)) != 0) {
         bk_cli_source_free(&src);
         return rc;

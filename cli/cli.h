@@ -61,7 +61,8 @@ void bk_cli_input_free(bk_cli_input *in);
 int bk_cli_maybe_unhex(bk_cli_input *in);
 
 /* Print "blockkit: <cmd>: <message>[ at byte N][ (path)]" and return the exit code
- * that the status maps to (65 for bad data, 74 for I/O, 64 for arguments). */
+ * that the status maps to (bk_cli_exit_code: 64 arguments, 65 bad data, 66
+ * not found, 70 out of memory, 74 I/O, 75 locked). */
 int bk_cli_report(const char *cmd, const bk_error *err);
 int bk_cli_exit_code(bk_status st);
 
@@ -193,15 +194,15 @@ void bk_cli_block_file_free(bk_cli_block_file *f);
 /* The stop signals, SIGINT, SIGTERM and SIGHUP, for a command that stops
  * cleanly: bk_cli_stop_signals_catch sets bk_cli_stop to 0 and installs a
  * handler storing the signal's number there (SA_RESTART, the three
- * blocked while it runs); the command polls it (an engine's cancel flag)
- * and ends with 128 + bk_cli_stop after its cleanup;
- * bk_cli_stop_signals_restore puts the previous handlers back. */
+ * blocked while it runs) and returns &bk_cli_stop (a library's cancel
+ * flag); the command polls it and ends with 128 + bk_cli_stop after its
+ * cleanup; bk_cli_stop_signals_restore puts the previous handlers back. */
 #include <signal.h>
 extern volatile sig_atomic_t bk_cli_stop;
 typedef struct bk_cli_stop_saved {
     struct sigaction old[3];
 } bk_cli_stop_saved;
-void bk_cli_stop_signals_catch(bk_cli_stop_saved *saved);
+volatile sig_atomic_t *bk_cli_stop_signals_catch(bk_cli_stop_saved *saved);
 void bk_cli_stop_signals_restore(const bk_cli_stop_saved *saved);
 
 #endif

@@ -54,15 +54,6 @@ static const char export_outro[] =
     "directory, no block in the range, a block without undo data), 74 I/O,\n"
     "128+N stopped by signal N.\n";
 
-/* The one stop-signal helper (cli.h): SIGINT, SIGTERM, SIGHUP. */
-volatile sig_atomic_t *export_signals_catch(export_signals *s)
-{
-    bk_cli_stop_signals_catch(&s->saved);
-    return &bk_cli_stop;
-}
-
-void export_signals_restore(const export_signals *s) { bk_cli_stop_signals_restore(&s->saved); }
-
 
 /* The library's progress to the CLI's printer (cli/progress.h): the ETA
  * from the chunks committed and the chunks in flight. */
@@ -151,8 +142,7 @@ static int export_verify(const char *cmd, bk_cli_source *src, const char *out_di
         return 128 + (int)bk_cli_stop;
     }
     if (st != BK_OK) {
-        int erc = bk_cli_report(cmd, &err);
-        return st == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : erc; /* no export there */
+        return bk_cli_report(cmd, &err); /* not found: no export there, 66 */
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (summary || vs.problems)
@@ -195,6 +185,21 @@ static int export_schema(const char *cmd, unsigned dsets, bk_table_profile prof,
 
 static int parse_profile(void *dest, const char *v) { return bk_table_profile_parse(v, dest) == BK_OK; }
 
+/* The modes: the block datasets, --verify, --datasets utxos and --datasets
+ * utxo_stats (a row BK_OPT_IN some). */
+enum { MODE_BLOCKS, MODE_VERIFY, MODE_UTXOS, MODE_UTXO_STATS };
+#define IN_BLOCKS (1u << MODE_BLOCKS)
+#define IN_VERIFY (1u << MODE_VERIFY)
+#define IN_UTXOS (1u << MODE_UTXOS)
+#define IN_UTXO_STATS (1u << MODE_UTXO_STATS)
+#define IN_WRITES (IN_BLOCKS | IN_UTXOS | IN_UTXO_STATS)
+static const bk_opt_mode export_modes[] = {
+    {"the block datasets", NULL},
+    {"--verify", "--verify (it reads what DIR's catalogue says)"},
+    {"--datasets utxos", "--datasets utxos"},
+    {"--datasets utxo_stats", "--datasets utxo_stats"},
+};
+
 static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
@@ -209,51 +214,60 @@ static int export_main(int argc, char **argv)
     bk_cli_range_init(&range);
     o.workers = bk_cli_default_workers();
     bk_opt opts[] = {
-        BK_OPT_SOURCE_DIRS(&src),
-        BK_OPT_SOURCE_INDEX(&src),
+        BK_OPT_ROW_DATADIR(&src),
+        BK_OPT_IN(IN_BLOCKS | IN_VERIFY | IN_UTXO_STATS, BK_OPT_ROW_BLOCKSDIR(&src)),
+        BK_OPT_SOURCE_NET(&src),
+        BK_OPT_IN(IN_BLOCKS | IN_VERIFY, BK_OPT_ROW_BLOCKINDEX(&src)),
+        BK_OPT_IN(IN_BLOCKS | IN_VERIFY, BK_OPT_ROW_SOURCE(&src)),
         BK_OPT_ROW_STR("--out", 'o', &o.out_dir, "DIR", "output directory (created)"),
-        BK_OPT_ROW_CALL("--datasets", 0, &datasets, parse_datasets, "LIST",
-                        "blocks,transactions,inputs,outputs (default), block_stats,\n"
-                        "block_filters, all; or utxos on its own"),
-        BK_OPT_TABLE_FORMAT(&o.format, &o.pq.codec, &o.pq.zstd_level),
-        BK_OPT_ROW_CALL("--profile", 0, &o.profile, parse_profile, "default|lean",
-                        "lean: hashes as 32-byte binary, scripts and witness items as\n"
-                        "binary, no script_asm or desc (default: BigQuery's layout)"),
-        BK_OPT_ROW_STR("--columns", 0, &o.columns, "LIST",
-                       "dataset.column,... to write (a dataset not named keeps all)"),
-        BK_OPT_ROW_STR("--exclude-columns", 0, &o.exclude_columns, "LIST", "dataset.column,... to leave out"),
+        BK_OPT_IN(IN_WRITES, BK_OPT_ROW_CALL("--datasets", 0, &datasets, parse_datasets, "LIST",
+                                             "blocks,transactions,inputs,outputs (default), block_stats,\n"
+                                             "block_filters, all; or utxos on its own")),
+        BK_OPT_IN(IN_WRITES, BK_OPT_ROW_FORMAT(&o.format)),
+        BK_OPT_IN(IN_WRITES, BK_OPT_ROW_COMPRESSION(&o.pq.codec)),
+        BK_OPT_IN(IN_WRITES, BK_OPT_ROW_ZSTD_LEVEL(&o.pq.zstd_level)),
+        BK_OPT_IN(IN_BLOCKS | IN_UTXOS, BK_OPT_ROW_CALL("--profile", 0, &o.profile, parse_profile, "default|lean",
+                                                        "lean: hashes as 32-byte binary, scripts and witness items as\n"
+                                                        "binary, no script_asm or desc (default: BigQuery's layout)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_STR("--columns", 0, &o.columns, "LIST",
+                                            "dataset.column,... to write (a dataset not named keeps all)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_STR("--exclude-columns", 0, &o.exclude_columns, "LIST",
+                                            "dataset.column,... to leave out")),
         BK_OPT_ROW_FLAG("--schema", 0, &schema,
                         "write nothing: print each column of the datasets with its\n"
                         "Parquet and SQL types, as this run would write them"),
-        BK_OPT_RANGE(&range),
-        BK_OPT_ROW_I64("--chunk-size", 0, &o.chunk_size, 1, 100000000, "N",
-                       "heights per chunk file (default 10000)"),
-        BK_OPT_JOBS(&o.workers, "chunks written in parallel (default: online CPUs)"),
-        BK_OPT_ROW_FLAG("--orphans", 0, &o.orphans,
-                        "also blocks whose ancestors are not in the files, placed\n"
-                        "by their BIP34 height (median_time and chainwork null)"),
-        BK_OPT_ROW_FLAG("--allow-missing-undo", 0, &o.allow_missing_undo,
-                        "export blocks without rev data with null spent columns\n"
-                        "(default: stop before such a block, exit 66)"),
-        BK_OPT_ROW_FLAG("--follow", 0, &follow,
-                        "keep running: write each next chunk once the tip is\n"
-                        "--lag blocks past its end; partial chunks are never written"),
+        BK_OPT_IN(IN_BLOCKS | IN_UTXO_STATS, BK_OPT_ROW_START(&range)),
+        BK_OPT_IN(IN_BLOCKS | IN_UTXO_STATS, BK_OPT_ROW_END(&range)),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_I64("--chunk-size", 0, &o.chunk_size, 1, 100000000, "N",
+                                            "heights per chunk file (default 10000)")),
+        BK_OPT_IN(IN_WRITES, BK_OPT_JOBS(&o.workers, "chunks written in parallel (default: online CPUs)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_FLAG("--orphans", 0, &o.orphans,
+                                             "also blocks whose ancestors are not in the files, placed\n"
+                                             "by their BIP34 height (median_time and chainwork null)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_FLAG("--allow-missing-undo", 0, &o.allow_missing_undo,
+                                             "export blocks without rev data with null spent columns\n"
+                                             "(default: stop before such a block, exit 66)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_FLAG("--follow", 0, &follow,
+                                             "keep running: write each next chunk once the tip is\n"
+                                             "--lag blocks past its end; partial chunks are never written")),
         BK_OPT_ROW_FLAG("--verify", 0, &verify,
                         "write nothing: check DIR against the node's best chain and\n"
                         "its catalogue (exit 0 complete, 1 with a line per problem)"),
-        BK_OPT_ROW_FLAG("--deep", 0, &deep, "--verify: also every file's SHA-256 and rows"),
-        BK_OPT_ROW_I64("--lag", 0, &lag, 0, 1000000, "N", "--follow: confirmations past a chunk's end (default 6)"),
-        BK_OPT_ROW_I64("--poll", 0, &poll_s, 1, 86400, "S", "--follow: seconds between looks at the files (default 30)"),
+        BK_OPT_IN(IN_VERIFY, BK_OPT_ROW_FLAG("--deep", 0, &deep, "--verify: also every file's SHA-256 and rows")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_I64("--lag", 0, &lag, 0, 1000000, "N",
+                                            "--follow: confirmations past a chunk's end (default 6)")),
+        BK_OPT_IN(IN_BLOCKS, BK_OPT_ROW_I64("--poll", 0, &poll_s, 1, 86400, "S",
+                                            "--follow: seconds between looks at the files (default 30)")),
         BK_OPT_PROGRESS(&progress),
         BK_OPT_ROW_FLAG("--summary", 0, &summary, "one line on stderr at the end"),
-        BK_OPT_ROW_STR("--utxo-snapshot", 0, &snapshot, "FILE|-",
-                       "utxos: a dumptxoutset file (format 2; - = standard input)"),
-        BK_OPT_ROW_I64("--height", 0, &utxo_height, 0, INT32_MAX, "N",
-                       "utxos: with --datadir, the set at height N (the chainstate\n"
-                       "rolled back with the undo data above it, never touching the\n"
-                       "node); with --utxo-snapshot, its base block's height"),
-        BK_OPT_ROW_I64("--chunk-rows", 0, &chunk_rows, 1, 1000000000000LL, "N",
-                       "utxos: rows per file (default 1000000)"),
+        BK_OPT_IN(IN_UTXOS, BK_OPT_ROW_STR("--utxo-snapshot", 0, &snapshot, "FILE|-",
+                                           "utxos: a dumptxoutset file (format 2; - = standard input)")),
+        BK_OPT_IN(IN_UTXOS, BK_OPT_ROW_I64("--height", 0, &utxo_height, 0, INT32_MAX, "N",
+                                           "utxos: with --datadir, the set at height N (the chainstate\n"
+                                           "rolled back with the undo data above it, never touching the\n"
+                                           "node); with --utxo-snapshot, its base block's height")),
+        BK_OPT_IN(IN_UTXOS, BK_OPT_ROW_I64("--chunk-rows", 0, &chunk_rows, 1, 1000000000000LL, "N",
+                                           "utxos: rows per file (default 1000000)")),
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, NULL, export_intro, export_outro, opts, 0};
@@ -288,33 +302,22 @@ static int export_main(int argc, char **argv)
     if (!o.out_dir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--out DIR is required");
     if (deep && !verify) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--deep is for --verify");
     if (verify) {
-        static const char *const writes[] = {"--datasets", "--format", "--compression", "--zstd-level", "--start",
-                                             "--end", "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
-                                             "--lag", "--poll", "--utxo-snapshot", "--height", "--chunk-rows", "-j",
-                                             "--profile", "--columns", "--exclude-columns"};
-        for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++)
-            if (bk_opt_given(&spec, writes[k]))
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --verify (it reads what DIR's catalogue says)",
-                                   writes[k]);
-        int vrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+        int vrc = bk_opt_mode_check(&spec, MODE_VERIFY, export_modes);
+        if (vrc) return vrc;
+        vrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
         if (!vrc) {
-            export_signals sigs;
-            export_signals_catch(&sigs);
+            bk_cli_stop_saved sigs;
+            bk_cli_stop_signals_catch(&sigs);
             vrc = export_verify(cmd, &src, o.out_dir, deep, summary);
-            export_signals_restore(&sigs);
+            bk_cli_stop_signals_restore(&sigs);
         }
         bk_cli_source_free(&src);
         return vrc;
     }
     if (datasets && !strcmp(datasets, "utxo_stats")) {
         /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
-        static const char *const not_here[] = {"--blockindex", "--source", "--chunk-size", "--orphans",
-                                               "--allow-missing-undo", "--follow", "--lag", "--poll",
-                                               "--utxo-snapshot", "--height", "--chunk-rows", "--profile",
-                                               "--columns", "--exclude-columns"};
-        for (size_t k = 0; k < sizeof not_here / sizeof not_here[0]; k++)
-            if (bk_opt_given(&spec, not_here[k]))
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxo_stats", not_here[k]);
+        int mrc = bk_opt_mode_check(&spec, MODE_UTXO_STATS, export_modes);
+        if (mrc) return mrc;
         if (!src.datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxo_stats needs --datadir DIR");
         int rrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_DATADIR);
         if (rrc) {
@@ -332,12 +335,8 @@ static int export_main(int argc, char **argv)
         if (strcmp(datasets, "utxos") != 0)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "utxos is exported on its own: --datasets utxos, not '%s' (run the "
                                "block datasets separately)", datasets);
-        static const char *const block_only[] = {"--blocksdir", "--blockindex", "--source", "--start", "--end",
-                                                 "--chunk-size", "--orphans", "--allow-missing-undo", "--follow",
-                                                 "--lag", "--poll", "--columns", "--exclude-columns"};
-        for (size_t k = 0; k < sizeof block_only / sizeof block_only[0]; k++)
-            if (bk_opt_given(&spec, block_only[k]))
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is not for --datasets utxos", block_only[k]);
+        int mrc = bk_opt_mode_check(&spec, MODE_UTXOS, export_modes);
+        if (mrc) return mrc;
         if (!src.datadir && !snapshot)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxos needs --datadir DIR or --utxo-snapshot FILE");
         bk_cli_export_utxos_args ua;
@@ -377,10 +376,8 @@ static int export_main(int argc, char **argv)
         bk_cli_source_free(&src);
         return urc;
     }
-    static const char *const utxo_only[] = {"--utxo-snapshot", "--height", "--chunk-rows"};
-    for (size_t k = 0; k < sizeof utxo_only / sizeof utxo_only[0]; k++)
-        if (bk_opt_given(&spec, utxo_only[k]))
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for --datasets utxos", utxo_only[k]);
+    int mrc = bk_opt_mode_check(&spec, MODE_BLOCKS, export_modes);
+    if (mrc) return mrc;
     if (datasets && bk_export_datasets_parse(datasets, &o.datasets) != BK_OK)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for --datasets: '%s' (blocks, transactions, inputs, "
                            "outputs, block_stats, block_filters, all; or utxos alone)", datasets);
@@ -408,14 +405,14 @@ static int export_main(int argc, char **argv)
     /* The stop signals are caught before anything is made under --out: a
      * signal that arrives once the directory exists stops cleanly (128+N
      * with its message), never by the default action. */
-    export_signals sigs;
-    o.cancel = export_signals_catch(&sigs);
+    bk_cli_stop_saved sigs;
+    o.cancel = bk_cli_stop_signals_catch(&sigs);
     /* one writer per --out, held across --follow's runs (export.h) */
     bk_out_lock lock;
     bk_error lerr;
     bk_error_clear(&lerr);
     if (bk_out_lock_take(&lock, o.out_dir, &lerr) != BK_OK) {
-        export_signals_restore(&sigs);
+        bk_cli_stop_signals_restore(&sigs);
         bk_cli_source_free(&src);
         if (bk_cli_stop) {
             fprintf(stderr, "blockkit: export: stopped by a signal\n");
@@ -476,8 +473,7 @@ static int export_main(int argc, char **argv)
             break;
         }
         if (s != BK_OK) {
-            rc = bk_cli_report(cmd, &err);
-            if (s == BK_ERR_NOT_FOUND) rc = BK_EXIT_NOINPUT; /* a block's undo data is not there */
+            rc = bk_cli_report(cmd, &err); /* not found (a block's undo data): 66 */
             break;
         }
         /* No silent empty success: a range with no block is an error. */
@@ -519,7 +515,7 @@ static int export_main(int argc, char **argv)
             break;
         }
     }
-    export_signals_restore(&sigs);
+    bk_cli_stop_signals_restore(&sigs);
     bk_out_lock_release(&lock);
     if (summary) {
         double mbs = total.seconds > 0 ? (double)total.bytes_in / 1e6 / total.seconds : 0;

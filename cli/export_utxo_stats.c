@@ -52,7 +52,7 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
     else if (end < 0 || end > tip_h) end = tip_h;
     int rc = 0;
     bk_out_lock lock = {-1, {0}}; /* one writer per --out (blockkit/export.h) */
-    export_signals sigs;
+    bk_cli_stop_saved sigs;
     volatile sig_atomic_t *stop = NULL;
     int caught = 0;
     if (end < start || start > tip_h) {
@@ -61,7 +61,7 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
         goto out;
     }
     /* signals caught before anything is made under --out (as export's) */
-    stop = export_signals_catch(&sigs);
+    stop = bk_cli_stop_signals_catch(&sigs);
     caught = 1;
     if (bk_out_lock_take(&lock, a->out_dir, &err) != BK_OK) {
         rc = *stop ? bk_cli_fail(cmd, 128 + (int)*stop, "stopped by a signal") : bk_cli_report(cmd, &err);
@@ -94,11 +94,10 @@ int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a)
         char m[4608];
         if (wh.stage != BK_STAGE_NONE && wh.stage != BK_STAGE_CONSUME) bk_engine_error_format(&wh, &err, m, sizeof m);
         else snprintf(m, sizeof m, "%s", err.msg);
-        rc = bk_cli_fail(cmd, s == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : s == BK_ERR_IO ? BK_EXIT_IO : BK_EXIT_DATA,
-                         "%s", m);
+        rc = bk_cli_fail(cmd, bk_cli_exit_code(s), "%s", m);
     }
 out:
-    if (caught) export_signals_restore(&sigs);
+    if (caught) bk_cli_stop_signals_restore(&sigs);
     bk_out_lock_release(&lock);
     bk_blocksdir_close(&d);
     bk_chain_free(&c);

@@ -52,13 +52,13 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     o.progress_ctx = &pr;
 
     /* signals caught before anything is made under --out (as export's) */
-    export_signals sigs;
-    o.cancel = export_signals_catch(&sigs);
+    bk_cli_stop_saved sigs;
+    o.cancel = bk_cli_stop_signals_catch(&sigs);
     bk_out_lock lock;
     bk_error err;
     bk_error_clear(&err);
     if (bk_out_lock_take(&lock, o.out_dir, &err) != BK_OK) {
-        export_signals_restore(&sigs);
+        bk_cli_stop_signals_restore(&sigs);
         if (*o.cancel) {
             fprintf(stderr, "blockkit: export: stopped by a signal\n");
             return 128 + (int)*o.cancel;
@@ -76,7 +76,7 @@ int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
     } else if (s != BK_OK) {
         rc = utxo_source_fail(cmd, &err);
     }
-    export_signals_restore(&sigs);
+    bk_cli_stop_signals_restore(&sigs);
     if (args->summary && !rc) {
         char best[65], height[32] = "";
         bk_hex_encode_rev(best, st.best, 32);

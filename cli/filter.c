@@ -145,8 +145,7 @@ static int run_failed(f_out *O, bk_status st, const bk_engine_result *res, const
         return bk_cli_pipe_closed ? 0 : bk_cli_output_error(O->cmd, stdout, NULL, bk_cli_write_errno);
     char m[4608];
     bk_engine_error_format(&res->where, err, m, sizeof m);
-    int rc = st == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : bk_cli_exit_code(st);
-    return bk_cli_fail(O->cmd, rc, "%s", m);
+    return bk_cli_fail(O->cmd, bk_cli_exit_code(st), "%s", m);
 }
 
 /* The active chain's heights asked for, checked: 0 with the first and last height, or
@@ -415,9 +414,8 @@ done:
     return rc;
 }
 
-static int filter_main(int argc, char **argv)
+static int filter_blocks(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "match")) return match_main(argc - 1, argv + 1);
     const char *cmd = "filter";
     bk_cli_source src;
     bk_cli_source_init(&src);
@@ -436,10 +434,6 @@ static int filter_main(int argc, char **argv)
     bk_opt_args args;
     int prc = bk_opt_parse(&spec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) {
-        if (prc == 0 && argc >= 2 && !strcmp(argv[1], "--usage")) {
-            char *v[] = {"match", "--usage", NULL};
-            prc = match_main(2, v);
-        }
         bk_cli_source_free(&src);
         return prc;
     }
@@ -463,6 +457,13 @@ static int filter_main(int argc, char **argv)
     }
     bk_opt_args_free(&args);
     return rc;
+}
+
+static int filter_main(int argc, char **argv)
+{
+    static const bk_opt_sub subs[] = {{"match", match_main}, {NULL, NULL}};
+    const bk_opt_subcommands sc = {"filter", subs, filter_blocks, NULL, NULL, NULL};
+    return bk_opt_dispatch(&sc, argc, argv);
 }
 
 BK_CLI_COMMAND(filter_command, "filter", "--datadir DIR HASH|HEIGHT... | --start H --end H|-N [-j N] | match --script HEX...",

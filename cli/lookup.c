@@ -39,17 +39,6 @@ int bk_cli_parse_verbose(void *dest, const char *v)
     return 1;
 }
 
-int bk_cli_refuse_given(const char *cmd, const bk_opt_spec *spec, const char *const *names, const char *what)
-{
-    for (size_t k = 0; names[k]; k++) {
-        const bk_opt *o = bk_opt_find(spec, names[k]);
-        if (!o || !o->seen) continue;
-        if (o->short_name) return bk_cli_fail(cmd, BK_EXIT_USAGE, "-%c/%s is for %s", o->short_name, o->name, what);
-        return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for %s", o->name, what);
-    }
-    return 0;
-}
-
 /* Core ParseHashV(.., name) for getrawtransaction's txid ("parameter 1")
  * and block hash ("parameter 3"). */
 static int parse_hash_param(const char *cmd, const char *s, const char *name, uint8_t out[32])
@@ -119,7 +108,7 @@ int bk_cli_lookup_open(const char *cmd, bk_cli_source *src, bk_lookup **l_out)
     bk_cli_source_free(src);
     if (ost != BK_OK)
         return err.status == BK_ERR_NOT_FOUND
-                   ? bk_cli_fail(cmd, BK_EXIT_NOINPUT,
+                   ? bk_cli_fail(cmd, bk_cli_exit_code(err.status),
                                  "%s (lookups need the node's block index; blk/rev files alone: blockkit scan)", err.msg)
                    : bk_cli_report(cmd, &err);
     return 0;

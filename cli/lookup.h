@@ -66,9 +66,4 @@ int bk_cli_parse_verbosity3(void *dest, const char *value);
 int bk_cli_parse_verbosity2(void *dest, const char *value);
 int bk_cli_parse_verbose(void *dest, const char *value);
 
-/* The first option of names[] (NULL-ended) that the command line gave:
- * refused with "NAME is for WHAT" (exit 64), naming it as it was spelled
- * in the table (-o/--output). 0 when none was given. */
-int bk_cli_refuse_given(const char *cmd, const bk_opt_spec *spec, const char *const *names, const char *what);
-
 #endif

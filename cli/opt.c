@@ -215,6 +215,47 @@ void bk_opt_args_free(bk_opt_args *args)
     memset(args, 0, sizeof *args);
 }
 
+/* ---- modes and subcommands ---- */
+
+int bk_opt_mode_check(const bk_opt_spec *spec, int mode, const bk_opt_mode *modes)
+{
+    for (const bk_opt *o = spec->opts; o && o->name; o++) {
+        if (!o->seen || !o->modes || (o->modes & (1u << mode))) continue;
+        char name[72];
+        if (o->short_name) snprintf(name, sizeof name, "-%c/%s", o->short_name, o->name);
+        else snprintf(name, sizeof name, "%s", o->name);
+        if (modes[mode].not_for)
+            return bk_cli_fail(spec->cmd, BK_EXIT_USAGE, "%s is not for %s", name, modes[mode].not_for);
+        int m = 0;
+        while (!(o->modes & (1u << m))) m++;
+        return bk_cli_fail(spec->cmd, BK_EXIT_USAGE, "%s is for %s", name, modes[m].is_for);
+    }
+    return 0;
+}
+
+int bk_opt_dispatch(const bk_opt_subcommands *sc, int argc, char **argv)
+{
+    const char *w = argc >= 2 ? argv[1] : NULL;
+    for (const bk_opt_sub *s = sc->subs; w && s->name; s++)
+        if (!strcmp(w, s->name)) return s->main(argc - 1, argv + 1);
+    if (w && !strcmp(w, "--usage")) { /* every synopsis line */
+        char use[] = "--usage";
+        char *v[] = {argv[0], use, NULL};
+        int rc = sc->plain ? sc->plain(2, v) : 0;
+        for (const bk_opt_sub *s = sc->subs; !rc && s->name; s++) {
+            char *sv[] = {(char *)s->name, use, NULL};
+            rc = s->main(2, sv);
+        }
+        return rc;
+    }
+    if (sc->plain) return sc->plain(argc, argv);
+    if (w && (!strcmp(w, "--help") || !strcmp(w, "-h"))) return sc->help(1);
+    if (!w) return sc->missing ? bk_cli_fail(sc->cmd, BK_EXIT_USAGE, "%s", sc->missing) : (sc->help(0), BK_EXIT_USAGE);
+    char msg[256];
+    snprintf(msg, sizeof msg, sc->unknown, w);
+    return bk_cli_fail(sc->cmd, BK_EXIT_USAGE, "%s", msg);
+}
+
 /* ---- help and synopsis ---- */
 
 typedef struct text {

@@ -47,19 +47,40 @@ typedef struct bk_opt {
     int (*parse)(void *dest, const char *value); /* CALL */
     int set;           /* FLAG: the value stored (0 means 1) */
     int seen;          /* filled by the parser: how many times it was given */
+    unsigned modes;    /* the command's modes it is for (bit i: mode i; 0: every mode): BK_OPT_IN */
 } bk_opt;
 
-#define BK_OPT_END {NULL, 0, BK_OPT_FLAG, NULL, 0, 0, NULL, NULL, NULL, 0, 0}
+#define BK_OPT_END {NULL, 0, BK_OPT_FLAG, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0}
 
 /* Row constructors. */
-#define BK_OPT_ROW_FLAG(name, sh, dest, help) {name, sh, BK_OPT_FLAG, dest, 0, 0, NULL, help, NULL, 0, 0}
-#define BK_OPT_ROW_FLAGV(name, dest, value, help) {name, 0, BK_OPT_FLAG, dest, 0, 0, NULL, help, NULL, value, 0}
-#define BK_OPT_ROW_STR(name, sh, dest, arg, help) {name, sh, BK_OPT_STR, dest, 0, 0, arg, help, NULL, 0, 0}
-#define BK_OPT_ROW_INT(name, sh, dest, lo, hi, arg, help) {name, sh, BK_OPT_INT, dest, lo, hi, arg, help, NULL, 0, 0}
-#define BK_OPT_ROW_I64(name, sh, dest, lo, hi, arg, help) {name, sh, BK_OPT_I64, dest, lo, hi, arg, help, NULL, 0, 0}
-#define BK_OPT_ROW_CHOICE(name, dest, choices, help) {name, 0, BK_OPT_CHOICE, dest, 0, 0, choices, help, NULL, 0, 0}
-#define BK_OPT_ROW_CALL(name, sh, dest, fn, arg, help) {name, sh, BK_OPT_CALL, dest, 0, 0, arg, help, fn, 0, 0}
-#define BK_OPT_ROW_LIST(name, sh, dest, arg, help) {name, sh, BK_OPT_LIST, dest, 0, 0, arg, help, NULL, 0, 0}
+#define BK_OPT_ROW_FLAG(name, sh, dest, help) {name, sh, BK_OPT_FLAG, dest, 0, 0, NULL, help, NULL, 0, 0, 0}
+#define BK_OPT_ROW_FLAGV(name, dest, value, help) {name, 0, BK_OPT_FLAG, dest, 0, 0, NULL, help, NULL, value, 0, 0}
+#define BK_OPT_ROW_STR(name, sh, dest, arg, help) {name, sh, BK_OPT_STR, dest, 0, 0, arg, help, NULL, 0, 0, 0}
+#define BK_OPT_ROW_INT(name, sh, dest, lo, hi, arg, help) {name, sh, BK_OPT_INT, dest, lo, hi, arg, help, NULL, 0, 0, 0}
+#define BK_OPT_ROW_I64(name, sh, dest, lo, hi, arg, help) {name, sh, BK_OPT_I64, dest, lo, hi, arg, help, NULL, 0, 0, 0}
+#define BK_OPT_ROW_CHOICE(name, dest, choices, help) {name, 0, BK_OPT_CHOICE, dest, 0, 0, choices, help, NULL, 0, 0, 0}
+#define BK_OPT_ROW_CALL(name, sh, dest, fn, arg, help) {name, sh, BK_OPT_CALL, dest, 0, 0, arg, help, fn, 0, 0, 0}
+#define BK_OPT_ROW_LIST(name, sh, dest, arg, help) {name, sh, BK_OPT_LIST, dest, 0, 0, arg, help, NULL, 0, 0, 0}
+
+/* A row for some of a command's modes only (a command with modes: block FILE
+ * or --datadir lookups, export's block datasets, --verify, utxos...):
+ * BK_OPT_IN(BIT(FILE) | BIT(DIR), BK_OPT_ROW_...(...)). bk_opt_mode_check
+ * refuses a row given in a mode it is not for. */
+static inline bk_opt bk_opt_in_(unsigned modes, bk_opt o)
+{
+    o.modes = modes;
+    return o;
+}
+#define BK_OPT_IN(modes, row) bk_opt_in_((modes), (bk_opt)row)
+
+/* What a command's mode is called in the refusal of an option given in a
+ * mode it is not for: "X is not for <not_for>" when the mode in use has
+ * not_for, else "X is for <is_for>" of the option's first mode (X being
+ * "-c/--name" for a row with a short name). */
+typedef struct bk_opt_mode {
+    const char *is_for;
+    const char *not_for;
+} bk_opt_mode;
 
 /* A command's whole option contract. */
 typedef struct bk_opt_spec {
@@ -76,6 +97,34 @@ typedef struct bk_opt_args {
     size_t n;
     void *owned_;         /* the parse's storage */
 } bk_opt_args;
+
+/* 0, or 64 after the message for the first row (in table order) given
+ * that is not for mode (an index into modes[]). */
+int bk_opt_mode_check(const bk_opt_spec *spec, int mode, const bk_opt_mode *modes);
+
+/* Subcommands: a command whose first argument may be a word naming one of
+ * its tables (filter match, proof verify, utxo stats|dump|snapshot, ssz
+ * root|...). bk_opt_dispatch runs the subcommand named by argv[1] (its
+ * main gets argv[1..]); "--usage" as argv[1] prints every synopsis line
+ * (plain's, then each subcommand's); anything else goes to plain (the
+ * command's own table) or, for a command that needs a word: --help/-h
+ * prints help(1); no word: the missing message (NULL: help(0) on stderr),
+ * exit 64; another word: the unknown message (one %s: the word), 64. */
+typedef struct bk_opt_sub {
+    const char *name;                    /* NULL ends the table */
+    int (*main)(int argc, char **argv);  /* argv[0] is the subcommand's word */
+} bk_opt_sub;
+
+typedef struct bk_opt_subcommands {
+    const char *cmd;
+    const bk_opt_sub *subs;
+    int (*plain)(int argc, char **argv); /* no subcommand word: NULL when one is needed */
+    int (*help)(int to_stdout);          /* needed word: the overview; to stdout: 0 or 74 */
+    const char *missing;
+    const char *unknown;
+} bk_opt_subcommands;
+
+int bk_opt_dispatch(const bk_opt_subcommands *sc, int argc, char **argv);
 
 /* bk_opt_parse's result when the command should go on. */
 #define BK_OPT_CONTINUE (-1)
@@ -112,8 +161,9 @@ int bk_opt_parse_end(void *dest, const char *value);
 /* No silent empty success: "no block in heights S..E" (the range as
  * given), exit 66. */
 int bk_cli_empty_range(const char *cmd, const bk_cli_range *r);
-#define BK_OPT_RANGE(r)                                                                              \
-    BK_OPT_ROW_I64("--start", 0, &(r)->start, 0, INT32_MAX, "H", "first height (default 0)"),       \
+#define BK_OPT_RANGE(r) BK_OPT_ROW_START(r), BK_OPT_ROW_END(r)
+#define BK_OPT_ROW_START(r) BK_OPT_ROW_I64("--start", 0, &(r)->start, 0, INT32_MAX, "H", "first height (default 0)")
+#define BK_OPT_ROW_END(r)                                                                            \
     BK_OPT_ROW_CALL("--end", 0, (r), bk_opt_parse_end, "H|-N",                                        \
                     "last height (default the tip; past the tip: the tip);\n-N: N blocks below the tip")
 
@@ -135,10 +185,14 @@ int bk_cli_progress_on(int choice);
 
 /* Table format (export, utxo dump): --format, --compression, --zstd-level. */
 #define BK_OPT_TABLE_FORMAT(fmt, codec, level)                                                       \
+    BK_OPT_ROW_FORMAT(fmt), BK_OPT_ROW_COMPRESSION(codec), BK_OPT_ROW_ZSTD_LEVEL(level)
+#define BK_OPT_ROW_FORMAT(fmt)                                                                       \
     BK_OPT_ROW_CALL("--format", 0, fmt, bk_opt_parse_table_format, "parquet|csv|ndjson",            \
-                    "table format (default parquet)"),                                               \
+                    "table format (default parquet)")
+#define BK_OPT_ROW_COMPRESSION(codec)                                                                \
     BK_OPT_ROW_CALL("--compression", 0, codec, bk_opt_parse_codec, "zstd|snappy|none",              \
-                    "Parquet page compression (default zstd)"),                                      \
+                    "Parquet page compression (default zstd)")
+#define BK_OPT_ROW_ZSTD_LEVEL(level)                                                                 \
     BK_OPT_ROW_INT("--zstd-level", 0, level, -7, 19, "N", "zstd level, -7 (fastest) .. 19 (default -5)")
 int bk_opt_parse_table_format(void *dest, const char *value);
 int bk_opt_parse_codec(void *dest, const char *value);

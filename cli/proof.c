@@ -35,7 +35,9 @@ static int verify_one(const char *cmd, bk_lookup *l, const char *arg, int pretty
     memset(&in, 0, sizeof in);
     const char *hex = arg;
     if (!strcmp(arg, "-")) {
-        int rc = bk_cli_read_input_max(cmd, "-", BK_CLI_MAX_BLOCK, "a proof of the largest block (16,666 transactions) is about 1.07 MB as hex", &in);
+        int rc = bk_cli_read_input_max(cmd, "-", BK_CLI_MAX_BLOCK,
+                                       "a proof of the largest block (16,666 transactions) is about 1.07 MB "
+                                       "as hex", &in);
         if (rc) return rc;
         /* text: surrounding white space dropped */
         size_t a = 0, b = in.len;
@@ -122,9 +124,8 @@ static int proof_verify(int argc, char **argv)
     return rc;
 }
 
-static int proof_main(int argc, char **argv)
+static int proof_txids(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "verify")) return proof_verify(argc - 1, argv + 1);
     const char *cmd = "proof";
     bk_cli_source src;
     bk_cli_source_init(&src);
@@ -142,13 +143,7 @@ static int proof_main(int argc, char **argv)
                         opts, SIZE_MAX};
     bk_opt_args args;
     int prc = bk_opt_parse(&spec, argc, argv, &args);
-    if (prc != BK_OPT_CONTINUE) {
-        if (prc == 0 && argc >= 2 && !strcmp(argv[1], "--usage")) {
-            char *v[] = {"verify", "--usage", NULL};
-            prc = proof_verify(2, v);
-        }
-        return prc;
-    }
+    if (prc != BK_OPT_CONTINUE) return prc;
     bk_lookup *l = NULL;
     int rc = open_with_args(cmd, &src, &args, "give a TXID (see --help)", &l);
     if (rc) return rc;
@@ -180,6 +175,13 @@ static int proof_main(int argc, char **argv)
     bk_lookup_close(l);
     bk_opt_args_free(&args);
     return rc;
+}
+
+static int proof_main(int argc, char **argv)
+{
+    static const bk_opt_sub subs[] = {{"verify", proof_verify}, {NULL, NULL}};
+    const bk_opt_subcommands sc = {"proof", subs, proof_txids, NULL, NULL, NULL};
+    return bk_opt_dispatch(&sc, argc, argv);
 }
 
 BK_CLI_COMMAND(proof_command, "proof", "--datadir DIR [--block HASH] TXID... | verify --datadir DIR PROOF|-...",

@@ -38,28 +38,31 @@ int bk_cli_source_parse_chain(void *dest, const char *value);
  * them, spelled and explained once. BK_OPT_SOURCE_DIRS: --datadir,
  * --blocksdir, --chain, --tmpdir (BK_OPT_SOURCE_NET: the last two); BK_OPT_SOURCE_INDEX: --blockindex and
  * --source (the commands that can build the chain from the files too). */
-#define BK_OPT_SOURCE_DIRS(s)                                                                        \
-    BK_OPT_ROW_STR("--datadir", 0, &(s)->datadir, "DIR",                                              \
-                   "Core's -datadir (its network folder, DIR/regtest, is taken too)"),               \
-    BK_OPT_ROW_STR("--blocksdir", 0, &(s)->blocksdir, "DIR",                                          \
-                   "the blk*.dat directory, or Core's -blocksdir (DIR/<net>/blocks)"),               \
-    BK_OPT_SOURCE_NET(s)
+#define BK_OPT_SOURCE_DIRS(s) BK_OPT_ROW_DATADIR(s), BK_OPT_ROW_BLOCKSDIR(s), BK_OPT_SOURCE_NET(s)
 /* --datadir, --chain, --tmpdir: the commands that read only the datadir's
  * databases (utxo). */
-#define BK_OPT_SOURCE_DATADIR(s)                                                                     \
+#define BK_OPT_SOURCE_DATADIR(s) BK_OPT_ROW_DATADIR(s), BK_OPT_SOURCE_NET(s)
+#define BK_OPT_SOURCE_NET(s) BK_OPT_ROW_CHAIN(s), BK_OPT_ROW_TMPDIR(s)
+#define BK_OPT_SOURCE_INDEX(s) BK_OPT_ROW_BLOCKINDEX(s), BK_OPT_ROW_SOURCE(s)
+/* The rows one by one (for BK_OPT_IN). */
+#define BK_OPT_ROW_DATADIR(s)                                                                        \
     BK_OPT_ROW_STR("--datadir", 0, &(s)->datadir, "DIR",                                              \
-                   "Core's -datadir (its network folder, DIR/regtest, is taken too)"),               \
-    BK_OPT_SOURCE_NET(s)
-#define BK_OPT_SOURCE_NET(s)                                                                         \
+                   "Core's -datadir (its network folder, DIR/regtest, is taken too)")
+#define BK_OPT_ROW_BLOCKSDIR(s)                                                                      \
+    BK_OPT_ROW_STR("--blocksdir", 0, &(s)->blocksdir, "DIR",                                          \
+                   "the blk*.dat directory, or Core's -blocksdir (DIR/<net>/blocks)")
+#define BK_OPT_ROW_CHAIN(s)                                                                          \
     BK_OPT_ROW_CALL("--chain", 0, (s), bk_cli_source_parse_chain, "NAME",                             \
                     "main, test|testnet3, testnet4, signet, regtest (default: the\n"                 \
-                    "one network whose files are there)"),                                           \
+                    "one network whose files are there)")
+#define BK_OPT_ROW_TMPDIR(s)                                                                         \
     BK_OPT_ROW_STR("--tmpdir", 0, &(s)->tmpdir, "DIR",                                                \
                    "where private snapshots of LevelDB directories are made\n"                      \
                    "(default $TMPDIR or /tmp)")
-#define BK_OPT_SOURCE_INDEX(s)                                                                       \
+#define BK_OPT_ROW_BLOCKINDEX(s)                                                                     \
     BK_OPT_ROW_STR("--blockindex", 0, &(s)->blockindex, "DIR",                                        \
-                   "Core's block index (LevelDB; default <blocks>/index)"),                          \
+                   "Core's block index (LevelDB; default <blocks>/index)")
+#define BK_OPT_ROW_SOURCE(s)                                                                         \
     BK_OPT_ROW_CHOICE("--source", &(s)->source, "auto|index|files",                                   \
                       "index: Core's block index (an error if absent); files: the\n"                \
                       "header scan of the blk/rev files; auto (default): index when\n"              \

@@ -21,9 +21,8 @@ static int emit(const void *p, size_t n)
     return rc ? rc : bk_cli_output_flush(CMD, stdout, NULL);
 }
 
-/* The subcommands: one option table each (ssz_rows), chosen by argv[1]. */
+/* The subcommands: one option table each (ssz_rows), dispatched by bk_opt_dispatch. */
 enum { SSZ_ROOT, SSZ_DECODE, SSZ_ENCODE, SSZ_PROOF, SSZ_VERIFY, SSZ_SYNTH, SSZ_NSUB };
-static const char *const ssz_sub[SSZ_NSUB] = {"root", "decode", "encode", "proof", "verify", "synth"};
 static const char *const ssz_cmd[SSZ_NSUB] = {"ssz root", "ssz decode", "ssz encode",
                                               "ssz proof", "ssz verify", "ssz synth"};
 static const char *const ssz_args[SSZ_NSUB] = {"TYPE [FILE|-]", "TYPE [FILE|-]", "TYPE [FILE|-]",
@@ -200,19 +199,70 @@ static size_t split_path(char *s, const char **elems)
     return n;
 }
 
-static int ssz_main(int argc, char **argv)
+/* root --set PATH=0xHEX ...: the root before, then after the edits,
+ * re-hashed incrementally through a cached tree (bk_ssz_tree). */
+static bk_status ssz_root_sets(bk_ssz_hasher *h, const bk_ssz_type *t, const uint8_t *data, size_t nbytes,
+                               const char *const *sets, size_t nsets, int *rc, bk_error *err)
 {
-    if (argc < 2)
-        return bk_cli_fail(CMD, BK_EXIT_USAGE, "missing subcommand: root, decode, encode, proof, verify or synth "
-                                               "(see --help)");
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) return ssz_overview_print(1);
-    if (!strcmp(sub, "--usage")) return ssz_overview_print(0);
-    int mode = -1;
-    for (int m = 0; m < SSZ_NSUB; m++)
-        if (!strcmp(sub, ssz_sub[m])) mode = m;
-    if (mode < 0)
-        return bk_cli_fail(CMD, BK_EXIT_USAGE, "unknown subcommand \"%s\" (root, decode, encode, proof, verify, synth)", sub);
+    uint8_t r[32];
+    bk_ssz_tree *tree = NULL;
+    bk_status st = bk_ssz_tree_create(&tree, t, data, nbytes, NULL, err);
+    if (st == BK_OK) st = bk_ssz_tree_root(tree, h, r, err);
+    if (st == BK_OK) *rc = put_hex_line(r, 32);
+    for (size_t k = 0; k < nsets && st == BK_OK && *rc == BK_EXIT_OK; k++) {
+        char spec[512];
+        const char *eq = strchr(sets[k], '=');
+        if (!eq || (size_t)(eq - sets[k]) >= sizeof spec) {
+            *rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: expected PATH=0xHEX", sets[k]);
+            break;
+        }
+        memcpy(spec, sets[k], (size_t)(eq - sets[k]));
+        spec[eq - sets[k]] = 0;
+        const char *elems[MAX_PATH_ELEMS];
+        size_t ne = split_path(spec, elems);
+        uint8_t *val = NULL;
+        size_t vn = 0;
+        if (!unhex_arg(eq + 1, &val, &vn)) {
+            *rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: the value is not hex", sets[k]);
+            break;
+        }
+        st = bk_ssz_tree_set(tree, elems, ne, val, vn, err);
+        free(val);
+    }
+    if (st == BK_OK && *rc == BK_EXIT_OK) st = bk_ssz_tree_root(tree, h, r, err);
+    if (st == BK_OK && *rc == BK_EXIT_OK) *rc = put_hex_line(r, 32);
+    bk_ssz_tree_free(tree);
+    return st;
+}
+
+/* verify: the proof JSON against --root (default its own) and the gindex
+ * (0: its own); ok, or exit 1 when it does not hold. */
+static bk_status ssz_verify_proof(bk_ssz_hasher *h, const uint8_t *data, size_t nbytes, const char *root_hex,
+                                  uint64_t gindex, int *rc, bk_error *err)
+{
+    uint8_t root[32], *rb = NULL;
+    size_t rn = 0;
+    if (root_hex) {
+        if (!unhex_arg(root_hex, &rb, &rn) || rn != 32) {
+            free(rb);
+            *rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--root: 0x + 64 hex digits");
+            return BK_OK;
+        }
+        memcpy(root, rb, 32);
+        free(rb);
+    }
+    bk_status st = bk_ssz_proof_verify_json(h, (const char *)data, nbytes, root_hex ? root : NULL, gindex, NULL, err);
+    if (st == BK_OK) *rc = emit("ok\n", 3);
+    else if (st == BK_ERR_MISMATCH) {
+        fprintf(stderr, "blockkit: %s: proof rejected: %s\n", CMD, err->msg);
+        *rc = BK_EXIT_FAIL;
+        st = BK_OK;
+    }
+    return st;
+}
+
+static int ssz_run(int mode, int argc, char **argv)
+{
     CMD = ssz_cmd[mode]; /* messages say "blockkit: ssz root: ..." */
     ssz_opts so = {0};
     so.fork = bk_ssz_fork_name(bk_ssz_fork_count() - 1);
@@ -223,7 +273,7 @@ static int ssz_main(int argc, char **argv)
     ssz_rows(mode, &so, rows);
     bk_opt_spec ospec = {CMD, ssz_args[mode], ssz_intro[mode], ssz_outro, rows, ssz_max_args[mode]};
     bk_opt_args args;
-    int prc = bk_opt_parse(&ospec, argc - 1, argv + 1, &args);
+    int prc = bk_opt_parse(&ospec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) return prc;
     /* argv strings (they outlive args); the lists are copied below. */
     const char *type_str = args.n > 0 ? args.v[0] : NULL, *file = args.n > 1 ? args.v[1] : NULL;
@@ -346,40 +396,12 @@ static int ssz_main(int argc, char **argv)
     switch (mode) {
     case 0: {
         uint8_t r[32];
-        if (!nsets) {
-            st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
-            if (st == BK_OK) rc = put_hex_line(r, 32);
+        if (nsets) {
+            st = ssz_root_sets(h, t, data, nbytes, sets, nsets, &rc, &err);
             break;
         }
-        /* --set PATH=0xHEX ...: the root before, then after the edits,
-         * re-hashed incrementally through a cached tree (bk_ssz_tree). */
-        bk_ssz_tree *tree = NULL;
-        st = bk_ssz_tree_create(&tree, t, data, nbytes, NULL, &err);
-        if (st == BK_OK) st = bk_ssz_tree_root(tree, h, r, &err);
+        st = bk_ssz_hash_tree_root(h, t, data, nbytes, r, &err);
         if (st == BK_OK) rc = put_hex_line(r, 32);
-        for (size_t k = 0; k < nsets && st == BK_OK && rc == BK_EXIT_OK; k++) {
-            char spec[512];
-            const char *eq = strchr(sets[k], '=');
-            if (!eq || (size_t)(eq - sets[k]) >= sizeof spec) {
-                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: expected PATH=0xHEX", sets[k]);
-                break;
-            }
-            memcpy(spec, sets[k], (size_t)(eq - sets[k]));
-            spec[eq - sets[k]] = 0;
-            const char *elems[MAX_PATH_ELEMS];
-            size_t ne = split_path(spec, elems);
-            uint8_t *val = NULL;
-            size_t vn = 0;
-            if (!unhex_arg(eq + 1, &val, &vn)) {
-                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--set %s: the value is not hex", sets[k]);
-                break;
-            }
-            st = bk_ssz_tree_set(tree, elems, ne, val, vn, &err);
-            free(val);
-        }
-        if (st == BK_OK && rc == BK_EXIT_OK) st = bk_ssz_tree_root(tree, h, r, &err);
-        if (st == BK_OK && rc == BK_EXIT_OK) rc = put_hex_line(r, 32);
-        bk_ssz_tree_free(tree);
         break;
     }
     case 1:
@@ -400,30 +422,14 @@ static int ssz_main(int argc, char **argv)
             rc = emit(w.data, w.len);
         }
         break;
-    case 4: {
-        uint8_t root[32], *rb = NULL;
-        size_t rn = 0;
-        if (root_hex) {
-            if (!unhex_arg(root_hex, &rb, &rn) || rn != 32) {
-                free(rb);
-                rc = bk_cli_fail(CMD, BK_EXIT_USAGE, "--root: 0x + 64 hex digits");
-                goto out;
-            }
-            memcpy(root, rb, 32);
-            free(rb);
-        }
-        st = bk_ssz_proof_verify_json(h, (const char *)data, nbytes, root_hex ? root : NULL, ng ? gidx[0] : 0, NULL,
-                                      &err);
-        if (st == BK_OK) rc = emit("ok\n", 3);
-        else if (st == BK_ERR_MISMATCH) {
-            fprintf(stderr, "blockkit: %s: proof rejected: %s\n", CMD, err.msg);
-            rc = BK_EXIT_FAIL;
-            st = BK_OK;
-        }
-        break;
+    case 4: st = ssz_verify_proof(h, data, nbytes, root_hex, ng ? gidx[0] : 0, &rc, &err); break;
     }
+    if (st != BK_OK) {
+        rc = bk_cli_report(CMD, &err);
+        /* a path or generalized index the type does not have is invalid
+         * data (65), not a missing input */
+        if (st == BK_ERR_NOT_FOUND) rc = BK_EXIT_DATA;
     }
-    if (st != BK_OK) rc = bk_cli_report(CMD, &err);
 out:
     bk_writer_free(&w);
     free(bytes);
@@ -432,6 +438,25 @@ out:
     bk_ssz_pool_free(pool);
     bk_ssz_registry_free(reg);
     return rc;
+}
+
+static int ssz_root(int argc, char **argv) { return ssz_run(SSZ_ROOT, argc, argv); }
+static int ssz_decode(int argc, char **argv) { return ssz_run(SSZ_DECODE, argc, argv); }
+static int ssz_encode(int argc, char **argv) { return ssz_run(SSZ_ENCODE, argc, argv); }
+static int ssz_proof(int argc, char **argv) { return ssz_run(SSZ_PROOF, argc, argv); }
+static int ssz_verify(int argc, char **argv) { return ssz_run(SSZ_VERIFY, argc, argv); }
+static int ssz_synth(int argc, char **argv) { return ssz_run(SSZ_SYNTH, argc, argv); }
+
+static int ssz_main(int argc, char **argv)
+{
+    static const bk_opt_sub subs[] = {{"root", ssz_root},     {"decode", ssz_decode}, {"encode", ssz_encode},
+                                      {"proof", ssz_proof},   {"verify", ssz_verify}, {"synth", ssz_synth},
+                                      {NULL, NULL}};
+    const bk_opt_subcommands sc = {
+        "ssz", subs, NULL, ssz_overview_print,
+        "missing subcommand: root, decode, encode, proof, verify or synth (see --help)",
+        "unknown subcommand \"%s\" (root, decode, encode, proof, verify, synth)"};
+    return bk_opt_dispatch(&sc, argc, argv);
 }
 
 BK_CLI_COMMAND(ssz_command, "ssz", "root|decode|encode|proof|verify TYPE [options] [FILE|-|--hex 0x..]",

@@ -335,8 +335,7 @@ static int dir_main(const char *cmd, bk_cli_source *src, const bk_cli_range *ran
     } else if (rs != BK_OK) {
         char m[4608];
         stats_error(&er.where, &err, m, sizeof m);
-        rc = rs == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : rs == BK_ERR_IO ? BK_EXIT_IO
-             : rs == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
+        rc = bk_cli_exit_code(rs);
         const bk_chain_entry *at = &R.chain.entries[list[R.emitted].entry];
         if (njobs > 1)
             bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
@@ -359,6 +358,12 @@ out_dir:
     return rc;
 }
 
+/* The two modes: a block FILE, and a blocks directory (a row BK_OPT_IN one). */
+enum { MODE_FILE, MODE_DIR };
+#define IN_DIR (1u << MODE_DIR)
+static const bk_opt_mode stats_modes[] = {
+    {"a block FILE", NULL}, {"a blocks directory (--datadir or --blocksdir), not a block FILE", NULL}};
+
 static int stats_main(int argc, char **argv)
 {
     const char *cmd = "stats";
@@ -377,11 +382,16 @@ static int stats_main(int argc, char **argv)
                        "FILE: its height (default: BIP34); a directory: that height only"),
         BK_OPT_ROW_I64("--mediantime", 0, &mediantime, INT64_MIN, INT64_MAX, "T",
                        "FILE: median time past (default: the block's own time)"),
-        BK_OPT_SOURCE_DIRS(&src),
-        BK_OPT_SOURCE_INDEX(&src),
-        BK_OPT_RANGE(&range),
-        BK_OPT_ROW_STR("--hash", 0, &hash_arg, "HASH", "that block, on the best chain or not"),
-        BK_OPT_JOBS(&jobs, "worker threads (default 1); output stays in height order"),
+        BK_OPT_ROW_DATADIR(&src),
+        BK_OPT_ROW_BLOCKSDIR(&src),
+        BK_OPT_ROW_CHAIN(&src),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_TMPDIR(&src)),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_BLOCKINDEX(&src)),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_SOURCE(&src)),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_START(&range)),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_END(&range)),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_STR("--hash", 0, &hash_arg, "HASH", "that block, on the best chain or not")),
+        BK_OPT_IN(IN_DIR, BK_OPT_JOBS(&jobs, "worker threads (default 1); output stays in height order")),
         BK_OPT_ROW_STR("--stats", 0, &stats_list, "a,b,c",
                        "only these statistics, in Core's sorted key order; an\n"
                        "unknown name is Core's \"Invalid selected statistic 'x'\""),
@@ -412,12 +422,8 @@ static int stats_main(int argc, char **argv)
     if (dir_mode && file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "a block FILE and a blocks directory exclude each other");
     if (!dir_mode && !file) return bk_cli_fail(cmd, BK_EXIT_USAGE, "no block file or blocks directory (see --help)");
     if (!dir_mode) {
-        static const char *const dir_only[] = {"--start", "--end", "--hash", "--jobs", "--blockindex", "--source",
-                                               "--tmpdir"};
-        for (size_t k = 0; k < sizeof dir_only / sizeof dir_only[0]; k++)
-            if (bk_opt_given(&spec, dir_only[k]))
-                return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s is for a blocks directory (--datadir or --blocksdir), "
-                                   "not a block FILE", dir_only[k]);
+        int mrc = bk_opt_mode_check(&spec, MODE_FILE, stats_modes);
+        if (mrc) return mrc;
         cfg.net = src.net;
         return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, &cfg);
     }

@@ -34,6 +34,14 @@ static const char tx_outro[] =
     "65 bad transaction or coins, 66 missing input, 74 I/O.\n"
     "\n" BK_CLI_LOOKUP_OUTRO;
 
+/* The two modes: a transaction given as HEX, FILE or -, and --datadir
+ * lookups (a row BK_OPT_IN one). */
+enum { MODE_HEX, MODE_DIR };
+#define IN_HEX (1u << MODE_HEX)
+#define IN_DIR (1u << MODE_DIR)
+static const bk_opt_mode tx_modes[] = {{"a transaction given as HEX, FILE or -, not --datadir lookups", NULL},
+                                       {"--datadir lookups, not a transaction given as HEX, FILE or -", NULL}};
+
 static int tx_main(int argc, char **argv)
 {
     const char *cmd = "tx";
@@ -44,36 +52,40 @@ static int tx_main(int argc, char **argv)
     /* One table for both modes: a transaction given as HEX/FILE, and
      * --datadir lookups through the txindex. */
     bk_opt opts[] = {
-        BK_OPT_SOURCE_DIRS(&src),
+        BK_OPT_ROW_DATADIR(&src),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_BLOCKSDIR(&src)),
+        BK_OPT_ROW_CHAIN(&src),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_TMPDIR(&src)),
         BK_OPT_PRETTY(&indent),
-        BK_OPT_ROW_STR("--file", 0, &file, "FILE", "HEX: read the transaction from FILE (raw or hex); - = stdin"),
-        BK_OPT_ROW_STR("--undo-coins", 0, &coins_file, "FILE",
-                       "HEX: the coins the inputs spend, as one CTxUndo of Core's\n"
-                       "undo data (CompactSize count, then one Coin per input; raw\n"
-                       "or hex)"),
-        BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N", "HEX: pretty form with indent N (bitcoin-tx -json uses 4)"),
-        BK_OPT_ROW_FLAG("--include-hex", 0, &include_hex, "HEX: add \"hex\" also without coins (TxToUniv include_hex)"),
-        BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version, "HEX: print nVersion as int32 (Core before v28)"),
-        BK_OPT_ROW_CALL("--verbosity", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
-                        "DIR: 0, 1 (default) or 2 (true = 1, false = 0)"),
-        BK_OPT_ROW_CALL("--verbose", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
-                        "DIR: getrawtransaction's other name for --verbosity"),
-        BK_OPT_ROW_STR("--blockhash", 0, &blockhash, "HASH",
-                       "DIR: look in that block instead (getrawtransaction's third\n"
-                       "parameter: no txindex needed; the result starts with\n"
-                       "\"in_active_chain\")"),
+        BK_OPT_IN(IN_HEX, BK_OPT_ROW_STR("--file", 0, &file, "FILE",
+                                         "HEX: read the transaction from FILE (raw or hex); - = stdin")),
+        BK_OPT_IN(IN_HEX, BK_OPT_ROW_STR("--undo-coins", 0, &coins_file, "FILE",
+                                         "HEX: the coins the inputs spend, as one CTxUndo of Core's\n"
+                                         "undo data (CompactSize count, then one Coin per input; raw\n"
+                                         "or hex)")),
+        BK_OPT_IN(IN_HEX, BK_OPT_ROW_INT("--indent", 0, &indent, 0, 64, "N",
+                                         "HEX: pretty form with indent N (bitcoin-tx -json uses 4)")),
+        BK_OPT_IN(IN_HEX, BK_OPT_ROW_FLAG("--include-hex", 0, &include_hex,
+                                          "HEX: add \"hex\" also without coins (TxToUniv include_hex)")),
+        BK_OPT_IN(IN_HEX, BK_OPT_ROW_FLAG("--signed-version", 0, &signed_version,
+                                          "HEX: print nVersion as int32 (Core before v28)")),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_CALL("--verbosity", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
+                                          "DIR: 0, 1 (default) or 2 (true = 1, false = 0)")),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_CALL("--verbose", 0, &verbosity, bk_cli_parse_verbosity2, "0-2|true|false",
+                                          "DIR: getrawtransaction's other name for --verbosity")),
+        BK_OPT_IN(IN_DIR, BK_OPT_ROW_STR("--blockhash", 0, &blockhash, "HASH",
+                                         "DIR: look in that block instead (getrawtransaction's third\n"
+                                         "parameter: no txindex needed; the result starts with\n"
+                                         "\"in_active_chain\")")),
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, "HEX | --file FILE | - | --datadir DIR TXID...", tx_intro, tx_outro, opts, SIZE_MAX};
     bk_opt_args args;
     int prc = bk_opt_parse(&spec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) return prc;
-    static const char *const hex_only[] = {"--file", "--undo-coins", "--indent", "--include-hex", "--signed-version",
-                                           NULL};
-    static const char *const dir_only[] = {"--blocksdir", "--tmpdir", "--verbosity", "--verbose", "--blockhash", NULL};
     int rc;
     if (src.datadir || src.blocksdir) {
-        rc = bk_cli_refuse_given(cmd, &spec, hex_only, "a transaction given as HEX, FILE or -, not --datadir lookups");
+        rc = bk_opt_mode_check(&spec, MODE_DIR, tx_modes);
         if (!rc) {
             bk_cli_lookup q = {BK_CLI_LOOKUP_TX, args.v, args.n, verbosity, BK_CORE_NEWEST, indent != 0, blockhash};
             rc = bk_cli_lookup_run(cmd, &src, &q);
@@ -90,8 +102,7 @@ static int tx_main(int argc, char **argv)
         hex = args.v[0];
     }
     bk_opt_args_free(&args);
-    if ((rc = bk_cli_refuse_given(cmd, &spec, dir_only, "--datadir lookups, not a transaction given as HEX, FILE or -")))
-        return rc;
+    if ((rc = bk_opt_mode_check(&spec, MODE_HEX, tx_modes)) != 0) return rc;
     if (n_args > 1) return bk_cli_fail(cmd, BK_EXIT_USAGE, "more than one transaction given (TXID... need --datadir)");
     if ((hex != NULL) + (file != NULL) != 1)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "give exactly one of HEX, --file FILE or - (see --help)");

@@ -45,6 +45,7 @@ int bk_cli_exit_code(bk_status st)
     case BK_ERR_NOMEM: return BK_EXIT_SOFTWARE;
     case BK_ERR_UNSUPPORTED: return BK_EXIT_USAGE;
     case BK_ERR_LOCKED: return BK_EXIT_TEMPFAIL;
+    case BK_ERR_NOT_FOUND: return BK_EXIT_NOINPUT;
     default: return BK_EXIT_DATA;
     }
 }
@@ -504,7 +505,7 @@ static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_stop(int sig) { bk_cli_stop = sig; }
 
-void bk_cli_stop_signals_catch(bk_cli_stop_saved *saved)
+volatile sig_atomic_t *bk_cli_stop_signals_catch(bk_cli_stop_saved *saved)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -514,6 +515,7 @@ void bk_cli_stop_signals_catch(bk_cli_stop_saved *saved)
     for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, stop_signals[k]);
     bk_cli_stop = 0;
     for (int k = 0; k < 3; k++) sigaction(stop_signals[k], &sa, &saved->old[k]);
+    return &bk_cli_stop;
 }
 
 void bk_cli_stop_signals_restore(const bk_cli_stop_saved *saved)

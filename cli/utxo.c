@@ -309,8 +309,8 @@ static int utxo_dump(int argc, char **argv)
      * nothing stays under the name, exit 128 + the signal. Caught before
      * the temporary file exists, so no signal finds it without the handler
      * that removes it (a SIGTERM right after its creation left it behind). */
-    export_signals sigs;
-    volatile sig_atomic_t *stop = d.to_file ? export_signals_catch(&sigs) : NULL;
+    bk_cli_stop_saved sigs;
+    volatile sig_atomic_t *stop = d.to_file ? bk_cli_stop_signals_catch(&sigs) : NULL;
     if (d.to_file) {
         ost = bk_chunk_file_open_path(&d.cf, o.out_file, format, cols, ncols, &po, NULL, &err);
         d.t = &d.cf.table;
@@ -335,7 +335,7 @@ static int utxo_dump(int argc, char **argv)
         if (!rc) rc = bk_cli_output_flush(cmd, d.out, d.path);
         bk_table_close(d.t);
     }
-    if (stop) export_signals_restore(&sigs);
+    if (stop) bk_cli_stop_signals_restore(&sigs);
     if (d.out != stdout) {
         int crc = bk_cli_output_close(cmd, d.out, d.path, 0);
         if (!rc) rc = crc;
@@ -419,9 +419,7 @@ static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow
 
 static int past_fail(const char *cmd, bk_status s, const bk_error *err)
 {
-    int code = s == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : s == BK_ERR_IO ? BK_EXIT_IO
-               : s == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : s == BK_ERR_ARG ? BK_EXIT_USAGE : BK_EXIT_DATA;
-    return bk_cli_fail(cmd, code, "%s", err->msg);
+    return bk_cli_fail(cmd, bk_cli_exit_code(s), "%s", err->msg);
 }
 
 typedef struct series_out {
@@ -491,9 +489,7 @@ static int past_series(const char *cmd, past_src *p, bk_utxo_hash_type ht, int64
         if (wh.stage != BK_STAGE_NONE && wh.stage != BK_STAGE_CONSUME) {
             char m[4608];
             bk_engine_error_format(&wh, &err, m, sizeof m);
-            int code = s == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : s == BK_ERR_IO ? BK_EXIT_IO
-                       : s == BK_ERR_NOMEM ? BK_EXIT_SOFTWARE : BK_EXIT_DATA;
-            return bk_cli_fail(cmd, code, "%s", m);
+            return bk_cli_fail(cmd, bk_cli_exit_code(s), "%s", m);
         }
         return past_fail(cmd, s, &err);
     }
@@ -657,8 +653,8 @@ static int utxo_snapshot(int argc, char **argv)
         const bk_chain_entry *e = bk_chain_find(&p.chain, best);
         height = e ? e->height : -1;
     }
-    export_signals sigs;
-    volatile sig_atomic_t *stop = export_signals_catch(&sigs);
+    bk_cli_stop_saved sigs;
+    volatile sig_atomic_t *stop = bk_cli_stop_signals_catch(&sigs);
     bk_error err;
     bk_error_clear(&err);
     bk_utxo_rollback_opts ro;
@@ -729,7 +725,7 @@ static int utxo_snapshot(int argc, char **argv)
         if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
         bk_writer_free(&wr);
     }
-    export_signals_restore(&sigs);
+    bk_cli_stop_signals_restore(&sigs);
     bk_utxo_stats_free(&st);
     bk_utxo_snapshot_writer_free(w);
     bk_utxo_rollback_close(r);
@@ -739,23 +735,20 @@ static int utxo_snapshot(int argc, char **argv)
 }
 /* ==== end of issue 28 section ==== */
 
+static int utxo_help(int to_stdout)
+{
+    if (to_stdout) return bk_cli_help("utxo", utxo_usage);
+    fputs(utxo_usage, stderr);
+    return BK_EXIT_USAGE;
+}
+
 static int utxo_main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        if (argc >= 2) return bk_cli_help("utxo", utxo_usage);
-        fputs(utxo_usage, stderr);
-        return BK_EXIT_USAGE;
-    }
-    if (!strcmp(argv[1], "--usage")) { /* every subcommand's synopsis line */
-        char *st[] = {"stats", "--usage", NULL}, *du[] = {"dump", "--usage", NULL}, *sn[] = {"snapshot", "--usage", NULL};
-        int rc = utxo_stats(2, st);
-        if (!rc) rc = utxo_dump(2, du);
-        return rc ? rc : utxo_snapshot(2, sn);
-    }
-    if (!strcmp(argv[1], "stats")) return utxo_stats(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "dump")) return utxo_dump(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "snapshot")) return utxo_snapshot(argc - 1, argv + 1);
-    return bk_cli_fail("utxo", BK_EXIT_USAGE, "unknown subcommand '%s' (stats, dump, snapshot; see --help)", argv[1]);
+    static const bk_opt_sub subs[] = {
+        {"stats", utxo_stats}, {"dump", utxo_dump}, {"snapshot", utxo_snapshot}, {NULL, NULL}};
+    const bk_opt_subcommands sc = {"utxo", subs, NULL, utxo_help, NULL,
+                                   "unknown subcommand '%s' (stats, dump, snapshot; see --help)"};
+    return bk_opt_dispatch(&sc, argc, argv);
 }
 
 BK_CLI_COMMAND(utxo_command, "utxo", "stats|dump|snapshot (--datadir DIR | --utxo-snapshot FILE)",

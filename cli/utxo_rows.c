@@ -39,7 +39,7 @@ int utxo_source_fail(const char *cmd, const bk_error *e)
 {
     bk_error err = *e;
     bk_status st = err.status;
-    if (st == BK_ERR_NOT_FOUND) return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "%s", err.msg);
+    if (st == BK_ERR_NOT_FOUND) return bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
     if (st == BK_ERR_MISMATCH && err.offset == 0) return bk_cli_fail(cmd, BK_EXIT_DATA, "%s", err.msg);
     if (st == BK_ERR_ARG) return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", err.msg);
     return bk_cli_report(cmd, &err);

@@ -69,14 +69,4 @@ typedef struct bk_cli_export_utxos_args {
 } bk_cli_export_utxos_args;
 int bk_cli_export_utxos(const bk_cli_export_utxos_args *args);
 
-/* SIGINT, SIGTERM and SIGHUP for both exports and utxo dump -o
- * (cli/export.c, on the one helper of cli.h): catch sets the returned flag
- * (cleared first) to the signal's number until restore puts the previous
- * handlers back. */
-typedef struct export_signals {
-    bk_cli_stop_saved saved;
-} export_signals;
-volatile sig_atomic_t *export_signals_catch(export_signals *s);
-void export_signals_restore(const export_signals *s);
-
 #endif

@@ -107,9 +107,51 @@ static void test_missing_value(void)
     }
 }
 
+/* An option given in a mode of its command it is not for: one refusal per
+ * command with modes, from the option table's mode masks (cli/opt.h
+ * BK_OPT_IN, bk_opt_mode_check), named as the table spells it. And the
+ * subcommand words (bk_opt_dispatch): none, or one the command lacks. */
+static void test_modes(void)
+{
+#define EXP RT " --out /tmp/bk-cliopt-never-made"
+    static const struct {
+        const char *args, *err;
+    } c[] = {
+        {"block " BLK " --tmpdir /tmp", "block: --tmpdir is for --datadir lookups, not a block FILE"},
+        {"block " RT " 1 --undo x", "block: --undo is for a block FILE, not --datadir lookups"},
+        {"block " RT " 1 -o x", "block: -o/--output is for a block FILE, not --datadir lookups"},
+        {"tx --file x --blockhash 00", "tx: --blockhash is for --datadir lookups, not a transaction given as HEX, FILE or -"},
+        {"tx " RT " 00 --undo-coins x", "tx: --undo-coins is for a transaction given as HEX, FILE or -, not --datadir lookups"},
+        {"chain " RT " --tips --verbose", "chain: --verbose is for the chain listing, not --tips"},
+        {"chain " RT " --pretty", "chain: --pretty is for --tips, not the chain listing"},
+        {"stats " BLK " -j 2", "stats: -j/--jobs is for a blocks directory (--datadir or --blocksdir), not a block FILE"},
+        {"stats " BLK " --start 1", "stats: --start is for a blocks directory (--datadir or --blocksdir), not a block FILE"},
+        {"export " EXP " --verify -j 2", "export: -j/--jobs is not for --verify (it reads what DIR's catalogue says)"},
+        {"export " EXP " --verify --start 3", "export: --start is not for --verify (it reads what DIR's catalogue says)"},
+        {"export " EXP " --datasets utxos --start 3", "export: --start is not for --datasets utxos"},
+        {"export " EXP " --datasets utxos --blocksdir x", "export: --blocksdir is not for --datasets utxos"},
+        {"export " EXP " --datasets utxo_stats --profile lean", "export: --profile is not for --datasets utxo_stats"},
+        {"export " EXP " --datasets utxo_stats --columns a", "export: --columns is not for --datasets utxo_stats"},
+        {"export " EXP " --chunk-rows 5", "export: --chunk-rows is for --datasets utxos"},
+        {"export " EXP " --deep", "export: --deep is for --verify"},
+        {"utxo bogus", "utxo: unknown subcommand 'bogus' (stats, dump, snapshot; see --help)"},
+        {"ssz", "ssz: missing subcommand: root, decode, encode, proof, verify or synth (see --help)"},
+        {"ssz bogus", "ssz: unknown subcommand \"bogus\" (root, decode, encode, proof, verify, synth)"},
+        {"filter match --bogus", "filter match: unknown option --bogus (see --help)"},
+        {"proof verify --bogus", "proof verify: unknown option --bogus (see --help)"},
+    };
+#undef EXP
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char want[512];
+        snprintf(want, sizeof want, "blockkit: %s\n", c[i].err);
+        expect(c[i].args, want);
+    }
+}
+
 int main(void)
 {
     RUN(test_unknown);
     RUN(test_missing_value);
+    RUN(test_modes);
     return check_finish();
 }
