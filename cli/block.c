@@ -96,6 +96,81 @@ static int parse_tip_bits(void *dest, const char *v)
     return 1;
 }
 
+/* The document, in w: getblockheader's (header_only) or getblock's, at
+ * o's verbosity; 0, or the exit code after the message. */
+static int render_document(const char *cmd, bk_writer *w, const bk_block *b, const bk_block_undo *undop,
+                           const bk_chain_context *ctx, const bk_block_json_opts *o, int header_only, int indent)
+{
+    int verbosity = o->verbosity;
+    bk_error err;
+    bk_error_clear(&err);
+    if (header_only) {
+        /* getblockheader: verbose=false gives the header's hex (a JSON
+         * string; bare when pretty, as bitcoin-cli prints strings). */
+        bk_json j;
+        bk_json_init(&j, w, (unsigned)indent);
+        if (verbosity == 0 && indent) {
+            uint8_t *sp = bk_writer_space(w, 2 * BK_HEADER_SIZE);
+            if (sp) {
+                bk_hex_encode((char *)sp, b->data, BK_HEADER_SIZE);
+                bk_writer_commit(w, 2 * BK_HEADER_SIZE);
+            }
+        } else if (verbosity == 0) {
+            bk_json_hex(&j, b->data, BK_HEADER_SIZE);
+        } else if (bk_json_block_header(&j, b, ctx, o, &err) != BK_OK) {
+            return bk_cli_report(cmd, &err);
+        }
+    } else if (verbosity == 0 && indent) {
+        /* bitcoin-cli prints a string result bare (no quotes, no escaping). */
+        uint8_t *sp = bk_writer_space(w, 2 * b->size);
+        if (sp) {
+            bk_hex_encode((char *)sp, b->data, b->size);
+            bk_writer_commit(w, 2 * b->size);
+        }
+    } else {
+        bk_json j;
+        bk_json_init(&j, w, (unsigned)indent);
+        if (bk_json_block(&j, b, undop, ctx, o, &err) != BK_OK) {
+            return bk_cli_report(cmd, &err);
+        }
+    }
+    return 0;
+}
+
+/* --undo FILE: the block's undo data (a bare CBlockUndo or a rev*.dat
+ * record, checked against the block); 0, or the exit code after the
+ * message. */
+static int load_undo(const char *cmd, bk_cli_block_file *bf, const char *undo_file, bk_network net,
+                     bk_block_undo *undo)
+{
+    int rc = bk_cli_block_file_undo(cmd, bf, undo_file);
+    if (rc) return rc;
+    const uint8_t *ud = NULL;
+    size_t ul = 0;
+    bk_error err;
+    bk_error_clear(&err);
+    if (bk_cli_locate_undo(bf->undo_in.data, bf->undo_in.len, &bf->b, net, &ud, &ul, &err) != BK_OK ||
+        bk_block_undo_parse(ud, ul, undo, &err) != BK_OK || bk_block_undo_check(undo, &bf->b, &err) != BK_OK)
+        return bk_cli_report(cmd, &err);
+    return 0;
+}
+
+/* verbosity >= 1: the txids (and at 2 and up the wtxids) in one buffer,
+ * batch-hashed (two or more messages in flight beat per-tx); NULL when
+ * out of memory. */
+static uint8_t *block_ids(const bk_block *b, bk_block_json_opts *o)
+{
+    uint8_t *ids = malloc((size_t)b->n_tx * 64);
+    if (!ids) return NULL;
+    bk_block_txids(b, ids);
+    o->txids = ids;
+    if (o->verbosity >= 2) {
+        bk_block_wtxids(b, ids + 32 * (size_t)b->n_tx);
+        o->wtxids = ids + 32 * (size_t)b->n_tx;
+    }
+    return ids;
+}
+
 /* The two modes: a block FILE, and --datadir lookups (a row BK_OPT_IN one). */
 enum { MODE_FILE, MODE_DIR };
 #define IN_FILE (1u << MODE_FILE)
@@ -234,14 +309,7 @@ static int block_main(int argc, char **argv)
 
     bk_block_undo undo, *undop = NULL;
     if (undo_file) {
-        if ((rc = bk_cli_block_file_undo(cmd, &bf, undo_file)) != 0) goto done;
-        const uint8_t *ud = NULL;
-        size_t ul = 0;
-        if (bk_cli_locate_undo(bf.undo_in.data, bf.undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
-            bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK || bk_block_undo_check(&undo, &b, &err) != BK_OK) {
-            rc = bk_cli_report(cmd, &err);
-            goto done;
-        }
+        if ((rc = load_undo(cmd, &bf, undo_file, net, &undo)) != 0) goto done;
         undop = &undo;
     }
 
@@ -251,55 +319,14 @@ static int block_main(int argc, char **argv)
     o.core_version = (int)core;
     o.tip_target = tip_target;
     o.signed_tx_version = signed_version;
-    if (verbosity >= 1) {
-        /* Batch hashing (two or more messages in flight) beats per-tx. */
-        ids = malloc((size_t)b.n_tx * 64);
-        if (!ids) {
-            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-            goto done;
-        }
-        bk_block_txids(&b, ids);
-        o.txids = ids;
-        if (verbosity >= 2) {
-            bk_block_wtxids(&b, ids + 32 * (size_t)b.n_tx);
-            o.wtxids = ids + 32 * (size_t)b.n_tx;
-        }
+    if (verbosity >= 1 && !(ids = block_ids(&b, &o))) {
+        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+        goto done;
     }
 
     /* The whole document is rendered in memory first so that an error
      * part way never leaves a partial document on the output. */
-    if (header_only) {
-        /* getblockheader: verbose=false gives the header's hex (a JSON
-         * string; bare when pretty, as bitcoin-cli prints strings). */
-        bk_json j;
-        bk_json_init(&j, &w, (unsigned)indent);
-        if (verbosity == 0 && indent) {
-            uint8_t *sp = bk_writer_space(&w, 2 * BK_HEADER_SIZE);
-            if (sp) {
-                bk_hex_encode((char *)sp, b.data, BK_HEADER_SIZE);
-                bk_writer_commit(&w, 2 * BK_HEADER_SIZE);
-            }
-        } else if (verbosity == 0) {
-            bk_json_hex(&j, b.data, BK_HEADER_SIZE);
-        } else if (bk_json_block_header(&j, &b, &ctx, &o, &err) != BK_OK) {
-            rc = bk_cli_report(cmd, &err);
-            goto done;
-        }
-    } else if (verbosity == 0 && indent) {
-        /* bitcoin-cli prints a string result bare (no quotes, no escaping). */
-        uint8_t *sp = bk_writer_space(&w, 2 * b.size);
-        if (sp) {
-            bk_hex_encode((char *)sp, b.data, b.size);
-            bk_writer_commit(&w, 2 * b.size);
-        }
-    } else {
-        bk_json j;
-        bk_json_init(&j, &w, (unsigned)indent);
-        if (bk_json_block(&j, &b, undop, &ctx, &o, &err) != BK_OK) {
-            rc = bk_cli_report(cmd, &err);
-            goto done;
-        }
-    }
+    if ((rc = render_document(cmd, &w, &b, undop, &ctx, &o, header_only, indent)) != 0) goto done;
     /* --summary sums the fees: amounts out of MoneyRange are bad data, as
      * in the JSON at verbosity 2 and 3 (finding 12). */
     if (summary && undop) {

@@ -200,6 +200,224 @@ static const bk_opt_mode export_modes[] = {
     {"--datasets utxo_stats", "--datasets utxo_stats"},
 };
 
+/* --schema --datasets utxos: the UTXO set's columns (no selection:
+ * --columns is for the block datasets). */
+static int export_utxo_schema(const char *cmd, const bk_export_opts *o)
+{
+    if (o->columns || o->exclude_columns)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--columns and --exclude-columns are for the block datasets");
+    size_t n;
+    const bk_pq_column *cols = bk_utxo_columns_profile(o->profile, &n);
+    int bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        char pt[64], st[64];
+        bk_table_column_types(&cols[k], pt, sizeof pt, st, sizeof st);
+        if (printf("utxos.%s\t%s\t%s\t%s\n", cols[k].name, pt, st,
+                   (cols[k].flags & BK_PQ_OPTIONAL) ? "NULL" : "NOT NULL") < 0)
+            bad = 1;
+    }
+    if (fflush(stdout) != 0 || bad) return bk_cli_fail(cmd, BK_EXIT_IO, "writing the schema failed");
+    return 0;
+}
+
+/* --datasets utxos: the UTXO set is its own export (cli/export_utxos.c). */
+static int export_utxos_mode(const char *cmd, const bk_opt_spec *spec, bk_cli_source *src,
+                             const bk_export_opts *o, const char *datasets, const char *snapshot,
+                             int64_t utxo_height, int64_t chunk_rows, int summary, int progress)
+{
+    if (strcmp(datasets, "utxos") != 0)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "utxos is exported on its own: --datasets utxos, not '%s' (run the "
+                           "block datasets separately)", datasets);
+    int mrc = bk_opt_mode_check(spec, MODE_UTXOS, export_modes);
+    if (mrc) return mrc;
+    if (!src->datadir && !snapshot)
+        return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxos needs --datadir DIR or --utxo-snapshot FILE");
+    bk_cli_export_utxos_args ua;
+    memset(&ua, 0, sizeof ua);
+    if (src->datadir) {
+        int rrc = bk_cli_source_resolve(cmd, src, BK_CLI_NEED_DATADIR);
+        if (rrc) {
+            bk_cli_source_free(src);
+            return rrc;
+        }
+    }
+    ua.source.datadir = src->datadir;
+    ua.source.snapshot = snapshot;
+    ua.source.chain = src->datadir || src->chain_given ? bk_network_get(src->net)->name : NULL;
+    /* with --datadir, --height H is the set at H (rolled back, as utxo
+     * snapshot --height and utxo stats --height); with a snapshot file,
+     * the height of its base block */
+    ua.source.height = ua.source.at_height = -1;
+    if (src->datadir && !snapshot) {
+        ua.source.at_height = (int32_t)utxo_height;
+        ua.source.blocksdir = src->blocksdir;
+    } else {
+        ua.source.height = (int32_t)utxo_height;
+    }
+    ua.source.tmpdir = src->tmpdir;
+    ua.source.height_optional = 1;
+    ua.out_dir = o->out_dir;
+    ua.format = o->format;
+    ua.codec = o->pq.codec;
+    ua.zstd_level = o->pq.zstd_level;
+    ua.profile = (int)o->profile;
+    ua.chunk_rows = (uint64_t)chunk_rows;
+    ua.threads = (unsigned)(o->workers > 64 ? 64 : o->workers);
+    ua.summary = summary;
+    ua.progress = bk_cli_progress_on(progress);
+    int urc = bk_cli_export_utxos(&ua);
+    bk_cli_source_free(src);
+    return urc;
+}
+
+/* One run's figures into --follow's totals. */
+static void export_stats_add(bk_export_stats *total, const bk_export_stats *st)
+{
+    total->chunks_written += st->chunks_written;
+    total->chunks_skipped = st->chunks_skipped;
+    total->chunks_rewritten += st->chunks_rewritten;
+    total->chunks_removed += st->chunks_removed;
+    total->files_written += st->files_written;
+    total->blocks += st->blocks;
+    total->bytes_in += st->bytes_in;
+    total->bytes_out += st->bytes_out;
+    total->seconds += st->seconds;
+    total->chain_seconds += st->chain_seconds;
+    total->tip_height = st->tip_height;
+    total->end_height = st->end_height;
+    total->workers = st->workers;
+    for (int d = 0; d < BK_DS_COUNT_; d++) total->rows[d] += st->rows[d];
+}
+
+static void export_summary_print(const bk_export_stats *total)
+{
+    double mbs = total->seconds > 0 ? (double)total->bytes_in / 1e6 / total->seconds : 0;
+    fprintf(stderr,
+            "blockkit: export: %llu chunks written (%llu files), %llu skipped, %llu files rewritten (failed the "
+            "--verify checks), %llu removed (off the best chain), %llu blocks, rows: %llu blocks, "
+            "%llu transactions, %llu inputs, %llu outputs; %.1f MB in, %.1f MB out (%.3fx), %.3f s (+ %.3f s "
+            "chain) = %.1f MB/s, -j%d\n",
+            (unsigned long long)total->chunks_written, (unsigned long long)total->files_written,
+            (unsigned long long)total->chunks_skipped, (unsigned long long)total->chunks_rewritten,
+            (unsigned long long)total->chunks_removed, (unsigned long long)total->blocks,
+            (unsigned long long)total->rows[0], (unsigned long long)total->rows[1],
+            (unsigned long long)total->rows[2], (unsigned long long)total->rows[3], (double)total->bytes_in / 1e6,
+            (double)total->bytes_out / 1e6, total->bytes_in ? (double)total->bytes_out / (double)total->bytes_in : 0,
+            total->seconds, total->chain_seconds, mbs, total->workers);
+}
+
+/* The block datasets: the lock on --out, then one run, or --follow's
+ * runs until a signal; the --summary line at the end. */
+static int export_blocks(const char *cmd, bk_cli_source *src, bk_export_opts *o, const bk_cli_range *range,
+                         int follow, int64_t poll_s, int summary, int progress)
+{
+    /* The stop signals are caught before anything is made under --out: a
+     * signal that arrives once the directory exists stops cleanly (128+N
+     * with its message), never by the default action. */
+    bk_cli_stop_saved sigs;
+    o->cancel = bk_cli_stop_signals_catch(&sigs);
+    /* one writer per --out, held across --follow's runs (export.h) */
+    bk_out_lock lock;
+    bk_error lerr;
+    bk_error_clear(&lerr);
+    if (bk_out_lock_take(&lock, o->out_dir, &lerr) != BK_OK) {
+        bk_cli_stop_signals_restore(&sigs);
+        bk_cli_source_free(src);
+        if (bk_cli_stop) {
+            fprintf(stderr, "blockkit: export: stopped by a signal\n");
+            return 128 + (int)bk_cli_stop;
+        }
+        return bk_cli_report(cmd, &lerr);
+    }
+    o->out_locked = 1;
+    bk_cli_progress pc;
+    bk_cli_progress_init(&pc, bk_cli_progress_on(progress));
+    o->progress = on_progress;
+    o->progress_ctx = &pc;
+    int64_t waited_tip = -2, waited_next = -2, waited_undo = -2; /* the last waiting line printed */
+
+    int rc = 0;
+    bk_export_stats total;
+    memset(&total, 0, sizeof total);
+    for (;;) {
+        bk_export_stats st;
+        bk_error err;
+        bk_error_clear(&err);
+        /* The chain from Core's block index when the datadir has one (exact
+         * undo positions, pruned ranges), else the header scan; rebuilt for
+         * every --follow look. */
+        bk_chain chain;
+        int crc = bk_cli_source_build(cmd, src, o->net, &bk_cli_stop, follow && total.chunks_written + total.chunks_skipped,
+                                      &chain);
+        if (crc) {
+            if (bk_cli_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = bk_cli_stop ? 128 + (int)bk_cli_stop : crc;
+            break;
+        }
+        o->chain = &chain;
+        bk_status s = bk_export_run(o, &st, &err);
+        o->chain = NULL;
+        bk_chain_free(&chain);
+        bk_cli_progress_end(&pc);
+        export_stats_add(&total, &st);
+        if (st.missing_undo)
+            fprintf(stderr, "blockkit: export: %llu block(s) exported without undo data (spent columns null)\n",
+                    (unsigned long long)st.missing_undo);
+        if (s == BK_ERR_CANCELLED || bk_cli_stop) {
+            fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = 128 + (int)bk_cli_stop;
+            break;
+        }
+        if (s != BK_OK) {
+            rc = bk_cli_report(cmd, &err); /* not found (a block's undo data): 66 */
+            break;
+        }
+        /* No silent empty success: a range with no block is an error. */
+        if (!follow && st.blocks == 0 && st.chunks_skipped == 0) {
+            rc = bk_cli_empty_range(cmd, range);
+            break;
+        }
+        if (!follow) break;
+        /* Say what the next look waits for (once for each tip and chunk). */
+        if (st.waiting_undo >= 0 && (st.waiting_undo != waited_undo || st.next_height != waited_next)) {
+            /* Core stores a block when it gets it and its undo data when it
+             * connects it: a syncing node's blk files run ahead of its rev files */
+            int64_t first = st.next_height, last = first / o->chunk_size * o->chunk_size + o->chunk_size - 1;
+            fprintf(stderr,
+                    "blockkit: %s: waiting: tip at height %lld, but the undo data of height %lld is not in rev*.dat "
+                    "yet (the node has not connected that block); the next chunk (heights %lld-%lld) is written once "
+                    "it is; next look in %lld s\n",
+                    cmd, (long long)st.tip_height, (long long)st.waiting_undo, (long long)first, (long long)last,
+                    (long long)poll_s);
+            waited_undo = st.waiting_undo;
+            waited_tip = st.tip_height;
+            waited_next = st.next_height;
+        } else if (st.waiting_undo < 0 && (st.tip_height != waited_tip || st.next_height != waited_next)) {
+            int64_t first = st.next_height, last = first / o->chunk_size * o->chunk_size + o->chunk_size - 1;
+            char line[320];
+            fprintf(stderr, "%s\n", bk_cli_follow_waiting(line, sizeof line, cmd, st.tip_height, first, last,
+                                                         last + o->below_tip, poll_s));
+            waited_tip = st.tip_height;
+            waited_next = st.next_height;
+        }
+        /* sleep until the next look, waking for a signal */
+        for (int64_t q = 0; q < poll_s * 10 && !bk_cli_stop; q++) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (bk_cli_stop) {
+            fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
+            rc = 128 + (int)bk_cli_stop;
+            break;
+        }
+    }
+    bk_cli_stop_signals_restore(&sigs);
+    bk_out_lock_release(&lock);
+    if (summary) export_summary_print(&total);
+    bk_cli_source_free(src);
+    return rc;
+}
+
 static int export_main(int argc, char **argv)
 {
     const char *cmd = "export";
@@ -275,23 +493,7 @@ static int export_main(int argc, char **argv)
     int prc = bk_opt_parse(&spec, argc, argv, &args);
     if (prc != BK_OPT_CONTINUE) return prc;
     bk_opt_args_free(&args);
-    if (schema && datasets && !strcmp(datasets, "utxos")) {
-        /* the UTXO set's columns (no selection: --columns is for the block datasets) */
-        if (o.columns || o.exclude_columns)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--columns and --exclude-columns are for the block datasets");
-        size_t n;
-        const bk_pq_column *cols = bk_utxo_columns_profile(o.profile, &n);
-        int bad = 0;
-        for (size_t k = 0; k < n; k++) {
-            char pt[64], st[64];
-            bk_table_column_types(&cols[k], pt, sizeof pt, st, sizeof st);
-            if (printf("utxos.%s\t%s\t%s\t%s\n", cols[k].name, pt, st,
-                       (cols[k].flags & BK_PQ_OPTIONAL) ? "NULL" : "NOT NULL") < 0)
-                bad = 1;
-        }
-        if (fflush(stdout) != 0 || bad) return bk_cli_fail(cmd, BK_EXIT_IO, "writing the schema failed");
-        return 0;
-    }
+    if (schema && datasets && !strcmp(datasets, "utxos")) return export_utxo_schema(cmd, &o);
     if (schema) {
         unsigned ds = BK_DS_DEFAULT_MASK | (1u << BK_DS_BLOCK_STATS) | (1u << BK_DS_BLOCK_FILTERS);
         if (datasets && bk_export_datasets_parse(datasets, &ds) != BK_OK)
@@ -330,52 +532,8 @@ static int export_main(int argc, char **argv)
         bk_cli_source_free(&src);
         return rrc;
     }
-    if (datasets && names_utxos(datasets)) {
-        /* the UTXO set is its own export (cli/export_utxos.c) */
-        if (strcmp(datasets, "utxos") != 0)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "utxos is exported on its own: --datasets utxos, not '%s' (run the "
-                               "block datasets separately)", datasets);
-        int mrc = bk_opt_mode_check(&spec, MODE_UTXOS, export_modes);
-        if (mrc) return mrc;
-        if (!src.datadir && !snapshot)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxos needs --datadir DIR or --utxo-snapshot FILE");
-        bk_cli_export_utxos_args ua;
-        memset(&ua, 0, sizeof ua);
-        if (src.datadir) {
-            int rrc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_DATADIR);
-            if (rrc) {
-                bk_cli_source_free(&src);
-                return rrc;
-            }
-        }
-        ua.source.datadir = src.datadir;
-        ua.source.snapshot = snapshot;
-        ua.source.chain = src.datadir || src.chain_given ? bk_network_get(src.net)->name : NULL;
-        /* with --datadir, --height H is the set at H (rolled back, as utxo
-         * snapshot --height and utxo stats --height); with a snapshot file,
-         * the height of its base block */
-        ua.source.height = ua.source.at_height = -1;
-        if (src.datadir && !snapshot) {
-            ua.source.at_height = (int32_t)utxo_height;
-            ua.source.blocksdir = src.blocksdir;
-        } else {
-            ua.source.height = (int32_t)utxo_height;
-        }
-        ua.source.tmpdir = src.tmpdir;
-        ua.source.height_optional = 1;
-        ua.out_dir = o.out_dir;
-        ua.format = o.format;
-        ua.codec = o.pq.codec;
-        ua.zstd_level = o.pq.zstd_level;
-        ua.profile = (int)o.profile;
-        ua.chunk_rows = (uint64_t)chunk_rows;
-        ua.threads = (unsigned)(o.workers > 64 ? 64 : o.workers);
-        ua.summary = summary;
-        ua.progress = bk_cli_progress_on(progress);
-        int urc = bk_cli_export_utxos(&ua);
-        bk_cli_source_free(&src);
-        return urc;
-    }
+    if (datasets && names_utxos(datasets))
+        return export_utxos_mode(cmd, &spec, &src, &o, datasets, snapshot, utxo_height, chunk_rows, summary, progress);
     int mrc = bk_opt_mode_check(&spec, MODE_BLOCKS, export_modes);
     if (mrc) return mrc;
     if (datasets && bk_export_datasets_parse(datasets, &o.datasets) != BK_OK)
@@ -402,138 +560,7 @@ static int export_main(int argc, char **argv)
         o.below_tip = lag;
     }
 
-    /* The stop signals are caught before anything is made under --out: a
-     * signal that arrives once the directory exists stops cleanly (128+N
-     * with its message), never by the default action. */
-    bk_cli_stop_saved sigs;
-    o.cancel = bk_cli_stop_signals_catch(&sigs);
-    /* one writer per --out, held across --follow's runs (export.h) */
-    bk_out_lock lock;
-    bk_error lerr;
-    bk_error_clear(&lerr);
-    if (bk_out_lock_take(&lock, o.out_dir, &lerr) != BK_OK) {
-        bk_cli_stop_signals_restore(&sigs);
-        bk_cli_source_free(&src);
-        if (bk_cli_stop) {
-            fprintf(stderr, "blockkit: export: stopped by a signal\n");
-            return 128 + (int)bk_cli_stop;
-        }
-        return bk_cli_report(cmd, &lerr);
-    }
-    o.out_locked = 1;
-    bk_cli_progress pc;
-    bk_cli_progress_init(&pc, bk_cli_progress_on(progress));
-    o.progress = on_progress;
-    o.progress_ctx = &pc;
-    int64_t waited_tip = -2, waited_next = -2, waited_undo = -2; /* the last waiting line printed */
-
-    int rc = 0;
-    bk_export_stats total;
-    memset(&total, 0, sizeof total);
-    for (;;) {
-        bk_export_stats st;
-        bk_error err;
-        bk_error_clear(&err);
-        /* The chain from Core's block index when the datadir has one (exact
-         * undo positions, pruned ranges), else the header scan; rebuilt for
-         * every --follow look. */
-        bk_chain chain;
-        int crc = bk_cli_source_build(cmd, &src, o.net, &bk_cli_stop, follow && total.chunks_written + total.chunks_skipped,
-                                      &chain);
-        if (crc) {
-            if (bk_cli_stop) fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = bk_cli_stop ? 128 + (int)bk_cli_stop : crc;
-            break;
-        }
-        o.chain = &chain;
-        bk_status s = bk_export_run(&o, &st, &err);
-        o.chain = NULL;
-        bk_chain_free(&chain);
-        bk_cli_progress_end(&pc);
-        total.chunks_written += st.chunks_written;
-        total.chunks_skipped = st.chunks_skipped;
-        total.chunks_rewritten += st.chunks_rewritten;
-        total.chunks_removed += st.chunks_removed;
-        total.files_written += st.files_written;
-        total.blocks += st.blocks;
-        total.bytes_in += st.bytes_in;
-        total.bytes_out += st.bytes_out;
-        total.seconds += st.seconds;
-        total.chain_seconds += st.chain_seconds;
-        total.tip_height = st.tip_height;
-        total.end_height = st.end_height;
-        total.workers = st.workers;
-        for (int d = 0; d < BK_DS_COUNT_; d++) total.rows[d] += st.rows[d];
-        if (st.missing_undo)
-            fprintf(stderr, "blockkit: export: %llu block(s) exported without undo data (spent columns null)\n",
-                    (unsigned long long)st.missing_undo);
-        if (s == BK_ERR_CANCELLED || bk_cli_stop) {
-            fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = 128 + (int)bk_cli_stop;
-            break;
-        }
-        if (s != BK_OK) {
-            rc = bk_cli_report(cmd, &err); /* not found (a block's undo data): 66 */
-            break;
-        }
-        /* No silent empty success: a range with no block is an error. */
-        if (!follow && st.blocks == 0 && st.chunks_skipped == 0) {
-            rc = bk_cli_empty_range(cmd, &range);
-            break;
-        }
-        if (!follow) break;
-        /* Say what the next look waits for (once for each tip and chunk). */
-        if (st.waiting_undo >= 0 && (st.waiting_undo != waited_undo || st.next_height != waited_next)) {
-            /* Core stores a block when it gets it and its undo data when it
-             * connects it: a syncing node's blk files run ahead of its rev files */
-            int64_t first = st.next_height, last = first / o.chunk_size * o.chunk_size + o.chunk_size - 1;
-            fprintf(stderr,
-                    "blockkit: %s: waiting: tip at height %lld, but the undo data of height %lld is not in rev*.dat "
-                    "yet (the node has not connected that block); the next chunk (heights %lld-%lld) is written once "
-                    "it is; next look in %lld s\n",
-                    cmd, (long long)st.tip_height, (long long)st.waiting_undo, (long long)first, (long long)last,
-                    (long long)poll_s);
-            waited_undo = st.waiting_undo;
-            waited_tip = st.tip_height;
-            waited_next = st.next_height;
-        } else if (st.waiting_undo < 0 && (st.tip_height != waited_tip || st.next_height != waited_next)) {
-            int64_t first = st.next_height, last = first / o.chunk_size * o.chunk_size + o.chunk_size - 1;
-            char line[320];
-            fprintf(stderr, "%s\n", bk_cli_follow_waiting(line, sizeof line, cmd, st.tip_height, first, last,
-                                                         last + o.below_tip, poll_s));
-            waited_tip = st.tip_height;
-            waited_next = st.next_height;
-        }
-        /* sleep until the next look, waking for a signal */
-        for (int64_t q = 0; q < poll_s * 10 && !bk_cli_stop; q++) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-        if (bk_cli_stop) {
-            fprintf(stderr, "blockkit: export: stopped by a signal; complete chunks kept, rerun to continue\n");
-            rc = 128 + (int)bk_cli_stop;
-            break;
-        }
-    }
-    bk_cli_stop_signals_restore(&sigs);
-    bk_out_lock_release(&lock);
-    if (summary) {
-        double mbs = total.seconds > 0 ? (double)total.bytes_in / 1e6 / total.seconds : 0;
-        fprintf(stderr,
-                "blockkit: export: %llu chunks written (%llu files), %llu skipped, %llu files rewritten (failed the "
-                "--verify checks), %llu removed (off the best chain), %llu blocks, rows: %llu blocks, "
-                "%llu transactions, %llu inputs, %llu outputs; %.1f MB in, %.1f MB out (%.3fx), %.3f s (+ %.3f s "
-                "chain) = %.1f MB/s, -j%d\n",
-                (unsigned long long)total.chunks_written, (unsigned long long)total.files_written,
-                (unsigned long long)total.chunks_skipped, (unsigned long long)total.chunks_rewritten,
-                (unsigned long long)total.chunks_removed, (unsigned long long)total.blocks,
-                (unsigned long long)total.rows[0], (unsigned long long)total.rows[1],
-                (unsigned long long)total.rows[2], (unsigned long long)total.rows[3], (double)total.bytes_in / 1e6,
-                (double)total.bytes_out / 1e6, total.bytes_in ? (double)total.bytes_out / (double)total.bytes_in : 0,
-                total.seconds, total.chain_seconds, mbs, total.workers);
-    }
-    bk_cli_source_free(&src);
-    return rc;
+    return export_blocks(cmd, &src, &o, &range, follow, poll_s, summary, progress);
 }
 
 BK_CLI_COMMAND(export_command, "export",

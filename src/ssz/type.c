@@ -603,6 +603,63 @@ static schema *find_schema(bk_ssz_registry *reg, const char *name, size_t n, int
     return NULL;
 }
 
+/* After "CompatibleUnion[": EIP-8016's selector:type pairs, selectors
+ * 1..127, every two options of compatible Merkleization. */
+static bk_status parse_compatible_union(tparser *p, const bk_ssz_type **out, int depth)
+{
+    const bk_ssz_type *opts[128] = {0};
+    size_t maxsel = 0;
+    if (p->s[p->pos] == ']') return terr(p, "illegal type: CompatibleUnion without options", NULL);
+    for (;;) {
+        size_t at = p->pos;
+        uint64_t sel;
+        bk_status st = parse_num(p, &sel);
+        if (st != BK_OK) return st;
+        if (sel < 1 || sel > 127) {
+            p->pos = at;
+            return terr(p, "illegal type: a CompatibleUnion selector is 1..127", NULL);
+        }
+        if (opts[sel]) {
+            p->pos = at;
+            return terr(p, "illegal type: CompatibleUnion selector given twice", NULL);
+        }
+        if (!eat(p, ":")) return terr(p, "expected ':' after a CompatibleUnion selector", NULL);
+        st = parse_type(p, &opts[sel], depth + 1, 0);
+        if (st != BK_OK) return st;
+        if (sel > maxsel) maxsel = (size_t)sel;
+        if (eat(p, "]")) break;
+        if (!eat(p, ",")) return terr(p, "expected ',' or ']'", NULL);
+    }
+    unsigned long work = 0;
+    for (size_t a = 1; a <= maxsel; a++)
+        for (size_t b = a + 1; b <= maxsel; b++) {
+            if (!opts[a] || !opts[b]) continue;
+            int c = types_compatible(opts[a], opts[b], &work);
+            if (work > COMPAT_WORK_MAX)
+                return terr(p, "illegal type: CompatibleUnion options too many to compare", NULL);
+            if (!c) {
+                char detail[64];
+                snprintf(detail, sizeof detail, "options %zu and %zu", a, b);
+                return terr(p, "illegal type: CompatibleUnion options of incompatible Merkleization", detail);
+            }
+        }
+    bk_ssz_type *t = new_type(p, BK_SSZ_UNION);
+    bk_ssz_field *f = t ? bk_arena_alloc(&p->reg->arena, (maxsel + 1) * sizeof *f) : NULL;
+    if (!f) return bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i <= maxsel; i++) {
+        f[i].name = "";
+        f[i].type = opts[i];
+        f[i].chunk = i;
+    }
+    t->fields = f;
+    t->nfields = maxsel + 1;
+    t->compatible = 1;
+    t->is_variable = 1;
+    t->chunk_count = 1;
+    *out = t;
+    return BK_OK;
+}
+
 static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int none_ok)
 {
     if (depth > MAX_NEST) return terr(p, "type nests too deep", NULL);
@@ -688,61 +745,7 @@ static bk_status parse_type(tparser *p, const bk_ssz_type **out, int depth, int 
         *out = t;
         return BK_OK;
     }
-    if (eat(p, "CompatibleUnion[")) {
-        /* EIP-8016: selector:type pairs, selectors 1..127, every two options
-         * of compatible Merkleization. */
-        const bk_ssz_type *opts[128] = {0};
-        size_t maxsel = 0;
-        if (p->s[p->pos] == ']') return terr(p, "illegal type: CompatibleUnion without options", NULL);
-        for (;;) {
-            size_t at = p->pos;
-            uint64_t sel;
-            bk_status st = parse_num(p, &sel);
-            if (st != BK_OK) return st;
-            if (sel < 1 || sel > 127) {
-                p->pos = at;
-                return terr(p, "illegal type: a CompatibleUnion selector is 1..127", NULL);
-            }
-            if (opts[sel]) {
-                p->pos = at;
-                return terr(p, "illegal type: CompatibleUnion selector given twice", NULL);
-            }
-            if (!eat(p, ":")) return terr(p, "expected ':' after a CompatibleUnion selector", NULL);
-            st = parse_type(p, &opts[sel], depth + 1, 0);
-            if (st != BK_OK) return st;
-            if (sel > maxsel) maxsel = (size_t)sel;
-            if (eat(p, "]")) break;
-            if (!eat(p, ",")) return terr(p, "expected ',' or ']'", NULL);
-        }
-        unsigned long work = 0;
-        for (size_t a = 1; a <= maxsel; a++)
-            for (size_t b = a + 1; b <= maxsel; b++) {
-                if (!opts[a] || !opts[b]) continue;
-                int c = types_compatible(opts[a], opts[b], &work);
-                if (work > COMPAT_WORK_MAX)
-                    return terr(p, "illegal type: CompatibleUnion options too many to compare", NULL);
-                if (!c) {
-                    char detail[64];
-                    snprintf(detail, sizeof detail, "options %zu and %zu", a, b);
-                    return terr(p, "illegal type: CompatibleUnion options of incompatible Merkleization", detail);
-                }
-            }
-        bk_ssz_type *t = new_type(p, BK_SSZ_UNION);
-        bk_ssz_field *f = t ? bk_arena_alloc(&p->reg->arena, (maxsel + 1) * sizeof *f) : NULL;
-        if (!f) return bk_error_set(p->err, BK_ERR_NOMEM, 0, "out of memory");
-        for (size_t i = 0; i <= maxsel; i++) {
-            f[i].name = "";
-            f[i].type = opts[i];
-            f[i].chunk = i;
-        }
-        t->fields = f;
-        t->nfields = maxsel + 1;
-        t->compatible = 1;
-        t->is_variable = 1;
-        t->chunk_count = 1;
-        *out = t;
-        return BK_OK;
-    }
+    if (eat(p, "CompatibleUnion[")) return parse_compatible_union(p, out, depth);
     if (eat(p, "Union[")) {
         const bk_ssz_type *opts[129];
         size_t n = 0;
