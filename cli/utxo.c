@@ -12,6 +12,7 @@
 #include <blockkit/script.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <errno.h>
 #include <stdlib.h>

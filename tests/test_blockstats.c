@@ -9,6 +9,8 @@
  *  - the mainnet vector blocks with undo: totalfee equals the known totals;
  *  - bad undo is an error naming the block; no allocation once warm. */
 #include <blockkit/blockstats.h>
+#include <blockkit/hex.h>
+#include <blockkit/json.h>
 #include <secp256k1.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>

@@ -10,6 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The library's version. */
+#define BK_VERSION_MAJOR 0
+#define BK_VERSION_MINOR 1
+#define BK_VERSION_PATCH 0
+#define BK_VERSION_STRING "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
