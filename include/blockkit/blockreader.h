@@ -107,7 +107,9 @@ BK_API void bk_block_reader_free(bk_block_reader *r);
  * gives out->block == NULL and BK_OK. Errors: BK_ERR_IO (a file that
  * cannot be opened or is shorter than the chain says; the message names
  * the path and offset), the decoders' errors; *where (may be NULL) says
- * which stage and file position. */
+ * which stage and file position and gets e's hash: its task, item and
+ * height are the caller's to set (bk_engine_error_format prints the
+ * height). */
 BK_API bk_status bk_block_reader_read(bk_block_reader *r, const bk_chain_entry *e, unsigned flags,
                                       bk_engine_block *out, bk_engine_where *where, bk_error *err) BK_WARN_UNUSED;
 

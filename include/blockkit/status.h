@@ -67,7 +67,7 @@ typedef enum bk_status {
     BK_STATUS_COUNT_
 } bk_status;
 
-#define BK_ERROR_MSG_MAX 192
+#define BK_ERROR_MSG_MAX 256 /* a path, a hash and the numbers fit */
 #define BK_ERROR_PATH_MAX 128
 
 typedef struct bk_error {

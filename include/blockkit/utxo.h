@@ -416,7 +416,8 @@ typedef struct bk_utxo_rollback_opts {
  * the same node's block index); dir: its blocks. height: 0 .. the best
  * block's height. Reads every block above height with its undo data.
  * Errors: BK_ERR_NOT_FOUND (best block not on c, a block without data or
- * undo), BK_ERR_ARG (height), BK_ERR_MISMATCH (undo not fitting its block),
+ * undo, a height above the tip: Core's "Target block height H after
+ * current tip T"), BK_ERR_ARG (a negative height), BK_ERR_MISMATCH (undo not fitting its block),
  * the readers', BK_ERR_IO (a run file), BK_ERR_NOMEM, BK_ERR_CANCELLED. */
 BK_API bk_status bk_utxo_rollback_open(bk_utxo_rollback **out, bk_chainstate *cs, const struct bk_chain *c,
                                        const struct bk_blocksdir *dir, int32_t height,
