@@ -76,7 +76,16 @@ $(BUILD)/CMakeCache.txt: | deps-check
 build: deps-check $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# `make run` builds only what it runs (the CLI), with the configure and
+# build output in $(BUILD)/make-run.log (its tail is shown when it fails),
+# then runs scripts/run-main.sh. MAKEFLAGS=--no-print-directory: cmake's own
+# make, started from this one, would print a directory line per step.
+run: deps-check
+	@log=$(BUILD)/make-run.log; mkdir -p $(BUILD); \
+	echo "make run: building $(BUILD)/blockkit (the CLI only; output in $$log)"; \
+	{ $(MAKE) --no-print-directory $(BUILD)/CMakeCache.txt && \
+	  MAKEFLAGS=--no-print-directory cmake --build $(BUILD) -j $(JOBS) --target blockkit; } > $$log 2>&1 \
+	  || { tail -n 30 $$log; echo "make run: the build failed (all of its output: $$log)"; exit 1; }
 	@./scripts/run-main.sh $(BUILD)/blockkit
 
 test: build deps-test
