@@ -26,6 +26,7 @@
 #include <blockkit/json.h>
 #include <blockkit/blockstats.h>
 #include <blockkit/engine.h>
+#include <blockkit/silentpay.h>
 #include <blockkit/ssz.h>
 
 #endif
