@@ -32,6 +32,7 @@
 #include <blockkit/table.h>
 #include <blockkit/utxo_table.h>
 #include <blockkit/export.h>
+#include <blockkit/silentpay.h>
 #include <blockkit/ssz.h>
 
 #endif
