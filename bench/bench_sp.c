@@ -53,22 +53,6 @@ typedef struct sp_bench {
     size_t n_tx;
 } sp_bench;
 
-static uint8_t *load(const char *name, size_t want, const bk_allocator *alloc)
-{
-    char path[4096];
-    if (bk_bench_data_path(path, sizeof path, name) != 0) return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *p = bk_alloc(alloc, want + 1);
-    size_t n = p ? fread(p, 1, want + 1, f) : 0;
-    fclose(f);
-    if (n != want) {
-        bk_free(alloc, p, want + 1);
-        return NULL;
-    }
-    return p;
-}
-
 static void sp_teardown(void *ctx, const bk_allocator *alloc)
 {
     sp_bench *b = ctx;
@@ -151,8 +135,8 @@ static int sp_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     memset(b, 0, sizeof *b);
     bk_block_decoder_init(&b->dec, alloc);
     bk_sp_scratch_init(&b->sc, alloc);
-    b->raw = load("blocks/block866342.raw", SIZE_866342, alloc);
-    b->undo = load("undo/block866342_undo.raw", UNDO_866342, alloc);
+    b->raw = bk_bench_load("blocks/block866342.raw", SIZE_866342, alloc);
+    b->undo = bk_bench_load("undo/block866342_undo.raw", UNDO_866342, alloc);
     if (!b->raw || !b->undo || bk_block_decode(&b->dec, b->raw, SIZE_866342, &b->b, NULL) != BK_OK ||
         bk_block_undo_parse(b->undo, UNDO_866342, &b->u, NULL) != BK_OK) {
         sp_teardown(b, alloc);
