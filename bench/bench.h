@@ -49,6 +49,10 @@ static inline void bk_bench_keep(const void *p)
  * data/ and tests/data/ directories (compiled in). Returns 0 and fills buf
  * when the file exists. */
 int bk_bench_data_path(char *buf, size_t cap, const char *name);
+/* A bench data file (bk_bench_data_path) of exactly want bytes, read into
+ * want + 1 bytes from alloc (free them with that size); NULL when it is
+ * missing or has another size. */
+uint8_t *bk_bench_load(const char *name, size_t want, const bk_allocator *alloc);
 
 /* A new empty directory $TMPDIR/blockkit-bench-<name>-?????? (/tmp when
  * TMPDIR is unset), made with mkdtemp(3), its path in dir. 0 when made;

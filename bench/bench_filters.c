@@ -38,22 +38,6 @@ typedef struct bf_bench {
     bk_blockfilter f;
 } bf_bench;
 
-static uint8_t *load(const char *name, size_t want, const bk_allocator *alloc)
-{
-    char path[4096];
-    if (bk_bench_data_path(path, sizeof path, name) != 0) return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *p = bk_alloc(alloc, want + 1);
-    size_t n = p ? fread(p, 1, want + 1, f) : 0;
-    fclose(f);
-    if (n != want) {
-        bk_free(alloc, p, want + 1);
-        return NULL;
-    }
-    return p;
-}
-
 static void bf_teardown(void *ctx, const bk_allocator *alloc)
 {
     bf_bench *b = ctx;
@@ -72,8 +56,8 @@ static int bf_setup(void **ctx, const void *arg, const bk_allocator *alloc)
     memset(b, 0, sizeof *b);
     bk_block_decoder_init(&b->dec, alloc);
     bk_blockfilter_init(&b->f, alloc);
-    b->raw = load("blocks/block866342.raw", SIZE_866342, alloc);
-    b->undo = load("undo/block866342_undo.raw", UNDO_866342, alloc);
+    b->raw = bk_bench_load("blocks/block866342.raw", SIZE_866342, alloc);
+    b->undo = bk_bench_load("undo/block866342_undo.raw", UNDO_866342, alloc);
     if (!b->raw || !b->undo || bk_block_decode(&b->dec, b->raw, SIZE_866342, &b->b, NULL) != BK_OK ||
         bk_block_undo_parse(b->undo, UNDO_866342, &b->u, NULL) != BK_OK ||
         bk_blockfilter_build(&b->f, &b->b, &b->u, NULL) != BK_OK) { /* warm: buffers grown in setup */

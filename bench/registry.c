@@ -29,3 +29,19 @@ int bk_bench_data_path(char *buf, size_t cap, const char *name)
     }
     return -1;
 }
+
+uint8_t *bk_bench_load(const char *name, size_t want, const bk_allocator *alloc)
+{
+    char path[4096];
+    if (bk_bench_data_path(path, sizeof path, name) != 0) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *p = bk_alloc(alloc, want + 1);
+    size_t n = p ? fread(p, 1, want + 1, f) : 0;
+    fclose(f);
+    if (n != want) {
+        bk_free(alloc, p, want + 1);
+        return NULL;
+    }
+    return p;
+}

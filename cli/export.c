@@ -39,7 +39,10 @@ static const char export_intro[] =
     "these four, also \"all\"), block_stats (Core's getblockstats as typed\n"
     "columns, one row per block) and block_filters (Core's getblockfilter: height,\n"
     "hash, filter, header; the headers below the first chunk written are computed\n"
-    "first, from every block from the genesis); or utxos on its own: the UTXO set, one row per\n"
+    "first, from every block from the genesis), sp_tweaks (BIP352: height,\n"
+    "block_hash, tx_index, txid, tweak per eligible transaction) and sp_outputs\n"
+    "(their taproot outputs: height, txid, vout, pubkey, value; docs/silentpay.md);\n"
+    "or utxos on its own: the UTXO set, one row per\n"
     "coin of --datadir's chainstate (a private LevelDB snapshot; safe while\n"
     "bitcoind runs) or of a dumptxoutset file (--utxo-snapshot), in key order:\n"
     "txid, vout, value, height, is_coinbase, script_hex, type, address, desc (as\n"
@@ -441,7 +444,7 @@ static int export_main(int argc, char **argv)
         BK_OPT_ROW_STR("--out", 'o', &o.out_dir, "DIR", "output directory (created)"),
         BK_OPT_IN(IN_WRITES, BK_OPT_ROW_CALL("--datasets", 0, &datasets, parse_datasets, "LIST",
                                              "blocks,transactions,inputs,outputs (default), block_stats,\n"
-                                             "block_filters, all; or utxos on its own")),
+                                             "block_filters, sp_tweaks, sp_outputs, all; or utxos on its own")),
         BK_OPT_IN(IN_WRITES, BK_OPT_ROW_FORMAT(&o.format)),
         BK_OPT_IN(IN_WRITES, BK_OPT_ROW_COMPRESSION(&o.pq.codec)),
         BK_OPT_IN(IN_WRITES, BK_OPT_ROW_ZSTD_LEVEL(&o.pq.zstd_level)),
@@ -496,7 +499,8 @@ static int export_main(int argc, char **argv)
     bk_opt_args_free(&args);
     if (schema && datasets && !strcmp(datasets, "utxos")) return export_utxo_schema(cmd, &o);
     if (schema) {
-        unsigned ds = BK_DS_DEFAULT_MASK | (1u << BK_DS_BLOCK_STATS) | (1u << BK_DS_BLOCK_FILTERS);
+        unsigned ds = BK_DS_DEFAULT_MASK | (1u << BK_DS_BLOCK_STATS) | (1u << BK_DS_BLOCK_FILTERS) |
+                      (1u << BK_DS_SP_TWEAKS) | (1u << BK_DS_SP_OUTPUTS);
         if (datasets && bk_export_datasets_parse(datasets, &ds) != BK_OK)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "--schema: bad value for --datasets: '%s' (the block datasets, "
                                "or utxos alone)", datasets);
@@ -539,7 +543,7 @@ static int export_main(int argc, char **argv)
     if (mrc) return mrc;
     if (datasets && bk_export_datasets_parse(datasets, &o.datasets) != BK_OK)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "bad value for --datasets: '%s' (blocks, transactions, inputs, "
-                           "outputs, block_stats, block_filters, all; or utxos alone)", datasets);
+                           "outputs, block_stats, block_filters, sp_tweaks, sp_outputs, all; or utxos alone)", datasets);
     o.start = range.start;
     o.end = range.end;
     o.below_tip = range.below_tip >= 0 ? range.below_tip : 0;

@@ -60,6 +60,8 @@ utxo_source utxo
 utxo_rollback utxo
 lookup node
 stats node
+addrindex index
+silentpay index
 parquet parquet
 table table
 export table

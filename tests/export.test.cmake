@@ -56,3 +56,10 @@ add_test(NAME export_block_filters
           ${CMAKE_BINARY_DIR}/regtest ${CMAKE_SOURCE_DIR}/tests/data/indexes/getblockfilter.ndjson.zst
           ${BK_EXPORT_TMP}/block_filters)
 set_tests_properties(export_block_filters PROPERTIES FIXTURES_REQUIRED regtest)
+# sp_tweaks and sp_outputs: every row equal to the BIP352 vector of the
+# regtest node (NDJSON, Parquet, lean, read back by DuckDB), --verify.
+add_test(NAME export_sp
+  COMMAND node ${CMAKE_SOURCE_DIR}/tests/export/check_sp.mjs $<TARGET_FILE:blockkit>
+          ${CMAKE_BINARY_DIR}/regtest ${CMAKE_SOURCE_DIR}/tests/data/regtest/sp/tweaks.ndjson.zst
+          ${BK_EXPORT_TMP}/sp)
+set_tests_properties(export_sp PROPERTIES FIXTURES_REQUIRED regtest)

@@ -94,7 +94,7 @@ typedef struct tout {
 } tout;
 
 typedef struct expect {
-    char line[1024];
+    char line[1300];
 } expect;
 
 static expect expected[64], expected_l1[64];
@@ -443,7 +443,7 @@ static void check_lines(const char *out, const expect *want, size_t n)
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[1024];
+        char line[1300];
         snprintf(line, sizeof line, "%.*s", (int)len, p);
         if (i < n) CHECK_EQ_STR(line, want[i].line);
         i++;

@@ -137,6 +137,8 @@ typedef enum bk_dataset {
     BK_DS_OUTPUTS,
     BK_DS_BLOCK_STATS,         /* Core's getblockstats as typed columns (not in the default set) */
     BK_DS_BLOCK_FILTERS,       /* BIP158 basic filters and headers, Core's getblockfilter (not in the default set) */
+    BK_DS_SP_TWEAKS,           /* BIP352 tweaks: one row per eligible transaction (not in the default set) */
+    BK_DS_SP_OUTPUTS,          /* BIP352: the eligible transactions' taproot outputs (not in the default set) */
     BK_DS_COUNT_
 } bk_dataset;
 /* The default datasets (and "all"): blocks, transactions, inputs, outputs. */
@@ -204,6 +206,14 @@ struct bk_block_stats;
 BK_API bk_status bk_table_block_filter_row(bk_table_writer *t, int64_t height, const uint8_t hash[32],
                                            const uint8_t *filter, size_t len, const uint8_t *header,
                                            bk_error *err) BK_WARN_UNUSED;
+/* The sp_tweaks and sp_outputs rows of block b (its CBlockUndo beside it)
+ * into w (either may be NULL): per BIP352-eligible transaction (blockkit/
+ * silentpay.h) height, block_hash, tx_index, txid, tweak; and per taproot
+ * output of it height, txid, vout, pubkey (x-only), value. */
+struct bk_sp_scratch;
+BK_API bk_status bk_table_sp_rows(bk_table_writer *tweaks, bk_table_writer *outputs, const bk_block *b,
+                                  const bk_block_undo *undo, int64_t height, const uint8_t hash[32],
+                                  struct bk_sp_scratch *s, bk_error *err) BK_WARN_UNUSED;
 BK_API bk_status bk_table_block_stats_row(bk_table_writer *t, const struct bk_block_stats *st, int64_t height,
                                           const uint8_t hash[32], bk_error *err) BK_WARN_UNUSED;
 

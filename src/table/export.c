@@ -10,6 +10,7 @@
 #include <blockkit/engine.h>
 #include <blockkit/export.h>
 #include <blockkit/filters.h>
+#include <blockkit/silentpay.h>
 
 #include "catalog_internal.h"
 
@@ -35,6 +36,7 @@ typedef struct ex_worker {
     bk_table_scratch scratch;
     bk_block_stats_scratch stats;  /* block_stats: getblockstats' tables */
     bk_blockfilter filter;         /* block_filters: the builder */
+    bk_sp_scratch sp;              /* sp_tweaks, sp_outputs: the key sums */
     uint8_t fhdr[32];              /* block_filters: the header of the last best-chain block of the chunk */
     bk_chunk_file files[BK_DS_COUNT_];
     bk_pq_kv kv[BK_DS_COUNT_][BK_EXPORT_FOOTER_KEYS]; /* Parquet: the footer's provenance */
@@ -226,6 +228,15 @@ static bk_status export_block_rows(void *vctx, int worker, const bk_engine_block
         if (!job->orphan) bk_blockfilter_header(W->filter.filter, W->filter.filter_len, W->fhdr, W->fhdr);
         st = bk_table_block_filter_row(tw[BK_DS_BLOCK_FILTERS], job->height, e->hash, W->filter.filter,
                                        W->filter.filter_len, job->orphan ? NULL : W->fhdr, &e2);
+        if (st != BK_OK) return bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
+    }
+    if (tw[BK_DS_SP_TWEAKS] || tw[BK_DS_SP_OUTPUTS]) {
+        /* BIP352 needs the spent scripts: no undo, no tweaks */
+        if (b.n_tx > 1 && !eb->undo)
+            return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block at height %lld has no undo data: sp_tweaks and "
+                                "sp_outputs need it (the spent coins' scripts)", (long long)job->height);
+        st = bk_table_sp_rows(tw[BK_DS_SP_TWEAKS], tw[BK_DS_SP_OUTPUTS], &b, b.n_tx > 1 ? eb->undo : NULL,
+                              job->height, e->hash, &W->sp, &e2);
         if (st != BK_OK) return bk_error_set(err, st, e2.offset, "block at height %lld: %s", (long long)job->height, e2.msg);
     }
     for (int d = 0; d < BK_DS_COUNT_; d++)
@@ -659,6 +670,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     for (int i = 0; i < nw; i++) {
         bk_table_scratch_init(&workers[i].scratch, o->alloc);
         bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
+        bk_sp_scratch_init(&workers[i].sp, o->alloc);
         bk_blockfilter_init(&workers[i].filter, o->alloc);
     }
     R.workers = workers;
@@ -862,6 +874,7 @@ out:
             ex_worker *W = &workers[i];
             bk_table_scratch_free(&W->scratch);
             bk_block_stats_scratch_free(&W->stats);
+            bk_sp_scratch_free(&W->sp);
             bk_blockfilter_free(&W->filter);
             for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
         }

@@ -4,6 +4,7 @@
 #include <blockkit/json.h>
 #include <blockkit/script.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/silentpay.h>
 #include <blockkit/table.h>
 
 #include "bitcoin/script_internal.h"
@@ -122,7 +123,71 @@ static const bk_pq_column OUT_COLS[O_NCOLS] = {
 };
 
 static const char *const DS_NAMES[BK_DS_COUNT_] = {"blocks",      "transactions", "inputs",
-                                                    "outputs",     "block_stats",  "block_filters"};
+                                                    "outputs",     "block_stats",  "block_filters",
+                                                    "sp_tweaks",   "sp_outputs"};
+
+/* sp_tweaks / sp_outputs: BIP352 (docs/silentpay.md). */
+enum { SPT_HEIGHT, SPT_BLOCK_HASH, SPT_TX_INDEX, SPT_TXID, SPT_TWEAK, SPT_NCOLS };
+static const bk_pq_column SP_TWEAK_COLS[SPT_NCOLS] = {
+    {"height", I64, DICT},
+    {"block_hash", STR, DICT},
+    {"tx_index", I64, 0},
+    {"txid", STR, 0},
+    {"tweak", STR, 0},
+};
+enum { SPO_HEIGHT, SPO_TXID, SPO_VOUT, SPO_PUBKEY, SPO_VALUE, SPO_NCOLS };
+static const bk_pq_column SP_OUTPUT_COLS[SPO_NCOLS] = {
+    {"height", I64, DICT},
+    {"txid", STR, 0},
+    {"vout", I64, 0},
+    {"pubkey", STR, 0},
+    {"value", I64, 0},
+};
+
+typedef struct sp_rows_ctx {
+    bk_table_writer *tweaks, *outputs;
+    int64_t height;
+    const uint8_t *hash;
+} sp_rows_ctx;
+
+static bk_status sp_row(void *vctx, const bk_block *b, const bk_sp_tx *t, bk_error *err)
+{
+    (void)b;
+    sp_rows_ctx *c = vctx;
+    bk_status st;
+    if (c->tweaks) {
+        bk_table_int(c->tweaks, SPT_HEIGHT, c->height);
+        bk_table_hex(c->tweaks, SPT_BLOCK_HASH, c->hash, 32, 1);
+        bk_table_int(c->tweaks, SPT_TX_INDEX, t->tx_index);
+        bk_table_hex(c->tweaks, SPT_TXID, t->txid, 32, 1);
+        bk_table_hex(c->tweaks, SPT_TWEAK, t->tweak.tweak, 33, 0);
+        if ((st = bk_table_end_row(c->tweaks, err)) != BK_OK) return st;
+    }
+    if (c->outputs) {
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, t->tx);
+        while (bk_txout_next(&oi, &o)) {
+            if (!bk_sp_is_taproot(o.script, o.script_len)) continue;
+            bk_table_int(c->outputs, SPO_HEIGHT, c->height);
+            bk_table_hex(c->outputs, SPO_TXID, t->txid, 32, 1);
+            bk_table_int(c->outputs, SPO_VOUT, oi.index - 1);
+            bk_table_hex(c->outputs, SPO_PUBKEY, o.script + 2, 32, 0);
+            bk_table_int(c->outputs, SPO_VALUE, o.value);
+            if ((st = bk_table_end_row(c->outputs, err)) != BK_OK) return st;
+        }
+    }
+    return BK_OK;
+}
+
+bk_status bk_table_sp_rows(bk_table_writer *tweaks, bk_table_writer *outputs, const bk_block *b,
+                           const bk_block_undo *undo, int64_t height, const uint8_t hash[32], bk_sp_scratch *s,
+                           bk_error *err)
+{
+    if (!undo || (!tweaks && !outputs)) return BK_OK; /* a coinbase-only block: nothing eligible */
+    sp_rows_ctx c = {tweaks, outputs, height, hash};
+    return bk_sp_block_each(s, b, undo, NULL, sp_row, &c, NULL, err);
+}
 
 /* block_filters: Core's getblockfilter result per block (docs/filters.md). */
 enum { F_HEIGHT, F_HASH, F_FILTER, F_HEADER, F_NCOLS };
@@ -223,6 +288,8 @@ const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out)
     case BK_DS_OUTPUTS: *n_out = O_NCOLS; return OUT_COLS;
     case BK_DS_BLOCK_STATS: stats_cols_init(); *n_out = STATS_NCOLS; return STATS_COLS;
     case BK_DS_BLOCK_FILTERS: *n_out = F_NCOLS; return FILTER_COLS;
+    case BK_DS_SP_TWEAKS: *n_out = SPT_NCOLS; return SP_TWEAK_COLS;
+    case BK_DS_SP_OUTPUTS: *n_out = SPO_NCOLS; return SP_OUTPUT_COLS;
     default: *n_out = 0; return NULL;
     }
 }
@@ -264,6 +331,11 @@ int bk_table_lean_kind_(const char *dataset, const char *column)
         {"block_filters", "hash", BK_LEAN_HASH},
         {"block_filters", "filter", BK_LEAN_BYTES},
         {"block_filters", "header", BK_LEAN_HASH},
+        {"sp_tweaks", "block_hash", BK_LEAN_HASH},
+        {"sp_tweaks", "txid", BK_LEAN_HASH},
+        {"sp_tweaks", "tweak", BK_LEAN_BYTES},
+        {"sp_outputs", "txid", BK_LEAN_HASH},
+        {"sp_outputs", "pubkey", BK_LEAN_BYTES},
         {"utxos", "txid", BK_LEAN_HASH},
         {"utxos", "script_hex", BK_LEAN_BYTES},
         {"utxos", "desc", BK_LEAN_DROP},
