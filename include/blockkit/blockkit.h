@@ -27,5 +27,6 @@
 #include <blockkit/blockstats.h>
 #include <blockkit/engine.h>
 #include <blockkit/ssz.h>
+#include <blockkit/electrum.h>
 
 #endif
