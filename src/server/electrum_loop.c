@@ -405,8 +405,11 @@ static void accept_all(server *s, int lfd, int tls)
             close(fd);
             continue;
         }
-        int one = 1;
+        int one = 1, sndbuf = 256 * 1024;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        /* A fixed kernel send buffer: a client that stops reading shows up
+         * in max_outbuf instead of in megabytes of autotuned kernel memory. */
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
         conn *c = calloc(1, sizeof *c);
         bk_error e;
         if (!c || bk_electrum_session_new_shared(&s->sh, &c->session, &e) != BK_OK) {
