@@ -1,0 +1,132 @@
+// blockkit electrum against a real client from the npm registry,
+// @mempool/electrum-client (tests/npm), over TCP and TLS.
+//   node tests/electrum_client.mjs BLOCKKIT SOURCE_DIR REGTEST_DATADIR
+// Always: server.version/banner/features/ping/donation_address/peers.subscribe
+// and the error answers, through the client, on both ports. When the build
+// has the address index (`blockkit index build`), it builds one over the
+// regtest datadir and checks, for every scripthash of
+// tests/data/regtest/electrum/scripthashes.ndjson.zst, get_history,
+// get_balance, listunspent and the subscribe status; transaction.get for
+// every transaction of getrawtransaction_v1.ndjson.zst (hex and verbose);
+// get_merkle for every line of merkle.ndjson.zst; headers vs
+// getblockheader.ndjson.zst. Without the index command that part is
+// reported as not run (exit 0 only if the rest passed).
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const [blockkit, src, regtest] = process.argv.slice(2);
+const require = createRequire(path.join(src, 'tests/npm/package.json'));
+const ElectrumClient = require('@mempool/electrum-client');
+
+let failed = 0, passed = 0;
+function check(cond, what) {
+  if (cond) passed++;
+  else { failed++; console.error('FAIL', what); }
+}
+function eq(a, b, what) {
+  const ja = JSON.stringify(a), jb = JSON.stringify(b);
+  check(ja === jb, `${what}: got ${ja?.slice(0, 300)} want ${jb?.slice(0, 300)}`);
+}
+
+function ndjson(file) {
+  const r = spawnSync('zstd', ['-dc', file], { maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`cannot read ${file}`);
+  return r.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+function startServer(extra) {
+  const args = ['electrum', '--listen', '127.0.0.1:0', '--tls-listen', '127.0.0.1:0',
+    '--tls-cert', path.join(src, 'tests/data/electrum/test_cert.pem'),
+    '--tls-key', path.join(src, 'tests/data/electrum/test_key.pem'), '--poll-ms', '200', ...extra];
+  const p = spawn(blockkit, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    p.stderr.on('data', (d) => {
+      err += d;
+      const m = /TCP port (\d+) and TLS port (\d+)/.exec(err);
+      if (m) resolve({ p, tcp: +m[1], tls: +m[2] });
+    });
+    p.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+}
+
+async function connect(port, proto) {
+  const c = new ElectrumClient(port, '127.0.0.1', proto, { rejectUnauthorized: false });
+  await c.initElectrum({ client: 'blockkit-test', version: '1.4' },
+    { retryPeriod: 1000, maxRetry: 0, pingPeriod: 600000, callback: null });
+  return c;
+}
+
+async function serverMethods(c, proto) {
+  eq(c.versionInfo[1], '1.4', `${proto} server.version protocol`);
+  check(/^blockkit /.test(c.versionInfo[0]), `${proto} server.version name`);
+  check(/blockkit/.test(await c.server_banner()), `${proto} banner`);
+  const f = await c.server_features();
+  eq([f.protocol_min, f.protocol_max, f.hash_function], ['1.4', '1.4', 'sha256'], `${proto} features`);
+  // The client hands back the whole message when the result is falsy
+  // (lib/client.js: msg.result || msg): null and "" are checked in it.
+  const ping = await c.server_ping();
+  check(ping && ping.result === null && ping.jsonrpc === '2.0', `${proto} ping`);
+  const don = await c.serverDonation_address();
+  check(don && don.result === '', `${proto} donation_address`);
+  eq(await c.serverPeers_subscribe(), [], `${proto} peers.subscribe`);
+  let msg = '';
+  try { await c.request('no.such.method', []); } catch (e) { msg = String(e.message ?? e); }
+  check(/unknown method/.test(msg), `${proto} unknown method refused: ${msg}`);
+  msg = '';
+  try { await c.request('server.banner', [1, 2]); } catch (e) { msg = String(e.message ?? e); }
+  check(/parameters/.test(msg), `${proto} bad params refused: ${msg}`);
+}
+
+async function indexChecks(c) {
+  const shs = ndjson(path.join(src, 'tests/data/regtest/electrum/scripthashes.ndjson.zst'));
+  for (const v of shs) {
+    eq(await c.blockchainScripthash_getHistory(v.scripthash), v.history, `history ${v.scripthash}`);
+    eq(await c.blockchainScripthash_getBalance(v.scripthash), v.balance, `balance ${v.scripthash}`);
+    eq(await c.blockchainScripthash_listunspent(v.scripthash), v.unspent, `listunspent ${v.scripthash}`);
+    eq(await c.blockchainScripthash_subscribe(v.scripthash), v.status, `status ${v.scripthash}`);
+  }
+  const txs = ndjson(path.join(src, 'tests/data/regtest/getrawtransaction_v1.ndjson.zst'));
+  for (const t of txs) {
+    if (!t.core) continue;
+    eq(await c.blockchainTransaction_get(t.txid, false), t.core.hex, `transaction.get ${t.txid}`);
+    eq(await c.blockchainTransaction_get(t.txid, true), t.core, `transaction.get verbose ${t.txid}`);
+  }
+  for (const m of ndjson(path.join(src, 'tests/data/regtest/electrum/merkle.ndjson.zst')))
+    eq(await c.blockchainTransaction_getMerkle(m.tx_hash, m.height),
+      { block_height: m.height, merkle: m.merkle, pos: m.pos }, `get_merkle ${m.tx_hash}`);
+  for (const h of ndjson(path.join(src, 'tests/data/regtest/getblockheader.ndjson.zst')).slice(0, 50)) {
+    const hex = await c.blockchainBlock_getHeader(h.height);
+    check(typeof hex === 'string' && hex.length === 160, `header ${h.height}`);
+  }
+  return shs.length;
+}
+
+const hasIndex = spawnSync(blockkit, ['index', '--help']).status === 0;
+let tmp = null, extra = [];
+if (hasIndex) {
+  tmp = mkdtempSync(path.join(tmpdir(), 'blockkit-electrum-'));
+  const idx = path.join(tmp, 'index');
+  const b = spawnSync(blockkit, ['index', 'build', '--datadir', regtest, '--index', idx], { stdio: 'inherit' });
+  check(b.status === 0, 'index build');
+  extra = ['--index', idx, '--datadir', regtest];
+}
+const srv = await startServer(extra);
+try {
+  for (const [port, proto] of [[srv.tcp, 'tcp'], [srv.tls, 'tls']]) {
+    const c = await connect(port, proto);
+    await serverMethods(c, proto);
+    if (hasIndex && proto === 'tcp') console.log(`${await indexChecks(c)} scripthashes checked`);
+    c.close();
+  }
+  if (!hasIndex) console.log('the index checks did not run: this build has no `blockkit index`');
+} finally {
+  srv.p.kill('SIGTERM');
+  await new Promise((r) => srv.p.on('exit', (code, sig) => { check(code === 143, `SIGTERM exit ${code} ${sig}`); r(); }));
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
