@@ -702,6 +702,10 @@ bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_bl
     if (undone_out) *undone_out = undone;
     const bk_chain_entry *top = &chain->entries[chain->tip];
     int64_t start = tip + 1, end = top->height;
+    /* a blocks directory whose chain starts above an implied genesis (the
+     * bench directories: no block 0 in the files) is indexed from its
+     * first block: the heights below it have no block to give rows */
+    if (start < chain->base_height) start = chain->base_height;
     if (st != BK_OK || start > end) {
         leveldb_writebatch_destroy(batch);
         return st;
@@ -846,7 +850,7 @@ static bk_status history_locked(bk_addrindex *ix, const uint8_t sh[32], size_t l
     bk_status st = rows_of(ix, K_FUND, sh, &l, err);
     if (st == BK_OK) st = rows_of(ix, K_SPEND, sh, &l, err);
     if (st == BK_OK) {
-        qsort(l.v, l.n, sizeof *l.v, cmp_u64);
+        if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_u64); /* qsort(NULL, 0): UBSan, fuzz_addrindex */
         size_t u = 0;
         for (size_t i = 0; i < l.n; i++)
             if (u == 0 || l.v[u - 1] != l.v[i]) l.v[u++] = l.v[i];
