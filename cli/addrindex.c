@@ -31,6 +31,9 @@ static const char index_outro[] =
     "damaged or foreign index, another network's, 66 no such datadir, 74 I/O,\n"
     "75 another writer has the index open, 128+N signal N.\n";
 
+/* not found is 66 (no such index, a txid not on its chain) */
+static int exit_of(bk_status st) { return st == BK_ERR_NOT_FOUND ? BK_EXIT_NOINPUT : bk_cli_exit_code(st); }
+
 static void print_tip(bk_addrindex *ix, int64_t applied, int64_t undone)
 {
     int64_t h;
@@ -67,7 +70,7 @@ static int index_main(int argc, char **argv)
         BK_OPT_SOURCE_INDEX(&src),
         BK_OPT_ROW_STR("--index", 0, &dir, "DIR", "the address index's directory (made when absent)"),
         BK_OPT_JOBS(&jobs, "block workers (default 1)"),
-        BK_OPT_ROW_INT("--mem", 0, &mem, 16, 1 << 20, "MB", "rows held before a batch is written (default 256)"),
+        BK_OPT_ROW_INT("--mem", 0, &mem, 1, 1 << 20, "MB", "rows held before a batch is written (default 256)"),
         BK_OPT_PROGRESS(&progress),
         BK_OPT_ROW_FLAG("--follow", 0, &follow, "keep following the node's tip until a signal"),
         BK_OPT_ROW_INT("--interval", 0, &interval, 1, 3600, "S", "--follow: seconds between updates (default 5)"),
@@ -100,7 +103,7 @@ static int index_main(int argc, char **argv)
         /* a directory inside the node's blocks directory is refused too */
         if (!src.datadir && src.blocksdir) o.node_datadir = src.blocksdir;
         bk_status st = bk_addrindex_open(&ix, dir, BK_ADDRINDEX_WRITE, &o, &err);
-        if (st != BK_OK) rc = bk_cli_fail(cmd, st == BK_ERR_ARG ? BK_EXIT_USAGE : bk_cli_exit_code(st), "%s", err.msg);
+        if (st != BK_OK) rc = bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
     }
     if (!rc) {
         if (bk_blocksdir_open(&bd, src.blocksdir, src.net, NULL, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
@@ -123,7 +126,7 @@ static int index_main(int argc, char **argv)
             break;
         }
         if (st != BK_OK) {
-            rc = bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
+            rc = bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
             break;
         }
         if (!follow) {
@@ -198,7 +201,7 @@ static int query_one(const char *cmd, bk_addrindex *ix, int q, const uint8_t key
         size_t n = 0;
         st = bk_addrindex_tx_locate(ix, key, &h, &pos, &err);
         if (st == BK_OK) st = bk_addrindex_merkle(ix, h, pos, txid, branch, &n, &err);
-        if (st != BK_OK) return bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
+        if (st != BK_OK) return bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
         char line[96];
         snprintf(line, sizeof line, "{\"block_height\":%lld,\"merkle\":[", (long long)h);
         bk_writer_puts(w, line);
@@ -215,7 +218,7 @@ static int query_one(const char *cmd, bk_addrindex *ix, int q, const uint8_t key
         bk_addr_tx *txs = NULL;
         size_t n = 0;
         st = bk_addrindex_history(ix, key, limit, &txs, &n, &err);
-        if (st != BK_OK) return bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
+        if (st != BK_OK) return bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
         if (q == Q_STATUS) {
             uint8_t s[32];
             int has;
@@ -245,7 +248,7 @@ static int query_one(const char *cmd, bk_addrindex *ix, int q, const uint8_t key
     bk_addr_coin *c = NULL;
     size_t n = 0;
     st = bk_addrindex_utxos(ix, key, limit, &c, &n, &err);
-    if (st != BK_OK) return bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
+    if (st != BK_OK) return bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
     char line[200];
     if (q == Q_BALANCE) {
         uint64_t sum = 0;
@@ -347,7 +350,7 @@ static int address_main(int argc, char **argv)
         o.net = src.chain_given ? src.net : BK_NET_COUNT_;
         o.tmpdir = src.tmpdir;
         bk_status st = bk_addrindex_open(&ix, dir, BK_ADDRINDEX_READ, &o, &err);
-        if (st != BK_OK) rc = bk_cli_fail(cmd, st == BK_ERR_ARG ? BK_EXIT_USAGE : bk_cli_exit_code(st), "%s", err.msg);
+        if (st != BK_OK) rc = bk_cli_fail(cmd, exit_of(st), "%s", err.msg);
     }
     bk_network net = ix ? bk_addrindex_network(ix) : BK_NET_MAIN;
     bk_writer w;
