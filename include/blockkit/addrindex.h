@@ -8,31 +8,45 @@
  * status hash, balance and coins, a transaction's position and raw bytes
  * without Core's txindex, merkle branches, headers by height.
  *
- * The scripthash is Electrum's: SHA-256 of the scriptPubKey, in the byte
- * order of the digest (the hex Electrum prints is that digest reversed;
- * bk_addrindex_scripthash_hex converts).
+ * The scripthash is Electrum's: SHA-256 of the scriptPubKey, kept in the
+ * digest's byte order (the hex Electrum prints is that digest reversed:
+ * bk_hex_encode_rev / bk_hex_decode_rev convert).
+ *
+ * Keys (docs/index.md says why): every row is keyed by the whole 32-byte
+ * scripthash or txid, so no answer depends on a prefix collision; LevelDB's
+ * prefix compression and snappy keep the repeated bytes cheap.
+ *   "v"                       format version, network
+ *   "t"                       tip: height (i32 LE), hash
+ *   'h' height(BE32)          hash, header (80), blk file, offset, size, n_tx
+ *   'x' height(BE32)          the block's txids, 32 bytes each, in block order
+ *   'i' txid                  height(BE32), position(BE32)
+ *   'o' sh height pos vout    funding: value (u64 LE), flags (1: never in
+ *                             the UTXO set: OP_RETURN, a script over 10,000
+ *                             bytes, the genesis output)
+ *   'p' sh height pos vin     spending: the outpoint spent (txid, vout LE)
+ * (height, pos, vout/vin big-endian, so a scripthash's rows are in
+ * blockchain order.)
  *
  * Handles. A handle opened BK_ADDRINDEX_WRITE owns the database (LevelDB's
- * LOCK: one writer per directory, a second is BK_ERR_LOCKED) and may build
- * and update it. A handle opened BK_ADDRINDEX_READ never takes the lock and
- * never writes: it reads a private snapshot of the directory (as src/db
- * reads Core's databases), so it works while a writer runs; its tip stays
- * the one it opened at until bk_addrindex_refresh.
+ * LOCK: a second writer gets BK_ERR_LOCKED) and may sync it. A handle opened
+ * BK_ADDRINDEX_READ never takes the lock and never writes: it reads a
+ * private snapshot of the directory (src/db, as blockkit reads Core's
+ * databases), so it works while a writer runs; its tip stays the one it
+ * opened at until bk_addrindex_refresh.
  *
- * Consistency. Every block is applied or undone in one atomic LevelDB
- * batch that also moves the index's tip; every query on a handle reads one
- * LevelDB snapshot, so it sees a whole tip, old or new, never half a block.
+ * Consistency. Every batch of blocks is applied (and every block undone)
+ * in one LevelDB write batch that also moves the tip: a kill at any point
+ * leaves the index at a whole tip, and the next sync continues from it.
  *
- * Threads. Queries on one handle may run concurrently from many threads.
- * bk_addrindex_update and bk_addrindex_refresh may run while queries do:
- * a query started before them finishes on the tip it started with.
- *
- * The library never prints or exits; every failure is a status and a
- * bk_error naming what and where. */
+ * Threads. Queries on a READ handle may run concurrently from many threads,
+ * and bk_addrindex_refresh beside them (a query finishes on the snapshot it
+ * started with). The library never prints or exits. */
 #ifndef BLOCKKIT_ADDRINDEX_H
 #define BLOCKKIT_ADDRINDEX_H
 
 #include <blockkit/alloc.h>
+#include <blockkit/blockfile.h>
+#include <blockkit/chain.h>
 #include <blockkit/network.h>
 #include <blockkit/status.h>
 
@@ -44,71 +58,78 @@
 extern "C" {
 #endif
 
+#define BK_ADDRINDEX_VERSION 1
+
 typedef struct bk_addrindex bk_addrindex;
 
 typedef enum bk_addrindex_mode {
     BK_ADDRINDEX_READ = 0,      /* a private snapshot; no lock, no writes */
-    BK_ADDRINDEX_WRITE = 1      /* the one writer: build, update */
+    BK_ADDRINDEX_WRITE = 1      /* the one writer: sync */
 } bk_addrindex_mode;
 
-/* Progress of a build or update (called on the calling thread). */
-typedef void (*bk_addrindex_progress_fn)(void *ctx, int32_t height, int32_t tip, uint64_t bytes_done,
-                                         uint64_t bytes_total);
+/* Progress of a sync, on the calling thread, after each written batch. */
+typedef void (*bk_addrindex_progress_fn)(void *ctx, int64_t height, int64_t tip);
 
 typedef struct bk_addrindex_opts {
-    const char *datadir;        /* the node's datadir (blocks, block index), read-only */
-    const char *blocksdir;      /* NULL: <datadir>/<net>/blocks */
-    bk_network net;             /* the index records it; opening another network's index is refused */
-    const char *tmpdir;         /* sorted runs and snapshots (NULL: $TMPDIR or /tmp) */
-    size_t mem_bytes;           /* build memory bound (0: 1 GiB) */
-    int workers;                /* -j (0 or 1: one) */
-    const volatile sig_atomic_t *cancel;   /* non-zero: stop at the next block (BK_ERR_CANCELLED) */
+    bk_network net;             /* an index of another network is refused; READ: BK_NET_COUNT_ takes the index's */
+    const char *node_datadir;   /* non-NULL: a dir inside it is refused */
+    const char *tmpdir;         /* READ: where the snapshot is made (NULL: $TMPDIR or /tmp) */
+    size_t mem_bytes;           /* WRITE: rows held before a batch is written (0: 256 MiB) */
+    int workers;                /* WRITE: block workers (0 or 1: one) */
+    const volatile sig_atomic_t *cancel;   /* non-zero: stop after the current batch (BK_ERR_CANCELLED) */
     bk_addrindex_progress_fn progress;
     void *progress_ctx;
     const bk_allocator *alloc;  /* NULL: default */
 } bk_addrindex_opts;
 
-/* Open (BK_ADDRINDEX_WRITE creates dir when absent) the index in dir. A dir
- * inside the node's datadir, a file, another network's or another format
+BK_API void bk_addrindex_opts_init(bk_addrindex_opts *o);
+
+/* Open the index in dir (BK_ADDRINDEX_WRITE creates it when absent). A dir
+ * inside opts->node_datadir, a file, another network's or another format
  * version's index, a LevelDB that is not a blockkit index: refused with a
- * message naming dir. */
+ * message naming dir (BK_ERR_ARG, BK_ERR_INVALID, BK_ERR_MISMATCH); READ of
+ * a dir with no index: BK_ERR_NOT_FOUND; a second writer: BK_ERR_LOCKED. */
 BK_API bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex_mode mode,
                                    const bk_addrindex_opts *opts, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_addrindex_close(bk_addrindex *ix);
 
-/* Build from the index's tip (none: the genesis) to the node's best tip:
- * resumable, one forward pass, sorted runs spilled to tmpdir. WRITE only. */
-BK_API bk_status bk_addrindex_build(bk_addrindex *ix, bk_error *err) BK_WARN_UNUSED;
+/* The index's network (a READ handle opened with opts->net BK_NET_COUNT_
+ * takes the one the index records). */
+BK_API bk_network bk_addrindex_network(const bk_addrindex *ix);
 
-/* Bring the index to the node's current best tip: undo the blocks a reorg
- * removed (from their undo data), apply the new ones, one atomic batch per
- * block. *applied_out / *undone_out: block counts (may be NULL). WRITE only. */
-BK_API bk_status bk_addrindex_update(bk_addrindex *ix, int32_t *applied_out, int32_t *undone_out,
-                                     bk_error *err) BK_WARN_UNUSED;
+/* Bring a WRITE index to chain's best tip: undo (from the node's undo
+ * data, one batch each) the blocks of the index above the fork point with
+ * chain, then apply the new ones in one forward pass (the block engine,
+ * opts->workers) in batches of opts->mem_bytes. A fresh index is a build;
+ * a killed one continues. *applied_out / *undone_out: block counts (may be
+ * NULL). A block without undo data (pruned) above the genesis:
+ * BK_ERR_NOT_FOUND naming it. */
+BK_API bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_blocksdir *dir,
+                                   int64_t *applied_out, int64_t *undone_out, bk_error *err) BK_WARN_UNUSED;
 
 /* READ handles: take a new snapshot; *changed_out = 1 when the tip moved. */
 BK_API bk_status bk_addrindex_refresh(bk_addrindex *ix, int *changed_out, bk_error *err) BK_WARN_UNUSED;
 
 /* The index's tip (height -1 and a zero hash for an empty index). */
-BK_API bk_status bk_addrindex_tip(bk_addrindex *ix, int32_t *height_out, uint8_t hash_out[32],
+BK_API bk_status bk_addrindex_tip(bk_addrindex *ix, int64_t *height_out, uint8_t hash_out[32],
                                   bk_error *err) BK_WARN_UNUSED;
 
 /* The 80-byte header at height (BK_ERR_NOT_FOUND above the tip). */
-BK_API bk_status bk_addrindex_header(bk_addrindex *ix, int32_t height, uint8_t header_out[80],
+BK_API bk_status bk_addrindex_header(bk_addrindex *ix, int64_t height, uint8_t header_out[80],
                                      bk_error *err) BK_WARN_UNUSED;
 
-/* ---- scripthash queries (confirmed chain only) -------------------------- */
+/* ---- scripthash queries (confirmed chain only; READ handles) ------------ */
 
 typedef struct bk_addr_tx {
     uint8_t txid[32];           /* internal byte order */
-    int32_t height;
+    int64_t height;
     uint32_t pos;               /* position in its block */
 } bk_addr_tx;
 
 typedef struct bk_addr_coin {
     uint8_t txid[32];
     uint32_t vout;
-    int32_t height;
+    int64_t height;
     uint32_t pos;               /* the funding tx's position in its block */
     uint64_t value;             /* satoshis */
 } bk_addr_coin;
@@ -117,46 +138,43 @@ typedef struct bk_addr_coin {
 BK_API void bk_addrindex_scripthash(const uint8_t *script, size_t len, uint8_t sh_out[32]);
 
 /* Every confirmed transaction paying or spending sh, once, in blockchain
- * order (height, then position). More than limit entries (limit > 0):
- * BK_ERR_LENGTH, the message naming the limit. *txs_out is allocated with
- * the handle's allocator; free with bk_addrindex_free. */
+ * order (height, then position). More than limit (limit > 0) of them:
+ * BK_ERR_LENGTH, the message naming the limit. *txs_out (NULL when none)
+ * is freed with bk_addrindex_free. */
 BK_API bk_status bk_addrindex_history(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_tx **txs_out,
                                       size_t *n_out, bk_error *err) BK_WARN_UNUSED;
 
 /* The unspent coins of sh in Core's UTXO set (no OP_RETURN, no script over
- * 10,000 bytes), ordered by (height, pos, vout). */
+ * 10,000 bytes, not the genesis output), ordered by (height, pos, vout). */
 BK_API bk_status bk_addrindex_utxos(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_coin **coins_out,
                                     size_t *n_out, bk_error *err) BK_WARN_UNUSED;
 
 /* Confirmed balance in satoshis (the sum of bk_addrindex_utxos). */
-BK_API bk_status bk_addrindex_balance(bk_addrindex *ix, const uint8_t sh[32], uint64_t *confirmed_out,
+BK_API bk_status bk_addrindex_balance(bk_addrindex *ix, const uint8_t sh[32], size_t limit, uint64_t *confirmed_out,
                                       bk_error *err) BK_WARN_UNUSED;
 
-/* Electrum's status: SHA-256 of the concatenated "txid_hex:height:" of the
- * history; *has_out = 0 (and status_out untouched) for no history. */
+/* Electrum's status of a history: SHA-256 of the concatenated
+ * "txid_hex:height:" strings; *has_out = 0 for no history. */
+BK_API void bk_addrindex_status_of(const bk_addr_tx *txs, size_t n, uint8_t status_out[32], int *has_out);
 BK_API bk_status bk_addrindex_status(bk_addrindex *ix, const uint8_t sh[32], size_t limit, uint8_t status_out[32],
                                      int *has_out, bk_error *err) BK_WARN_UNUSED;
 
 /* ---- transactions ------------------------------------------------------- */
 
 /* Where a confirmed transaction is (BK_ERR_NOT_FOUND: not on the index's chain). */
-BK_API bk_status bk_addrindex_tx_locate(bk_addrindex *ix, const uint8_t txid[32], int32_t *height_out,
+BK_API bk_status bk_addrindex_tx_locate(bk_addrindex *ix, const uint8_t txid[32], int64_t *height_out,
                                         uint32_t *pos_out, bk_error *err) BK_WARN_UNUSED;
 
-/* The raw transaction, read from the node's blk file; the caller frees
- * *raw_out with bk_addrindex_free. *height_out may be NULL. */
-BK_API bk_status bk_addrindex_tx_raw(bk_addrindex *ix, const uint8_t txid[32], uint8_t **raw_out, size_t *len_out,
-                                     int32_t *height_out, bk_error *err) BK_WARN_UNUSED;
-
-/* The raw block at height with its undo data (undo NULL/0 for the genesis);
- * both freed with bk_addrindex_free. */
-BK_API bk_status bk_addrindex_block_raw(bk_addrindex *ix, int32_t height, uint8_t **block_out, size_t *block_len_out,
-                                        uint8_t **undo_out, size_t *undo_len_out, bk_error *err) BK_WARN_UNUSED;
+/* The raw transaction, read from the node's blk files in dir; *raw_out is
+ * freed with bk_addrindex_free. *height_out may be NULL. */
+BK_API bk_status bk_addrindex_tx_raw(bk_addrindex *ix, const bk_blocksdir *dir, const uint8_t txid[32],
+                                     uint8_t **raw_out, size_t *len_out, int64_t *height_out,
+                                     bk_error *err) BK_WARN_UNUSED;
 
 /* The merkle branch of the tx at (height, pos): *n_out sibling hashes
- * (internal byte order) into branch_out (room for 32 levels); *txid_out
- * receives the tx's id (blockchain.transaction.id_from_pos). */
-BK_API bk_status bk_addrindex_merkle(bk_addrindex *ix, int32_t height, uint32_t pos, uint8_t txid_out[32],
+ * (internal byte order, lowest level first) into branch_out (room for 32);
+ * txid_out receives the tx's id (blockchain.transaction.id_from_pos). */
+BK_API bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, uint8_t txid_out[32],
                                      uint8_t branch_out[32][32], size_t *n_out, bk_error *err) BK_WARN_UNUSED;
 
 BK_API void bk_addrindex_free(bk_addrindex *ix, void *p);

@@ -20,6 +20,7 @@
 #include <blockkit/blockindex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/txindex.h>
+#include <blockkit/addrindex.h>
 #include <blockkit/lookup.h>
 #include <blockkit/merkle.h>
 #include <blockkit/script.h>
