@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef BK_HAVE_ADDRINDEX
-#pragma weak bk_addrindex_open
-#pragma weak bk_addrindex_close
-#endif
-
 static const char electrum_intro[] =
     "Serve Electrum clients (Sparrow, Electrum, BlueWallet) from blockkit's address\n"
     "index: newline-delimited JSON-RPC 2.0 over TCP (default 127.0.0.1:50001) and,\n"
@@ -115,23 +110,30 @@ static int electrum_main(int argc, char **argv)
     }
 
     bk_addrindex *ix = NULL;
+    bk_blocksdir blocks;
+    int have_blocks = 0;
     if (index) {
-        if (!bk_addrindex_open)
-            return bk_cli_fail("electrum", BK_EXIT_SOFTWARE, "this build has no address index (--index)");
         if ((rc = bk_cli_source_resolve("electrum", &src, BK_CLI_NEED_BLOCKS))) return rc;
-        bk_addrindex_opts io = {0};
-        io.datadir = src.datadir;
-        io.blocksdir = src.blocksdir;
+        bk_addrindex_opts io;
+        bk_addrindex_opts_init(&io);
         io.net = src.net;
+        io.node_datadir = src.datadir;
         io.tmpdir = src.tmpdir;
         bk_error err;
+        if (bk_blocksdir_open(&blocks, src.blocksdir, src.net, NULL, &err) != BK_OK) {
+            bk_cli_source_free(&src);
+            return bk_cli_report("electrum", &err);
+        }
+        have_blocks = 1;
         if (bk_addrindex_open(&ix, index, BK_ADDRINDEX_READ, &io, &err) != BK_OK) {
+            bk_blocksdir_close(&blocks);
             bk_cli_source_free(&src);
             return bk_cli_report("electrum", &err);
         }
     }
 
     o.ix = ix;
+    o.blocks = have_blocks ? &blocks : NULL;
     o.net = src.net;
     o.listen = listen;
     o.tls_listen = tls_listen;
@@ -160,6 +162,7 @@ static int electrum_main(int argc, char **argv)
     bk_cli_stop_signals_restore(&saved);
     memset(auth, 0, sizeof auth);
     if (ix) bk_addrindex_close(ix);
+    if (have_blocks) bk_blocksdir_close(&blocks);
     bk_cli_source_free(&src);
     if (st != BK_OK) return bk_cli_report("electrum", &err);
     if (bk_cli_stop) {

@@ -49,6 +49,7 @@ BK_API void bk_electrum_limits_init(bk_electrum_limits *l);
 
 typedef struct bk_electrum_opts {
     bk_addrindex *ix;           /* a READ handle; NULL: the server.* methods only */
+    const bk_blocksdir *blocks; /* the node's blk files (blockchain.transaction.get) */
     bk_network net;             /* addresses in verbose transactions */
     const char *listen;         /* "HOST:PORT" (NULL: 127.0.0.1:50001; port 0: any) */
     const char *tls_listen;     /* NULL: no TLS port */

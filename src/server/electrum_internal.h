@@ -7,23 +7,6 @@
 
 #include <pthread.h>
 
-/* The address index's implementation is linked when src/index has it
- * (CMake defines BK_HAVE_ADDRINDEX); without it the server runs with no
- * index (opts.ix NULL: the index methods answer "no address index") and
- * these references stay unresolved, never called. */
-#ifndef BK_HAVE_ADDRINDEX
-#pragma weak bk_addrindex_refresh
-#pragma weak bk_addrindex_tip
-#pragma weak bk_addrindex_header
-#pragma weak bk_addrindex_history
-#pragma weak bk_addrindex_utxos
-#pragma weak bk_addrindex_balance
-#pragma weak bk_addrindex_status
-#pragma weak bk_addrindex_tx_locate
-#pragma weak bk_addrindex_tx_raw
-#pragma weak bk_addrindex_merkle
-#pragma weak bk_addrindex_free
-#endif
 
 /* What every session of one server shares: the options and the chain's
  * header hashes (for cp_height proofs), refreshed when the tip moves. */

@@ -75,9 +75,11 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
     int changed = 0;
     bk_status st = bk_addrindex_refresh(ix, &changed, err);
     if (st != BK_OK) return st;
-    int32_t tip;
+    int64_t tip64;
     uint8_t tip_hash[32];
-    if ((st = bk_addrindex_tip(ix, &tip, tip_hash, err)) != BK_OK) return st;
+    if ((st = bk_addrindex_tip(ix, &tip64, tip_hash, err)) != BK_OK) return st;
+    if (tip64 >= INT32_MAX) return bk_error_set(err, BK_ERR_INVALID, 0, "electrum: index tip %lld", (long long)tip64);
+    int32_t tip = (int32_t)tip64;
     pthread_rwlock_wrlock(&sh->lock);
     if (tip == sh->tip && (tip < 0 || !memcmp(sh->hashes[tip], tip_hash, 32))) {
         pthread_rwlock_unlock(&sh->lock);
@@ -224,7 +226,7 @@ static int param_hash(req *r, uint32_t i, uint8_t out[32], const char *name)
     const bk_jsonv *v = param(r, i);
     bk_error e;
     if (!v || v->type != BK_JSONV_STRING || v->n != 64 ||
-        bk_hex_decode_rev(out, bk_jsonv_str(r->d, v), 64, &e) != BK_OK)
+        bk_hex_decode_rev(out, bk_jsonv_str(r->d, v), 32, &e) != BK_OK)
         return fail(r, RPC_INVALID_PARAMS, "%s: 64 hex digits expected", name);
     return 0;
 }
@@ -464,7 +466,8 @@ static int write_tip(req *r, bk_json *j)
 
 static int m_headers_subscribe(req *r)
 {
-    if (!need_index(r) || want_params(r, 0, 0)) return -1;
+    /* Clients still send 1.2's "raw" flag (ignored: 1.4 always answers hex). */
+    if (!need_index(r) || want_params(r, 0, 1)) return -1;
     if (write_tip(r, r->j)) return -1;
     r->s->headers_sub = 1;
     return 0;
@@ -536,7 +539,8 @@ static int m_get_balance(req *r)
     if (!ix) return -1;
     uint64_t conf;
     bk_error e;
-    if (bk_addrindex_balance(ix, shh, &conf, &e) != BK_OK) return fail_err(r, &e);
+    if (bk_addrindex_balance(ix, shh, r->s->sh->o.limits.max_history, &conf, &e) != BK_OK)
+        return query_fail(r, &e, "coins");
     bk_json_begin_object(r->j);
     BK_JSON_KEY(r->j, "confirmed");
     bk_json_uint(r->j, conf);
@@ -637,9 +641,9 @@ static int m_tx_get(req *r)
     if (!ix || want_params(r, 1, 2) || param_hash(r, 0, txid, "tx_hash") || param_bool(r, 1, &verbose)) return -1;
     uint8_t *raw = NULL;
     size_t len = 0;
-    int32_t height;
+    int64_t height;
     bk_error e;
-    if (bk_addrindex_tx_raw(ix, txid, &raw, &len, &height, &e) != BK_OK) return fail_err(r, &e);
+    if (bk_addrindex_tx_raw(ix, r->s->sh->o.blocks, txid, &raw, &len, &height, &e) != BK_OK) return fail_err(r, &e);
     int rc = 0;
     if (!verbose) {
         bk_json_hex(r->j, raw, len);
@@ -679,8 +683,8 @@ static int m_tx_get(req *r)
                 uint32_t t = (uint32_t)hdr[68] | (uint32_t)hdr[69] << 8 | (uint32_t)hdr[70] << 16 |
                              (uint32_t)hdr[71] << 24;
                 char tail[128];
-                snprintf(tail, sizeof tail, "\",\"confirmations\":%d,\"time\":%u,\"blocktime\":%u}",
-                         tip - height + 1, t, t);
+                snprintf(tail, sizeof tail, "\",\"confirmations\":%lld,\"time\":%u,\"blocktime\":%u}",
+                         (long long)(tip - height + 1), t, t);
                 bk_writer_puts(w, tail);
             }
             bk_writer_free(&tmp);
@@ -705,12 +709,13 @@ static int m_get_merkle(req *r)
     if (!ix || want_params(r, 2, 2) || param_hash(r, 0, txid, "tx_hash") ||
         param_int(r, 1, 0, INT32_MAX, 0, &h, "height"))
         return -1;
-    int32_t at;
+    int64_t at;
     uint32_t pos;
     size_t n;
     bk_error e;
     if (bk_addrindex_tx_locate(ix, txid, &at, &pos, &e) != BK_OK) return fail_err(r, &e);
-    if (at != h) return fail(r, RPC_INVALID_PARAMS, "the transaction is in block %d, not %lld", at, (long long)h);
+    if (at != h)
+        return fail(r, RPC_INVALID_PARAMS, "the transaction is in block %lld, not %lld", (long long)at, (long long)h);
     if (bk_addrindex_merkle(ix, at, pos, got, br, &n, &e) != BK_OK) return fail_err(r, &e);
     bk_json *j = r->j;
     bk_json_begin_object(j);
