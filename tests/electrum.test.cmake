@@ -4,5 +4,5 @@
 # regtest chain (tests/electrum_client.mjs says what it checks).
 add_test(NAME electrum_client
   COMMAND node ${CMAKE_SOURCE_DIR}/tests/electrum_client.mjs $<TARGET_FILE:blockkit> ${CMAKE_SOURCE_DIR}
-          ${CMAKE_BINARY_DIR}/regtest/full)
+          ${CMAKE_BINARY_DIR}/regtest/full $<TARGET_FILE:index-fail>)
 set_tests_properties(electrum_client PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600)

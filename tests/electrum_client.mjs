@@ -13,12 +13,12 @@
 // reported as not run (exit 0 only if the rest passed).
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readdirSync, linkSync, cpSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const [blockkit, src, regtest] = process.argv.slice(2);
+const [blockkit, src, regtest, indexFail] = process.argv.slice(2);
 const require = createRequire(path.join(src, 'tests/npm/package.json'));
 const ElectrumClient = require('@mempool/electrum-client');
 
@@ -153,7 +153,46 @@ try {
 } finally {
   srv.p.kill('SIGTERM');
   await new Promise((r) => srv.p.on('exit', (code, sig) => { check(code === 143, `SIGTERM exit ${code} ${sig}`); r(); }));
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
 }
+// A new tip: an index of a chain that a reorg cut at 579 (index-fail marks
+// block 574 invalid in a copy of the block index), served, then updated to
+// the node's tip 939 by `blockkit index update` beside the server: the
+// headers and the status notifications must arrive.
+if (hasIndex && indexFail) {
+  const R = path.join(tmp, 'reorg'), blocks = path.join(regtest, 'regtest/blocks');
+  mkdirSync(path.join(R, 'regtest/blocks'), { recursive: true });
+  for (const f of readdirSync(blocks).filter((f) => f.endsWith('.dat'))) {
+    try { linkSync(path.join(blocks, f), path.join(R, 'regtest/blocks', f)); } catch { cpSync(path.join(blocks, f), path.join(R, 'regtest/blocks', f)); }
+  }
+  cpSync(path.join(blocks, 'index'), path.join(R, 'regtest/blocks/index'), { recursive: true });
+  const f = spawnSync(indexFail, [path.join(R, 'regtest/blocks/index'), '574'],
+    { input: readFileSync(path.join(src, 'tests/data/regtest/bestchain.tsv')) });
+  check(f.status === 0, 'index-fail');
+  const idx2 = path.join(tmp, 'index2');
+  check(spawnSync(blockkit, ['index', 'build', '--datadir', R, '--index', idx2]).status === 0, 'index build at 579');
+  const s2 = await startServer(['--index', idx2, '--datadir', regtest]);
+  try {
+    const c = await connect(s2.tcp, 'tcp');
+    const shs = ndjson(path.join(src, 'tests/data/regtest/electrum/scripthashes.ndjson.zst'));
+    const late = shs.find((v) => v.history.length && v.history.every((h) => h.height > 600));
+    const got = { header: null, status: null };
+    c.subscribe.on('blockchain.headers.subscribe', (p) => { got.header = p[0]; });
+    c.subscribe.on('blockchain.scripthash.subscribe', (p) => { if (p[0] === late.scripthash) got.status = p[1]; });
+    eq((await c.blockchainHeaders_subscribe()).height, 579, 'tip before the update');
+    const before = await c.blockchainScripthash_subscribe(late.scripthash);
+    check(before === null || (before && before.result === null), 'no history at 579');
+    const u = spawnSync(blockkit, ['index', 'update', '--datadir', regtest, '--index', idx2]);
+    check(u.status === 0, 'index update to 939');
+    for (let i = 0; i < 100 && !(got.header && got.status); i++) await new Promise((r) => setTimeout(r, 100));
+    eq(got.header && got.header.height, 939, 'headers notification at the new tip');
+    eq(got.status, late.status, 'scripthash status notification');
+    eq(await c.blockchainScripthash_getHistory(late.scripthash), late.history, 'history after the update');
+    c.close();
+  } finally {
+    s2.p.kill('SIGTERM');
+    await new Promise((r) => s2.p.on('exit', r));
+  }
+}
+if (tmp) rmSync(tmp, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -373,7 +373,13 @@ static void test_churn(void)
     usleep(200000);
     long after = rss_kb();
     printf("churn: RSS %ld KB before, %ld KB after 1,000 connections\n", base, after);
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan keeps freed blocks in its quarantine: RSS says nothing there,
+     * its leak check at exit does (every connection's memory freed). */
+    (void)after;
+#else
     CHECK(after - base < 4096);
+#endif
     close(keep);
     srv_stop(&s);
 }
