@@ -19,7 +19,7 @@ PEER_PKG = libssl-dev
 # Cross toolchain + qemu: the ARMv8 SHA-256 backend's tests run under qemu-aarch64.
 CROSS_PKG = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all build run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-npm deps-check deps-test clean
+.PHONY: all build cli run test test-sanitize test-clang bench fuzz fuzz-smoke install deps deps-npm deps-check deps-test clean
 
 all: build
 
@@ -71,12 +71,23 @@ deps-test: | deps-check
 # may start) instead of racing it, yet a present cache is not redone. A
 # failed configure leaves no cache behind, so the next make configures again.
 $(BUILD)/CMakeCache.txt: | deps-check
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release || { rm -f $@; exit 1; }
+	@echo "configuring $(BUILD) (cmake's output: $(BUILD)/configure.log)"; mkdir -p $(BUILD); \
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > $(BUILD)/configure.log 2>&1 \
+	  || { cat $(BUILD)/configure.log; rm -f $@; exit 1; }
 
 build: deps-check $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# `make cli` builds only the CLI, its output in $(BUILD)/make-cli.log (the
+# tail shown when it fails). MAKEFLAGS=--no-print-directory: cmake's own
+# make, started from this one, would print a directory line per step.
+cli: deps-check $(BUILD)/CMakeCache.txt
+	@log=$(BUILD)/make-cli.log; echo "building $(BUILD)/blockkit, the CLI only (cmake's output: $$log)"; \
+	MAKEFLAGS=--no-print-directory cmake --build $(BUILD) -j $(JOBS) --target blockkit > $$log 2>&1 \
+	  || { tail -n 30 $$log; echo "the build failed (all of its output: $$log)"; exit 1; }
+
+# `make run` builds only what it runs (the CLI), then scripts/run-main.sh.
+run: cli
 	@./scripts/run-main.sh $(BUILD)/blockkit
 
 test: build deps-test

@@ -35,6 +35,7 @@
 
 #include <blockkit/blockfile.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/json.h>
 
 #define BLOCK_866342_SIZE 1581623
 #define REV_866342_SIZE (270516 + 40)

@@ -25,6 +25,7 @@
 #include "bench.h"
 
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 
 #include <blockkit/export.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <errno.h>
 #include <signal.h>

@@ -14,6 +14,7 @@
 #include <blockkit/export.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <string.h>
 

@@ -35,7 +35,7 @@ static int verify_one(const char *cmd, bk_lookup *l, const char *arg, int pretty
     memset(&in, 0, sizeof in);
     const char *hex = arg;
     if (!strcmp(arg, "-")) {
-        int rc = bk_cli_read_input_max(cmd, "-", BK_CLI_MAX_BLOCK, "a proof is at most 600,000 bytes as hex", &in);
+        int rc = bk_cli_read_input_max(cmd, "-", BK_CLI_MAX_BLOCK, "a proof of the largest block (16,666 transactions) is about 1.07 MB as hex", &in);
         if (rc) return rc;
         /* text: surrounding white space dropped */
         size_t a = 0, b = in.len;

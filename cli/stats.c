@@ -7,6 +7,7 @@
 #include "source.h"
 
 #include <blockkit/blockstats.h>
+#include <blockkit/json.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
 

@@ -12,6 +12,7 @@
 #include <blockkit/script.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static const char dump_intro[] =
     "value (satoshis), height, is_coinbase, script_hex, type, address, desc (type,\n"
     "address and desc as Core prints them in scriptPubKey); the rows of blockkit\n"
     "export's utxos dataset in one file. -o FILE is written as FILE.tmp-PID and\n"
-    "renamed when complete: a failure or a signal leaves no FILE.\n";
+    "renamed when complete: a failure or a signal leaves no FILE (and a\n"
+    "FILE.tmp-PID that a killed run left is removed).\n";
 
 static const char utxo_outro[] =
     "A snapshot holds no height: give --datadir (the block index of a node that\n"
@@ -73,8 +75,9 @@ static int parse_hash_type(void *dest, const char *v)
     BK_OPT_ROW_STR("--utxo-snapshot", 0, &(o)->snapshot, "FILE|-",                                    \
                    "a dumptxoutset file (format version 2); - = standard input"),                    \
     BK_OPT_ROW_I64("--height", 0, &(o)->height, 0, INT32_MAX, "N",                                    \
-                   "the height of the snapshot's base block (or of the chainstate's\n"             \
-                   "best block: then the block index is not read)")
+                   "with --datadir: the set at height N (the chainstate rolled back\n"             \
+                   "with the undo data above it); with --utxo-snapshot: the height\n"               \
+                   "of its base block")
 
 /* Parse argv with the command's rows; then the datadir resolved (its
  * network found from the files). Returns BK_OPT_CONTINUE or an exit code. */
@@ -267,9 +270,16 @@ static int utxo_dump(int argc, char **argv)
         }
     }
     coin_source src;
-    /* A snapshot's height only bounds its coins here: not needed. */
+    /* A snapshot's height only bounds its coins here: not needed. With
+     * --datadir, --height H is the set at H (the chainstate rolled back,
+     * as export --datasets utxos --height H: one implementation). */
     utxo_source_opts so = source_opts(&o);
     so.height_optional = 1;
+    if (o.src.datadir && !o.snapshot && o.height >= 0) {
+        so.at_height = (int32_t)o.height;
+        so.height = -1;
+        so.blocksdir = o.src.blocksdir;
+    }
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) {
         bk_cli_source_free(&o.src);
@@ -607,8 +617,9 @@ static const char snapshot_intro[] =
     "chainstate rolled back to height H with the undo data of the blocks above\n"
     "it, without the node (its files are only read). Memory stays bounded: the\n"
     "restored coins are sorted in runs of --mem MiB spilled to --tmpdir.\n"
-    "FILE is written as FILE.tmp-PID and renamed when complete; an existing\n"
-    "FILE is refused (as Core refuses it).\n";
+    "FILE is written as FILE.tmp-PID and renamed when complete (a FILE.tmp-PID\n"
+    "that a killed run left is removed); an existing FILE is refused (as Core\n"
+    "refuses it).\n";
 
 static int utxo_snapshot(int argc, char **argv)
 {
@@ -620,7 +631,8 @@ static int utxo_snapshot(int argc, char **argv)
         BK_OPT_SOURCE_DATADIR(&o.src),
         BK_OPT_ROW_I64("--height", 0, &o.height, 0, INT32_MAX, "H",
                        "the height to roll back to (default: the chainstate's best block)"),
-        BK_OPT_OUTPUT(&o.out_file, "the snapshot file to write (required)"),
+        BK_OPT_ROW_STR("--output", 'o', &o.out_file, "FILE", "the snapshot file to write (required; not standard output:\n"
+                       "the result is printed there)"),
         BK_OPT_ROW_INT("--mem", 0, &mem_mib, 1, 65536, "MiB",
                        "memory for restored coins before a sorted run is spilled (default 64)"),
         BK_OPT_END,
@@ -675,6 +687,7 @@ static int utxo_snapshot(int argc, char **argv)
     memset(&st, 0, sizeof st);
     bk_status s = bk_utxo_rollback_open(&r, p.cs, &p.chain, &p.dir, height, &ro, &err);
     if (s == BK_OK) {
+        (void)bk_tmp_sweep_stale(o.out_file); /* what a killed run left (FILE.tmp-PID of no process) */
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) s = bk_error_set(&err, BK_ERR_IO, 0, "cannot create %s: %s", tmp, strerror(errno));
     }

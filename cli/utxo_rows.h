@@ -6,6 +6,7 @@
 #include <blockkit/blockfile.h>
 #include <blockkit/chain.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <signal.h>
 

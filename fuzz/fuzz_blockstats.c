@@ -13,6 +13,7 @@
  * one (bit 5 clear: the record verifies). */
 #include <blockkit/blockfile.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/json.h>
 #include <blockkit/sha256.h>
 
 #include <stdlib.h>

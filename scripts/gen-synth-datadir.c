@@ -33,9 +33,23 @@
  * N/K + 4 tips. Amounts are a constant 50 BTC subsidy (no halvings): the
  * bodies are shaped like Core's, not consensus-valid chains.
  *
+ * Silent payments (--sp-receiver KEYFILE --sp-expect OUT): every coinbase
+ * pays P2WPKH to a key of its height, every spend carries that key in its
+ * witness, and every sixth height's spend pays BIP352 outputs, computed
+ * the sender's way ("Creating outputs": a·input_hash·B_scan) with
+ * libsecp256k1: to the receiver of KEYFILE (two lines, the scan and the
+ * spend private key in hex: test keys, not a wallet's), unlabelled and with
+ * labels 0-2, several outputs per tx in an order other than k's, to a decoy
+ * receiver, beside P2WPKH change and a taproot output that is no payment.
+ * OUT gets the lines `blockkit sp scan --labels 2` must print for that
+ * receiver (height, hash, txid, vout, pubkey, value, tweak, k,
+ * priv_key_tweak, label), in height order then k order.
+ *
  * Exit status 0, 64 usage, 74 I/O. Deterministic for a given seed. */
 #include <blockkit/blockkit.h>
 #include <leveldb/c.h>
+#include <secp256k1.h>
+#include <secp256k1_extrakeys.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -185,6 +199,283 @@ static void push_int(buf *s, uint64_t n)
     b_put(s, num, k);
 }
 
+/* txid: SHA256d of the serialization without witness. */
+static void tx_hash(const buf *tx, uint8_t out[32])
+{
+    bk_tx t;
+    size_t used;
+    bk_error e;
+    if (bk_tx_parse(tx->d, tx->n, &t, &used, &e) != BK_OK || used != tx->n) {
+        fprintf(stderr, "gen-synth-datadir: internal error: a generated tx does not parse: %s\n", e.msg);
+        exit(70);
+    }
+    bk_tx_txid(&t, out);
+}
+
+/* ---- silent payments (--sp-receiver) ---- */
+
+typedef struct sp_receiver {
+    uint8_t scan_key[32];
+    secp256k1_pubkey scan, spend;
+} sp_receiver;
+
+typedef struct sp_line {
+    uint32_t vout, k;
+    int label; /* -1: none */
+    uint64_t value;
+    uint8_t xonly[32], priv_tweak[32];
+} sp_line;
+
+static struct {
+    int on;
+    secp256k1_context *ctx;
+    sp_receiver me, decoy;
+    FILE *expect;
+    uint8_t tweak[33];   /* the current spend's input_hash·A */
+    sp_line lines[4];
+    size_t n_lines;
+    uint64_t n_txs, n_outputs;
+} sp;
+
+static void sp_fail(const char *what)
+{
+    fprintf(stderr, "gen-synth-datadir: silent payments: %s\n", what);
+    exit(70);
+}
+
+static void sp_tagged(uint8_t out[32], const char *tag, const uint8_t *m, size_t n)
+{
+    if (!secp256k1_tagged_sha256(sp.ctx, out, (const unsigned char *)tag, strlen(tag), m, n)) sp_fail("tagged hash");
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* The key the coinbase of height h pays (and its spend reveals). */
+static void sp_input_key(uint32_t h, uint8_t sk[32], uint8_t pub[33])
+{
+    uint8_t seed[21] = "bk-synth-sp-input";
+    put_le32(seed + 17, h);
+    bk_sha256(sk, seed, sizeof seed);
+    while (!secp256k1_ec_seckey_verify(sp.ctx, sk)) bk_sha256(sk, sk, 32);
+    secp256k1_pubkey pk;
+    size_t len = 33;
+    if (!secp256k1_ec_pubkey_create(sp.ctx, &pk, sk) ||
+        !secp256k1_ec_pubkey_serialize(sp.ctx, pub, &len, &pk, SECP256K1_EC_COMPRESSED))
+        sp_fail("input key");
+}
+
+static void sp_receiver_from(sp_receiver *r, const uint8_t scan_key[32], const uint8_t spend_key[32])
+{
+    memcpy(r->scan_key, scan_key, 32);
+    if (!secp256k1_ec_pubkey_create(sp.ctx, &r->scan, scan_key) ||
+        !secp256k1_ec_pubkey_create(sp.ctx, &r->spend, spend_key))
+        sp_fail("receiver key is not a valid private key");
+}
+
+/* "Creating outputs": P_k = B_m + t_k·G, t_k = hash_BIP0352/SharedSecret(
+ * serP(a·input_hash·B_scan) || ser32(k)), B_m = B_spend + hash_BIP0352/Label(
+ * ser256(b_scan) || ser32(m))·G for label m >= 0. */
+static void sp_payment(const sp_receiver *r, const uint8_t a_hash[32], uint32_t k, int label, uint8_t xonly[32],
+                       uint8_t priv_tweak[32])
+{
+    secp256k1_pubkey shared = r->scan, P = r->spend;
+    uint8_t ser[37], tk[32];
+    size_t len = 33;
+    if (!secp256k1_ec_pubkey_tweak_mul(sp.ctx, &shared, a_hash) ||
+        !secp256k1_ec_pubkey_serialize(sp.ctx, ser, &len, &shared, SECP256K1_EC_COMPRESSED))
+        sp_fail("shared secret");
+    put_be32(ser + 33, k);
+    sp_tagged(tk, "BIP0352/SharedSecret", ser, 37);
+    memcpy(priv_tweak, tk, 32);
+    if (label >= 0) {
+        uint8_t m[36], lt[32];
+        memcpy(m, r->scan_key, 32);
+        put_be32(m + 32, (uint32_t)label);
+        sp_tagged(lt, "BIP0352/Label", m, 36);
+        if (!secp256k1_ec_pubkey_tweak_add(sp.ctx, &P, lt) || !secp256k1_ec_seckey_tweak_add(sp.ctx, priv_tweak, lt))
+            sp_fail("label");
+    }
+    if (!secp256k1_ec_pubkey_tweak_add(sp.ctx, &P, tk)) sp_fail("output key");
+    len = 33;
+    if (!secp256k1_ec_pubkey_serialize(sp.ctx, ser, &len, &P, SECP256K1_EC_COMPRESSED)) sp_fail("output key");
+    memcpy(xonly, ser + 1, 32);
+}
+
+/* A segwit spend's start (version, marker and flag, its one input: output
+ * 0 of txid, empty scriptSig, sequence) and its end (the P2WPKH witness: a
+ * placeholder signature and the key; nLockTime). */
+static void sp_tx_begin(buf *tx, const uint8_t txid[32], uint32_t sequence)
+{
+    tx->n = 0;
+    b_u32(tx, 2);
+    b_u8(tx, 0x00);
+    b_u8(tx, 0x01);
+    b_compact(tx, 1);
+    b_put(tx, txid, 32);
+    b_u32(tx, 0);
+    b_compact(tx, 0);
+    b_u32(tx, sequence);
+}
+
+static void sp_tx_end(buf *tx, const uint8_t pub[33], uint32_t height)
+{
+    b_compact(tx, 2);
+    b_compact(tx, 71);
+    for (int i = 0; i < 71; i++) b_u8(tx, (uint8_t)(0x30 + i));
+    b_compact(tx, 33);
+    b_put(tx, pub, 33);
+    b_u32(tx, height - 1);
+}
+
+/* One output of a silent-payment spend: who it pays (me, decoy, or no
+ * one: 0 a P2WPKH change, 1 a taproot key that is no payment), k, label. */
+typedef struct sp_plan {
+    char to; /* 'm' me, 'd' decoy, 'c' P2WPKH change, 't' plain taproot */
+    uint32_t k;
+    int label;
+} sp_plan;
+
+static const sp_plan SP_PLANS[4][3] = {
+    {{'c', 0, -1}, {'m', 0, -1}, {0, 0, 0}},
+    {{'m', 2, 0}, {'m', 1, 1}, {'m', 0, -1}},
+    {{'d', 0, -1}, {'c', 0, -1}, {0, 0, 0}},
+    {{'t', 0, -1}, {'m', 0, 2}, {'m', 1, -1}},
+};
+
+/* A silent-payment spend of output 0 (value, P2WPKH to the key of height
+ * from) of coinbase txid, at height: plan (h / 6) % 4 of SP_PLANS. Fills
+ * sp.tweak and sp.lines (the receiver's outputs, in k order). */
+static void make_sp_spend(buf *tx, const uint8_t txid[32], uint64_t value, uint32_t from, uint32_t height)
+{
+    uint8_t a[32], A33[33];
+    sp_input_key(from, a, A33);
+    uint8_t msg[36 + 33], input_hash[32], a_hash[32];
+    memcpy(msg, txid, 32);
+    put_le32(msg + 32, 0);
+    memcpy(msg + 36, A33, 33);
+    sp_tagged(input_hash, "BIP0352/Inputs", msg, sizeof msg);
+    memcpy(a_hash, a, 32);
+    secp256k1_pubkey A;
+    size_t len = 33;
+    if (!secp256k1_ec_seckey_tweak_mul(sp.ctx, a_hash, input_hash) || !secp256k1_ec_pubkey_parse(sp.ctx, &A, A33, 33) ||
+        !secp256k1_ec_pubkey_tweak_mul(sp.ctx, &A, input_hash) ||
+        !secp256k1_ec_pubkey_serialize(sp.ctx, sp.tweak, &len, &A, SECP256K1_EC_COMPRESSED))
+        sp_fail("tweak");
+    const sp_plan *plan = SP_PLANS[(height / 6) % 4];
+    size_t n_out = plan[2].to ? 3 : 2;
+    uint64_t each = (value - SPEND_FEE) / n_out;
+    sp_tx_begin(tx, txid, 0xfffffffdu);
+    b_compact(tx, n_out);
+    sp.n_lines = 0;
+    for (size_t i = 0; i < n_out; i++) {
+        uint64_t v = i == 0 ? value - SPEND_FEE - each * (n_out - 1) : each;
+        b_u64(tx, v);
+        uint8_t key[32], tw[32];
+        if (plan[i].to == 'c') {
+            uint8_t spk[22] = {0x00, 0x14}, h[32], seed[4];
+            put_le32(seed, height);
+            bk_sha256(h, seed, 4);
+            memcpy(spk + 2, h, 20);
+            b_compact(tx, 22);
+            b_put(tx, spk, 22);
+            continue;
+        }
+        if (plan[i].to == 't') {
+            uint8_t seed[8];
+            put_le32(seed, height);
+            put_le32(seed + 4, 0x74);
+            bk_sha256(key, seed, 8);
+        } else {
+            sp_payment(plan[i].to == 'm' ? &sp.me : &sp.decoy, a_hash, plan[i].k, plan[i].label, key, tw);
+            sp.n_outputs++;
+        }
+        b_compact(tx, 34);
+        b_u8(tx, 0x51);
+        b_u8(tx, 0x20);
+        b_put(tx, key, 32);
+        if (plan[i].to == 'm') {
+            sp_line *l = &sp.lines[plan[i].k];
+            l->vout = (uint32_t)i;
+            l->k = plan[i].k;
+            l->label = plan[i].label;
+            l->value = v;
+            memcpy(l->xonly, key, 32);
+            memcpy(l->priv_tweak, tw, 32);
+            sp.n_lines++;
+        }
+    }
+    sp_tx_end(tx, A33, height);
+    sp.n_txs++;
+}
+
+static void hex_out(FILE *f, const uint8_t *p, size_t n, int rev)
+{
+    char h[67];
+    if (rev) bk_hex_encode_rev(h, p, n);
+    else bk_hex_encode(h, p, n);
+    h[2 * n] = 0;
+    fputs(h, f);
+}
+
+/* The receiver's expected `sp scan` lines of the spend just made. */
+static void sp_expect_lines(uint32_t height, const uint8_t block_hash[32], const uint8_t txid[32])
+{
+    for (size_t i = 0; i < sp.n_lines; i++) {
+        const sp_line *l = &sp.lines[i];
+        FILE *f = sp.expect;
+        fprintf(f, "{\"height\":%u,\"hash\":\"", height);
+        hex_out(f, block_hash, 32, 1);
+        fputs("\",\"txid\":\"", f);
+        hex_out(f, txid, 32, 1);
+        fprintf(f, "\",\"vout\":%u,\"pubkey\":\"", l->vout);
+        hex_out(f, l->xonly, 32, 0);
+        fprintf(f, "\",\"value\":%llu,\"tweak\":\"", (unsigned long long)l->value);
+        hex_out(f, sp.tweak, 33, 0);
+        fprintf(f, "\",\"k\":%u,\"priv_key_tweak\":\"", l->k);
+        hex_out(f, l->priv_tweak, 32, 0);
+        if (l->label >= 0) fprintf(f, "\",\"label\":%d}\n", l->label);
+        else fputs("\",\"label\":null}\n", f);
+    }
+}
+
+/* KEYFILE: the scan and the spend private key, 64 hex digits each, one a line. */
+static int sp_setup(const char *keyfile, const char *expect)
+{
+    sp.ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+    FILE *f = fopen(keyfile, "r");
+    char line[2][130];
+    uint8_t keys[2][32];
+    if (!f) {
+        fprintf(stderr, "gen-synth-datadir: %s: %s\n", keyfile, strerror(errno));
+        return 74;
+    }
+    for (int i = 0; i < 2; i++) {
+        bk_error e;
+        if (!fgets(line[i], sizeof line[i], f) || strcspn(line[i], "\r\n") != 64 ||
+            bk_hex_decode(keys[i], line[i], 32, &e) != BK_OK) {
+            fclose(f);
+            fprintf(stderr, "gen-synth-datadir: %s: line %d is not 64 hex digits\n", keyfile, i + 1);
+            return 64;
+        }
+    }
+    fclose(f);
+    sp_receiver_from(&sp.me, keys[0], keys[1]);
+    uint8_t d[2][32];
+    bk_sha256(d[0], (const uint8_t *)"bk-synth-sp-decoy-scan", 22);
+    bk_sha256(d[1], (const uint8_t *)"bk-synth-sp-decoy-spend", 23);
+    sp_receiver_from(&sp.decoy, d[0], d[1]);
+    sp.expect = fopen(expect, "w");
+    if (!sp.expect) {
+        fprintf(stderr, "gen-synth-datadir: %s: %s\n", expect, strerror(errno));
+        return 74;
+    }
+    sp.on = 1;
+    return 0;
+}
+
 /* The coinbase of (height, tag): scriptSig = height, tag; one P2PKH output. */
 static void make_coinbase(buf *tx, uint32_t height, uint8_t tag, uint64_t value, uint8_t pkh_out[20])
 {
@@ -210,6 +501,15 @@ static void make_coinbase(buf *tx, uint32_t height, uint8_t tag, uint64_t value,
     put_le32(seed + 4, tag);
     bk_sha256(h, seed, 8);
     memcpy(pkh_out, h, 20);
+    if (sp.on && tag == 0) {
+        uint8_t sk[32], pub[33], spk[22] = {0x00, 0x14};
+        sp_input_key(height, sk, pub);
+        bk_hash160(spk + 2, pub, 33);
+        b_compact(tx, 22);
+        b_put(tx, spk, 22);
+        b_u32(tx, 0);
+        return;
+    }
     uint8_t spk[25] = {0x76, 0xa9, 0x14};
     memcpy(spk + 3, h, 20);
     spk[23] = 0x88;
@@ -217,6 +517,22 @@ static void make_coinbase(buf *tx, uint32_t height, uint8_t tag, uint64_t value,
     b_compact(tx, 25);
     b_put(tx, spk, 25);
     b_u32(tx, 0);
+}
+
+/* In silent-payment mode, a spend of the P2WPKH coinbase output of height
+ * from with no taproot output (so not eligible): P2WPKH of value - fee. */
+static void make_sp_plain_spend(buf *tx, const uint8_t txid[32], uint64_t value, uint32_t from, uint32_t height)
+{
+    uint8_t sk[32], pub[33];
+    sp_input_key(from, sk, pub);
+    sp_tx_begin(tx, txid, 0xfffffffeu);
+    b_compact(tx, 1);
+    b_u64(tx, value - SPEND_FEE);
+    uint8_t spk[22] = {0x00, 0x14};
+    bk_hash160(spk + 2, pub, 33);
+    b_compact(tx, 22);
+    b_put(tx, spk, 22);
+    sp_tx_end(tx, pub, height);
 }
 
 /* A tx spending output 0 (value) of coinbase txid: P2WPKH output of value - fee. */
@@ -417,7 +733,7 @@ static int store_block(gen *g, const char *blocks, blockrec *r, const buf *txs, 
             uint8_t key[33];
             buf v = {.n = 0};
             key[0] = 't';
-            bk_sha256d(key + 1, txs[i].d, txs[i].n);
+            tx_hash(&txs[i], key + 1);
             b_varint(&v, r->file);
             b_varint(&v, r->data_pos);
             b_varint(&v, tx_off);
@@ -461,11 +777,11 @@ static int store_block(gen *g, const char *blocks, blockrec *r, const buf *txs, 
 static void make_header(blockrec *r, const uint8_t prev[32], const buf *txs, size_t n_txs, uint32_t time)
 {
     uint8_t root[32];
-    bk_sha256d(root, txs[0].d, txs[0].n);
+    tx_hash(&txs[0], root);
     if (n_txs == 2) {
         uint8_t pair[64];
         memcpy(pair, root, 32);
-        bk_sha256d(pair + 32, txs[1].d, txs[1].n);
+        tx_hash(&txs[1], pair + 32);
         bk_sha256d(root, pair, 64);
     }
     put_le32(r->hdr, 0x20000000u);
@@ -501,7 +817,8 @@ static int mkdirs(const char *path)
 
 static const char usage[] =
     "usage: gen-synth-datadir [--blocks N] [--fork-every K] [--max-blockfile BYTES]\n"
-    "                         [--txindex] [--seed S] [--quiet] OUTDIR\n"
+    "                         [--txindex] [--seed S] [--quiet]\n"
+    "                         [--sp-receiver KEYFILE --sp-expect OUT] OUTDIR\n"
     "Writes a synthetic regtest datadir OUTDIR/regtest (blocks with xor.dat, undo,\n"
     "the LevelDB block index, chainstate best block, optional txindex) of N blocks\n"
     "(default 900000, tip height N-1), a stale sibling every K heights (default\n"
@@ -512,7 +829,7 @@ int main(int argc, char **argv)
     uint64_t n_blocks = 900000, fork_every = 1000, seed = 1;
     uint32_t max_file = MAX_FILE_DEFAULT;
     int with_txindex = 0, quiet = 0;
-    const char *out = NULL;
+    const char *out = NULL, *sp_keyfile = NULL, *sp_expect = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -525,6 +842,15 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--quiet")) {
             quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--sp-receiver") || !strcmp(a, "--sp-expect")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gen-synth-datadir: %s needs a value\n", a);
+                return 64;
+            }
+            if (!strcmp(a, "--sp-receiver")) sp_keyfile = argv[++i];
+            else sp_expect = argv[++i];
             continue;
         }
         if (!strcmp(a, "--blocks") || !strcmp(a, "--fork-every") || !strcmp(a, "--max-blockfile") ||
@@ -555,6 +881,14 @@ int main(int argc, char **argv)
     if (!out || n_blocks < 16 || n_blocks > 100000000ull || max_file < 4096) {
         fputs(usage, stderr);
         return 64;
+    }
+    if (!sp_keyfile != !sp_expect) {
+        fputs("gen-synth-datadir: --sp-receiver and --sp-expect go together\n", stderr);
+        return 64;
+    }
+    if (sp_keyfile) {
+        int rc = sp_setup(sp_keyfile, sp_expect);
+        if (rc) return rc;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -665,31 +999,48 @@ int main(int argc, char **argv)
         undo.n = 0;
         if (spend) {
             uint32_t from = h - MATURITY;
-            make_spend(&txs[1], cb_txid[from % MATURITY], COINBASE_VALUE + (from % 2 == 0 && from >= MATURITY + 2 ? SPEND_FEE : 0), h);
+            uint64_t from_value = COINBASE_VALUE + (from % 2 == 0 && from >= MATURITY + 2 ? SPEND_FEE : 0);
+            if (sp.on && h % 6 == 0) make_sp_spend(&txs[1], cb_txid[from % MATURITY], from_value, from, h);
+            else if (sp.on) make_sp_plain_spend(&txs[1], cb_txid[from % MATURITY], from_value, from, h);
+            else make_spend(&txs[1], cb_txid[from % MATURITY], from_value, h);
             n_txs = 2;
             /* CBlockUndo: one CTxUndo of one Coin (coinbase output 0 of `from`). */
             b_compact(&undo, 1);
             b_compact(&undo, 1);
             b_varint(&undo, (uint64_t)from * 2 + 1);
             b_varint(&undo, 0);
-            b_varint(&undo, bk_amount_compress(COINBASE_VALUE + (from % 2 == 0 && from >= MATURITY + 2 ? SPEND_FEE : 0)));
-            uint8_t seed4[8], hh[32];
-            put_le32(seed4, from);
-            put_le32(seed4 + 4, 0);
-            bk_sha256(hh, seed4, 8);
-            b_u8(&undo, 0x00); /* compressed P2PKH */
-            b_put(&undo, hh, 20);
+            b_varint(&undo, bk_amount_compress(from_value));
+            if (sp.on) {
+                /* P2WPKH is no special script: its size + 6, then the bytes */
+                uint8_t sk[32], pub[33], spk[22] = {0x00, 0x14};
+                sp_input_key(from, sk, pub);
+                bk_hash160(spk + 2, pub, 33);
+                b_varint(&undo, 22 + 6);
+                b_put(&undo, spk, 22);
+            } else {
+                uint8_t seed4[8], hh[32];
+                put_le32(seed4, from);
+                put_le32(seed4 + 4, 0);
+                bk_sha256(hh, seed4, 8);
+                b_u8(&undo, 0x00); /* compressed P2PKH */
+                b_put(&undo, hh, 20);
+            }
         } else {
             b_compact(&undo, 0);
         }
         make_coinbase(&txs[0], h, 0, COINBASE_VALUE + (spend ? SPEND_FEE : 0), pkh);
-        bk_sha256d(cb_txid[h % MATURITY], txs[0].d, txs[0].n);
+        tx_hash(&txs[0], cb_txid[h % MATURITY]);
         memset(&r, 0, sizeof r);
         r.height = h;
         r.status = VALID_SCRIPTS;
         make_header(&r, prev, txs, n_txs, time);
         if (store_block(&g, blocks, &r, txs, n_txs, &undo, 1)) return 74;
         memcpy(active[h], r.hash, 32);
+        if (sp.on && spend && h % 6 == 0) {
+            uint8_t stxid[32];
+            tx_hash(&txs[1], stxid);
+            sp_expect_lines(h, r.hash, stxid);
+        }
         if (io_failed) {
             fprintf(stderr, "gen-synth-datadir: write error\n");
             return 74;
@@ -783,6 +1134,16 @@ int main(int argc, char **argv)
                 (unsigned long long)g.rev_bytes, tip, tiphex, (unsigned long long)n_stale,
                 (unsigned long long)g.n_tx_indexed,
                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    }
+    if (sp.on) {
+        if (fclose(sp.expect) != 0) {
+            fprintf(stderr, "gen-synth-datadir: %s: write error\n", sp_expect);
+            return 74;
+        }
+        if (!quiet)
+            fprintf(stderr, "gen-synth-datadir: %llu silent-payment txs, %llu outputs\n",
+                    (unsigned long long)sp.n_txs, (unsigned long long)sp.n_outputs);
+        secp256k1_context_destroy(sp.ctx);
     }
     free(active);
     free(g.info);

@@ -27,6 +27,8 @@ $(BUILD)/CMakeCache.txt:
 	@$(call log,configure start); mkdir -p $(BUILD); touch $@; $(call log,configure end)
 build:
 	@$(call log,build)
+cli:
+	@$(call log,build)
 test:
 	@$(call log,test)
 run:

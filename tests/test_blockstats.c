@@ -9,6 +9,8 @@
  *  - the mainnet vector blocks with undo: totalfee equals the known totals;
  *  - bad undo is an error naming the block; no allocation once warm. */
 #include <blockkit/blockstats.h>
+#include <blockkit/hex.h>
+#include <blockkit/json.h>
 #include <secp256k1.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
@@ -438,7 +440,7 @@ static void test_regtest_every_height(void)
         CHECK(e != NULL);
         if (!want || !e) continue;
         lines++;
-        char em[256];
+        char em[BK_ERROR_MSG_MAX + 64];
         char *got = stats_of(&r, e, BK_STATS_ALL, &sc, &dec, em, sizeof em);
         if (got && !strcmp(got, want)) same++;
         else if (shown++ < 3)
@@ -500,7 +502,7 @@ static void test_regtest_filtered(void)
         }
         CHECK_EQ_INT(sst, BK_OK);
         char *want = core_part(line, "core");
-        char em[256];
+        char em[BK_ERROR_MSG_MAX + 64];
         char *got = stats_of(&r, e, mask, &sc, &dec, em, sizeof em);
         if (got && want && !strcmp(got, want)) same++;
         else fprintf(stderr, "height %lld:\n  got:  %s\n  want: %s\n", h, got ? got : em, want ? want : "?");
@@ -537,11 +539,11 @@ static void test_regtest_offchain(void)
         lines++;
         char *want_err = core_part(line, "error");
         char *want = want_err ? NULL : core_part(line, "core");
-        char em[256];
+        char em[BK_ERROR_MSG_MAX + 64];
         char *got = stats_of(&r, e, BK_STATS_ALL, &sc, &dec, em, sizeof em);
         if (want_err) {
             char *msg = member_text(want_err, "message");
-            char buf[300];
+            char buf[BK_ERROR_MSG_MAX + 80];
             snprintf(buf, sizeof buf, "\"%s\"", em);
             if (!got && msg && !strcmp(msg, buf)) same++;
             else fprintf(stderr, "%s: got %s, want error %s\n", hex, got ? got : em, msg ? msg : "?");
@@ -588,7 +590,7 @@ static void test_regtest_pruned(void)
         lines++;
         char *want_err = core_part(line, "error");
         char *want = want_err ? NULL : core_part(line, "core");
-        char em[256] = {0};
+        char em[BK_ERROR_MSG_MAX + 64] = {0};
         char *got = stats_of(&pr, e, BK_STATS_ALL, &sc, &dec, em, sizeof em);
         if (want_err) {
             char *msg = member_text(want_err, "message");
@@ -643,7 +645,7 @@ static void test_fee_check_follows_selection(void)
     bk_block_decoder_init(&dec, NULL);
     bk_block_stats_scratch sc;
     bk_block_stats_scratch_init(&sc, NULL);
-    char em[256];
+    char em[BK_ERROR_MSG_MAX + 64];
     char *got = stats_of(&r, &x, BK_STATS_ALL, &sc, &dec, em, sizeof em);
     CHECK(got == NULL);
     CHECK(strstr(em, "1d252c79d4beea0a50271b5035fb45c27954f95ebe5238ed325157c71d6e23fc") != NULL);

@@ -13,6 +13,7 @@
 #include <blockkit/json.h>
 #include <blockkit/script.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include <leveldb/c.h>
 #include <unistd.h>

@@ -22,6 +22,11 @@
 extern "C" {
 #endif
 
+/* Core release whose output shape to reproduce (spec §12; the JSON
+ * renderers and getblockstats). */
+#define BK_CORE_MIN 28
+#define BK_CORE_NEWEST 31
+
 #define BK_HEADER_SIZE 80
 
 /* ---- header ---- */

@@ -2,10 +2,7 @@
 #ifndef BLOCKKIT_H
 #define BLOCKKIT_H
 
-#define BK_VERSION_MAJOR 0
-#define BK_VERSION_MINOR 1
-#define BK_VERSION_PATCH 0
-#define BK_VERSION_STRING "0.1.0"
+/* BK_VERSION_MAJOR, _MINOR, _PATCH, _STRING: blockkit/status.h. */
 
 #include <blockkit/status.h>
 #include <blockkit/alloc.h>
@@ -16,6 +13,7 @@
 #include <blockkit/bitcoin.h>
 #include <blockkit/undo.h>
 #include <blockkit/blockfile.h>
+#include <blockkit/blockreader.h>
 #include <blockkit/chain.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/leveldb.h>
@@ -25,8 +23,17 @@
 #include <blockkit/merkle.h>
 #include <blockkit/script.h>
 #include <blockkit/json.h>
+#include <blockkit/blockfilter.h>
 #include <blockkit/blockstats.h>
 #include <blockkit/engine.h>
+#include <blockkit/filters.h>
+#include <blockkit/scan.h>
+#include <blockkit/utxo.h>
+#include <blockkit/parquet.h>
+#include <blockkit/table.h>
+#include <blockkit/utxo_table.h>
+#include <blockkit/export.h>
+#include <blockkit/silentpay.h>
 #include <blockkit/ssz.h>
 #include <blockkit/electrum.h>
 

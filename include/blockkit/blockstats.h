@@ -12,13 +12,12 @@
  * BIP30-repeat coinbases of mainnet (91842, 91880).
  *
  * bk_block_stats holds typed results (the struct a column export uses);
- * bk_json_block_stats renders them as Core's RPC result, byte for byte.
+ * bk_json_block_stats (json.h) renders them as Core's RPC result, byte for byte.
  * After a scratch has seen the largest block, computing allocates nothing. */
 #ifndef BLOCKKIT_BLOCKSTATS_H
 #define BLOCKKIT_BLOCKSTATS_H
 
 #include <blockkit/bitcoin.h>
-#include <blockkit/json.h>
 #include <blockkit/undo.h>
 
 #ifdef __cplusplus
@@ -200,12 +199,6 @@ BK_API bk_status bk_block_stats_compute_undo(bk_block_stats_scratch *s, const bk
 /* Core: GetBlockSubsidy (50 BTC halved every 210000 blocks, every 150 on
  * regtest; 0 from the 64th halving). */
 BK_API int64_t bk_block_subsidy(bk_network net, int64_t height);
-
-/* Write the getblockstats result object for st with selection select
- * (BK_STATS_ALL: all, Core's order; else the selected keys, sorted).
- * Allocates nothing beyond the writer. BK_ERR_ARG when j is in error. */
-BK_API bk_status bk_json_block_stats(bk_json *j, const bk_block_stats *st, uint32_t select,
-                                     bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,7 @@
 #define BLOCKKIT_JSON_H
 
 #include <blockkit/bitcoin.h>
+#include <blockkit/blockstats.h>
 #include <blockkit/hex.h>
 #include <blockkit/stream.h>
 #include <blockkit/undo.h>
@@ -121,9 +122,7 @@ typedef enum bk_tx_verbosity {
     BK_TXV_DETAILS_AND_PREVOUT = 3,   /* SHOW_DETAILS_AND_PREVOUT */
 } bk_tx_verbosity;
 
-/* Core release whose output shape to reproduce (spec §12). */
-#define BK_CORE_MIN 28
-#define BK_CORE_NEWEST 31
+/* BK_CORE_MIN, BK_CORE_NEWEST: blockkit/bitcoin.h. */
 
 typedef struct bk_tx_json_opts {
     bk_network network;        /* address encoding */
@@ -232,6 +231,12 @@ BK_API bk_status bk_json_decodescript(bk_json *j, const uint8_t *s, size_t n, bk
 
 /* HASH160: RIPEMD-160 of SHA-256 (Core: Hash160). */
 BK_API void bk_hash160(uint8_t out[20], const uint8_t *p, size_t n);
+
+/* Write the getblockstats result object for st with selection select
+ * (BK_STATS_ALL: all, Core's order; else the selected keys, sorted).
+ * Allocates nothing beyond the writer. BK_ERR_ARG when j is in error. */
+BK_API bk_status bk_json_block_stats(bk_json *j, const bk_block_stats *st, uint32_t select,
+                                     bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

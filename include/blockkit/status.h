@@ -10,6 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The library's version. */
+#define BK_VERSION_MAJOR 0
+#define BK_VERSION_MINOR 1
+#define BK_VERSION_PATCH 0
+#define BK_VERSION_STRING "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -61,7 +67,7 @@ typedef enum bk_status {
     BK_STATUS_COUNT_
 } bk_status;
 
-#define BK_ERROR_MSG_MAX 192
+#define BK_ERROR_MSG_MAX 256 /* a path, a hash and the numbers fit */
 #define BK_ERROR_PATH_MAX 128
 
 typedef struct bk_error {

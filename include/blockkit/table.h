@@ -273,10 +273,18 @@ BK_API bk_status bk_chunk_file_open(bk_chunk_file *f, const char *dir, const cha
 /* The same for one file of the caller's naming (`utxo dump -o FILE`):
  * written as <path>.tmp-<pid> and renamed to path by the commit, so a
  * failed or interrupted run never leaves a partial file under path nor
- * replaces what was there. Creates no directory. */
+ * replaces what was there; the temporary files a killed run left there
+ * are removed first (bk_tmp_sweep_stale). Creates no directory. */
 BK_API bk_status bk_chunk_file_open_path(bk_chunk_file *f, const char *path, bk_table_format format,
                                          const bk_pq_column *cols, size_t ncols, const bk_pq_opts *pq,
                                          const bk_allocator *alloc, bk_error *err) BK_WARN_UNUSED;
+/* Remove the <path>.tmp-<pid> files of processes that no longer run
+ * (what a SIGKILLed or crashed run of a writer left beside path); the
+ * temporary files of running processes, this one's included, stay.
+ * bk_chunk_file_open_path calls it; a writer of its own temporary file
+ * by that scheme (`utxo snapshot`) calls it before creating its own.
+ * Returns the number of files removed. */
+BK_API size_t bk_tmp_sweep_stale(const char *path);
 /* Finish the table, flush, fsync, close and rename to the final name;
  * then, for a chunk (bk_chunk_file_open), remove older partial chunks of
  * the same dataset and first height (<dataset>_<first>_<other last>.<ext>).

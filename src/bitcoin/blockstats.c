@@ -9,6 +9,7 @@
  * sorted in place (no allocation) for the medians and percentiles. */
 #include <blockkit/blockstats.h>
 #include <blockkit/blockfile.h>
+#include <blockkit/hex.h>
 
 #include "bitcoin/undo_internal.h"
 

@@ -1097,7 +1097,7 @@ static bk_status read_sizes(bk_chain *c, const bk_blocksdir *d, bk_file_kind kin
             uint64_t pos = refs[i].pos;
             uint8_t hdr[8 + BK_HEADER_SIZE];
             const uint8_t *rec = hdr; /* the record header, then (blocks) the block header */
-            char what[96];
+            char what[160];
             if (pos < 8 || pos > f.len) {
                 snprintf(what, sizeof what, "past the end of the file (%zu bytes)", f.len);
                 st = pos_fail(err, BK_ERR_INVALID, e, kind, pos, what);

@@ -257,127 +257,6 @@ bk_status bk_ordered_run(size_t njobs, const bk_ordered_opts *o, bk_ordered_work
     return ordered_run(njobs, o, work, ctx, consume, ctx, &stopping, res, err);
 }
 
-/* ---- the block reader ---- */
-
-void bk_block_reader_init(bk_block_reader *r, const bk_blocksdir *dir, const bk_allocator *alloc)
-{
-    memset(r, 0, sizeof *r);
-    r->dir = dir;
-    r->alloc = alloc;
-    bk_block_decoder_init(&r->dec, alloc);
-    r->blk_fd = r->rev_fd = -1;
-}
-
-void bk_block_reader_free(bk_block_reader *r)
-{
-    bk_block_decoder_free(&r->dec);
-    bk_free(r->alloc, r->blk, r->blk_cap);
-    bk_free(r->alloc, r->undo, r->undo_cap);
-    if (r->blk_fd >= 0) close(r->blk_fd);
-    if (r->rev_fd >= 0) close(r->rev_fd);
-    r->blk = r->undo = NULL;
-    r->blk_cap = r->undo_cap = 0;
-    r->blk_fd = r->rev_fd = -1;
-}
-
-/* len bytes at off of blk/rev file num into *buf, de-obfuscated. */
-static bk_status read_range(bk_block_reader *r, bk_file_kind kind, uint32_t num, uint64_t off, size_t len,
-                            uint8_t **buf, size_t *cap, bk_error *err)
-{
-    int *fd = kind == BK_FILE_BLK ? &r->blk_fd : &r->rev_fd;
-    uint32_t *cur = kind == BK_FILE_BLK ? &r->blk_num : &r->rev_num;
-    if (*fd < 0 || *cur != num) {
-        if (*fd >= 0) close(*fd);
-        *fd = -1;
-        /* O_RDONLY, no locks: safe beside a running bitcoind; a FIFO or
-         * another non-regular file is refused before it can block. */
-        bk_status st = bk_blocksdir_open_fd(r->dir, kind, num, fd, err);
-        if (st != BK_OK) {
-            *fd = -1;
-            return st;
-        }
-        *cur = num;
-    }
-    if (bk_grow(r->alloc, buf, cap, len ? len : 1)) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu bytes)", len);
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = pread(*fd, *buf + got, len - got, (off_t)(off + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            /* Core: FlatFileSeq "%s%05u.dat" */
-            char path[4200];
-            snprintf(path, sizeof path, "%s/%s%05u.dat", r->dir->path, kind == BK_FILE_BLK ? "blk" : "rev", num);
-            return bk_error_set(err, BK_ERR_IO, off + got, "%s: %s at offset %llu", path,
-                                n < 0 ? strerror(errno) : "file shorter than when the chain was built",
-                                (unsigned long long)(off + got));
-        }
-        got += (size_t)n;
-    }
-    if (r->dir->xored) bk_xor_copy(*buf, *buf, len, off, r->dir->key);
-    return BK_OK;
-}
-
-static void where_at(bk_engine_where *w, bk_engine_stage stage, bk_file_kind kind, uint32_t file, uint64_t off)
-{
-    if (!w) return;
-    w->stage = stage;
-    w->kind = kind;
-    w->file = file;
-    w->file_offset = off;
-}
-
-bk_status bk_block_reader_read(bk_block_reader *r, const bk_chain_entry *e, unsigned flags, bk_engine_block *out,
-                               bk_engine_where *where, bk_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->entry = e;
-    if (where) memcpy(where->hash, e->hash, 32);
-    where_at(where, BK_STAGE_NONE, BK_FILE_BLK, e->file, e->offset);
-    if (e->no_data) return BK_OK;
-    bk_status st = read_range(r, BK_FILE_BLK, e->file, e->offset, e->size, &r->blk, &r->blk_cap, err);
-    if (st != BK_OK) {
-        where_at(where, BK_STAGE_READ, BK_FILE_BLK, e->file, e->offset);
-        return st;
-    }
-    st = bk_block_decode(&r->dec, r->blk, e->size, &r->blk_dec, err);
-    if (st != BK_OK) {
-        where_at(where, BK_STAGE_DECODE, BK_FILE_BLK, e->file, e->offset);
-        return st;
-    }
-    out->block = &r->blk_dec;
-    out->data = r->blk;
-    out->size = e->size;
-    if (!(flags & BK_READ_UNDO) || !e->has_undo) return BK_OK;
-    /* A record paired by the header scan had its checksum verified then;
-     * one found by position in Core's block index is checked here, as
-     * Core's ReadBlockUndo does. */
-    size_t ck = flags & BK_READ_UNDO_CHECKSUM ? BK_UNDO_CHECKSUM_SIZE : 0;
-    st = read_range(r, BK_FILE_REV, e->undo_file, e->undo_offset, (size_t)e->undo_size + ck, &r->undo,
-                    &r->undo_cap, err);
-    if (st != BK_OK) {
-        where_at(where, BK_STAGE_UNDO_READ, BK_FILE_REV, e->undo_file, e->undo_offset);
-        return st;
-    }
-    if (ck && (st = bk_undo_checksum_verify(r->undo, e->undo_size, e->prev_hash, r->undo + e->undo_size, err)) !=
-                  BK_OK) {
-        where_at(where, BK_STAGE_UNDO_CHECKSUM, BK_FILE_REV, e->undo_file, e->undo_offset);
-        return st;
-    }
-    out->undo_data = r->undo;
-    out->undo_size = e->undo_size;
-    out->undo_checksum = ck ? r->undo + e->undo_size : NULL;
-    if (flags & BK_READ_UNDO_RAW) return BK_OK; /* the consumer reads the CBlockUndo itself */
-    if ((st = bk_block_undo_parse(r->undo, e->undo_size, &r->undo_dec, err)) != BK_OK) {
-        out->undo_data = NULL;
-        out->undo_size = 0;
-        out->undo_checksum = NULL;
-        where_at(where, BK_STAGE_UNDO_DECODE, BK_FILE_REV, e->undo_file, e->undo_offset);
-        return st;
-    }
-    out->undo = &r->undo_dec;
-    return BK_OK;
-}
-
 /* ---- blocks of a chain ---- */
 
 typedef struct e_run {
@@ -430,9 +309,9 @@ static bk_status e_work(void *vctx, size_t job, int worker, bk_writer *out, bk_e
             /* a raw undo record the callback found bad is reported as if
              * the engine had read it */
             if (b.undo_data && (undo_stage == BK_STAGE_UNDO_DECODE || undo_stage == BK_STAGE_UNDO_CHECKSUM))
-                where_at(wh, undo_stage, BK_FILE_REV, e->undo_file, e->undo_offset);
+                bk_engine_where_at(wh, undo_stage, BK_FILE_REV, e->undo_file, e->undo_offset);
             else
-                where_at(wh, BK_STAGE_WORK, BK_FILE_BLK, e->file, e->offset);
+                bk_engine_where_at(wh, BK_STAGE_WORK, BK_FILE_BLK, e->file, e->offset);
             break;
         }
     }

@@ -15,7 +15,10 @@
  * 4. The consume: each line to the caller's sink, in job order, on the
  *    calling thread; progress after it. */
 #define _POSIX_C_SOURCE 200809L
-#include <blockkit/blockkit.h>
+#include <blockkit/engine.h>
+#include <blockkit/hex.h>
+#include <blockkit/json.h>
+#include <blockkit/merkle.h>
 #include <blockkit/scan.h>
 
 #include <stdarg.h>

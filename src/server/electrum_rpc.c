@@ -6,7 +6,6 @@
 #include "json/json_parse.h"
 
 #include <blockkit/bitcoin.h>
-#include <blockkit/blockkit.h>
 #include <blockkit/hex.h>
 #include <blockkit/json.h>
 #include <blockkit/sha256.h>

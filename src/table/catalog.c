@@ -6,7 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catalog_internal.h"
 
-#include <blockkit/blockkit.h>
+#include <blockkit/chain.h>
+#include <blockkit/export.h>
+#include <blockkit/network.h>
+#include <blockkit/parquet.h>
+#include <blockkit/table.h>
 #include <blockkit/hex.h>
 #include <blockkit/sha256.h>
 

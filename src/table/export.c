@@ -567,8 +567,16 @@ bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err)
      * it before and then gets the lock finds its descriptor no longer
      * names the path, and tries again with the new file. */
     for (int tries = 0; tries < 100; tries++) {
-        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(errno));
+        /* O_NOFOLLOW and a regular file only: a symlink or a device
+         * planted under the lock's name would have its target truncated. */
+        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+        struct stat a, b;
+        if (fd < 0 && errno != ELOOP) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", l->path, strerror(errno));
+        if (fd < 0 || fstat(fd, &a) != 0 || !S_ISREG(a.st_mode)) {
+            if (fd >= 0) close(fd);
+            return bk_error_set(err, BK_ERR_IO, 0, "%s is not a regular file, and the output directory's lock "
+                                "is taken under that name: move it away", l->path);
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             char pid[32] = "";
@@ -581,8 +589,7 @@ bk_status bk_out_lock_take(bk_out_lock *l, const char *out_dir, bk_error *err)
                                 "another blockkit (pid %s) writes into %s: one writer per output directory",
                                 pid[0] ? pid : "?", out_dir);
         }
-        struct stat a, b;
-        if (fstat(fd, &a) != 0 || stat(l->path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+        if (stat(l->path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
             close(fd); /* unlinked by the holder before us: again */
             continue;
         }
@@ -768,11 +775,17 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         tasks[k].count = R.chunks[k].njobs;
     }
     /* the datasets manifest before the first chunk (a killed run's chunks
-     * are then never under another run's chunk size or format); an empty
-     * range writes nothing */
-    if ((R.nchunks || st.chunks_removed || meta_found) && (rc = bk_manifest_write(o->out_dir, R.man, err)) != BK_OK)
-        goto out;
-    if (R.nchunks || st.chunks_removed) meta_found = 1;
+     * are then never under another run's chunk size or format), with the
+     * end this run is asked for: a run that stops early leaves an export
+     * --verify finds heights missing in, not a complete shorter one. An
+     * empty range writes nothing; kept chunks alone (a lost manifest)
+     * write it again. */
+    done_h = o->complete_only ? st.next_height - 1 : end;
+    for (int d = 0; d < BK_DS_COUNT_; d++)
+        if ((dsets & (1u << d)) && R.man[d].end < done_h) R.man[d].end = done_h;
+    int wants_meta = R.nchunks || st.chunks_removed || st.chunks_skipped;
+    if ((wants_meta || meta_found) && (rc = bk_manifest_write(o->out_dir, R.man, err)) != BK_OK) goto out;
+    if (wants_meta) meta_found = 1;
     if (dsets & (1u << BK_DS_BLOCK_FILTERS)) {
         R.chunk_hdr = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * 32);
         if (!R.chunk_hdr) {
@@ -819,8 +832,6 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     } else if (es != BK_OK) {
         rc = export_error(&er.where, &e2, es, err);
     }
-
-    done_h = o->complete_only ? st.next_height - 1 : end;
 
 out:
     if (cat_loaded && meta_found) {

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -626,6 +627,41 @@ static int same_pq_opts(const bk_pq_opts *a, const bk_pq_opts *b)
            a->created_by == b->created_by;
 }
 
+size_t bk_tmp_sweep_stale(const char *path)
+{
+    char dir[BK_CHUNK_PATH_MAX];
+    if (!path || strlen(path) >= sizeof dir) return 0;
+    memcpy(dir, path, strlen(path) + 1);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? slash + 1 : dir;
+    if (slash == dir) dir[1] = 0, name = path + 1;
+    else if (slash) *slash = 0;
+    size_t nlen = strlen(name);
+    if (!nlen) return 0;
+    DIR *d = opendir(slash ? dir : ".");
+    if (!d) return 0;
+    size_t removed = 0;
+    long self = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, name, nlen) != 0 || strncmp(n + nlen, ".tmp-", 5) != 0) continue;
+        const char *q = n + nlen + 5;
+        long pid = 0;
+        int digits = 0;
+        for (; *q >= '0' && *q <= '9' && pid < 100000000; q++, digits++) pid = pid * 10 + (*q - '0');
+        if (*q || !digits || pid <= 0 || pid == self) continue;
+        /* a live process (or one of another user: EPERM) keeps its file */
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char p[BK_CHUNK_PATH_MAX + 300];
+        snprintf(p, sizeof p, "%s/%s", slash ? dir : ".", n);
+        struct stat sb;
+        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && unlink(p) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
 /* The open of both entry points: final name path, and (for a chunk of an
  * export) the directories to create first, dir and then sub. An error
  * before the file is opened leaves f as it was (a kept writer stays for
@@ -638,6 +674,7 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
     if (strlen(path) >= BK_CHUNK_PATH_MAX ||
         snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", path);
+    if (!dir) (void)bk_tmp_sweep_stale(path); /* one file of the caller's naming: what killed runs left */
     if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
         return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir, strerror(errno));
     if (sub && mkdir(sub, 0777) != 0 && errno != EEXIST)

@@ -14,10 +14,10 @@
  * way. At most BK_UTXO_EXPORT_WRITERS: each holds a row group and its
  * iterator's mapped pages (about 100 MB). */
 #define _POSIX_C_SOURCE 200809L
-#include <blockkit/blockkit.h>
 #include <blockkit/export.h>
 #include <blockkit/hex.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include "catalog_internal.h"
 #include "base/threads.h"

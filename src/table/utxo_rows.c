@@ -7,6 +7,7 @@
  * that slot. So rows keep the source's order and at most threads + 2
  * batches exist, whatever the size of the set. */
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include "base/threads.h"
 

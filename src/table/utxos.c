@@ -7,6 +7,7 @@
 #include <blockkit/sha256.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_table.h>
 
 #include "../bitcoin/script_internal.h"
 #include "../parquet/writer_internal.h"

@@ -22,6 +22,7 @@
  * per coin CompactSize(vout) and Coin (coins.h: VARINT(code),
  * TxOutCompression: VARINT(CompressAmount), ScriptCompression). */
 #include <blockkit/utxo.h>
+#include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
 
@@ -544,9 +545,12 @@ bk_status bk_utxo_rollback_open(bk_utxo_rollback **out, bk_chainstate *cs, const
     if (!tip || !tip->active || tip->height < 0)
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
                             "the chainstate's best block is not on the active chain of the block index");
-    if (height < 0 || height > tip->height)
+    if (height < 0)
         return bk_error_set(err, BK_ERR_ARG, 0, "height %d is not within 0..%d (the chainstate's best block)",
                             (int)height, (int)tip->height);
+    if (height > tip->height) /* Core's dumptxoutset rollback and gettxoutsetinfo: the same words */
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "Target block height %d after current tip %d", (int)height,
+                            (int)tip->height);
     if (c->base_height != 0)
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "the chain does not start at the genesis block");
     const bk_allocator *alloc = o->alloc;
@@ -578,12 +582,23 @@ bk_status bk_utxo_rollback_open(bk_utxo_rollback **out, bk_chainstate *cs, const
         const bk_chain_entry *e = &c->entries[c->active[h]];
         bk_engine_block eb;
         bk_engine_where wh;
+        memset(&wh, 0, sizeof wh);
+        wh.item = SIZE_MAX;
+        wh.height = h; /* the reader fills the hash and file position, not the height */
         bk_error e2;
         s = bk_block_reader_read(&br, e, flags, &eb, &wh, &e2);
         if (s != BK_OK) {
             char m[BK_ERROR_MSG_MAX + 256];
             bk_engine_error_format(&wh, &e2, m, sizeof m);
             s = bk_error_set(err, s, e2.offset, "%s", m);
+            break;
+        }
+        if (eb.block && !eb.undo && (e->status & BK_BLOCK_HAVE_UNDO) && !bk_blocksdir_has(dir, BK_FILE_REV, e->undo_file)) {
+            /* The index says the undo is there, its rev file is not: a
+             * damaged copy, not pruning (pruning removes blk and rev). */
+            s = bk_error_set(err, BK_ERR_NOT_FOUND, 0,
+                             "block at height %d: its undo data's rev%05u.dat is not in %s: cannot roll back", (int)h,
+                             e->undo_file, dir->path);
             break;
         }
         if (!eb.block || !eb.undo) {

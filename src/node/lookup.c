@@ -1,6 +1,7 @@
 /* Lookups in a node's datadir answered as bitcoin-cli would (blockkit/lookup.h):
  * getblockheader, getblock, getrawtransaction (txindex), getchaintips. */
 #include <blockkit/blockindex.h>
+#include <blockkit/blockreader.h>
 #include <blockkit/hex.h>
 #include <blockkit/leveldb.h>
 #include <blockkit/lookup.h>
@@ -21,9 +22,7 @@ struct bk_lookup {
     bk_chain chain;
     bk_blocksdir blocks;
     int have_blocks;
-    bk_blockfile files[2];  /* the last blk and rev file read, by bk_file_kind */
-    int file_open[2];
-    uint32_t file_num[2];
+    bk_block_reader rd;    /* the block reader (blockkit/blockreader.h): every blk/rev read */
     char *netdir;          /* <datadir>/<subdir> */
     char *tmpdir;
     bk_txindex *txi;
@@ -132,6 +131,7 @@ bk_status bk_lookup_open(const char *datadir, const char *blocksdir, bk_network 
     st = bk_blocksdir_open(&l->blocks, blocks, net, l->alloc, err);
     if (st != BK_OK) goto fail;
     l->have_blocks = 1;
+    bk_block_reader_init(&l->rd, &l->blocks, l->alloc);
     free(blocks);
     free(index);
     free(cs);
@@ -149,9 +149,10 @@ void bk_lookup_close(bk_lookup *l)
 {
     if (!l) return;
     bk_chain_free(&l->chain);
-    for (int k = 0; k < 2; k++)
-        if (l->file_open[k]) bk_blockfile_close(&l->files[k]);
-    if (l->have_blocks) bk_blocksdir_close(&l->blocks);
+    if (l->have_blocks) {
+        bk_block_reader_free(&l->rd);
+        bk_blocksdir_close(&l->blocks);
+    }
     bk_txindex_close(l->txi);
     bk_chainstate_close(l->cs);
     bk_ldb_close(l->index);
@@ -230,46 +231,16 @@ static bk_status grow(bk_lookup *l, uint8_t **p, size_t *cap, size_t need, bk_er
     return BK_OK;
 }
 
-/* Copy len bytes at off of blk/rev file `number` into *p. BK_ERR_NOT_FOUND
- * when the file is not there. */
-/* The blk or rev file `number`, kept open (mapped) until another file of
- * that kind is needed; fresh = reopen it (the node may have grown it). */
-static bk_status open_file(bk_lookup *l, bk_file_kind kind, uint32_t number, int fresh, bk_blockfile **f_out,
-                           bk_error *err)
-{
-    bk_blockfile *f = &l->files[kind];
-    if (l->file_open[kind] && (fresh || l->file_num[kind] != number)) {
-        bk_blockfile_close(f);
-        l->file_open[kind] = 0;
-    }
-    if (!l->file_open[kind]) {
-        bk_status st = bk_blocksdir_open_file(&l->blocks, kind, number, f, err);
-        if (st != BK_OK) return st;
-        l->file_open[kind] = 1;
-        l->file_num[kind] = number;
-    }
-    *f_out = f;
-    return BK_OK;
-}
-
+/* Copy len bytes at off of blk/rev file `number` into *p (grown), through
+ * the block reader (pread: a file the node has grown reads to its new
+ * end). BK_ERR_NOT_FOUND when the file is not there, BK_ERR_TRUNCATED
+ * when the bytes run past its end. */
 static bk_status read_range(bk_lookup *l, bk_file_kind kind, uint32_t number, uint64_t off, size_t len, uint8_t **p,
                             size_t *cap, bk_error *err)
 {
-    const char *what = kind == BK_FILE_BLK ? "blk" : "rev";
-    if (!bk_blocksdir_has(&l->blocks, kind, number))
-        return bk_error_set(err, BK_ERR_NOT_FOUND, off, "%s%05u.dat is not in %s", what, number, l->blocks.path);
     bk_status st = grow(l, p, cap, len ? len : 1, err);
     if (st != BK_OK) return st;
-    bk_error e;
-    for (int fresh = 0; fresh < 2; fresh++) {
-        bk_blockfile *f;
-        st = open_file(l, kind, number, fresh, &f, err);
-        if (st != BK_OK) return st;
-        st = bk_blockfile_copy(f, off, *p, len, &e);
-        if (st == BK_OK) return BK_OK;
-    }
-    return bk_error_set(err, st, off, "%s%05u.dat: %zu bytes at offset %llu are past the end of the file", what, number,
-                        len, (unsigned long long)off);
+    return bk_block_reader_copy(&l->rd, kind, number, off, *p, len, err);
 }
 
 /* The size field of the blk/rev record whose bytes start at off (its
@@ -851,8 +822,12 @@ bk_status bk_lookup_verifytxoutproof(bk_lookup *l, const char *proof_hex, bk_jso
     uint8_t root[32];
     const char *why = NULL;
     int ok = bk_merkle_proof_extract(&p, matches, NULL, &n_match, root, &why);
+    /* Core's ExtractMatches gives uint256() (zero) for an invalid tree, and
+     * verifytxoutproof compares that with the header's root: a header whose
+     * root is zero goes on to the block lookup. */
+    if (!ok) memset(root, 0, sizeof root);
     bk_json_begin_array(j);
-    if (!ok || memcmp(root, p.header + 36, 32) != 0) {
+    if (memcmp(root, p.header + 36, 32) != 0) {
         warn(l, "the proof is not valid: %s", ok ? "its tree does not reduce to the header's merkle root" : why);
     } else {
         uint8_t bh[32];
@@ -863,7 +838,9 @@ bk_status bk_lookup_verifytxoutproof(bk_lookup *l, const char *proof_hex, bk_jso
             st = rpc_error(l, err, BK_RPC_INVALID_ADDRESS_OR_KEY, "Block not found in chain");
             goto done;
         }
-        if (e->n_tx == p.n_tx) {
+        if (!ok) {
+            warn(l, "the proof is not valid: %s", why);
+        } else if (e->n_tx == p.n_tx) {
             for (size_t i = 0; i < n_match; i++) bk_json_hex_rev(j, matches + 32 * i, 32);
         } else {
             warn(l, "the proof counts %u transactions, the block %u", (unsigned)p.n_tx, (unsigned)e->n_tx);
