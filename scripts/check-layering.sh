@@ -66,6 +66,9 @@ parquet parquet
 table table
 export table
 utxo_table table
+addrindex index
+silentpay index
+electrum server
 ssz ssz
 "
 

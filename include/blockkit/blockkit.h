@@ -35,5 +35,6 @@
 #include <blockkit/export.h>
 #include <blockkit/silentpay.h>
 #include <blockkit/ssz.h>
+#include <blockkit/electrum.h>
 
 #endif

@@ -115,15 +115,19 @@ static bk_status version_check(const char *dir, const uint8_t *v, size_t n, bk_n
     return BK_OK;
 }
 
-static void tip_decode(const uint8_t *v, size_t n, int64_t *height, uint8_t hash[32])
+/* The tip row (v NULL: none, an empty index); a row of another size or a
+ * negative height is damaged (fuzz_addrindex: a tip of -5 was returned). */
+static bk_status tip_decode(const char *dir, const uint8_t *v, size_t n, int64_t *height, uint8_t hash[32],
+                            bk_error *err)
 {
-    if (n == 36) {
-        *height = (int32_t)bk_load_le32(v);
-        memcpy(hash, v + 4, 32);
-    } else {
-        *height = -1;
-        memset(hash, 0, 32);
-    }
+    *height = -1;
+    memset(hash, 0, 32);
+    if (!v) return BK_OK;
+    int32_t h = n == 36 ? (int32_t)bk_load_le32(v) : -1;
+    if (h < 0) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged tip row (%zu bytes)", dir, n);
+    *height = h;
+    memcpy(hash, v + 4, 32);
+    return BK_OK;
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -237,9 +241,9 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
         st = bk_ldb_get(*snap, (const uint8_t *)"t", 1, &v, &n, err);
         if (st == BK_ERR_NOT_FOUND) {
             st = BK_OK;
-            n = 0;
+            v = NULL;
         }
-        if (st == BK_OK) tip_decode(v, n, height, hash);
+        if (st == BK_OK) st = tip_decode(ix->dir, v, n, height, hash, err);
         bk_ldb_free(v);
     }
     if (st != BK_OK) {
@@ -351,11 +355,10 @@ static bk_status tip_read(bk_addrindex *ix, int64_t *height, uint8_t hash[32], b
     uint8_t *v;
     size_t n = 0;
     bk_status st = get(ix, (const uint8_t *)"t", 1, &v, &n, err);
-    if (st == BK_ERR_NOT_FOUND) n = 0;
-    else if (st != BK_OK) return st;
-    tip_decode(v, n, height, hash);
+    if (st != BK_OK && st != BK_ERR_NOT_FOUND) return st;
+    st = tip_decode(ix->dir, v, n, height, hash, err);
     free(v);
-    return BK_OK;
+    return st;
 }
 
 bk_status bk_addrindex_tip(bk_addrindex *ix, int64_t *height_out, uint8_t hash_out[32], bk_error *err)
@@ -699,6 +702,10 @@ bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_bl
     if (undone_out) *undone_out = undone;
     const bk_chain_entry *top = &chain->entries[chain->tip];
     int64_t start = tip + 1, end = top->height;
+    /* a blocks directory whose chain starts above an implied genesis (the
+     * bench directories: no block 0 in the files) is indexed from its
+     * first block: the heights below it have no block to give rows */
+    if (start < chain->base_height) start = chain->base_height;
     if (st != BK_OK || start > end) {
         leveldb_writebatch_destroy(batch);
         return st;
@@ -843,7 +850,7 @@ static bk_status history_locked(bk_addrindex *ix, const uint8_t sh[32], size_t l
     bk_status st = rows_of(ix, K_FUND, sh, &l, err);
     if (st == BK_OK) st = rows_of(ix, K_SPEND, sh, &l, err);
     if (st == BK_OK) {
-        qsort(l.v, l.n, sizeof *l.v, cmp_u64);
+        if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_u64); /* qsort(NULL, 0): UBSan, fuzz_addrindex */
         size_t u = 0;
         for (size_t i = 0; i < l.n; i++)
             if (u == 0 || l.v[u - 1] != l.v[i]) l.v[u++] = l.v[i];
@@ -1116,9 +1123,11 @@ bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, ui
     if (st == BK_OK && pos >= n_tx)
         st = bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no tx at position %u in the block at height %lld (%u txs)", pos,
                           (long long)height, n_tx);
-    size_t cap = n_tx + 1;
-    uint8_t *leaves = st == BK_OK ? malloc(32 * cap) : NULL;
-    if (st == BK_OK && !leaves) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    /* the leaves grow a txid row at a time: a header row's n_tx alone
+     * never sizes an allocation (fuzz_addrindex: n_tx 2^32-1 asked for
+     * 128 GiB before the first txid row was read) */
+    size_t cap = 0;
+    uint8_t *leaves = NULL;
     for (uint32_t first = 0; st == BK_OK && first < n_tx; first += 2000) {
         uint8_t k[9] = {K_TXIDS};
         put_be32(k + 1, (uint32_t)height);
@@ -1129,7 +1138,16 @@ bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, ui
         uint32_t cnt = n_tx - first < 2000 ? n_tx - first : 2000;
         if (st == BK_ERR_NOT_FOUND || (st == BK_OK && vl != 32 * (size_t)cnt))
             st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged txid rows at height %lld", ix->dir, (long long)height);
-        if (st == BK_OK) memcpy(leaves + 32 * (size_t)first, v, vl);
+        if (st == BK_OK) {
+            size_t want = (size_t)first + cnt + 1; /* + 1: room for the odd level's copy */
+            uint8_t *q = realloc(leaves, 32 * want);
+            if (!q) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            else {
+                leaves = q;
+                cap = want;
+                memcpy(leaves + 32 * (size_t)first, v, vl);
+            }
+        }
         bk_ldb_free(v);
     }
     pthread_rwlock_unlock(&ix->lock);

@@ -1,0 +1,37 @@
+/* The Electrum server's internals shared by its dispatcher, loop and node
+ * RPC client. */
+#ifndef BK_SERVER_ELECTRUM_INTERNAL_H
+#define BK_SERVER_ELECTRUM_INTERNAL_H
+
+#include <blockkit/electrum.h>
+
+#include <pthread.h>
+
+
+/* What every session of one server shares: the options and the chain's
+ * header hashes (for cp_height proofs), refreshed when the tip moves. */
+typedef struct bk_electrum_shared {
+    bk_electrum_opts o;
+    const bk_allocator *alloc;
+    pthread_rwlock_t lock;      /* hashes, tip */
+    uint8_t (*hashes)[32];
+    size_t hashes_cap;
+    int32_t tip;                /* -1: no index or empty */
+} bk_electrum_shared;
+
+bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts *o, bk_error *err);
+/* Refresh the index snapshot and the hashes; *changed_out = 1 when the tip moved. */
+bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, bk_error *err);
+void bk_electrum_shared_free(bk_electrum_shared *sh);
+
+bk_status bk_electrum_session_new_shared(bk_electrum_shared *sh, bk_electrum_session **s_out, bk_error *err);
+/* Notifications owed after a tip change (headers, changed statuses) into out. */
+bk_status bk_electrum_session_notify(bk_electrum_session *s, bk_writer *out, bk_error *err);
+
+/* One call to the node's JSON-RPC: method with params (JSON text, an
+ * array); the reply's "result" as JSON text in *result_out (freed with
+ * free()). A node error: BK_ERR_INVALID with the node's message. */
+bk_status bk_node_rpc_call(const char *url, const char *auth, const char *method, const char *params,
+                           char **result_out, size_t *len_out, bk_error *err);
+
+#endif

@@ -1,0 +1,694 @@
+/* The Electrum server's event loop: one epoll thread owns every socket
+ * (accept, read, line framing, write, TLS), a worker pool answers lines.
+ * Each connection has a FIFO of lines; one of them at a time is with a
+ * worker, so answers leave in request order while connections are
+ * answered in parallel. Notifications after a tip change join the same
+ * FIFO. */
+#include "server/electrum_internal.h"
+
+#include "base/threads.h"
+#include "json/json_parse.h"
+
+#include <blockkit/json.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_CHUNK 16384
+#define DRAIN_SECONDS 5
+
+void bk_electrum_limits_init(bk_electrum_limits *l)
+{
+    l->max_line = 256 * 1024;
+    l->max_batch = 1000;
+    l->max_subs = 10000;
+    l->max_pending = 100;
+    l->idle_timeout_s = 600;
+    l->max_outbuf = 8u << 20;
+    l->max_history = 100000;
+    l->max_clients = 1024;
+}
+
+void bk_electrum_opts_init(bk_electrum_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    bk_electrum_limits_init(&o->limits);
+}
+
+enum { ITEM_LINE, ITEM_NOTIFY, ITEM_TEXT };
+
+typedef struct item {
+    struct item *next;
+    int kind;
+    size_t len;
+    char data[];                /* the line, or ITEM_TEXT's ready answer */
+} item;
+
+typedef struct conn {
+    struct conn *prev, *next;   /* the server's list */
+    int fd;
+    SSL *ssl;
+    int ssl_want_write;
+    bk_electrum_session *session;
+    char *in;
+    size_t in_len, in_cap;
+    int skipping;               /* discarding the rest of an over-long line */
+    item *q_head, *q_tail;
+    uint32_t n_queued;
+    int busy;                   /* its head item is with a worker */
+    int dead;                   /* closed; freed when no worker holds it */
+    int reading;
+    uint32_t mask;              /* epoll interest registered */
+    bk_writer out;
+    size_t out_off;
+    time_t last_rx;
+} conn;
+
+typedef struct job {
+    struct job *next;
+    conn *c;
+    item *it;
+    bk_writer ans;
+    int fatal;                  /* out of memory: close the connection */
+} job;
+
+typedef struct server {
+    bk_electrum_shared sh;
+    const bk_electrum_opts *o;
+    int ep, evfd, lfd, tls_lfd;
+    SSL_CTX *tls;
+    conn *conns;
+    conn *grave;                /* closed, freed after the current batch of events */
+    uint32_t n_conns;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job *todo_head, *todo_tail, *done;
+    int quit;
+} server;
+
+/* ---- workers ---- */
+
+static void *worker_main(void *arg)
+{
+    server *s = *(server **)arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->todo_head && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        job *jb = s->todo_head;
+        if (!jb) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        s->todo_head = jb->next;
+        if (!s->todo_head) s->todo_tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+
+        bk_error e;
+        bk_status st = jb->it->kind == ITEM_NOTIFY
+                           ? bk_electrum_session_notify(jb->c->session, &jb->ans, &e)
+                           : bk_electrum_session_line(jb->c->session, jb->it->data, jb->it->len, &jb->ans, &e);
+        jb->fatal = st != BK_OK;
+
+        pthread_mutex_lock(&s->mu);
+        jb->next = s->done;
+        s->done = jb;
+        pthread_mutex_unlock(&s->mu);
+        uint64_t one = 1;
+        if (write(s->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
+    }
+}
+
+/* ---- connections ---- */
+
+static void set_mask(server *s, conn *c)
+{
+    if (c->dead) return;
+    uint32_t m = 0;
+    if (c->reading) m |= EPOLLIN;
+    if (c->out.len > c->out_off || c->ssl_want_write) m |= EPOLLOUT;
+    if (m == c->mask) return;
+    struct epoll_event ev = {.events = m, .data.ptr = c};
+    epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+    c->mask = m;
+}
+
+static void conn_free(server *s, conn *c)
+{
+    item *it = c->q_head;
+    while (it) {
+        item *n = it->next;
+        free(it);
+        it = n;
+    }
+    bk_electrum_session_free(c->session);
+    bk_writer_free(&c->out);
+    free(c->in);
+    free(c);
+    (void)s;
+}
+
+static void conn_close(server *s, conn *c)
+{
+    if (c->dead) return;
+    c->dead = 1;
+    epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    if (c->ssl) SSL_free(c->ssl);
+    c->ssl = NULL;
+    close(c->fd);
+    if (c->prev) c->prev->next = c->next;
+    else s->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    s->n_conns--;
+    if (!c->busy) {
+        c->next = s->grave;
+        s->grave = c;
+    }
+}
+
+/* Free the closed connections once no event of this round can name them. */
+static void bury(server *s)
+{
+    if (!s->grave) return;
+    while (s->grave) {
+        conn *c = s->grave;
+        s->grave = c->next;
+        conn_free(s, c);
+    }
+    if (!s->n_conns) malloc_trim(0);   /* give the freed buffers back: RSS returns to its baseline */
+}
+
+static void schedule(server *s, conn *c)
+{
+    while (!c->busy && !c->dead && c->q_head) {
+        item *it = c->q_head;
+        if (it->kind == ITEM_TEXT) {
+            c->q_head = it->next;
+            if (!c->q_head) c->q_tail = NULL;
+            c->n_queued--;
+            bk_writer_put(&c->out, it->data, it->len);
+            free(it);
+            continue;
+        }
+        job *jb = calloc(1, sizeof *jb);
+        if (!jb) {
+            conn_close(s, c);
+            return;
+        }
+        jb->c = c;
+        jb->it = it;
+        bk_writer_init(&jb->ans, NULL);
+        c->busy = 1;
+        pthread_mutex_lock(&s->mu);
+        if (s->todo_tail) s->todo_tail->next = jb;
+        else s->todo_head = jb;
+        s->todo_tail = jb;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+static void enqueue(conn *c, int kind, const char *data, size_t len)
+{
+    item *it = malloc(sizeof *it + len + 1);
+    if (!it) return;
+    it->next = NULL;
+    it->kind = kind;
+    it->len = len;
+    if (len) memcpy(it->data, data, len);
+    it->data[len] = 0;
+    if (c->q_tail) c->q_tail->next = it;
+    else c->q_head = it;
+    c->q_tail = it;
+    c->n_queued++;
+}
+
+/* A JSON-RPC error as a ready line (the request's id when it parses). */
+static void enqueue_refusal(conn *c, const char *line, size_t len, int code, const char *msg)
+{
+    bk_writer w;
+    bk_writer_init(&w, NULL);
+    bk_json j;
+    bk_json_init(&j, &w, 0);
+    bk_jsondoc d;
+    bk_error e;
+    int parsed = line && bk_jsondoc_parse(&d, line, len, NULL, &e) == BK_OK;
+    const bk_jsonv *id = parsed ? bk_jsonv_get(&d, &d.v[0], "id") : NULL;
+    bk_json_begin_object(&j);
+    BK_JSON_KEY(&j, "jsonrpc");
+    bk_json_string(&j, "2.0");
+    BK_JSON_KEY(&j, "error");
+    bk_json_begin_object(&j);
+    BK_JSON_KEY(&j, "code");
+    bk_json_int(&j, code);
+    BK_JSON_KEY(&j, "message");
+    bk_json_string(&j, msg);
+    bk_json_end_object(&j);
+    BK_JSON_KEY(&j, "id");
+    if (id && (id->type == BK_JSONV_NUMBER || id->type == BK_JSONV_STRING)) bk_json_raw(&j, line + id->begin, id->end - id->begin);
+    else bk_json_null(&j);
+    bk_json_end_object(&j);
+    bk_writer_putc(&w, '\n');
+    if (parsed) bk_jsondoc_free(&d);
+    if (bk_writer_status(&w) == BK_OK) enqueue(c, ITEM_TEXT, (const char *)w.data, w.len);
+    bk_writer_free(&w);
+}
+
+static void take_line(server *s, conn *c, const char *line, size_t len)
+{
+    const bk_electrum_limits *l = &s->o->limits;
+    if (c->n_queued >= l->max_pending) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "more than %u requests pending (max_pending)", l->max_pending);
+        enqueue_refusal(c, line, len, -32000, msg);
+        return;
+    }
+    enqueue(c, ITEM_LINE, line, len);
+}
+
+/* Split c->in into lines; an over-long line is refused and skipped. */
+static void frame(server *s, conn *c)
+{
+    const bk_electrum_limits *l = &s->o->limits;
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(c->in + start, '\n', c->in_len - start);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (c->in + start));
+        if (c->skipping) c->skipping = 0;
+        else if (len > l->max_line) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
+            enqueue_refusal(c, NULL, 0, -32600, msg);
+        } else {
+            take_line(s, c, c->in + start, len);
+        }
+        start += len + 1;
+    }
+    memmove(c->in, c->in + start, c->in_len - start);
+    c->in_len -= start;
+    if (c->in_len > l->max_line) {
+        if (!c->skipping) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
+            enqueue_refusal(c, NULL, 0, -32600, msg);
+        }
+        c->skipping = 1;
+        c->in_len = 0;
+    }
+}
+
+static void conn_read(server *s, conn *c)
+{
+    const bk_electrum_limits *l = &s->o->limits;
+    for (int rounds = 0; rounds < 4 && !c->dead; rounds++) {
+        if (c->in_cap - c->in_len < READ_CHUNK) {
+            size_t nc = c->in_len + READ_CHUNK * 2;
+            char *ni = realloc(c->in, nc);
+            if (!ni) {
+                conn_close(s, c);
+                return;
+            }
+            c->in = ni;
+            c->in_cap = nc;
+        }
+        ssize_t k;
+        if (c->ssl) {
+            int r = SSL_read(c->ssl, c->in + c->in_len, READ_CHUNK);
+            if (r <= 0) {
+                int se = SSL_get_error(c->ssl, r);
+                ERR_clear_error();
+                if (se == SSL_ERROR_WANT_READ) break;
+                if (se == SSL_ERROR_WANT_WRITE) { c->ssl_want_write = 1; break; }
+                conn_close(s, c);
+                return;
+            }
+            k = r;
+        } else {
+            k = recv(c->fd, c->in + c->in_len, READ_CHUNK, 0);
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+            if (k <= 0) {
+                conn_close(s, c);
+                return;
+            }
+        }
+        c->in_len += (size_t)k;
+        c->last_rx = time(NULL);
+        frame(s, c);
+        /* A client far ahead of its answers is not read until they drain. */
+        if (c->n_queued >= 2 * l->max_pending) {
+            c->reading = 0;
+            break;
+        }
+    }
+    schedule(s, c);
+}
+
+static void conn_write(server *s, conn *c)
+{
+    c->ssl_want_write = 0;
+    while (c->out.len > c->out_off) {
+        size_t n = c->out.len - c->out_off;
+        ssize_t k;
+        if (c->ssl) {
+            int r = SSL_write(c->ssl, c->out.data + c->out_off, n > INT32_MAX ? INT32_MAX : (int)n);
+            if (r <= 0) {
+                int se = SSL_get_error(c->ssl, r);
+                ERR_clear_error();
+                if (se == SSL_ERROR_WANT_WRITE || se == SSL_ERROR_WANT_READ) break;
+                conn_close(s, c);
+                return;
+            }
+            k = r;
+        } else {
+            k = send(c->fd, c->out.data + c->out_off, n, MSG_NOSIGNAL);
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+            if (k < 0) {
+                conn_close(s, c);
+                return;
+            }
+        }
+        c->out_off += (size_t)k;
+    }
+    if (c->out_off == c->out.len) {
+        c->out_off = 0;
+        bk_writer_reset(&c->out);
+        if (c->out.cap > 1u << 20) bk_writer_free(&c->out);   /* a burst's buffer is not kept */
+    } else if (c->out.len - c->out_off > s->o->limits.max_outbuf) {
+        /* It does not read its answers: cut it off rather than buffer more. */
+        conn_close(s, c);
+        return;
+    }
+    if (!c->reading && c->n_queued < s->o->limits.max_pending && !s->quit) c->reading = 1;
+    set_mask(s, c);
+}
+
+static void accept_all(server *s, int lfd, int tls)
+{
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;
+        if (s->n_conns >= s->o->limits.max_clients) {
+            close(fd);
+            continue;
+        }
+        int one = 1, sndbuf = 256 * 1024;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        /* A fixed kernel send buffer: a client that stops reading shows up
+         * in max_outbuf instead of in megabytes of autotuned kernel memory. */
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+        conn *c = calloc(1, sizeof *c);
+        bk_error e;
+        if (!c || bk_electrum_session_new_shared(&s->sh, &c->session, &e) != BK_OK) {
+            free(c);
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        bk_writer_init(&c->out, NULL);
+        c->reading = 1;
+        c->last_rx = time(NULL);
+        if (tls) {
+            c->ssl = SSL_new(s->tls);
+            if (!c->ssl || !SSL_set_fd(c->ssl, fd)) {
+                if (c->ssl) SSL_free(c->ssl);
+                bk_electrum_session_free(c->session);
+                free(c);
+                close(fd);
+                continue;
+            }
+            SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+            SSL_set_accept_state(c->ssl);
+        }
+        c->mask = EPOLLIN;
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
+            if (c->ssl) SSL_free(c->ssl);
+            bk_electrum_session_free(c->session);
+            free(c);
+            close(fd);
+            continue;
+        }
+        c->next = s->conns;
+        if (s->conns) s->conns->prev = c;
+        s->conns = c;
+        s->n_conns++;
+    }
+}
+
+static void finish_jobs(server *s)
+{
+    uint64_t v;
+    if (read(s->evfd, &v, sizeof v) < 0) { /* nothing to drain */ }
+    pthread_mutex_lock(&s->mu);
+    job *jb = s->done;
+    s->done = NULL;
+    pthread_mutex_unlock(&s->mu);
+    while (jb) {
+        job *next = jb->next;
+        conn *c = jb->c;
+        c->busy = 0;
+        item *it = c->q_head;     /* the job's item is the head */
+        c->q_head = it->next;
+        if (!c->q_head) c->q_tail = NULL;
+        c->n_queued--;
+        free(it);
+        if (c->dead) {
+            c->next = s->grave;
+            s->grave = c;
+        } else if (jb->fatal) {
+            conn_close(s, c);
+        } else {
+            if (jb->ans.len) bk_writer_put(&c->out, jb->ans.data, jb->ans.len);
+            schedule(s, c);
+            conn_write(s, c);
+        }
+        bk_writer_free(&jb->ans);
+        free(jb);
+        jb = next;
+    }
+}
+
+/* ---- listening ---- */
+
+static int listen_on(const char *spec, int *port_out, bk_error *err)
+{
+    char host[64];
+    const char *colon = strrchr(spec, ':');
+    if (!colon || (size_t)(colon - spec) >= sizeof host) {
+        bk_error_set(err, BK_ERR_ARG, 0, "listen address '%s': HOST:PORT expected", spec);
+        return -1;
+    }
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = 0;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (*end || port < 0 || port > 65535 || inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+        bk_error_set(err, BK_ERR_ARG, 0, "listen address '%s': an IPv4 HOST:PORT expected", spec);
+        return -1;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 1024)) {
+        bk_error_set(err, BK_ERR_IO, 0, "cannot listen on %s: %s", spec, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    socklen_t sl = sizeof sa;
+    getsockname(fd, (struct sockaddr *)&sa, &sl);
+    *port_out = ntohs(sa.sin_port);
+    return fd;
+}
+
+static bk_status tls_setup(server *s, bk_error *err)
+{
+    const bk_electrum_opts *o = s->o;
+    if (!o->tls_cert || !o->tls_key) return bk_error_set(err, BK_ERR_ARG, 0, "TLS needs a certificate and a key file");
+    s->tls = SSL_CTX_new(TLS_server_method());
+    if (!s->tls) return bk_error_set(err, BK_ERR_NOMEM, 0, "TLS: no context");
+    SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(s->tls, o->tls_cert) != 1) {
+        ERR_clear_error();
+        return bk_error_set(err, BK_ERR_IO, 0, "TLS: cannot load the certificate %s", o->tls_cert);
+    }
+    if (SSL_CTX_use_PrivateKey_file(s->tls, o->tls_key, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(s->tls) != 1) {
+        ERR_clear_error();
+        return bk_error_set(err, BK_ERR_IO, 0, "TLS: cannot load the key %s (or it does not match the certificate)",
+                            o->tls_key);
+    }
+    return BK_OK;
+}
+
+static void epoll_add(server *s, int fd, void *tag)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
+    epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Tags of the non-connection descriptors. */
+static char tag_listen, tag_tls, tag_event;
+
+bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
+{
+    server *s = calloc(1, sizeof *s);
+    if (!s) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: server");
+    s->o = o;
+    s->lfd = s->tls_lfd = s->ep = s->evfd = -1;
+    bk_status st = bk_electrum_shared_init(&s->sh, o, err);
+    if (st != BK_OK) {
+        free(s);
+        return st;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    unsigned nw = o->workers > 0 ? (unsigned)o->workers : 2;
+    pthread_t *th = calloc(nw, sizeof *th);
+    server **args = calloc(nw, sizeof *args);
+    unsigned started = 0;
+    int port = 0, tls_port = 0;
+    if (!th || !args) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: workers");
+        goto out;
+    }
+    for (unsigned i = 0; i < nw; i++) args[i] = s;
+    if ((s->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 || (s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+        st = bk_error_set(err, BK_ERR_IO, 0, "electrum: epoll: %s", strerror(errno));
+        goto out;
+    }
+    if ((s->lfd = listen_on(o->listen ? o->listen : "127.0.0.1:50001", &port, err)) < 0) {
+        st = err ? err->status : BK_ERR_IO;
+        goto out;
+    }
+    if (o->tls_listen) {
+        if ((st = tls_setup(s, err)) != BK_OK) goto out;
+        if ((s->tls_lfd = listen_on(o->tls_listen, &tls_port, err)) < 0) {
+            st = err ? err->status : BK_ERR_IO;
+            goto out;
+        }
+        epoll_add(s, s->tls_lfd, &tag_tls);
+    }
+    epoll_add(s, s->lfd, &tag_listen);
+    epoll_add(s, s->evfd, &tag_event);
+    started = bk_threads_start(th, nw, worker_main, args, sizeof *args);
+    if (!started) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: cannot start a worker thread");
+        goto out;
+    }
+    if (o->ready) o->ready(o->ready_ctx, port, tls_port);
+
+    unsigned poll_ms = o->poll_ms ? o->poll_ms : 1000;
+    struct timespec last_poll, now;
+    clock_gettime(CLOCK_MONOTONIC, &last_poll);
+    time_t last_idle = time(NULL), drain_until = 0;
+    struct epoll_event evs[256];
+    for (;;) {
+        if (o->stop && *o->stop && !drain_until) {
+            /* Drain: no new connections or requests; answer what is queued. */
+            drain_until = time(NULL) + DRAIN_SECONDS;
+            epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL);
+            close(s->lfd);
+            s->lfd = -1;
+            if (s->tls_lfd >= 0) {
+                epoll_ctl(s->ep, EPOLL_CTL_DEL, s->tls_lfd, NULL);
+                close(s->tls_lfd);
+                s->tls_lfd = -1;
+            }
+            for (conn *c = s->conns; c; c = c->next) {
+                c->reading = 0;
+                set_mask(s, c);
+            }
+        }
+        if (drain_until) {
+            int pending = 0;
+            for (conn *c = s->conns; c; c = c->next)
+                if (c->busy || c->q_head || c->out.len > c->out_off) pending = 1;
+            if (!pending || time(NULL) >= drain_until) break;
+        }
+        int n = epoll_wait(s->ep, evs, 256, 100);
+        for (int i = 0; i < n; i++) {
+            void *tag = evs[i].data.ptr;
+            if (tag == &tag_listen) { accept_all(s, s->lfd, 0); continue; }
+            if (tag == &tag_tls) { accept_all(s, s->tls_lfd, 1); continue; }
+            if (tag == &tag_event) { finish_jobs(s); continue; }
+            conn *c = tag;
+            if (c->dead) continue;
+            if (evs[i].events & (EPOLLERR | EPOLLHUP)) {
+                conn_close(s, c);
+                continue;
+            }
+            if (evs[i].events & EPOLLIN) conn_read(s, c);
+            if (!c->dead && (evs[i].events & EPOLLOUT || c->ssl)) conn_write(s, c);
+            else if (!c->dead) set_mask(s, c);
+        }
+        bury(s);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - last_poll.tv_sec) * 1000 + (now.tv_nsec - last_poll.tv_nsec) / 1000000;
+        if (!drain_until && o->ix && ms >= (long)poll_ms) {
+            last_poll = now;
+            int changed = 0;
+            bk_error re;
+            if (bk_electrum_shared_refresh(&s->sh, &changed, &re) == BK_OK && changed)
+                for (conn *c = s->conns; c; c = c->next) {
+                    enqueue(c, ITEM_NOTIFY, NULL, 0);
+                    schedule(s, c);
+                }
+        }
+        time_t t = time(NULL);
+        if (t != last_idle) {
+            last_idle = t;
+            for (conn *c = s->conns, *next; c; c = next) {
+                next = c->next;
+                if (!c->busy && !c->q_head && (uint32_t)(t - c->last_rx) >= o->limits.idle_timeout_s)
+                    conn_close(s, c);
+            }
+        }
+    }
+    st = BK_OK;
+out:
+    pthread_mutex_lock(&s->mu);
+    s->quit = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    bk_threads_join(th, started);
+    if (s->evfd >= 0) finish_jobs(s);
+    while (s->conns) conn_close(s, s->conns);
+    bury(s);
+    /* Jobs that never ran (stopped mid-drain): their connections are closed. */
+    for (job *jb = s->todo_head, *next; jb; jb = next) {
+        next = jb->next;
+        jb->c->busy = 0;
+        conn_free(s, jb->c);
+        bk_writer_free(&jb->ans);
+        free(jb);
+    }
+    if (s->lfd >= 0) close(s->lfd);
+    if (s->tls_lfd >= 0) close(s->tls_lfd);
+    if (s->ep >= 0) close(s->ep);
+    if (s->evfd >= 0) close(s->evfd);
+    if (s->tls) SSL_CTX_free(s->tls);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    bk_electrum_shared_free(&s->sh);
+    free(th);
+    free(args);
+    free(s);
+    return st;
+}

@@ -1,0 +1,1044 @@
+/* The Electrum protocol 1.4 dispatcher: one request line (a JSON-RPC 2.0
+ * request or a batch of them) in, its answer line out. Method shapes follow
+ * the protocol documentation of spesmilo/electrumx (protocol-methods.rst). */
+#include "server/electrum_internal.h"
+
+#include "json/json_parse.h"
+
+#include <blockkit/bitcoin.h>
+#include <blockkit/hex.h>
+#include <blockkit/json.h>
+#include <blockkit/sha256.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RPC_PARSE_ERROR -32700
+#define RPC_INVALID_REQUEST -32600
+#define RPC_METHOD_NOT_FOUND -32601
+#define RPC_INVALID_PARAMS -32602
+#define RPC_INTERNAL -32603
+#define RPC_LIMIT -32000        /* a per-client limit (the message names it) */
+#define RPC_UNAVAILABLE -32001  /* needs the index or the node's RPC */
+#define RPC_NODE -32002         /* the node refused (its message) */
+#define RPC_NOT_FOUND -32004
+
+#define MAX_HEADERS_CHUNK 2016  /* electrumx's max for blockchain.block.headers */
+
+typedef struct sub {
+    uint8_t sh[32];
+    uint8_t status[32];
+    int has;
+} sub;
+
+struct bk_electrum_session {
+    bk_electrum_shared *sh;
+    int owns_shared;
+    int negotiated;
+    int headers_sub;
+    int32_t headers_sent;       /* tip height last sent to a headers subscriber */
+    sub *subs;
+    size_t n_subs, subs_cap;
+};
+
+/* ---- the shared chain state ---- */
+
+bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts *o, bk_error *err)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->o = *o;
+    sh->alloc = o->alloc ? o->alloc : bk_default_allocator();
+    sh->tip = -1;
+    if (pthread_rwlock_init(&sh->lock, NULL)) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: rwlock");
+    int changed;
+    bk_status st = bk_electrum_shared_refresh(sh, &changed, err);
+    if (st != BK_OK) bk_electrum_shared_free(sh);
+    return st;
+}
+
+void bk_electrum_shared_free(bk_electrum_shared *sh)
+{
+    if (!sh->alloc) return;
+    bk_free(sh->alloc, sh->hashes, sh->hashes_cap * 32);
+    pthread_rwlock_destroy(&sh->lock);
+    memset(sh, 0, sizeof *sh);
+}
+
+bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, bk_error *err)
+{
+    *changed_out = 0;
+    bk_addrindex *ix = sh->o.ix;
+    if (!ix) return BK_OK;
+    int changed = 0;
+    bk_status st = bk_addrindex_refresh(ix, &changed, err);
+    if (st != BK_OK) return st;
+    int64_t tip64;
+    uint8_t tip_hash[32];
+    if ((st = bk_addrindex_tip(ix, &tip64, tip_hash, err)) != BK_OK) return st;
+    if (tip64 >= INT32_MAX) return bk_error_set(err, BK_ERR_INVALID, 0, "electrum: index tip %lld", (long long)tip64);
+    int32_t tip = (int32_t)tip64;
+    pthread_rwlock_wrlock(&sh->lock);
+    if (tip == sh->tip && (tip < 0 || !memcmp(sh->hashes[tip], tip_hash, 32))) {
+        pthread_rwlock_unlock(&sh->lock);
+        return BK_OK;
+    }
+    if ((size_t)(tip + 1) > sh->hashes_cap) {
+        size_t cap = (size_t)tip + 1 + 4096;
+        uint8_t(*nh)[32] = bk_realloc(sh->alloc, sh->hashes, sh->hashes_cap * 32, cap * 32);
+        if (!nh) {
+            pthread_rwlock_unlock(&sh->lock);
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: header hashes for %d blocks", tip + 1);
+        }
+        sh->hashes = nh;
+        sh->hashes_cap = cap;
+    }
+    /* From the fork point (a reorg) or the old tip up: each header's hash. */
+    int32_t from = sh->tip < tip ? sh->tip : tip;
+    while (from >= 0) {
+        uint8_t hdr[80], h[32];
+        if ((st = bk_addrindex_header(ix, from, hdr, err)) != BK_OK) goto out;
+        bk_sha256d(h, hdr, 80);
+        if (!memcmp(h, sh->hashes[from], 32)) break;
+        from--;
+    }
+    for (int32_t hgt = from + 1; hgt <= tip; hgt++) {
+        uint8_t hdr[80];
+        if ((st = bk_addrindex_header(ix, hgt, hdr, err)) != BK_OK) goto out;
+        bk_sha256d(sh->hashes[hgt], hdr, 80);
+    }
+    sh->tip = tip;
+    *changed_out = 1;
+out:
+    pthread_rwlock_unlock(&sh->lock);
+    return st;
+}
+
+/* ---- sessions ---- */
+
+bk_status bk_electrum_session_new_shared(bk_electrum_shared *sh, bk_electrum_session **s_out, bk_error *err)
+{
+    bk_electrum_session *s = bk_alloc(sh->alloc, sizeof *s);
+    if (!s) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: session");
+    memset(s, 0, sizeof *s);
+    s->sh = sh;
+    s->headers_sent = -1;
+    *s_out = s;
+    return BK_OK;
+}
+
+bk_status bk_electrum_session_new(const bk_electrum_opts *o, bk_electrum_session **s_out, bk_error *err)
+{
+    const bk_allocator *a = o->alloc ? o->alloc : bk_default_allocator();
+    bk_electrum_shared *sh = bk_alloc(a, sizeof *sh);
+    if (!sh) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: session");
+    bk_status st = bk_electrum_shared_init(sh, o, err);
+    if (st == BK_OK) st = bk_electrum_session_new_shared(sh, s_out, err);
+    if (st != BK_OK) {
+        bk_electrum_shared_free(sh);
+        bk_free(a, sh, sizeof *sh);
+        return st;
+    }
+    (*s_out)->owns_shared = 1;
+    return BK_OK;
+}
+
+void bk_electrum_session_free(bk_electrum_session *s)
+{
+    if (!s) return;
+    bk_electrum_shared *sh = s->sh;
+    const bk_allocator *a = sh->alloc;
+    bk_free(a, s->subs, s->subs_cap * sizeof *s->subs);
+    int owns = s->owns_shared;
+    bk_free(a, s, sizeof *s);
+    if (owns) {
+        bk_electrum_shared_free(sh);
+        bk_free(a, sh, sizeof *sh);
+    }
+}
+
+/* ---- one request ---- */
+
+typedef struct req {
+    bk_electrum_session *s;
+    const bk_jsondoc *d;
+    const bk_jsonv *params;     /* array, or NULL (none) */
+    bk_json *j;                 /* positioned where the "result" value goes */
+    int code;                   /* set by fail() */
+    char msg[256];
+} req;
+
+static int fail(req *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(req *r, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->code = code;
+    return -1;
+}
+
+static int fail_err(req *r, const bk_error *e)
+{
+    int code = e->status == BK_ERR_NOT_FOUND ? RPC_NOT_FOUND
+             : e->status == BK_ERR_LENGTH ? RPC_LIMIT : RPC_INTERNAL;
+    return fail(r, code, "%s", e->msg);
+}
+
+static const bk_jsonv *param(req *r, uint32_t i) { return bk_jsonv_at(r->d, r->params, i); }
+static uint32_t n_params(req *r) { return r->params ? r->params->n : 0; }
+
+static int want_params(req *r, uint32_t lo, uint32_t hi)
+{
+    uint32_t n = n_params(r);
+    if (n < lo || n > hi)
+        return fail(r, RPC_INVALID_PARAMS, "expected %u to %u parameters, got %u", lo, hi, n);
+    return 0;
+}
+
+static int param_int(req *r, uint32_t i, int64_t lo, int64_t hi, int64_t dflt, int64_t *out, const char *name)
+{
+    const bk_jsonv *v = param(r, i);
+    if (!v || v->type == BK_JSONV_NULL) { *out = dflt; return 0; }
+    if (!bk_jsonv_int(r->d, v, lo, hi, out))
+        return fail(r, RPC_INVALID_PARAMS, "%s: an integer from %lld to %lld expected", name, (long long)lo,
+                    (long long)hi);
+    return 0;
+}
+
+static int param_bool(req *r, uint32_t i, int *out)
+{
+    const bk_jsonv *v = param(r, i);
+    *out = 0;
+    if (!v || v->type == BK_JSONV_NULL) return 0;
+    if (v->type != BK_JSONV_BOOL) return fail(r, RPC_INVALID_PARAMS, "parameter %u: true or false expected", i + 1);
+    *out = (int)v->str;
+    return 0;
+}
+
+/* A 32-byte hash given as 64 hex digits, reversed (Electrum prints txids and
+ * scripthashes as Core's GetHex). */
+static int param_hash(req *r, uint32_t i, uint8_t out[32], const char *name)
+{
+    const bk_jsonv *v = param(r, i);
+    bk_error e;
+    if (!v || v->type != BK_JSONV_STRING || v->n != 64 ||
+        bk_hex_decode_rev(out, bk_jsonv_str(r->d, v), 32, &e) != BK_OK)
+        return fail(r, RPC_INVALID_PARAMS, "%s: 64 hex digits expected", name);
+    return 0;
+}
+
+static bk_addrindex *need_index(req *r)
+{
+    if (!r->s->sh->o.ix) fail(r, RPC_UNAVAILABLE, "this server has no address index");
+    return r->s->sh->o.ix;
+}
+
+static int need_rpc(req *r)
+{
+    if (!r->s->sh->o.rpc_url)
+        return fail(r, RPC_UNAVAILABLE, "this server was started without --rpc-url (no node RPC for this method)");
+    return 0;
+}
+
+/* ---- server.* ---- */
+
+static int m_server_version(req *r)
+{
+    if (want_params(r, 0, 2)) return -1;
+    const bk_jsonv *cn = param(r, 0), *pv = param(r, 1);
+    if (cn && cn->type != BK_JSONV_STRING && cn->type != BK_JSONV_NULL)
+        return fail(r, RPC_INVALID_PARAMS, "client_name: a string expected");
+    const char *lo = NULL, *hi = NULL;
+    if (pv && pv->type == BK_JSONV_STRING) {
+        lo = hi = bk_jsonv_str(r->d, pv);
+    } else if (pv && pv->type == BK_JSONV_ARRAY && pv->n == 2 &&
+               bk_jsonv_at(r->d, pv, 0)->type == BK_JSONV_STRING &&
+               bk_jsonv_at(r->d, pv, 1)->type == BK_JSONV_STRING) {
+        lo = bk_jsonv_str(r->d, bk_jsonv_at(r->d, pv, 0));
+        hi = bk_jsonv_str(r->d, bk_jsonv_at(r->d, pv, 1));
+    } else if (pv && pv->type != BK_JSONV_NULL) {
+        return fail(r, RPC_INVALID_PARAMS, "protocol_version: a string or [min, max] expected");
+    }
+    if (lo) {
+        double l = strtod(lo, NULL), h = strtod(hi, NULL);
+        if (l > 1.4 || h < 1.4) return fail(r, RPC_INVALID_PARAMS, "unsupported protocol version (this server speaks %s)",
+                                            BK_ELECTRUM_PROTOCOL);
+    }
+    r->s->negotiated = 1;
+    bk_json_begin_array(r->j);
+    bk_json_string(r->j, "blockkit " BK_VERSION_STRING);
+    bk_json_string(r->j, BK_ELECTRUM_PROTOCOL);
+    bk_json_end_array(r->j);
+    return 0;
+}
+
+static int m_server_banner(req *r)
+{
+    if (want_params(r, 0, 0)) return -1;
+    const char *b = r->s->sh->o.banner;
+    bk_json_string(r->j, b ? b : "blockkit Electrum server " BK_VERSION_STRING " (protocol " BK_ELECTRUM_PROTOCOL ")");
+    return 0;
+}
+
+static int m_server_features(req *r)
+{
+    if (want_params(r, 0, 0)) return -1;
+    bk_electrum_shared *sh = r->s->sh;
+    bk_json *j = r->j;
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "genesis_hash");
+    pthread_rwlock_rdlock(&sh->lock);
+    if (sh->tip >= 0) bk_json_hex_rev(j, sh->hashes[0], 32);
+    else bk_json_null(j);
+    pthread_rwlock_unlock(&sh->lock);
+    BK_JSON_KEY(j, "hosts");
+    bk_json_begin_object(j);
+    bk_json_end_object(j);
+    BK_JSON_KEY(j, "protocol_max");
+    bk_json_string(j, BK_ELECTRUM_PROTOCOL);
+    BK_JSON_KEY(j, "protocol_min");
+    bk_json_string(j, BK_ELECTRUM_PROTOCOL);
+    BK_JSON_KEY(j, "pruning");
+    bk_json_null(j);
+    BK_JSON_KEY(j, "server_version");
+    bk_json_string(j, "blockkit " BK_VERSION_STRING);
+    BK_JSON_KEY(j, "hash_function");
+    bk_json_string(j, "sha256");
+    bk_json_end_object(j);
+    return 0;
+}
+
+static int m_null(req *r)
+{
+    if (want_params(r, 0, 0)) return -1;
+    bk_json_null(r->j);
+    return 0;
+}
+
+static int m_empty_string(req *r)
+{
+    if (want_params(r, 0, 0)) return -1;
+    bk_json_string(r->j, "");
+    return 0;
+}
+
+static int m_empty_list(req *r)
+{
+    if (want_params(r, 0, 0)) return -1;
+    bk_json_begin_array(r->j);
+    bk_json_end_array(r->j);
+    return 0;
+}
+
+/* ---- headers ---- */
+
+/* The merkle root of the header hashes 0..cp and the branch of height h
+ * (electrumx's header merkle proof: a branch and root, both as GetHex). */
+static int header_proof(req *r, int32_t h, int32_t cp)
+{
+    bk_electrum_shared *sh = r->s->sh;
+    size_t n = (size_t)cp + 1;
+    /* One spare slot: an odd level repeats its last hash (Bitcoin's merkle rule). */
+    uint8_t(*level)[32] = bk_alloc(sh->alloc, (n + 1) * 32);
+    if (!level) return fail(r, RPC_INTERNAL, "out of memory for a cp_height proof");
+    memcpy(level, sh->hashes, n * 32);
+    bk_json *j = r->j;
+    BK_JSON_KEY(j, "branch");
+    bk_json_begin_array(j);
+    size_t idx = (size_t)h, m = n;
+    while (m > 1) {
+        if (m & 1) { memcpy(level[m], level[m - 1], 32); m++; }
+        size_t sib = idx ^ 1;
+        bk_json_hex_rev(j, level[sib], 32);
+        for (size_t i = 0; i < m / 2; i++) {
+            uint8_t pair[64];
+            memcpy(pair, level[2 * i], 32);
+            memcpy(pair + 32, level[2 * i + 1], 32);
+            bk_sha256d(level[i], pair, 64);
+        }
+        m /= 2;
+        idx /= 2;
+    }
+    bk_json_end_array(j);
+    BK_JSON_KEY(j, "root");
+    bk_json_hex_rev(j, level[0], 32);
+    bk_free(sh->alloc, level, (n + 1) * 32);
+    return 0;
+}
+
+static int check_cp(req *r, int64_t cp, int32_t last, int32_t tip)
+{
+    if (cp && (cp < last || cp > tip))
+        return fail(r, RPC_INVALID_PARAMS, "cp_height %lld must be at least the last height %d and at most the tip %d",
+                    (long long)cp, last, tip);
+    return 0;
+}
+
+static int m_block_header(req *r)
+{
+    bk_addrindex *ix = need_index(r);
+    int64_t h, cp;
+    if (!ix || want_params(r, 1, 2) || param_int(r, 0, 0, INT32_MAX, 0, &h, "height") ||
+        param_int(r, 1, 0, INT32_MAX, 0, &cp, "cp_height"))
+        return -1;
+    bk_electrum_shared *sh = r->s->sh;
+    pthread_rwlock_rdlock(&sh->lock);
+    int rc = 0;
+    uint8_t hdr[80];
+    bk_error e;
+    if (h > sh->tip) rc = fail(r, RPC_INVALID_PARAMS, "height %lld is above the tip %d", (long long)h, sh->tip);
+    else if (!(rc = check_cp(r, cp, (int32_t)h, sh->tip)) && bk_addrindex_header(ix, (int32_t)h, hdr, &e) != BK_OK)
+        rc = fail_err(r, &e);
+    if (!rc) {
+        if (!cp) {
+            bk_json_hex(r->j, hdr, 80);
+        } else {
+            bk_json_begin_object(r->j);
+            if (!(rc = header_proof(r, (int32_t)h, (int32_t)cp))) {
+                BK_JSON_KEY(r->j, "header");
+                bk_json_hex(r->j, hdr, 80);
+            }
+            bk_json_end_object(r->j);
+        }
+    }
+    pthread_rwlock_unlock(&sh->lock);
+    return rc;
+}
+
+static int m_block_headers(req *r)
+{
+    bk_addrindex *ix = need_index(r);
+    int64_t start, count, cp;
+    if (!ix || want_params(r, 2, 3) || param_int(r, 0, 0, INT32_MAX, 0, &start, "start_height") ||
+        param_int(r, 1, 0, INT32_MAX, 0, &count, "count") || param_int(r, 2, 0, INT32_MAX, 0, &cp, "cp_height"))
+        return -1;
+    if (count > MAX_HEADERS_CHUNK) count = MAX_HEADERS_CHUNK;
+    bk_electrum_shared *sh = r->s->sh;
+    pthread_rwlock_rdlock(&sh->lock);
+    int rc = 0;
+    if (start + count - 1 > sh->tip) count = start > sh->tip ? 0 : sh->tip - start + 1;
+    if (count && (rc = check_cp(r, cp, (int32_t)(start + count - 1), sh->tip))) goto out;
+    bk_json *j = r->j;
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "count");
+    bk_json_int(j, count);
+    BK_JSON_KEY(j, "hex");
+    bk_json_string_begin(j);
+    for (int64_t k = 0; k < count; k++) {
+        uint8_t hdr[80];
+        bk_error e;
+        if (bk_addrindex_header(ix, (int32_t)(start + k), hdr, &e) != BK_OK) { rc = fail_err(r, &e); break; }
+        bk_writer_put_hex(bk_json_writer(j), hdr, 80);
+    }
+    bk_json_string_end(j);
+    BK_JSON_KEY(j, "max");
+    bk_json_int(j, MAX_HEADERS_CHUNK);
+    if (!rc && cp && count) rc = header_proof(r, (int32_t)(start + count - 1), (int32_t)cp);
+    bk_json_end_object(j);
+out:
+    pthread_rwlock_unlock(&sh->lock);
+    return rc;
+}
+
+static int write_tip(req *r, bk_json *j)
+{
+    bk_electrum_shared *sh = r->s->sh;
+    uint8_t hdr[80];
+    bk_error e;
+    pthread_rwlock_rdlock(&sh->lock);
+    int32_t tip = sh->tip;
+    pthread_rwlock_unlock(&sh->lock);
+    if (tip < 0) return fail(r, RPC_UNAVAILABLE, "the index is empty");
+    if (bk_addrindex_header(sh->o.ix, tip, hdr, &e) != BK_OK) return fail_err(r, &e);
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "height");
+    bk_json_int(j, tip);
+    BK_JSON_KEY(j, "hex");
+    bk_json_hex(j, hdr, 80);
+    bk_json_end_object(j);
+    r->s->headers_sent = tip;
+    return 0;
+}
+
+static int m_headers_subscribe(req *r)
+{
+    /* Clients still send 1.2's "raw" flag (ignored: 1.4 always answers hex). */
+    if (!need_index(r) || want_params(r, 0, 1)) return -1;
+    if (write_tip(r, r->j)) return -1;
+    r->s->headers_sub = 1;
+    return 0;
+}
+
+/* ---- scripthashes ---- */
+
+static int query_fail(req *r, const bk_error *e, const char *what);
+
+static int history_status(req *r, const uint8_t shh[32], uint8_t status[32], int *has)
+{
+    bk_error e;
+    if (bk_addrindex_status(r->s->sh->o.ix, shh, r->s->sh->o.limits.max_history, status, has, &e) != BK_OK)
+        return query_fail(r, &e, "transactions in the history");
+    return 0;
+}
+
+static void json_status(bk_json *j, const uint8_t status[32], int has)
+{
+    if (has) bk_json_hex(j, status, 32);
+    else bk_json_null(j);
+}
+
+/* The index and the one scripthash parameter of a scripthash method. */
+static bk_addrindex *scripthash_arg(req *r, uint8_t shh[32])
+{
+    bk_addrindex *ix = need_index(r);
+    if (!ix || want_params(r, 1, 1) || param_hash(r, 0, shh, "scripthash")) return NULL;
+    return ix;
+}
+
+/* A query's failure: over max_history names the limit. */
+static int query_fail(req *r, const bk_error *e, const char *what)
+{
+    if (e->status == BK_ERR_LENGTH)
+        return fail(r, RPC_LIMIT, "more than %u %s (max_history)", r->s->sh->o.limits.max_history, what);
+    return fail_err(r, e);
+}
+
+static int m_get_history(req *r)
+{
+    uint8_t shh[32];
+    bk_addrindex *ix = scripthash_arg(r, shh);
+    if (!ix) return -1;
+    bk_addr_tx *txs = NULL;
+    size_t n = 0;
+    bk_error e;
+    if (bk_addrindex_history(ix, shh, r->s->sh->o.limits.max_history, &txs, &n, &e) != BK_OK)
+        return query_fail(r, &e, "transactions in the history");
+    bk_json *j = r->j;
+    bk_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        bk_json_begin_object(j);
+        BK_JSON_KEY(j, "tx_hash");
+        bk_json_hex_rev(j, txs[i].txid, 32);
+        BK_JSON_KEY(j, "height");
+        bk_json_int(j, txs[i].height);
+        bk_json_end_object(j);
+    }
+    bk_json_end_array(j);
+    bk_addrindex_free(ix, txs);
+    return 0;
+}
+
+static int m_get_balance(req *r)
+{
+    uint8_t shh[32];
+    bk_addrindex *ix = scripthash_arg(r, shh);
+    if (!ix) return -1;
+    uint64_t conf;
+    bk_error e;
+    if (bk_addrindex_balance(ix, shh, r->s->sh->o.limits.max_history, &conf, &e) != BK_OK)
+        return query_fail(r, &e, "coins");
+    bk_json_begin_object(r->j);
+    BK_JSON_KEY(r->j, "confirmed");
+    bk_json_uint(r->j, conf);
+    BK_JSON_KEY(r->j, "unconfirmed");
+    bk_json_int(r->j, 0);
+    bk_json_end_object(r->j);
+    return 0;
+}
+
+static int m_listunspent(req *r)
+{
+    uint8_t shh[32];
+    bk_addrindex *ix = scripthash_arg(r, shh);
+    if (!ix) return -1;
+    bk_addr_coin *c = NULL;
+    size_t n = 0;
+    bk_error e;
+    if (bk_addrindex_utxos(ix, shh, r->s->sh->o.limits.max_history, &c, &n, &e) != BK_OK)
+        return query_fail(r, &e, "coins");
+    bk_json *j = r->j;
+    bk_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        bk_json_begin_object(j);
+        BK_JSON_KEY(j, "tx_hash");
+        bk_json_hex_rev(j, c[i].txid, 32);
+        BK_JSON_KEY(j, "tx_pos");
+        bk_json_uint(j, c[i].vout);
+        BK_JSON_KEY(j, "height");
+        bk_json_int(j, c[i].height);
+        BK_JSON_KEY(j, "value");
+        bk_json_uint(j, c[i].value);
+        bk_json_end_object(j);
+    }
+    bk_json_end_array(j);
+    bk_addrindex_free(ix, c);
+    return 0;
+}
+
+static int m_get_mempool(req *r)
+{
+    uint8_t shh[32];
+    if (!scripthash_arg(r, shh) || need_rpc(r)) return -1;
+    return fail(r, RPC_UNAVAILABLE, "mempool transactions of a scripthash are not indexed by this server "
+                                    "(confirmed history only)");
+}
+
+static sub *find_sub(bk_electrum_session *s, const uint8_t shh[32])
+{
+    for (size_t i = 0; i < s->n_subs; i++)
+        if (!memcmp(s->subs[i].sh, shh, 32)) return &s->subs[i];
+    return NULL;
+}
+
+static int m_subscribe(req *r)
+{
+    uint8_t shh[32], status[32];
+    int has;
+    if (!scripthash_arg(r, shh)) return -1;
+    bk_electrum_session *s = r->s;
+    sub *sb = find_sub(s, shh);
+    if (!sb && s->n_subs >= s->sh->o.limits.max_subs)
+        return fail(r, RPC_LIMIT, "more than %u subscriptions (max_subs)", s->sh->o.limits.max_subs);
+    if (history_status(r, shh, status, &has)) return -1;
+    if (!sb) {
+        if (s->n_subs == s->subs_cap) {
+            size_t cap = s->subs_cap ? s->subs_cap * 2 : 8;
+            sub *ns = bk_realloc(s->sh->alloc, s->subs, s->subs_cap * sizeof *ns, cap * sizeof *ns);
+            if (!ns) return fail(r, RPC_INTERNAL, "out of memory for a subscription");
+            s->subs = ns;
+            s->subs_cap = cap;
+        }
+        sb = &s->subs[s->n_subs++];
+        memcpy(sb->sh, shh, 32);
+    }
+    memcpy(sb->status, status, 32);
+    sb->has = has;
+    json_status(r->j, status, has);
+    return 0;
+}
+
+static int m_unsubscribe(req *r)
+{
+    uint8_t shh[32];
+    if (want_params(r, 1, 1) || param_hash(r, 0, shh, "scripthash")) return -1;
+    sub *sb = find_sub(r->s, shh);
+    if (sb) *sb = r->s->subs[--r->s->n_subs];
+    bk_json_bool(r->j, sb != NULL);
+    return 0;
+}
+
+/* ---- transactions ---- */
+
+static int m_tx_get(req *r)
+{
+    bk_addrindex *ix = need_index(r);
+    uint8_t txid[32];
+    int verbose;
+    if (!ix || want_params(r, 1, 2) || param_hash(r, 0, txid, "tx_hash") || param_bool(r, 1, &verbose)) return -1;
+    uint8_t *raw = NULL;
+    size_t len = 0;
+    int64_t height;
+    bk_error e;
+    if (bk_addrindex_tx_raw(ix, r->s->sh->o.blocks, txid, &raw, &len, &height, &e) != BK_OK) return fail_err(r, &e);
+    int rc = 0;
+    if (!verbose) {
+        bk_json_hex(r->j, raw, len);
+    } else {
+        /* Core's getrawtransaction verbose=1 for a confirmed tx (txindex):
+         * TxToUniv, then blockhash, confirmations, time, blocktime. */
+        bk_tx tx;
+        uint8_t hdr[80];
+        bk_tx_json_opts to;
+        bk_tx_json_opts_init(&to);
+        to.network = r->s->sh->o.net;
+        to.txid = txid;
+        if (bk_tx_parse(raw, len, &tx, NULL, &e) != BK_OK || bk_addrindex_header(ix, height, hdr, &e) != BK_OK) {
+            rc = fail_err(r, &e);
+        } else {
+            bk_json *j = r->j;
+            bk_writer tmp;
+            bk_writer_init(&tmp, NULL);
+            bk_json tj;
+            bk_json_init(&tj, &tmp, 0);
+            if (bk_json_tx(&tj, &tx, &to, NULL, &e) != BK_OK) {
+                rc = fail_err(r, &e);
+            } else if (tmp.len < 2 || bk_writer_status(&tmp) != BK_OK) {
+                rc = fail(r, RPC_INTERNAL, "transaction JSON");
+            } else {
+                /* Drop the closing brace and append the block fields. */
+                bk_json_raw(j, (const char *)tmp.data, tmp.len - 1);
+                bk_writer *w = bk_json_writer(j);
+                uint8_t bh[32];
+                bk_sha256d(bh, hdr, 80);
+                char hex[65];
+                bk_writer_puts(w, ",\"blockhash\":\"");
+                bk_writer_puts(w, bk_hash_to_hex(hex, bh));
+                pthread_rwlock_rdlock(&r->s->sh->lock);
+                int32_t tip = r->s->sh->tip;
+                pthread_rwlock_unlock(&r->s->sh->lock);
+                uint32_t t = (uint32_t)hdr[68] | (uint32_t)hdr[69] << 8 | (uint32_t)hdr[70] << 16 |
+                             (uint32_t)hdr[71] << 24;
+                char tail[128];
+                snprintf(tail, sizeof tail, "\",\"confirmations\":%lld,\"time\":%u,\"blocktime\":%u}",
+                         (long long)(tip - height + 1), t, t);
+                bk_writer_puts(w, tail);
+            }
+            bk_writer_free(&tmp);
+        }
+    }
+    bk_addrindex_free(ix, raw);
+    return rc;
+}
+
+static void json_branch(bk_json *j, uint8_t br[32][32], size_t n)
+{
+    bk_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) bk_json_hex_rev(j, br[i], 32);
+    bk_json_end_array(j);
+}
+
+static int m_get_merkle(req *r)
+{
+    bk_addrindex *ix = need_index(r);
+    uint8_t txid[32], got[32], br[32][32];
+    int64_t h;
+    if (!ix || want_params(r, 2, 2) || param_hash(r, 0, txid, "tx_hash") ||
+        param_int(r, 1, 0, INT32_MAX, 0, &h, "height"))
+        return -1;
+    int64_t at;
+    uint32_t pos;
+    size_t n;
+    bk_error e;
+    if (bk_addrindex_tx_locate(ix, txid, &at, &pos, &e) != BK_OK) return fail_err(r, &e);
+    if (at != h)
+        return fail(r, RPC_INVALID_PARAMS, "the transaction is in block %lld, not %lld", (long long)at, (long long)h);
+    if (bk_addrindex_merkle(ix, at, pos, got, br, &n, &e) != BK_OK) return fail_err(r, &e);
+    bk_json *j = r->j;
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "block_height");
+    bk_json_int(j, at);
+    BK_JSON_KEY(j, "merkle");
+    json_branch(j, br, n);
+    BK_JSON_KEY(j, "pos");
+    bk_json_uint(j, pos);
+    bk_json_end_object(j);
+    return 0;
+}
+
+static int m_id_from_pos(req *r)
+{
+    bk_addrindex *ix = need_index(r);
+    int64_t h, pos;
+    int merkle;
+    uint8_t txid[32], br[32][32];
+    size_t n;
+    bk_error e;
+    if (!ix || want_params(r, 2, 3) || param_int(r, 0, 0, INT32_MAX, 0, &h, "height") ||
+        param_int(r, 1, 0, UINT32_MAX, 0, &pos, "tx_pos") || param_bool(r, 2, &merkle))
+        return -1;
+    if (bk_addrindex_merkle(ix, (int32_t)h, (uint32_t)pos, txid, br, &n, &e) != BK_OK) return fail_err(r, &e);
+    if (!merkle) {
+        bk_json_hex_rev(r->j, txid, 32);
+        return 0;
+    }
+    bk_json_begin_object(r->j);
+    BK_JSON_KEY(r->j, "tx_hash");
+    bk_json_hex_rev(r->j, txid, 32);
+    BK_JSON_KEY(r->j, "merkle");
+    json_branch(r->j, br, n);
+    bk_json_end_object(r->j);
+    return 0;
+}
+
+/* ---- through the node ---- */
+
+static int node_call(req *r, const char *method, const char *params, bk_jsondoc *d)
+{
+    char *res = NULL;
+    size_t len = 0;
+    bk_error e;
+    bk_electrum_shared *sh = r->s->sh;
+    if (bk_node_rpc_call(sh->o.rpc_url, sh->o.rpc_auth, method, params, &res, &len, &e) != BK_OK)
+        return fail(r, e.status == BK_ERR_INVALID ? RPC_NODE : RPC_UNAVAILABLE, "node: %s", e.msg);
+    bk_status st = bk_jsondoc_parse(d, res, len, NULL, &e);
+    if (st != BK_OK) {
+        free(res);
+        return fail(r, RPC_NODE, "node: %s", e.msg);
+    }
+    /* d->src points into res: keep it until the caller frees d. */
+    d->src = res;
+    return 0;
+}
+
+static void node_done(bk_jsondoc *d)
+{
+    free((void *)d->src);
+    bk_jsondoc_free(d);
+}
+
+static int m_estimatefee(req *r)
+{
+    int64_t n;
+    if (want_params(r, 1, 2) || param_int(r, 0, 1, 1008, 0, &n, "number") || need_rpc(r)) return -1;
+    char params[32];
+    snprintf(params, sizeof params, "[%lld]", (long long)n);
+    bk_jsondoc d;
+    if (node_call(r, "estimatesmartfee", params, &d)) return -1;
+    const bk_jsonv *fr = bk_jsonv_get(&d, &d.v[0], "feerate");
+    if (fr && fr->type == BK_JSONV_NUMBER) bk_json_raw(r->j, d.src + fr->str, fr->n);
+    else bk_json_int(r->j, -1);
+    node_done(&d);
+    return 0;
+}
+
+static int m_relayfee(req *r)
+{
+    if (want_params(r, 0, 0) || need_rpc(r)) return -1;
+    bk_jsondoc d;
+    if (node_call(r, "getnetworkinfo", "[]", &d)) return -1;
+    const bk_jsonv *fr = bk_jsonv_get(&d, &d.v[0], "relayfee");
+    int rc = 0;
+    if (fr && fr->type == BK_JSONV_NUMBER) bk_json_raw(r->j, d.src + fr->str, fr->n);
+    else rc = fail(r, RPC_NODE, "node: getnetworkinfo has no relayfee");
+    node_done(&d);
+    return rc;
+}
+
+static int m_broadcast(req *r)
+{
+    const bk_jsonv *v = param(r, 0);
+    if (want_params(r, 1, 1)) return -1;
+    if (!v || v->type != BK_JSONV_STRING || !v->n || (v->n & 1))
+        return fail(r, RPC_INVALID_PARAMS, "raw_tx: hex text expected");
+    const char *hex = bk_jsonv_str(r->d, v);
+    for (uint32_t i = 0; i < v->n; i++)
+        if (bk_hex_digit(hex[i]) < 0) return fail(r, RPC_INVALID_PARAMS, "raw_tx: hex text expected");
+    if (need_rpc(r)) return -1;
+    size_t plen = (size_t)v->n + 8;
+    char *params = malloc(plen);
+    if (!params) return fail(r, RPC_INTERNAL, "out of memory");
+    snprintf(params, plen, "[\"%s\"]", hex);
+    bk_jsondoc d;
+    int rc = node_call(r, "sendrawtransaction", params, &d);
+    free(params);
+    if (rc) return -1;
+    if (d.v[0].type == BK_JSONV_STRING) bk_json_string(r->j, bk_jsonv_str(&d, &d.v[0]));
+    else rc = fail(r, RPC_NODE, "node: sendrawtransaction did not answer a txid");
+    node_done(&d);
+    return rc;
+}
+
+typedef struct rpc_method {
+    const char *name;
+    int (*fn)(req *r);
+} rpc_method;
+
+static const rpc_method methods[] = {
+    {"server.version", m_server_version},
+    {"server.banner", m_server_banner},
+    {"server.features", m_server_features},
+    {"server.ping", m_null},
+    {"server.donation_address", m_empty_string},
+    {"server.peers.subscribe", m_empty_list},
+    {"blockchain.headers.subscribe", m_headers_subscribe},
+    {"blockchain.block.header", m_block_header},
+    {"blockchain.block.headers", m_block_headers},
+    {"blockchain.scripthash.get_history", m_get_history},
+    {"blockchain.scripthash.get_balance", m_get_balance},
+    {"blockchain.scripthash.listunspent", m_listunspent},
+    {"blockchain.scripthash.get_mempool", m_get_mempool},
+    {"blockchain.scripthash.subscribe", m_subscribe},
+    {"blockchain.scripthash.unsubscribe", m_unsubscribe},
+    {"blockchain.transaction.get", m_tx_get},
+    {"blockchain.transaction.get_merkle", m_get_merkle},
+    {"blockchain.transaction.id_from_pos", m_id_from_pos},
+    {"blockchain.estimatefee", m_estimatefee},
+    {"blockchain.relayfee", m_relayfee},
+    {"blockchain.transaction.broadcast", m_broadcast},
+};
+
+static void write_error(bk_json *j, int code, const char *msg)
+{
+    BK_JSON_KEY(j, "error");
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "code");
+    bk_json_int(j, code);
+    BK_JSON_KEY(j, "message");
+    bk_json_string(j, msg);
+    bk_json_end_object(j);
+}
+
+static void write_envelope_error(bk_json *j, const bk_jsondoc *d, const bk_jsonv *id, int code, const char *msg)
+{
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "jsonrpc");
+    bk_json_string(j, "2.0");
+    write_error(j, code, msg);
+    BK_JSON_KEY(j, "id");
+    if (id && id->type == BK_JSONV_NUMBER) bk_json_raw(j, d->src + id->str, id->n);
+    else if (id && id->type == BK_JSONV_STRING) bk_json_string_n(j, bk_jsonv_str(d, id), id->n);
+    else bk_json_null(j);
+    bk_json_end_object(j);
+}
+
+/* One request object: 1 when an answer was written, 0 for a notification. */
+static int one_request(bk_electrum_session *s, const bk_jsondoc *d, const bk_jsonv *rq, bk_json *j)
+{
+    if (rq->type != BK_JSONV_OBJECT) {
+        write_envelope_error(j, d, NULL, RPC_INVALID_REQUEST, "a request must be a JSON object");
+        return 1;
+    }
+    const bk_jsonv *id = bk_jsonv_get(d, rq, "id");
+    const bk_jsonv *mv = bk_jsonv_get(d, rq, "method");
+    const bk_jsonv *pv = bk_jsonv_get(d, rq, "params");
+    if (id && id->type != BK_JSONV_NUMBER && id->type != BK_JSONV_STRING && id->type != BK_JSONV_NULL) {
+        write_envelope_error(j, d, NULL, RPC_INVALID_REQUEST, "id must be a number, a string or null");
+        return 1;
+    }
+    if (!mv || mv->type != BK_JSONV_STRING) {
+        write_envelope_error(j, d, id, RPC_INVALID_REQUEST, "method must be a string");
+        return 1;
+    }
+    if (pv && pv->type != BK_JSONV_ARRAY && pv->type != BK_JSONV_NULL) {
+        /* Named parameters: electrumx accepts them; the methods here take positions. */
+        write_envelope_error(j, d, id, RPC_INVALID_PARAMS, "params must be an array");
+        return 1;
+    }
+    const char *name = bk_jsonv_str(d, mv);
+    const rpc_method *m = NULL;
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strlen(methods[i].name) == mv->n && !memcmp(methods[i].name, name, mv->n)) m = &methods[i];
+    if (!m) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "unknown method '%.100s'", name);
+        if (!id) return 0;
+        write_envelope_error(j, d, id, RPC_METHOD_NOT_FOUND, msg);
+        return 1;
+    }
+    /* The answer is built in its own writer so a failing method leaves no
+     * partial result. */
+    bk_writer rw;
+    bk_writer_init(&rw, s->sh->alloc);
+    bk_json rj;
+    bk_json_init(&rj, &rw, 0);
+    req r = {s, d, pv && pv->type == BK_JSONV_ARRAY ? pv : NULL, &rj, 0, ""};
+    int rc = m->fn(&r);
+    if (!rc && bk_json_status(&rj) != BK_OK) rc = fail(&r, RPC_INTERNAL, "out of memory writing the answer");
+    if (!id) {  /* a notification: no answer */
+        bk_writer_free(&rw);
+        return 0;
+    }
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "jsonrpc");
+    bk_json_string(j, "2.0");
+    if (rc) {
+        write_error(j, r.code, r.msg);
+    } else {
+        BK_JSON_KEY(j, "result");
+        bk_json_raw(j, (const char *)rw.data, rw.len);
+    }
+    BK_JSON_KEY(j, "id");
+    if (id->type == BK_JSONV_NUMBER) bk_json_raw(j, d->src + id->str, id->n);
+    else if (id->type == BK_JSONV_STRING) bk_json_string_n(j, bk_jsonv_str(d, id), id->n);
+    else bk_json_null(j);
+    bk_json_end_object(j);
+    bk_writer_free(&rw);
+    return 1;
+}
+
+bk_status bk_electrum_session_line(bk_electrum_session *s, const char *line, size_t len, bk_writer *out,
+                                   bk_error *err)
+{
+    bk_jsondoc d;
+    bk_error pe;
+    size_t start = out->len;
+    bk_json j;
+    bk_json_init(&j, out, 0);
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
+    if (!len) return BK_OK;   /* blank lines are keep-alives */
+    if (bk_jsondoc_parse(&d, line, len, s->sh->alloc, &pe) != BK_OK) {
+        if (pe.status == BK_ERR_NOMEM) return bk_error_set(err, BK_ERR_NOMEM, 0, "%s", pe.msg);
+        char msg[BK_ERROR_MSG_MAX + 16];
+        snprintf(msg, sizeof msg, "parse error: %s", pe.msg);
+        write_envelope_error(&j, NULL, NULL, RPC_PARSE_ERROR, msg);
+    } else if (d.v[0].type == BK_JSONV_ARRAY) {
+        const bk_jsonv *b = &d.v[0];
+        uint32_t maxb = s->sh->o.limits.max_batch;
+        if (!b->n) {
+            write_envelope_error(&j, &d, NULL, RPC_INVALID_REQUEST, "empty batch");
+        } else if (b->n > maxb) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "batch of %u requests exceeds %u (max_batch)", b->n, maxb);
+            write_envelope_error(&j, &d, NULL, RPC_INVALID_REQUEST, msg);
+        } else {
+            int any = 0;
+            bk_json_begin_array(&j);
+            for (uint32_t k = b->first; k; k = d.v[k].next) any |= one_request(s, &d, &d.v[k], &j);
+            bk_json_end_array(&j);
+            if (!any) out->len = start;   /* notifications only: nothing */
+        }
+        bk_jsondoc_free(&d);
+    } else {
+        one_request(s, &d, &d.v[0], &j);
+        bk_jsondoc_free(&d);
+    }
+    if (out->len == start) return BK_OK;
+    bk_writer_putc(out, '\n');
+    if (bk_writer_status(out) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: answer");
+    return BK_OK;
+}
+
+static void notify_open(bk_json *j, const char *name)
+{
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "jsonrpc");
+    bk_json_string(j, "2.0");
+    BK_JSON_KEY(j, "method");
+    bk_json_string(j, name);
+    BK_JSON_KEY(j, "params");
+    bk_json_begin_array(j);
+}
+
+bk_status bk_electrum_session_notify(bk_electrum_session *s, bk_writer *out, bk_error *err)
+{
+    req r = {s, NULL, NULL, NULL, 0, ""};
+    if (!s->sh->o.ix) return BK_OK;
+    pthread_rwlock_rdlock(&s->sh->lock);
+    int32_t tip = s->sh->tip;
+    pthread_rwlock_unlock(&s->sh->lock);
+    if (s->headers_sub && tip != s->headers_sent && tip >= 0) {
+        size_t at = out->len;
+        bk_json j;
+        bk_json_init(&j, out, 0);
+        notify_open(&j, "blockchain.headers.subscribe");
+        if (write_tip(&r, &j)) {
+            out->len = at;
+        } else {
+            bk_json_end_array(&j);
+            bk_json_end_object(&j);
+            bk_writer_putc(out, '\n');
+        }
+    }
+    for (size_t i = 0; i < s->n_subs; i++) {
+        uint8_t status[32];
+        int has;
+        sub *sb = &s->subs[i];
+        if (history_status(&r, sb->sh, status, &has)) continue;   /* over max_history: no notification */
+        if (has == sb->has && (!has || !memcmp(status, sb->status, 32))) continue;
+        memcpy(sb->status, status, 32);
+        sb->has = has;
+        bk_json j;
+        bk_json_init(&j, out, 0);
+        notify_open(&j, "blockchain.scripthash.subscribe");
+        bk_json_hex_rev(&j, sb->sh, 32);
+        json_status(&j, status, has);
+        bk_json_end_array(&j);
+        bk_json_end_object(&j);
+        bk_writer_putc(out, '\n');
+    }
+    if (bk_writer_status(out) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: notification");
+    return BK_OK;
+}
