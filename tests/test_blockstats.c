@@ -594,7 +594,7 @@ static void test_regtest_pruned(void)
         char *got = stats_of(&pr, e, BK_STATS_ALL, &sc, &dec, em, sizeof em);
         if (want_err) {
             char *msg = member_text(want_err, "message");
-            char buf[300];
+            char buf[sizeof em + 3];
             snprintf(buf, sizeof buf, "\"%s\"", em);
             if (!got && msg && !strcmp(msg, buf)) {
                 same++;

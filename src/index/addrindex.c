@@ -157,6 +157,19 @@ static bk_status ldb_fail(bk_error *err, bk_status st, const char *dir, char *ms
     return s;
 }
 
+/* A name LevelDB creates before the CURRENT file exists: LOCK, LOG,
+ * LOG.old, MANIFEST-<n> and <n>.dbtmp (CURRENT being written). */
+static int ldb_precurrent_name(const char *n)
+{
+    if (!strcmp(n, "LOCK") || !strcmp(n, "LOG") || !strcmp(n, "LOG.old")) return 1;
+    const char *p = n;
+    if (!strncmp(p, "MANIFEST-", 9)) p += 9;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p == digits) return 0;
+    return digits != n ? *p == 0 : !strcmp(p, ".dbtmp");
+}
+
 static bk_status open_write(bk_addrindex *ix, bk_error *err)
 {
     struct stat sb;
@@ -166,15 +179,19 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
         snprintf(cur, sizeof cur, "%s/CURRENT", ix->dir);
         struct stat cs;
         if (stat(cur, &cs) != 0) {
-            /* an existing directory with files but no LevelDB: not ours to fill */
+            /* An existing directory with files but no LevelDB is not ours to
+             * fill. The files LevelDB writes before CURRENT (a creation
+             * killed mid-way) hold no data: LevelDB starts the database
+             * over them. */
             DIR *d = opendir(ix->dir);
             if (!d) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", ix->dir, strerror(errno));
-            int empty = 1;
+            int foreign = 0;
             struct dirent *de;
-            while (empty && (de = readdir(d)))
-                if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) empty = 0;
+            while (!foreign && (de = readdir(d)))
+                if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && !ldb_precurrent_name(de->d_name))
+                    foreign = 1;
             closedir(d);
-            if (!empty)
+            if (foreign)
                 return bk_error_set(err, BK_ERR_INVALID, 0,
                                     "%s: a directory with files that is not a LevelDB: name an empty or new one",
                                     ix->dir);
