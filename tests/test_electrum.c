@@ -189,8 +189,37 @@ static void test_errors(void)
     a = ask(fd, "{\"id\":11,\"method\":\"server.peers.subscribe\"}");
     CHECK(contains(a, "\"result\":[]"));
     free(a);
+    /* Without --rpc-url the fee methods answer what a wallet can live with
+     * (an error makes Electrum drop the connection): Core's default relay
+     * fee, "no estimate", an empty mempool histogram. Broadcasts still fail. */
     a = ask(fd, "{\"id\":12,\"method\":\"blockchain.relayfee\"}");
-    CHECK(contains(a, "without --rpc-url"));
+    CHECK_EQ_STR(a, "{\"jsonrpc\":\"2.0\",\"result\":0.00001,\"id\":12}\n");
+    free(a);
+    a = ask(fd, "{\"id\":13,\"method\":\"blockchain.estimatefee\",\"params\":[2]}");
+    CHECK_EQ_STR(a, "{\"jsonrpc\":\"2.0\",\"result\":-1,\"id\":13}\n");
+    free(a);
+    a = ask(fd, "{\"id\":14,\"method\":\"blockchain.estimatefee\",\"params\":[0]}");
+    CHECK(contains(a, "\"code\":-32602") && contains(a, "number"));
+    free(a);
+    a = ask(fd, "{\"id\":15,\"method\":\"mempool.get_fee_histogram\",\"params\":[]}");
+    CHECK_EQ_STR(a, "{\"jsonrpc\":\"2.0\",\"result\":[],\"id\":15}\n");
+    free(a);
+    a = ask(fd, "{\"id\":16,\"method\":\"blockchain.transaction.broadcast\",\"params\":[\"0200\"]}");
+    CHECK(contains(a, "\"code\":-32001") && contains(a, "without --rpc-url"));
+    free(a);
+    /* Versions compare part by part as numbers (electrumx): 1.4 is inside
+     * [1.2, 1.10], outside [1.5, 1.10]; 1.4.0 is 1.4. */
+    a = ask(fd, "{\"id\":17,\"method\":\"server.version\",\"params\":[\"c\",[\"1.2\",\"1.10\"]]}");
+    CHECK(contains(a, "\"result\":[\"blockkit ") && contains(a, "\"1.4\"]"));
+    free(a);
+    a = ask(fd, "{\"id\":18,\"method\":\"server.version\",\"params\":[\"c\",[\"1.5\",\"1.10\"]]}");
+    CHECK(contains(a, "\"code\":-32602") && contains(a, "unsupported protocol version"));
+    free(a);
+    a = ask(fd, "{\"id\":19,\"method\":\"server.version\",\"params\":[\"c\",\"1.4.0\"]}");
+    CHECK(contains(a, "\"result\":[\"blockkit ") && contains(a, "\"1.4\"]"));
+    free(a);
+    a = ask(fd, "{\"id\":20,\"method\":\"server.version\",\"params\":[\"c\",\"1.4.\"]}");
+    CHECK(contains(a, "\"code\":-32602") && contains(a, "dotted numbers"));
     free(a);
     close(fd);
     srv_stop(&s);

@@ -25,6 +25,8 @@
 #define RPC_NODE -32002         /* the node refused (its message) */
 #define RPC_NOT_FOUND -32004
 
+/* Bitcoin Core's DEFAULT_MIN_RELAY_TX_FEE, 1,000 sat/kvB, in BTC/kvB. */
+#define BK_ELECTRUM_DEFAULT_RELAYFEE "0.00001"
 #define MAX_HEADERS_CHUNK 2016  /* electrumx's max for blockchain.block.headers */
 
 typedef struct sub {
@@ -245,6 +247,33 @@ static int need_rpc(req *r)
 
 /* ---- server.* ---- */
 
+/* A protocol version as up to 4 dotted decimal parts ("1.4", "1.4.2"):
+ * the number of parts, 0 when it is not that shape. */
+static int version_parts(const char *v, unsigned long part[4])
+{
+    int n = 0;
+    memset(part, 0, 4 * sizeof *part);
+    for (;;) {
+        int digits = 0;
+        for (; *v >= '0' && *v <= '9'; v++)
+            if (++digits > 6) return 0;
+            else part[n] = part[n] * 10 + (unsigned long)(*v - '0');
+        if (!digits) return 0;
+        n++;
+        if (!*v) return n;
+        if (*v++ != '.' || n == 4) return 0;
+    }
+}
+
+/* -1, 0 or 1 as version a is below, equal to or above b, part by part as
+ * numbers ("1.10" is above "1.4", "1.4.0" equals "1.4"; electrumx's rule). */
+static int version_cmp(const unsigned long a[4], const unsigned long b[4])
+{
+    for (int i = 0; i < 4; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 static int m_server_version(req *r)
 {
     if (want_params(r, 0, 2)) return -1;
@@ -263,9 +292,13 @@ static int m_server_version(req *r)
         return fail(r, RPC_INVALID_PARAMS, "protocol_version: a string or [min, max] expected");
     }
     if (lo) {
-        double l = strtod(lo, NULL), h = strtod(hi, NULL);
-        if (l > 1.4 || h < 1.4) return fail(r, RPC_INVALID_PARAMS, "unsupported protocol version (this server speaks %s)",
-                                            BK_ELECTRUM_PROTOCOL);
+        unsigned long l[4], h[4], ours[4];
+        version_parts(BK_ELECTRUM_PROTOCOL, ours);
+        if (!version_parts(lo, l) || !version_parts(hi, h))
+            return fail(r, RPC_INVALID_PARAMS, "protocol_version: dotted numbers such as \"1.4\" expected");
+        if (version_cmp(l, ours) > 0 || version_cmp(h, ours) < 0)
+            return fail(r, RPC_INVALID_PARAMS, "unsupported protocol version (this server speaks %s)",
+                        BK_ELECTRUM_PROTOCOL);
     }
     r->s->negotiated = 1;
     bk_json_begin_array(r->j);
@@ -782,7 +815,13 @@ static void node_done(bk_jsondoc *d)
 static int m_estimatefee(req *r)
 {
     int64_t n;
-    if (want_params(r, 1, 2) || param_int(r, 0, 1, 1008, 0, &n, "number") || need_rpc(r)) return -1;
+    if (want_params(r, 1, 2) || param_int(r, 0, 1, 1008, 0, &n, "number")) return -1;
+    if (!r->s->sh->o.rpc_url) {
+        /* No node to ask: the protocol's "no estimate" (an error would make
+         * Electrum drop the connection). */
+        bk_json_int(r->j, -1);
+        return 0;
+    }
     char params[32];
     snprintf(params, sizeof params, "[%lld]", (long long)n);
     bk_jsondoc d;
@@ -796,7 +835,12 @@ static int m_estimatefee(req *r)
 
 static int m_relayfee(req *r)
 {
-    if (want_params(r, 0, 0) || need_rpc(r)) return -1;
+    if (want_params(r, 0, 0)) return -1;
+    if (!r->s->sh->o.rpc_url) {
+        /* No node to ask: Core's default -minrelaytxfee (BTC/kvB). */
+        bk_json_raw(r->j, BK_ELECTRUM_DEFAULT_RELAYFEE, strlen(BK_ELECTRUM_DEFAULT_RELAYFEE));
+        return 0;
+    }
     bk_jsondoc d;
     if (node_call(r, "getnetworkinfo", "[]", &d)) return -1;
     const bk_jsonv *fr = bk_jsonv_get(&d, &d.v[0], "relayfee");
@@ -858,6 +902,9 @@ static const rpc_method methods[] = {
     {"blockchain.estimatefee", m_estimatefee},
     {"blockchain.relayfee", m_relayfee},
     {"blockchain.transaction.broadcast", m_broadcast},
+    /* Mempool transactions are not indexed: an empty histogram (a valid
+     * answer; an error would make Electrum drop the connection). */
+    {"mempool.get_fee_histogram", m_empty_list},
 };
 
 static void write_error(bk_json *j, int code, const char *msg)
