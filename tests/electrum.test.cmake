@@ -6,3 +6,11 @@ add_test(NAME electrum_client
   COMMAND node ${CMAKE_SOURCE_DIR}/tests/electrum_client.mjs $<TARGET_FILE:blockkit> ${CMAKE_SOURCE_DIR}
           ${CMAKE_BINARY_DIR}/regtest/full $<TARGET_FILE:index-fail>)
 set_tests_properties(electrum_client PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600)
+# The real Electrum wallet (Debian's electrum, headless daemon) against
+# blockkit electrum on loopback: a watch-only wallet of regtest addresses,
+# its balance, history, coins and heights against the vectors
+# (tests/electrum/wallet.sh says what it checks). Skipped, saying why, when
+# electrum is not installed (`make deps` installs it as an optional package).
+add_test(NAME electrum_wallet COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/wallet.sh)
+set_tests_properties(electrum_wallet PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600 SKIP_RETURN_CODE 77
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest")

@@ -9,10 +9,11 @@
  * Every refusal is a JSON-RPC error whose message names the limit
  * (bk_electrum_limits' field name): a line over max_line (-32600, the
  * line is skipped), a batch over max_batch (-32600), a subscription past
- * max_subs, a line past max_pending queued lines, a history longer than
- * max_history (-32000). A client whose unsent answers pass max_outbuf (it
- * does not read) or that sends nothing for idle_timeout_s is disconnected;
- * connections past max_clients are closed at accept.
+ * max_subs, a history longer than max_history (-32000). A client with
+ * max_pending lines queued is not read until they are answered. A client
+ * whose unsent answers pass max_outbuf (it does not read) or that sends
+ * nothing for idle_timeout_s is disconnected; connections past
+ * max_clients are closed at accept.
  *
  * The library never prints or exits. */
 #ifndef BLOCKKIT_ELECTRUM_H
@@ -38,7 +39,7 @@ typedef struct bk_electrum_limits {
     size_t max_line;            /* bytes in one request line (256 KiB) */
     uint32_t max_batch;         /* requests in one batch (1,000) */
     uint32_t max_subs;          /* scripthash subscriptions per client (10,000) */
-    uint32_t max_pending;       /* lines queued per client (100) */
+    uint32_t max_pending;       /* lines queued per client before it is not read (100) */
     uint32_t idle_timeout_s;    /* seconds without a request (600) */
     size_t max_outbuf;          /* unsent answer bytes per client (8 MiB) */
     uint32_t max_history;       /* transactions in one history (100,000) */

@@ -98,6 +98,7 @@ typedef struct server {
     pthread_cond_t cv;
     job *todo_head, *todo_tail, *done;
     int quit;
+    int draining;               /* stopping: no new connections or lines */
 } server;
 
 /* ---- workers ---- */
@@ -267,24 +268,20 @@ static void enqueue_refusal(conn *c, const char *line, size_t len, int code, con
     bk_writer_free(&w);
 }
 
-static void take_line(server *s, conn *c, const char *line, size_t len)
-{
-    const bk_electrum_limits *l = &s->o->limits;
-    if (c->n_queued >= l->max_pending) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "more than %u requests pending (max_pending)", l->max_pending);
-        enqueue_refusal(c, line, len, -32000, msg);
-        return;
-    }
-    enqueue(c, ITEM_LINE, line, len);
-}
-
-/* Split c->in into lines; an over-long line is refused and skipped. */
+/* Split c->in into lines, up to max_pending queued: the rest stays in
+ * c->in (and in the socket, which is not read meanwhile) until answers
+ * drain the queue; a client pipelining more than max_pending requests is
+ * slowed down, never refused. An over-long line is refused and skipped. */
 static void frame(server *s, conn *c)
 {
     const bk_electrum_limits *l = &s->o->limits;
     size_t start = 0;
+    int full = 0;
     for (;;) {
+        if (c->n_queued >= l->max_pending) {
+            full = 1;
+            break;
+        }
         char *nl = memchr(c->in + start, '\n', c->in_len - start);
         if (!nl) break;
         size_t len = (size_t)(nl - (c->in + start));
@@ -294,13 +291,13 @@ static void frame(server *s, conn *c)
             snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
             enqueue_refusal(c, NULL, 0, -32600, msg);
         } else {
-            take_line(s, c, c->in + start, len);
+            enqueue(c, ITEM_LINE, c->in + start, len);
         }
         start += len + 1;
     }
     memmove(c->in, c->in + start, c->in_len - start);
     c->in_len -= start;
-    if (c->in_len > l->max_line) {
+    if (!full && c->in_len > l->max_line) {
         if (!c->skipping) {
             char msg[96];
             snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
@@ -348,8 +345,9 @@ static void conn_read(server *s, conn *c)
         c->in_len += (size_t)k;
         c->last_rx = time(NULL);
         frame(s, c);
-        /* A client far ahead of its answers is not read until they drain. */
-        if (c->n_queued >= 2 * l->max_pending) {
+        /* A client max_pending lines ahead of its answers is not read
+         * until they drain. */
+        if (c->n_queued >= l->max_pending) {
             c->reading = 0;
             break;
         }
@@ -392,7 +390,7 @@ static void conn_write(server *s, conn *c)
         conn_close(s, c);
         return;
     }
-    if (!c->reading && c->n_queued < s->o->limits.max_pending && !s->quit) c->reading = 1;
+    if (!c->reading && c->n_queued < s->o->limits.max_pending && !s->quit && !s->draining) c->reading = 1;
     set_mask(s, c);
 }
 
@@ -473,6 +471,8 @@ static void finish_jobs(server *s)
             conn_close(s, c);
         } else {
             if (jb->ans.len) bk_writer_put(&c->out, jb->ans.data, jb->ans.len);
+            /* Lines held back at max_pending join the queue as it drains. */
+            if (c->in_len && !s->draining) frame(s, c);
             schedule(s, c);
             conn_write(s, c);
         }
@@ -603,6 +603,7 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
         if (o->stop && *o->stop && !drain_until) {
             /* Drain: no new connections or requests; answer what is queued. */
             drain_until = time(NULL) + DRAIN_SECONDS;
+            s->draining = 1;
             epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL);
             close(s->lfd);
             s->lfd = -1;
