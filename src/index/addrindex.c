@@ -28,6 +28,10 @@
 #define MAX_SCRIPT_SIZE 10000 /* Core: MAX_SCRIPT_SIZE, above it a coin is unspendable */
 #define MAX_BLOCK_BYTES 4000000 /* Core: MAX_BLOCK_SERIALIZED_SIZE */
 
+/* Keys: the one-letter rows "V" (version), "B" (blocks directory), "T"
+ * (tip) and "W" (in-progress marker) sort below every per-block row, so
+ * the tables a commit's sorted rows fill never overlap them and LevelDB
+ * places those tables below level 0 without a compaction. */
 enum { K_FUND = 'o', K_SPEND = 'p', K_TXPOS = 'i', K_TXOFF = 'x', K_HEADER = 'h' };
 #define PREFIX_LEN 8          /* bytes of the scripthash or txid in a row key */
 #define ROW_KEY_LEN (1 + PREFIX_LEN + 4 + 3)
@@ -242,7 +246,7 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
         return ldb_fail(err, st, ix->dir, msg);
     }
     size_t n = 0;
-    char *v = leveldb_get(ix->db, ix->ropts, "v", 1, &n, &msg);
+    char *v = leveldb_get(ix->db, ix->ropts, "V", 1, &n, &msg);
     if (msg) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
     if (v) {
         bk_status st = version_check(ix->dir, (const uint8_t *)v, n, &ix->opts.net, err);
@@ -257,7 +261,7 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
     if (any) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a LevelDB that is not a blockkit address index", ix->dir);
     uint8_t vv[MAGIC_LEN + 8];
     version_value(vv, ix->opts.net);
-    leveldb_put(ix->db, ix->wopts, "v", 1, (const char *)vv, sizeof vv, &msg);
+    leveldb_put(ix->db, ix->wopts, "V", 1, (const char *)vv, sizeof vv, &msg);
     if (msg) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
     return BK_OK;
 }
@@ -272,14 +276,14 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
     bk_ldb_fill_cache(*snap, 1);
     uint8_t *v = NULL;
     size_t n = 0;
-    st = bk_ldb_get(*snap, (const uint8_t *)"v", 1, &v, &n, err);
+    st = bk_ldb_get(*snap, (const uint8_t *)"V", 1, &v, &n, err);
     if (st == BK_ERR_NOT_FOUND)
         st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: a LevelDB that is not a blockkit address index", ix->dir);
     else if (st == BK_OK) st = version_check(ix->dir, v, n, &ix->opts.net, err);
     bk_ldb_free(v);
     v = NULL;
     if (st == BK_OK) {
-        st = bk_ldb_get(*snap, (const uint8_t *)"t", 1, &v, &n, err);
+        st = bk_ldb_get(*snap, (const uint8_t *)"T", 1, &v, &n, err);
         if (st == BK_ERR_NOT_FOUND) {
             st = BK_OK;
             v = NULL;
@@ -306,7 +310,7 @@ static void blocks_attach(bk_addrindex *ix)
     uint8_t *v = NULL;
     size_t n = 0;
     bk_error e;
-    bk_status st = bk_ldb_get(ix->snap, (const uint8_t *)"b", 1, &v, &n, &e);
+    bk_status st = bk_ldb_get(ix->snap, (const uint8_t *)"B", 1, &v, &n, &e);
     if (st != BK_OK || n == 0 || n >= PATH_MAX) {
         snprintf(ix->blocks_msg, sizeof ix->blocks_msg,
                  "the index names no blocks directory: give the node's (--datadir or --blocksdir)");
@@ -434,7 +438,7 @@ static bk_status tip_read(bk_addrindex *ix, int64_t *height, uint8_t hash[32], b
     }
     uint8_t *v;
     size_t n = 0;
-    bk_status st = get(ix, (const uint8_t *)"t", 1, &v, &n, err);
+    bk_status st = get(ix, (const uint8_t *)"T", 1, &v, &n, err);
     if (st != BK_OK && st != BK_ERR_NOT_FOUND) return st;
     st = tip_decode(ix->dir, v, n, height, hash, err);
     free(v);
@@ -993,7 +997,7 @@ static bk_status write_batch(bk_addrindex *ix, leveldb_writebatch_t *b, bk_error
     return msg ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : BK_OK;
 }
 
-/* The in-progress row "w": the last block whose rows may be in the index
+/* The in-progress row "W": the last block whose rows may be in the index
  * above its tip (a commit cut by a kill). The next sync removes the rows
  * of such blocks that left the best chain before it applies any. */
 static void marker_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32])
@@ -1001,7 +1005,7 @@ static void marker_put(leveldb_writebatch_t *b, int64_t height, const uint8_t ha
     uint8_t v[36];
     bk_store_le32(v, (uint32_t)height);
     memcpy(v + 4, hash, 32);
-    leveldb_writebatch_put(b, "w", 1, (const char *)v, sizeof v);
+    leveldb_writebatch_put(b, "W", 1, (const char *)v, sizeof v);
 }
 
 static void tip_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32])
@@ -1009,8 +1013,8 @@ static void tip_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[
     uint8_t t[36];
     bk_store_le32(t, (uint32_t)(int32_t)height);
     memcpy(t + 4, hash, 32);
-    if (height < 0) leveldb_writebatch_delete(b, "t", 1);
-    else leveldb_writebatch_put(b, "t", 1, (const char *)t, 36);
+    if (height < 0) leveldb_writebatch_delete(b, "T", 1);
+    else leveldb_writebatch_put(b, "T", 1, (const char *)t, 36);
 }
 
 /* Everything consumed becomes the index: the side rows (with the marker),
@@ -1019,15 +1023,20 @@ static bk_status sync_commit(sync_ctx *S, bk_error *err)
 {
     if (S->last_height <= S->committed || !S->last_hash) return BK_OK;
     bk_addrindex *ix = S->ix;
-    marker_put(S->side, S->last_height, S->last_hash);
-    bk_status st = write_batch(ix, S->side, err);
-    S->side_bytes = 0;
+    leveldb_writebatch_t *m = leveldb_writebatch_create();
+    marker_put(m, S->last_height, S->last_hash);
+    bk_status st = write_batch(ix, m, err);
+    leveldb_writebatch_destroy(m);
     if (st == BK_OK) st = runs_ingest(ix, &S->rows, err);
     runs_clear(&S->rows);
     if (st != BK_OK) return st;
+    /* the side rows after the runs: the tables a commit's sorted rows
+     * fill then hold disjoint ranges, and LevelDB places them below
+     * level 0 without a compaction */
     tip_put(S->side, S->last_height, S->last_hash);
-    leveldb_writebatch_delete(S->side, "w", 1);
+    leveldb_writebatch_delete(S->side, "W", 1);
     st = write_batch(ix, S->side, err);
+    S->side_bytes = 0;
     if (st != BK_OK) return st;
     S->committed = S->last_height;
     if (ix->opts.progress) ix->opts.progress(ix->opts.progress_ctx, S->last_height, S->tip);
@@ -1130,7 +1139,7 @@ static bk_status marker_clean(bk_addrindex *ix, const bk_chain *c, const bk_bloc
 {
     uint8_t *v;
     size_t n = 0;
-    bk_status st = get(ix, (const uint8_t *)"w", 1, &v, &n, err);
+    bk_status st = get(ix, (const uint8_t *)"W", 1, &v, &n, err);
     if (st == BK_ERR_NOT_FOUND) return BK_OK;
     if (st != BK_OK) return st;
     if (n != 36) {
@@ -1153,7 +1162,7 @@ static bk_status marker_clean(bk_addrindex *ix, const bk_chain *c, const bk_bloc
         if (st == BK_OK) st = write_batch(ix, batch, err);
     }
     if (st == BK_OK) {
-        leveldb_writebatch_delete(batch, "w", 1);
+        leveldb_writebatch_delete(batch, "W", 1);
         st = write_batch(ix, batch, err);
     }
     leveldb_writebatch_clear(batch);
@@ -1166,7 +1175,7 @@ static bk_status blocks_row_put(bk_addrindex *ix, const bk_blocksdir *dir, bk_er
     char real[PATH_MAX];
     if (!realpath(dir->path, real)) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir->path, strerror(errno));
     char *msg = NULL;
-    leveldb_put(ix->db, ix->wopts, "b", 1, real, strlen(real), &msg);
+    leveldb_put(ix->db, ix->wopts, "B", 1, real, strlen(real), &msg);
     return msg ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : BK_OK;
 }
 
@@ -1224,6 +1233,10 @@ static bk_status sync_apply(bk_addrindex *ix, const bk_chain *chain, const bk_bl
             *err = e3;
         }
     }
+    /* The last memtable written to a table now: a closed build leaves its
+     * rows in tables, not also in LevelDB's logs (a range past every key,
+     * so no table is rewritten) */
+    if (st == BK_OK && S.applied) leveldb_compact_range(ix->db, "\xff", 1, "\xff", 1);
     *applied = S.applied;
     if (S.w)
         for (int i = 0; i < workers; i++) bk_free(ix->alloc, S.w[i].scratch, S.w[i].cap);
