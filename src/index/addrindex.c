@@ -749,11 +749,37 @@ static void keys_qsort(uint8_t *k, size_t n)
     }
 }
 
-/* Sort and drop repeats; returns the number of keys left. */
-static size_t keys_sort(uint8_t *k, size_t n)
+/* Buckets of the first two key bytes (kind, first hash byte): rows are
+ * hashes, so the buckets are even, and each one sorts in cache. */
+#define N_BUCKETS (3 * 256)
+
+static inline unsigned key_bucket(const uint8_t *k)
+{
+    return (unsigned)(k[0] == K_TXPOS ? 0 : k[0] == K_FUND ? 1 : 2) * 256 + k[1];
+}
+
+/* Group the keys by bucket in place (one pass of American flag sort):
+ * bucket b is start[b] .. start[b + 1]. */
+static void keys_partition(uint8_t *k, size_t n, size_t start[N_BUCKETS + 1])
+{
+    size_t next[N_BUCKETS];
+    memset(start, 0, (N_BUCKETS + 1) * sizeof *start);
+    for (size_t i = 0; i < n; i++) start[key_bucket(k + ROW_KEY_LEN * i) + 1]++;
+    for (unsigned b = 0; b < N_BUCKETS; b++) start[b + 1] += start[b];
+    memcpy(next, start, sizeof next);
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        while (next[b] < start[b + 1]) {
+            uint8_t *p = k + ROW_KEY_LEN * next[b];
+            unsigned d = key_bucket(p);
+            if (d == b) next[b]++;
+            else key_swap(p, k + ROW_KEY_LEN * next[d]++);
+        }
+}
+
+/* Drop repeats of sorted keys; returns the number left. */
+static size_t keys_unique(uint8_t *k, size_t n)
 {
     if (n < 2) return n;
-    keys_qsort(k, n);
     size_t u = 1;
     for (size_t i = 1; i < n; i++)
         if (memcmp(k + ROW_KEY_LEN * (u - 1), k + ROW_KEY_LEN * i, ROW_KEY_LEN) != 0) {
@@ -761,6 +787,83 @@ static size_t keys_sort(uint8_t *k, size_t n)
             u++;
         }
     return u;
+}
+
+/* Sort and drop repeats; returns the number of keys left. */
+static size_t keys_sort(uint8_t *k, size_t n)
+{
+    size_t start[N_BUCKETS + 1];
+    keys_partition(k, n, start);
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+    return keys_unique(k, n);
+}
+
+/* The keys in memory at a commit: partitioned, then sorted bucket by
+ * bucket on a thread of their own while the merge ingests the buckets
+ * already sorted (the sort and LevelDB's inserts overlap). */
+typedef struct mem_sorter {
+    uint8_t *k;
+    size_t start[N_BUCKETS + 1];
+    unsigned done;             /* buckets sorted */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+    int threaded;
+} mem_sorter;
+
+static void *sorter_main(void *arg)
+{
+    mem_sorter *m = arg;
+    for (unsigned b = 0; b < N_BUCKETS; b++) {
+        keys_qsort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+        pthread_mutex_lock(&m->mu);
+        m->done = b + 1;
+        pthread_cond_signal(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    }
+    return NULL;
+}
+
+#define SORTER_MIN_KEYS 4096  /* below it one thread sorts them all first */
+
+static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
+{
+    m->k = k;
+    m->done = 0;
+    m->threaded = 0;
+    keys_partition(k, n, m->start);
+    if (n >= SORTER_MIN_KEYS) {
+        pthread_mutex_init(&m->mu, NULL);
+        pthread_cond_init(&m->cv, NULL);
+        if (pthread_create(&m->th, NULL, sorter_main, m) == 0) {
+            m->threaded = 1;
+            return;
+        }
+        pthread_cond_destroy(&m->cv);
+        pthread_mutex_destroy(&m->mu);
+    }
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        keys_qsort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+    m->done = N_BUCKETS;
+}
+
+/* Wait until bucket b is sorted. */
+static void sorter_wait(mem_sorter *m, unsigned b)
+{
+    if (!m->threaded) return;
+    pthread_mutex_lock(&m->mu);
+    while (m->done <= b) pthread_cond_wait(&m->cv, &m->mu);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void sorter_join(mem_sorter *m)
+{
+    if (!m->threaded) return;
+    pthread_join(m->th, NULL);
+    pthread_cond_destroy(&m->cv);
+    pthread_mutex_destroy(&m->mu);
+    m->threaded = 0;
 }
 
 static bk_status runs_spill(runs *R, bk_error *err)
@@ -834,7 +937,9 @@ static void runs_free(runs *R)
 /* One source of the merge: a run file read through a buffer, or the
  * sorted keys still in memory. */
 typedef struct merge_src {
-    int fd;                    /* -1: memory */
+    int fd;                    /* -1: memory, read bucket by bucket */
+    mem_sorter *mem;
+    unsigned bucket;           /* memory: the next bucket */
     uint64_t off, left;        /* file: next byte offset, keys not yet buffered */
     const uint8_t *buf;
     uint8_t *own;
@@ -845,7 +950,17 @@ static bk_status src_fill(merge_src *s, const char *tmpdir, bk_error *err)
 {
     s->pos = 0;
     s->have = 0;
-    if (s->fd < 0 || !s->left) return BK_OK;
+    if (s->fd < 0) {
+        mem_sorter *m = s->mem;
+        while (!s->have && s->bucket < N_BUCKETS) {
+            unsigned b = s->bucket++;
+            sorter_wait(m, b);
+            s->buf = m->k + ROW_KEY_LEN * m->start[b];
+            s->have = m->start[b + 1] - m->start[b];
+        }
+        return BK_OK;
+    }
+    if (!s->left) return BK_OK;
     size_t want = s->left < MERGE_BUF_KEYS ? (size_t)s->left : MERGE_BUF_KEYS, len = want * ROW_KEY_LEN, got = 0;
     while (got < len) {
         ssize_t r = pread(s->fd, s->own + got, len - got, (off_t)(s->off + got));
@@ -885,7 +1000,8 @@ static void heap_down(merge_src **h, size_t n, size_t i)
  * batches of INGEST_BATCH keys; repeats (a row of two runs) once. */
 static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
 {
-    R->n = keys_sort(R->mem, R->n);
+    mem_sorter sorter;
+    sorter_start(&sorter, R->mem, R->n);
     int ns = R->n_files + 1;
     merge_src *src = calloc((size_t)ns, sizeof *src);
     merge_src **heap = calloc((size_t)ns, sizeof *heap);
@@ -895,8 +1011,8 @@ static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
         merge_src *s = &src[i];
         if (i == R->n_files) {
             s->fd = -1;
-            s->buf = R->mem;
-            s->have = R->n;
+            s->mem = &sorter;
+            st = src_fill(s, R->tmpdir, err);
         } else {
             s->fd = R->files[i].fd;
             s->left = R->files[i].n;
@@ -937,6 +1053,7 @@ static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
         leveldb_write(ix->db, ix->wopts, b, &msg);
         if (msg) st = ldb_fail(err, BK_ERR_IO, ix->dir, msg);
     }
+    sorter_join(&sorter);
     leveldb_writebatch_destroy(b);
     for (int i = 0; src && i < ns; i++) free(src[i].own);
     free(src);
