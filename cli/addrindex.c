@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "opt.h"
+#include "progress.h"
 #include "source.h"
 
 #include <blockkit/addrindex.h>
@@ -42,10 +43,26 @@ static void print_tip(bk_addrindex *ix, int64_t applied, int64_t undone)
            bk_hash_to_hex(hex, hash), (long long)applied, (long long)undone);
 }
 
+typedef struct index_progress {
+    bk_cli_progress p;
+    double t0;
+    int64_t base;               /* the index's tip when the sync began; INT64_MIN: not yet */
+    int final_shown;
+} index_progress;
+
 static void on_progress(void *ctx, int64_t height, int64_t tip)
 {
-    (void)ctx;
-    fprintf(stderr, "blockkit: index: height %lld of %lld\n", (long long)height, (long long)tip);
+    index_progress *P = ctx;
+    if (P->base == INT64_MIN || height < P->base) {
+        P->base = height;
+        P->t0 = bk_cli_progress_now();
+        P->final_shown = 0;
+    }
+    if (P->final_shown) return;
+    uint64_t done = (uint64_t)(height - P->base), total = tip > P->base ? (uint64_t)(tip - P->base) : 0;
+    bk_cli_progress_line l = bk_cli_progress_blocks(height, done, total, 0, done, total, bk_cli_progress_now() - P->t0);
+    l.final = P->final_shown = height == tip && done > 0;
+    bk_cli_progress_show(&P->p, &l);
 }
 
 static int index_main(int argc, char **argv)
@@ -89,6 +106,7 @@ static int index_main(int argc, char **argv)
     bk_error_clear(&err);
     bk_cli_stop_saved saved;
     bk_cli_stop_signals_catch(&saved);
+    index_progress prog = {.base = INT64_MIN, .t0 = 0};
     if (!rc) {
         bk_addrindex_opts o;
         bk_addrindex_opts_init(&o);
@@ -98,7 +116,11 @@ static int index_main(int argc, char **argv)
         o.mem_bytes = (size_t)mem << 20;
         o.tmpdir = src.tmpdir;
         o.cancel = &bk_cli_stop;
-        if (bk_cli_progress_on(progress)) o.progress = on_progress;
+        bk_cli_progress_init(&prog.p, bk_cli_progress_on(progress));
+        if (prog.p.on) {
+            o.progress = on_progress;
+            o.progress_ctx = &prog;
+        }
         /* a directory inside the node's blocks directory is refused too */
         if (!src.datadir && src.blocksdir) o.node_datadir = src.blocksdir;
         bk_status st = bk_addrindex_open(&ix, dir, BK_ADDRINDEX_WRITE, &o, &err);
@@ -114,7 +136,9 @@ static int index_main(int argc, char **argv)
         rc = bk_cli_source_build(cmd, &src, src.net, &bk_cli_stop, !first, &chain);
         if (rc) break;
         int64_t a = 0, u = 0;
+        prog.base = INT64_MIN;
         bk_status st = bk_addrindex_sync(ix, &chain, &bd, &a, &u, &err);
+        bk_cli_progress_end(&prog.p);
         bk_chain_free(&chain);
         applied += a;
         undone += u;

@@ -22,10 +22,10 @@
  * scripthash, an input spends it only if it spends such an output, a txid
  * row names the tx only if the tx hashes to it. A prefix collision (two
  * scripts or txids sharing 8 bytes) costs a read, never a wrong answer.
- *   "v"                        format version, network
- *   "t"                        tip: height (i32 LE), hash
- *   "b"                        the blocks directory it was built from
- *   "w"                        present while a commit is in progress
+ *   "V"                        format version, network
+ *   "T"                        tip: height (i32 LE), hash
+ *   "B"                        the blocks directory it was built from
+ *   "W"                        present while a commit is in progress
  *   'h' height(BE32)           hash, header (80), blk file, offset, size, n_tx
  *   'x' height(BE32)           the offset of each tx in the block (u32 LE)
  *   'o' sh[0..8) height pos    a tx paying the script
@@ -44,7 +44,7 @@
  * readers ignore rows above the tip. A kill at any point leaves the index
  * at a whole tip; the rows a cut commit left above it are written again,
  * identically, by the next sync, or deleted first when their blocks left
- * the best chain ("w" names the last of them).
+ * the best chain ("W" names the last of them).
  *
  * Threads. Queries on a READ handle may run concurrently from many threads,
  * and bk_addrindex_refresh beside them (a query finishes on the snapshot it
@@ -75,7 +75,9 @@ typedef enum bk_addrindex_mode {
     BK_ADDRINDEX_WRITE = 1      /* the one writer: sync */
 } bk_addrindex_mode;
 
-/* Progress of a sync, on the calling thread, after each written batch. */
+/* Progress of a sync, on the thread that called it: once before the first
+ * block (height: the index's tip), then after each block's rows are taken
+ * and after each written batch (height: the last block taken). */
 typedef void (*bk_addrindex_progress_fn)(void *ctx, int64_t height, int64_t tip);
 
 typedef struct bk_addrindex_opts {

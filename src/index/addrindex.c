@@ -1163,7 +1163,6 @@ static bk_status sync_commit(sync_ctx *S, bk_error *err)
 static bk_status sync_consume(void *ctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
 {
     sync_ctx *S = ctx;
-    int files = S->rows.n_files;
     bk_status st = records_apply(S->side, data, len, &S->side_bytes, runs_add, &S->rows, err);
     if (st != BK_OK) return st;
     S->last_height = S->first_height + (int64_t)job;
@@ -1176,8 +1175,7 @@ static bk_status sync_consume(void *ctx, size_t job, const uint8_t *data, size_t
         if (st != BK_OK) return st;
     }
     if (S->rows.n_files >= MAX_RUNS - 1) return sync_commit(S, err);
-    if (files != S->rows.n_files && S->ix->opts.progress)
-        S->ix->opts.progress(S->ix->opts.progress_ctx, S->last_height, S->tip);
+    if (S->ix->opts.progress) S->ix->opts.progress(S->ix->opts.progress_ctx, S->last_height, S->tip);
     return BK_OK;
 }
 
@@ -1320,6 +1318,7 @@ static bk_status sync_apply(bk_addrindex *ix, const bk_chain *chain, const bk_bl
     if (st == BK_OK && (n != (size_t)(end - start + 1)))
         st = bk_error_set(err, BK_ERR_NOT_FOUND, 0, "the best chain has no block at some height in %lld..%lld",
                           (long long)start, (long long)end);
+    if (st == BK_OK && ix->opts.progress) ix->opts.progress(ix->opts.progress_ctx, start - 1, end);
     if (st == BK_OK) {
         bk_engine_opts eo;
         bk_engine_opts_init(&eo);
