@@ -29,6 +29,13 @@
 #include <blockkit/filters.h>
 #include <blockkit/scan.h>
 #include <blockkit/utxo.h>
+#include <blockkit/utxo_coin.h>
+#include <blockkit/utxo_snapshot.h>
+#include <blockkit/utxo_chainstate.h>
+#include <blockkit/utxo_stats.h>
+#include <blockkit/utxo_coinstats.h>
+#include <blockkit/utxo_rollback.h>
+#include <blockkit/utxo_source.h>
 #include <blockkit/parquet.h>
 #include <blockkit/table.h>
 #include <blockkit/utxo_table.h>
