@@ -531,9 +531,9 @@ static int export_main(int argc, char **argv)
             bk_cli_source_free(&src);
             return rrc;
         }
-        bk_cli_export_utxo_stats_args xa = {src.datadir, src.blocksdir, src.tmpdir, src.net, o.out_dir, o.format,
-                                            o.pq, range.start, range.end, range.below_tip, o.workers};
-        rrc = bk_cli_export_utxo_stats(&xa);
+        bk_utxo_stats_export_opts xo = {src.datadir, src.blocksdir, src.tmpdir, src.net, o.out_dir, o.format, o.pq,
+                                        range.start, range.end, range.below_tip, o.workers, NULL, 0};
+        rrc = bk_cli_export_utxo_stats(&xo);
         bk_cli_source_free(&src);
         return rrc;
     }
