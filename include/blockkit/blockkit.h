@@ -25,6 +25,7 @@
 #include <blockkit/json.h>
 #include <blockkit/blockfilter.h>
 #include <blockkit/blockstats.h>
+#include <blockkit/stats.h>
 #include <blockkit/engine.h>
 #include <blockkit/filters.h>
 #include <blockkit/scan.h>
