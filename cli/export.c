@@ -245,20 +245,10 @@ static int export_utxos_mode(const char *cmd, const bk_opt_spec *spec, bk_cli_so
             return rrc;
         }
     }
-    ua.source.datadir = src->datadir;
-    ua.source.snapshot = snapshot;
-    ua.source.chain = src->datadir || src->chain_given ? bk_network_get(src->net)->name : NULL;
     /* with --datadir, --height H is the set at H (rolled back, as utxo
      * snapshot --height and utxo stats --height); with a snapshot file,
      * the height of its base block */
-    ua.source.height = ua.source.at_height = -1;
-    if (src->datadir && !snapshot) {
-        ua.source.at_height = (int32_t)utxo_height;
-        ua.source.blocksdir = src->blocksdir;
-    } else {
-        ua.source.height = (int32_t)utxo_height;
-    }
-    ua.source.tmpdir = src->tmpdir;
+    utxo_source_opts_from(&ua.source, src, snapshot, utxo_height, 1);
     ua.source.height_optional = 1;
     ua.out_dir = o->out_dir;
     ua.format = o->format;

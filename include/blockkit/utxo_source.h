@@ -67,6 +67,32 @@ BK_API int bk_utxo_source_next(bk_utxo_source *s, bk_utxo *u);
 BK_API bk_status bk_utxo_source_status(bk_utxo_source *s, bk_error *err) BK_WARN_UNUSED;
 BK_API void bk_utxo_source_close(bk_utxo_source *s);
 
+/* ---------------------------------------- a node's files for past heights
+ *
+ * What the set at a past height and the statistics at every height read
+ * from a datadir: the active chain of its block index (<net>/blocks/index
+ * through a private snapshot: bk_chain_build_index), its blocks directory
+ * (o->blocksdir: bk_blocksdir_open) and, with BK_UTXO_NODE_CHAINSTATE,
+ * its chainstate (<net>/chainstate: bk_chainstate_open). o: datadir, net,
+ * blocksdir, tmpdir (the other fields are not read). */
+typedef struct bk_utxo_node {
+    bk_chain chain;
+    bk_blocksdir dir;
+    bk_chainstate *cs;         /* BK_UTXO_NODE_CHAINSTATE */
+    int have_chain, have_dir;
+    int no_index;              /* BK_UTXO_NODE_INDEX_OPTIONAL: the datadir has no block index */
+} bk_utxo_node;
+
+#define BK_UTXO_NODE_CHAINSTATE 1u      /* also open the chainstate */
+#define BK_UTXO_NODE_INDEX_OPTIONAL 2u  /* no block index is BK_ERR_NOT_FOUND with no_index set */
+
+/* Errors: BK_ERR_ARG (a path too long), the block index builder's, the
+ * blocks directory's, the chainstate's (each naming its directory). On
+ * failure n holds nothing (no_index kept). */
+BK_API bk_status bk_utxo_node_open(bk_utxo_node *n, const bk_utxo_source_opts *o, unsigned flags,
+                                   bk_error *err) BK_WARN_UNUSED;
+BK_API void bk_utxo_node_close(bk_utxo_node *n);
+
 #ifdef __cplusplus
 }
 #endif
