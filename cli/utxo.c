@@ -8,6 +8,7 @@
 #include "source.h"
 #include "utxo_rows.h"
 
+#include <blockkit/export.h>
 #include <blockkit/hex.h>
 #include <blockkit/script.h>
 #include <blockkit/table.h>
@@ -358,7 +359,6 @@ static int utxo_dump(int argc, char **argv)
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
 
-#include <fcntl.h>
 
 /* The datadir's block index chain, blocks and (want_cs) chainstate: the
  * library's bk_utxo_node. 0; -1 when the datadir has no block index
@@ -620,42 +620,9 @@ static int utxo_snapshot(int argc, char **argv)
     ro.tmpdir = o.src.tmpdir;
     ro.mem_limit = (size_t)mem_mib << 20;
     ro.cancel = stop;
-    bk_utxo_rollback *r = NULL;
-    bk_utxo_snapshot_writer *w = NULL;
-    char tmp[4200];
-    int fd = -1;
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out_file, (long)getpid());
-    bk_utxo_stats st;
-    memset(&st, 0, sizeof st);
-    bk_status s = bk_utxo_rollback_open(&r, p.cs, &p.chain, &p.dir, height, &ro, &err);
-    if (s == BK_OK) {
-        (void)bk_tmp_sweep_stale(o.out_file); /* what a killed run left (FILE.tmp-PID of no process) */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) s = bk_error_set(&err, BK_ERR_IO, 0, "cannot create %s: %s", tmp, strerror(errno));
-    }
-    const bk_utxo_rollback_info *info = r ? bk_utxo_rollback_info_get(r) : NULL;
-    if (s == BK_OK) s = bk_utxo_snapshot_writer_open(&w, fd, p.chain.net, info->base_hash, NULL, &err);
-    if (s == BK_OK) s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err);
-    bk_utxo u;
-    uint64_t n = 0;
-    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) {
-        s = bk_utxo_snapshot_writer_add(w, &u, &err);
-        if (s == BK_OK) s = bk_utxo_stats_add(&st, &u, &err);
-        if (s == BK_OK && (++n & 0xffff) == 0 && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
-    }
-    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
-    uint64_t coins = 0;
-    if (s == BK_OK) s = bk_utxo_snapshot_writer_finish(w, &coins, &err);
-    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
-    if (s == BK_OK && fsync(fd) != 0) s = bk_error_set(&err, BK_ERR_IO, 0, "%s: fsync: %s", tmp, strerror(errno));
-    if (fd >= 0 && close(fd) != 0 && s == BK_OK)
-        s = bk_error_set(&err, BK_ERR_IO, 0, "%s: close: %s", tmp, strerror(errno));
-    fd = -1;
-    if (s == BK_OK && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
-    if (s == BK_OK && rename(tmp, o.out_file) != 0)
-        s = bk_error_set(&err, BK_ERR_IO, 0, "cannot rename %s to %s: %s", tmp, o.out_file, strerror(errno));
+    bk_utxo_dump_result dr;
+    bk_status s = bk_utxo_dump_run(p.cs, &p.chain, &p.dir, height, o.out_file, &ro, &dr, &err);
     if (s != BK_OK) {
-        unlink(tmp);
         rc = s == BK_ERR_CANCELLED ? bk_cli_fail(cmd, 128 + (int)(*stop ? *stop : 2), "interrupted; %s not written",
                                                  o.out_file)
                                    : past_fail(cmd, s, &err);
@@ -664,20 +631,7 @@ static int utxo_snapshot(int argc, char **argv)
         bk_writer_init(&wr, NULL);
         bk_json j;
         bk_json_init(&j, &wr, 0);
-        bk_json_begin_object(&j);
-        bk_json_key(&j, "coins_written");
-        bk_json_uint(&j, coins);
-        bk_json_key(&j, "base_hash");
-        bk_json_hex_rev(&j, info->base_hash, 32);
-        bk_json_key(&j, "base_height");
-        bk_json_int(&j, info->base_height);
-        bk_json_key(&j, "path");
-        bk_json_string_n(&j, o.out_file, strlen(o.out_file));
-        bk_json_key(&j, "txoutset_hash");
-        bk_json_hex_rev(&j, st.hash, 32);
-        bk_json_key(&j, "nchaintx");
-        bk_json_uint(&j, info->nchaintx);
-        bk_json_end_object(&j);
+        bk_utxo_dump_json(&j, &dr, o.out_file);
         bk_writer_putc(&wr, '\n');
         rc = bk_writer_status(&wr) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
                                             : bk_cli_output_write(cmd, stdout, NULL, wr.data, wr.len);
@@ -685,9 +639,6 @@ static int utxo_snapshot(int argc, char **argv)
         bk_writer_free(&wr);
     }
     bk_cli_stop_signals_restore(&sigs);
-    bk_utxo_stats_free(&st);
-    bk_utxo_snapshot_writer_free(w);
-    bk_utxo_rollback_close(r);
     bk_utxo_node_close(&p);
     bk_cli_source_free(&o.src);
     return rc;

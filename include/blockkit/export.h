@@ -19,7 +19,9 @@
 
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
+#include <blockkit/json.h>
 #include <blockkit/table.h>
+#include <blockkit/utxo_rollback.h>
 
 #include <signal.h>
 
@@ -306,6 +308,34 @@ typedef struct bk_utxo_stats_export_result {
  * the series' (res->where), BK_ERR_CANCELLED. res may be NULL. */
 BK_API bk_status bk_utxo_stats_export_run(const bk_utxo_stats_export_opts *o, bk_utxo_stats_export_result *res,
                                           bk_error *err) BK_WARN_UNUSED;
+
+/* ---- Core's dumptxoutset FILE rollback (`utxo snapshot`) ---- */
+
+typedef struct bk_utxo_dump_result {
+    uint64_t coins_written;
+    uint8_t base_hash[32];     /* internal order */
+    int32_t base_height;
+    uint64_t nchaintx;         /* transactions in blocks 0 .. base */
+    uint8_t txoutset_hash[32]; /* hash_serialized_3 of the set, Core's uint256 order (print reversed) */
+} bk_utxo_dump_result;
+
+/* The chainstate cs rolled back to height of c's active chain
+ * (bk_utxo_rollback over dir's blocks and undo data; ro: its tmpdir,
+ * memory and cancel flag, may be NULL) written to path as Core's
+ * dumptxoutset writes it (bk_utxo_snapshot_writer), with its
+ * hash_serialized_3: as path.tmp-PID (a path.tmp-PID of no running
+ * process removed first: bk_tmp_sweep_stale), fsynced and renamed when
+ * complete; after a failure nothing stays under either name. path itself
+ * is replaced if it exists (Core refuses it: the caller checks). Errors:
+ * the rollback's (Core's "Target block height H after current tip T"),
+ * BK_ERR_IO naming the file and errno, BK_ERR_CANCELLED, BK_ERR_NOMEM.
+ * res may be NULL. */
+BK_API bk_status bk_utxo_dump_run(bk_chainstate *cs, const bk_chain *c, const bk_blocksdir *dir, int32_t height,
+                                  const char *path, const bk_utxo_rollback_opts *ro,
+                                  bk_utxo_dump_result *res, bk_error *err) BK_WARN_UNUSED;
+/* dumptxoutset's result: {"coins_written", "base_hash", "base_height",
+ * "path", "txoutset_hash", "nchaintx"}. */
+BK_API void bk_utxo_dump_json(bk_json *j, const bk_utxo_dump_result *r, const char *path);
 
 /* Defaults: main, all datasets, Parquet with zstd, heights 0..tip, chunks
  * of 10000, one worker. */
