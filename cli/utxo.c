@@ -464,18 +464,10 @@ static int past_hash_serialized(const char *cmd, bk_utxo_node *p, int32_t height
     bk_utxo_rollback_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.tmpdir = tmpdir;
-    bk_utxo_rollback *r;
-    bk_status s = bk_utxo_rollback_open(&r, p->cs, &p->chain, &p->dir, height, &ro, &err);
-    if (s != BK_OK) return past_fail(cmd, s, &err);
     bk_utxo_stats st;
-    if ((s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err)) != BK_OK) {
-        bk_utxo_rollback_close(r);
-        return past_fail(cmd, s, &err);
-    }
-    bk_utxo u;
-    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) s = bk_utxo_stats_add(&st, &u, &err);
-    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
-    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
+    bk_utxo_rollback_info info;
+    bk_status s = bk_utxo_rollback_stats(p->cs, &p->chain, &p->dir, height, &ro, BK_UTXO_HASH_SERIALIZED_3, &st,
+                                         &info, &err);
     int rc = 0;
     if (s != BK_OK) {
         rc = past_fail(cmd, s, &err);
@@ -484,24 +476,7 @@ static int past_hash_serialized(const char *cmd, bk_utxo_node *p, int32_t height
         bk_writer_init(&w, NULL);
         bk_json j;
         bk_json_init(&j, &w, 0);
-        bk_json_begin_object(&j);
-        bk_json_key(&j, "height");
-        bk_json_int(&j, height);
-        bk_json_key(&j, "bestblock");
-        bk_json_hex_rev(&j, bk_utxo_rollback_info_get(r)->base_hash, 32);
-        bk_json_key(&j, "txouts");
-        bk_json_uint(&j, st.txouts);
-        bk_json_key(&j, "bogosize");
-        bk_json_uint(&j, st.bogosize);
-        bk_json_key(&j, "hash_serialized_3");
-        bk_json_hex_rev(&j, st.hash, 32);
-        if (st.total_amount_ok) {
-            bk_json_key(&j, "total_amount");
-            bk_json_amount(&j, st.total_amount);
-        }
-        bk_json_key(&j, "transactions");
-        bk_json_uint(&j, st.transactions);
-        bk_json_end_object(&j);
+        bk_utxo_stats_json_no_disk(&j, &st, height, info.base_hash);
         bk_writer_putc(&w, '\n');
         rc = bk_writer_status(&w) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
                                            : bk_cli_output_write(cmd, stdout, NULL, w.data, w.len);
@@ -509,7 +484,6 @@ static int past_hash_serialized(const char *cmd, bk_utxo_node *p, int32_t height
         bk_writer_free(&w);
     }
     bk_utxo_stats_free(&st);
-    bk_utxo_rollback_close(r);
     return rc;
 }
 

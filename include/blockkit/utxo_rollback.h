@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <blockkit/utxo_chainstate.h>
+#include <blockkit/utxo_stats.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,16 @@ typedef struct bk_utxo_rollback_info {
 } bk_utxo_rollback_info;
 BK_API const bk_utxo_rollback_info *bk_utxo_rollback_info_get(const bk_utxo_rollback *r);
 BK_API void bk_utxo_rollback_close(bk_utxo_rollback *r);
+
+/* gettxoutsetinfo's statistics of the set rolled back to height: the
+ * rollback (arguments and errors as bk_utxo_rollback_open) read to its
+ * end into st (begun here with hash type `type`; bk_utxo_stats_free it
+ * after, also after an error). info_out (may be NULL): the rollback's
+ * info after the last coin (base_hash: the block the set is after). */
+BK_API bk_status bk_utxo_rollback_stats(bk_chainstate *cs, const struct bk_chain *c, const struct bk_blocksdir *dir,
+                                        int32_t height, const bk_utxo_rollback_opts *o, bk_utxo_hash_type type,
+                                        bk_utxo_stats *st, bk_utxo_rollback_info *info_out,
+                                        bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,10 @@ BK_API void bk_utxo_stats_free(bk_utxo_stats *st);
  * transactions, disk_size. */
 BK_API void bk_utxo_stats_json(bk_json *j, const bk_utxo_stats *st, int32_t height,
                                const uint8_t bestblock[32], uint64_t disk_size);
+/* The same without disk_size: a set with no database to measure (one
+ * rolled back to a past height). */
+BK_API void bk_utxo_stats_json_no_disk(bk_json *j, const bk_utxo_stats *st, int32_t height,
+                                       const uint8_t bestblock[32]);
 
 #ifdef __cplusplus
 }
