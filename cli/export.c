@@ -512,7 +512,7 @@ static int export_main(int argc, char **argv)
         return vrc;
     }
     if (datasets && !strcmp(datasets, "utxo_stats")) {
-        /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
+        /* gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
         int mrc = bk_opt_mode_check(&spec, MODE_UTXO_STATS, export_modes);
         if (mrc) return mrc;
         if (!src.datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxo_stats needs --datadir DIR");

@@ -2,12 +2,14 @@
  * its chainstate (--datadir) or a dumptxoutset snapshot (--utxo-snapshot).
  *   utxo stats: gettxoutsetinfo's result, byte for byte;
  *   utxo dump:  one row per coin (CSV, NDJSON or Parquet) in key order, the
- *               rows of `export --datasets utxos` (cli/utxo_rows.c) in one file. */
+ *               rows of `export --datasets utxos` (cli/utxo_rows.c) in one file;
+ *   utxo snapshot: Core's dumptxoutset rollback. */
 #include "cli.h"
 #include "opt.h"
 #include "source.h"
 #include "utxo_rows.h"
 
+#include <blockkit/engine.h>
 #include <blockkit/export.h>
 #include <blockkit/hex.h>
 #include <blockkit/script.h>
@@ -104,7 +106,7 @@ static void utxo_opts_init(utxo_opts *o)
     bk_pq_opts_init(&o->po);
 }
 
-/* issue 28 (below): --height H / --start/--end of a datadir */
+/* --height H / --start/--end of a datadir (below) */
 static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *spec, const bk_cli_range *range);
 
 static int utxo_stats(int argc, char **argv)
@@ -119,7 +121,7 @@ static int utxo_stats(int argc, char **argv)
         BK_OPT_ROW_CALL("--hash-type", 0, &o.hash_type, parse_hash_type, "hash_serialized_3|muhash|none",
                         "the set's hash (default hash_serialized_3)"),
         BK_OPT_JOBS(&o.jobs, "muhash: multiply on N threads (default: the online CPUs)"),
-        BK_OPT_RANGE(&range), /* issue 28: with --datadir, one line per height */
+        BK_OPT_RANGE(&range), /* with --datadir, one line per height */
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, NULL, stats_intro, utxo_outro, opts, 0};
@@ -128,7 +130,7 @@ static int utxo_stats(int argc, char **argv)
         bk_cli_source_free(&o.src);
         return rc;
     }
-    /* issue 28: a past height or a range of heights of a datadir */
+    /* a past height or a range of heights of a datadir */
     if (o.src.datadir && (o.height >= 0 || bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end"))) {
         rc = past_stats(cmd, &o, &spec, &range);
         if (rc >= 0) {
@@ -345,7 +347,7 @@ static int utxo_dump(int argc, char **argv)
     return rc;
 }
 
-/* ==== issue 28: coin statistics at past heights, the set at a past height ====
+/* ---- coin statistics at past heights, the set at a past height ----
  * utxo stats --datadir D --hash-type muhash|none --height H | --start S --end E|-N:
  *   Core's gettxoutsetinfo <type> <height> true (coinstatsindex format), one
  *   line per height, from one forward pass over blocks and undo data
@@ -353,12 +355,7 @@ static int utxo_dump(int argc, char **argv)
  * utxo stats --datadir D --hash-type hash_serialized_3 --height H (below the
  *   tip): the set rolled back to H (bk_utxo_rollback), hashed;
  * utxo snapshot --datadir D --height H -o FILE: Core's dumptxoutset FILE
- *   rollback {"rollback":H}, file and result. */
-#include <blockkit/blockfile.h>
-#include <blockkit/blockindex.h>
-#include <blockkit/chain.h>
-#include <blockkit/engine.h>
-
+ *   rollback {"rollback":H}, file and result (bk_utxo_dump_run). */
 
 /* The datadir's block index chain, blocks and (want_cs) chainstate: the
  * library's bk_utxo_node. 0; -1 when the datadir has no block index
@@ -617,7 +614,6 @@ static int utxo_snapshot(int argc, char **argv)
     bk_cli_source_free(&o.src);
     return rc;
 }
-/* ==== end of issue 28 section ==== */
 
 static int utxo_help(int to_stdout)
 {
