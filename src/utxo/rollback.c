@@ -21,12 +21,14 @@
  * block hash, uint64 coin count), then per txid: txid, CompactSize count,
  * per coin CompactSize(vout) and Coin (coins.h: VARINT(code),
  * TxOutCompression: VARINT(CompressAmount), ScriptCompression). */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_rollback.h>
+#include <blockkit/utxo_snapshot.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <secp256k1.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
-/* bk_utxo_source (blockkit/utxo.h): the set from a chainstate, a
+/* bk_utxo_source (blockkit/utxo_source.h): the set from a chainstate, a
  * dumptxoutset file, or the chainstate rolled back to a height. */
 #define _POSIX_C_SOURCE 200809L
 #include <blockkit/blockindex.h>
 #include <blockkit/hex.h>
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_source.h>
 
 #include <errno.h>
 #include <stdlib.h>

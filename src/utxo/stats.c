@@ -8,7 +8,7 @@
  * TxOutSer = outpoint (txid, uint32 n), uint32 (height << 1 | coinbase),
  * CTxOut (int64 value, CompactSize script length, script). hash_serialized_3
  * is the HashWriter's GetHash(), a double SHA-256, with no prefix. */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_stats.h>
 
 #include "base/threads.h"
 #include <blockkit/sha256.h>
