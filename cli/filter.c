@@ -149,8 +149,7 @@ static int active_range(const char *cmd, const bk_chain *c, const bk_cli_range *
     const bk_chain_entry *tip = bk_chain_tip(c);
     int64_t tip_h = tip ? tip->height : -1;
     int64_t s = r->start > 0 ? r->start : lowest;
-    int64_t e = r->below_tip >= 0 ? tip_h - r->below_tip : r->end >= 0 ? r->end : tip_h;
-    if (e > tip_h) e = tip_h;
+    int64_t e = bk_engine_range_end(tip_h, r->end, r->below_tip);
     if (s > e || e < 0) return bk_cli_empty_range(cmd, r);
     if (s < c->base_height)
         return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "height %lld is not in the files (the chain starts at %d)",
