@@ -245,20 +245,10 @@ static int export_utxos_mode(const char *cmd, const bk_opt_spec *spec, bk_cli_so
             return rrc;
         }
     }
-    ua.source.datadir = src->datadir;
-    ua.source.snapshot = snapshot;
-    ua.source.chain = src->datadir || src->chain_given ? bk_network_get(src->net)->name : NULL;
     /* with --datadir, --height H is the set at H (rolled back, as utxo
      * snapshot --height and utxo stats --height); with a snapshot file,
      * the height of its base block */
-    ua.source.height = ua.source.at_height = -1;
-    if (src->datadir && !snapshot) {
-        ua.source.at_height = (int32_t)utxo_height;
-        ua.source.blocksdir = src->blocksdir;
-    } else {
-        ua.source.height = (int32_t)utxo_height;
-    }
-    ua.source.tmpdir = src->tmpdir;
+    utxo_source_opts_from(&ua.source, src, snapshot, utxo_height, 1);
     ua.source.height_optional = 1;
     ua.out_dir = o->out_dir;
     ua.format = o->format;
@@ -522,7 +512,7 @@ static int export_main(int argc, char **argv)
         return vrc;
     }
     if (datasets && !strcmp(datasets, "utxo_stats")) {
-        /* issue 28: gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
+        /* gettxoutsetinfo by height as a table (cli/export_utxo_stats.c) */
         int mrc = bk_opt_mode_check(&spec, MODE_UTXO_STATS, export_modes);
         if (mrc) return mrc;
         if (!src.datadir) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datasets utxo_stats needs --datadir DIR");
@@ -531,9 +521,9 @@ static int export_main(int argc, char **argv)
             bk_cli_source_free(&src);
             return rrc;
         }
-        bk_cli_export_utxo_stats_args xa = {src.datadir, src.blocksdir, src.tmpdir, src.net, o.out_dir, o.format,
-                                            o.pq, range.start, range.end, range.below_tip, o.workers};
-        rrc = bk_cli_export_utxo_stats(&xa);
+        bk_utxo_stats_export_opts xo = {src.datadir, src.blocksdir, src.tmpdir, src.net, o.out_dir, o.format, o.pq,
+                                        range.start, range.end, range.below_tip, o.workers, NULL, 0};
+        rrc = bk_cli_export_utxo_stats(&xo);
         bk_cli_source_free(&src);
         return rrc;
     }

@@ -2,22 +2,10 @@
 #ifndef BLOCKKIT_CLI_EXPORT_UTXO_STATS_H
 #define BLOCKKIT_CLI_EXPORT_UTXO_STATS_H
 
-#include <blockkit/blockkit.h>
-#include <blockkit/parquet.h>
+#include <blockkit/export.h>
 
-typedef struct bk_cli_export_utxo_stats_args {
-    const char *datadir;   /* resolved (bk_cli_source_resolve) */
-    const char *blocksdir; /* the blk*.dat directory */
-    const char *tmpdir;
-    bk_network net;
-    const char *out_dir;
-    int format;            /* bk_table_format */
-    bk_pq_opts pq;
-    int64_t start, end, below_tip; /* end, below_tip: -1 when not given */
-    int workers;
-} bk_cli_export_utxo_stats_args;
-
-/* Returns the exit code (messages printed). */
-int bk_cli_export_utxo_stats(const bk_cli_export_utxo_stats_args *a);
+/* bk_utxo_stats_export_run with the CLI's signals (o->cancel is set
+ * here), messages and exit codes; returns the exit code. */
+int bk_cli_export_utxo_stats(bk_utxo_stats_export_opts *o);
 
 #endif

@@ -31,12 +31,10 @@ static void on_progress(void *ctx, uint64_t rows, uint64_t files, double seconds
 int bk_cli_export_utxos(const bk_cli_export_utxos_args *args)
 {
     const char *cmd = "export";
-    bk_utxo_source_opts so;
-    int rc = utxo_source_opts_lib(cmd, &args->source, &so);
-    if (rc) return rc;
+    int rc = 0;
     bk_utxo_export_opts o;
     memset(&o, 0, sizeof o);
-    o.source = &so;
+    o.source = &args->source;
     o.out_dir = args->out_dir;
     o.format = (bk_table_format)args->format;
     bk_pq_opts_init(&o.pq);

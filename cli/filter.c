@@ -42,13 +42,6 @@ static const char match_intro[] =
     "script and block); a block that does not match certainly does neither.\n"
     "Exit status 1 when no block matches.\n";
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* What a run prints and counts, on the calling thread. */
 typedef struct f_out {
     const char *cmd;
@@ -71,7 +64,7 @@ typedef struct f_out {
 static void show_progress(f_out *O, int64_t height, int final)
 {
     if (!O->progress.on) return;
-    bk_cli_progress_line pl = bk_cli_progress_blocks(height, O->done, O->total, 0, O->done, O->total, now_s() - O->t0);
+    bk_cli_progress_line pl = bk_cli_progress_blocks(height, O->done, O->total, 0, O->done, O->total, bk_cli_progress_now() - O->t0);
     pl.final = final;
     bk_cli_progress_show(&O->progress, &pl);
 }
@@ -156,8 +149,7 @@ static int active_range(const char *cmd, const bk_chain *c, const bk_cli_range *
     const bk_chain_entry *tip = bk_chain_tip(c);
     int64_t tip_h = tip ? tip->height : -1;
     int64_t s = r->start > 0 ? r->start : lowest;
-    int64_t e = r->below_tip >= 0 ? tip_h - r->below_tip : r->end >= 0 ? r->end : tip_h;
-    if (e > tip_h) e = tip_h;
+    int64_t e = bk_engine_range_end(tip_h, r->end, r->below_tip);
     if (s > e || e < 0) return bk_cli_empty_range(cmd, r);
     if (s < c->base_height)
         return bk_cli_fail(cmd, BK_EXIT_NOINPUT, "height %lld is not in the files (the chain starts at %d)",
@@ -173,7 +165,7 @@ static void out_init(f_out *O, const char *cmd, int progress)
     O->cmd = cmd;
     bk_writer_init(&O->w, NULL);
     bk_cli_progress_init(&O->progress, progress == BK_PROGRESS_AUTO ? -1 : progress == BK_PROGRESS_ALWAYS);
-    O->t0 = now_s();
+    O->t0 = bk_cli_progress_now();
 }
 
 /* Run the filters of items with the output O; 0 or the exit status. */

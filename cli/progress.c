@@ -3,6 +3,7 @@
 #include "progress.h"
 
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void bk_cli_progress_init(bk_cli_progress *p, int when)
@@ -11,6 +12,13 @@ void bk_cli_progress_init(bk_cli_progress *p, int when)
     p->f = stderr;
     p->on = when < 0 ? isatty(STDERR_FILENO) : when != 0;
     p->last_print = -1;
+}
+
+double bk_cli_progress_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 bk_cli_progress_line bk_cli_progress_blocks(int64_t height, uint64_t blocks_done, uint64_t blocks_total,

@@ -65,6 +65,10 @@ bk_cli_progress_line bk_cli_progress_blocks(int64_t height, uint64_t blocks_done
                                             uint64_t bytes_done, uint64_t work_done, uint64_t work_total,
                                             double seconds);
 
+/* Seconds on the monotonic clock (a progress line's `seconds` is a
+ * difference of two). */
+double bk_cli_progress_now(void);
+
 /* when: 1 always, 0 never, -1 auto (stderr is a terminal). */
 void bk_cli_progress_init(bk_cli_progress *p, int when);
 /* Print (throttled to 4/s unless final); nothing when there is no work at

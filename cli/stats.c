@@ -6,10 +6,7 @@
 #include "opt.h"
 #include "source.h"
 
-#include <blockkit/blockstats.h>
-#include <blockkit/json.h>
-#include <blockkit/chain.h>
-#include <blockkit/engine.h>
+#include <blockkit/stats.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,37 +46,6 @@ static const char stats_outro[] =
     "data not available, a height past the tip or an empty range, 74 I/O error,\n"
     "128+N signal N.\n";
 
-typedef struct stats_cfg {
-    uint32_t select;
-    int core;
-    unsigned indent;
-    bk_network net;
-} stats_cfg;
-
-/* Render one block's result (plus newline) into w: from the parsed undo,
- * or (undo_raw non-NULL) from the CBlockUndo bytes in one pass. */
-static bk_status render_stats(bk_block_stats_scratch *sc, const bk_block *b, const bk_block_undo *undo,
-                              const uint8_t *undo_raw, size_t undo_len, const bk_chain_context *ctx,
-                              const uint8_t *hash, const stats_cfg *cfg, bk_writer *w, bk_error *err)
-{
-    bk_block_stats_opts o;
-    bk_block_stats_opts_init(&o);
-    o.select = cfg->select;
-    o.core_version = cfg->core;
-    o.hash = hash;
-    bk_block_stats st;
-    bk_status s = undo_raw ? bk_block_stats_compute_undo(sc, b, undo_raw, undo_len, NULL, ctx, &o, &st, err)
-                           : bk_block_stats_compute(sc, b, undo, ctx, &o, &st, err);
-    if (s != BK_OK) return s;
-    bk_json j;
-    bk_json_init(&j, w, cfg->indent);
-    s = bk_json_block_stats(&j, &st, cfg->select, err);
-    if (s != BK_OK) return s;
-    bk_writer_putc(w, '\n');
-    if (bk_writer_status(w) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    return BK_OK;
-}
-
 static int write_out(const char *cmd, const bk_writer *w)
 {
     int rc = bk_cli_output_write(cmd, stdout, NULL, w->data, w->len);
@@ -87,7 +53,7 @@ static int write_out(const char *cmd, const bk_writer *w)
 }
 
 static int single_main(const char *cmd, const char *file, const char *undo_file, int have_height, int64_t height,
-                       int have_mediantime, int64_t mediantime, const stats_cfg *cfg)
+                       int have_mediantime, int64_t mediantime, bk_network net, const bk_stats_format *f)
 {
     bk_error err;
     bk_error_clear(&err);
@@ -102,13 +68,13 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
     if (rc) goto done;
     const bk_block b = bf.b;
     height = bf.height;
-    bk_chain_context_standalone(&ctx, &b, cfg->net, height);
+    bk_chain_context_standalone(&ctx, &b, net, height);
     if (have_mediantime) ctx.mediantime = mediantime;
     if (undo_file) {
         if ((rc = bk_cli_block_file_undo(cmd, &bf, undo_file)) != 0) goto done;
         const uint8_t *ud = NULL;
         size_t ul = 0;
-        if (bk_cli_locate_undo(bf.undo_in.data, bf.undo_in.len, &b, cfg->net, &ud, &ul, &err) != BK_OK ||
+        if (bk_cli_locate_undo(bf.undo_in.data, bf.undo_in.len, &b, net, &ud, &ul, &err) != BK_OK ||
             bk_block_undo_parse(ud, ul, &undo, &err) != BK_OK) {
             char hex[65];
             uint8_t h[32];
@@ -123,7 +89,7 @@ static int single_main(const char *cmd, const char *file, const char *undo_file,
         rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Undo data not available (give --undo FILE)");
         goto done;
     }
-    if (render_stats(&sc, &b, undop, NULL, 0, &ctx, NULL, cfg, &w, &err) != BK_OK) {
+    if (bk_stats_line(&sc, &b, undop, NULL, 0, &ctx, NULL, f, &w, &err) != BK_OK) {
         rc = bk_cli_fail(cmd, bk_cli_exit_code(err.status), "%s", err.msg);
         goto done;
     }
@@ -135,227 +101,70 @@ done:
     return rc;
 }
 
-/* ---- a blocks directory ---- */
+/* ---- a blocks directory: the library's bk_stats_run ---- */
 
-
-typedef struct stats_worker {
-    bk_block_stats_scratch sc;
-} stats_worker;
-
-typedef struct stats_run {
-    const stats_cfg *cfg;
-    bk_blocksdir dir;
-    bk_chain chain;
-    stats_worker *workers;
-    size_t emitted;
-} stats_run;
-
-/* A CBlockUndo the single pass refused: when bk_block_undo_parse refuses
- * it too (bk_block_stats_compute_undo's error is then the parser's), the
- * engine reports it as its own undo decode failure, exactly as when it
- * parsed the record itself; else BK_OK. */
-static bk_status undo_parse_error(const bk_engine_block *eb, bk_error *err)
+static bk_status stats_consume(void *ctx, const uint8_t *data, size_t len, bk_error *err)
 {
-    bk_block_undo u;
-    bk_status st = bk_block_undo_parse(eb->undo_data, eb->undo_size, &u, err);
-    if (st != BK_OK && eb->undo_stage) *eb->undo_stage = BK_STAGE_UNDO_DECODE;
-    return st;
-}
-
-/* One block's result as a line (the engine read the block and, for a
- * block with undo data, its undo record's bytes, checksum verified when
- * found through Core's block index; BK_READ_UNDO_RAW: not parsed, the
- * statistics read the CBlockUndo in one pass). */
-static bk_status stats_block(void *vctx, int worker, const bk_engine_block *eb, bk_writer *w, bk_error *err)
-{
-    stats_run *R = vctx;
-    stats_worker *W = &R->workers[worker];
-    const bk_chain_entry *e = eb->entry;
-    char hex[65];
-    bk_hash_to_hex(hex, e->hash);
-    if (!eb->block) {
-        /* Core: CheckBlockDataAvailability - IsBlockPruned is "no data,
-         * nTx known, the node has pruned" */
-        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %d: %s", hex, (int)e->height,
-                            R->chain.pruned && e->n_tx > 0 ? "Block not available (pruned data)"
-                                                           : "Block not available (not fully downloaded)");
-    }
-    if (e->height > 0 && !eb->undo_data) {
-        /* Core: CheckBlockDataAvailability(check_for_undo) */
-        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %d: Undo data not available", hex,
-                            (int)e->height);
-    }
-    bk_error e2;
-    bk_chain_context ctx;
-    bk_status ps;
-    if (bk_chain_context_fill(&R->chain, e, &ctx, &e2) != BK_OK) {
-        /* the engine used to parse the undo record before this */
-        if (eb->undo_data && (ps = undo_parse_error(eb, err)) != BK_OK) return ps;
-        return bk_error_set(err, e2.status, 0, "block %s: %s", hex, e2.msg);
-    }
-    if (render_stats(&W->sc, eb->block, NULL, eb->undo_data, eb->undo_size, &ctx, e->hash, R->cfg, w, &e2) !=
-        BK_OK) {
-        if (eb->undo_data && (ps = undo_parse_error(eb, err)) != BK_OK) return ps;
-        return bk_error_set(err, e2.status, e2.offset, "%s", e2.msg);
-    }
-    return BK_OK;
-}
-
-static bk_status stats_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
-{
-    stats_run *R = vctx;
+    (void)ctx;
     if (bk_cli_write_all(stdout, data, len) != 0) return bk_error_set(err, BK_ERR_IO, 0, "write error");
-    R->emitted = job + 1;
     if (bk_cli_pipe_closed) return bk_error_set(err, BK_ERR_IO, 0, "closed pipe");
     return BK_OK;
 }
 
-/* The message of a failed block: Core's own from the callback; the
- * engine's (height, hash, file position) for a read or parse error. */
-static void stats_error(const bk_engine_where *wh, const bk_error *err, char *m, size_t cap)
+/* range: the range as given (bk_cli_empty_range names it); hash_arg as given. */
+static int dir_main(const char *cmd, bk_cli_source *src, const bk_cli_range *range, bk_stats_run_opts *o,
+                    const char *hash_arg)
 {
-    char hex[65];
-    bk_hash_to_hex(hex, wh->hash);
-    if (wh->stage == BK_STAGE_WORK)
-        snprintf(m, cap, "%s", err->msg);
-    else if (wh->stage == BK_STAGE_UNDO_CHECKSUM)
-        snprintf(m, cap, "block %s at height %d: Can't read undo data from disk (%s, rev%05u.dat offset %llu)", hex,
-                 (int)wh->height, err->msg, wh->file, (unsigned long long)wh->file_offset);
-    else
-        bk_engine_error_format(wh, err, m, cap);
-}
-
-/* range: the range as given (bk_cli_empty_range names it). */
-static int dir_main(const char *cmd, bk_cli_source *src, const bk_cli_range *range, int64_t start, int64_t end,
-                    int64_t below_tip, int have_start, int have_end, const char *hash_arg, int jobs,
-                    const stats_cfg *cfg)
-{
-    stats_run R;
-    memset(&R, 0, sizeof R);
-    R.cfg = cfg;
     bk_error err;
     bk_error_clear(&err);
-    int rc = 0;
-    if (bk_blocksdir_open(&R.dir, src->blocksdir, cfg->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
-    bk_engine_item *list = NULL;
-    size_t njobs = 0;
+    bk_blocksdir dir;
+    bk_chain chain;
+    if (bk_blocksdir_open(&dir, src->blocksdir, src->net, NULL, &err) != BK_OK) return bk_cli_report(cmd, &err);
     /* Core's block index when there is one, else the header scan */
-    rc = bk_cli_source_build(cmd, src, cfg->net, &bk_cli_stop, 0, &R.chain);
-    if (rc) goto out_dir;
-    const bk_chain_entry *tip = bk_chain_tip(&R.chain);
-    int64_t tip_h = tip ? tip->height : -1;
-    if (hash_arg) {
-        uint8_t h[32];
-        if (!bk_cli_parse_block_hash(hash_arg, h)) {
-            rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --hash '%s' (64 hex digits)", hash_arg);
-            goto out;
-        }
-        const bk_chain_entry *e = bk_chain_find(&R.chain, h);
-        if (!e) {
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Block not found");
-            goto out;
-        }
-        if (e->height < 0) {
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "block %s is not connected to a genesis block (its parent is "
-                             "not in the files): no height", hash_arg);
-            goto out;
-        }
-        list = malloc(sizeof *list);
-        if (!list) {
-            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-            goto out;
-        }
-        list[0].entry = (uint32_t)(e - R.chain.entries);
-        list[0].height = e->height;
-        list[0].orphan = 0;
-        njobs = 1;
-    } else {
-        /* one block (--height H, or --start H --end H) is getblockstats' answer */
-        int single = have_start && have_end && start == end;
-        /* a pruned node: from the lowest height whose data is kept */
-        if (!have_start) start = R.chain.prune_height > R.chain.base_height ? R.chain.prune_height : R.chain.base_height;
-        if (below_tip >= 0) end = tip_h - below_tip;
-        else if (!have_end) end = tip_h;
-        if (single && end > tip_h) {
-            /* Core: ParseHashOrHeight's message */
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "Target block height %lld after current tip %lld", (long long)end,
-                             (long long)tip_h);
-            goto out;
-        }
-        /* a range as scan and export take it: past the tip is the tip, and
-         * no block in it is their one message (66) */
-        if (end > tip_h) end = tip_h;
-        if (end < start) {
-            rc = bk_cli_empty_range(cmd, range);
-            goto out;
-        }
-        if (start < R.chain.base_height && tip_h >= 0) {
-            rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "height %lld is not in the files (the chain starts at %d)",
-                             (long long)start, (int)R.chain.base_height);
-            goto out;
-        }
-        /* the engine's range builder, pruned heights kept (each answered with Core's error) */
-        size_t cap = 0;
-        if (bk_engine_chain_items(&R.chain, start, end, 1, &list, &njobs, &cap, NULL, NULL, NULL, &err) != BK_OK) {
-            rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
-            goto out;
-        }
+    int rc = bk_cli_source_build(cmd, src, src->net, &bk_cli_stop, 0, &chain);
+    if (rc) {
+        bk_blocksdir_close(&dir);
+        return rc;
     }
-    if (njobs == 0) goto out;
-    if (jobs > (int)njobs) jobs = (int)njobs;
-    R.workers = calloc((size_t)jobs, sizeof *R.workers);
-    if (!R.workers) {
-        rc = bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
+    uint8_t h[32];
+    if (hash_arg && !bk_cli_parse_block_hash(hash_arg, h)) {
+        rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "bad --hash '%s' (64 hex digits)", hash_arg);
         goto out;
     }
-    for (int i = 0; i < jobs; i++) bk_block_stats_scratch_init(&R.workers[i].sc, NULL);
-    bk_engine_opts eo;
-    bk_engine_opts_init(&eo);
-    eo.chain = &R.chain;
-    eo.dir = &R.dir;
-    eo.items = list;
-    eo.n_items = njobs;
-    eo.read_flags = BK_READ_UNDO | BK_READ_UNDO_RAW; /* bk_block_stats_compute_undo reads it */
-    eo.run.workers = jobs;
-    eo.run.window = 2 * (size_t)jobs + 1;
-    eo.run.cancel = &bk_cli_stop;
-    eo.block = stats_block;
-    eo.consume = stats_consume;
-    eo.ctx = &R;
-    bk_engine_result er;
-    bk_status rs = bk_engine_run(&eo, &er, &err);
+    o->chain = &chain;
+    o->dir = &dir;
+    o->hash = hash_arg ? h : NULL;
+    o->cancel = &bk_cli_stop;
+    o->consume = stats_consume;
+    bk_stats_run_result r;
+    bk_status rs = bk_stats_run(o, &r, &err);
     if (rs == BK_ERR_CANCELLED) {
         /* SIGINT: the lines so far are complete */
-        const bk_chain_entry *next = &R.chain.entries[list[R.emitted].entry];
         fprintf(stderr, "blockkit: stats: stopped by a signal before height %d; resume with --start %d\n",
-                (int)next->height, (int)next->height);
+                (int)r.next_height, (int)r.next_height);
         rc = bk_cli_output_flush(cmd, stdout, NULL);
         if (!rc) rc = 128 + (int)bk_cli_stop;
-    } else if (rs != BK_OK && er.run.failure == BK_ORDERED_CONSUME) {
+    } else if (rs != BK_OK && r.consume_failed) {
         rc = bk_cli_pipe_closed ? 0 : bk_cli_output_error(cmd, stdout, NULL, bk_cli_write_errno);
+    } else if (r.empty) {
+        rc = bk_cli_empty_range(cmd, range);
+    } else if (r.no_height) {
+        rc = bk_cli_fail(cmd, BK_EXIT_NOINPUT, "block %s is not connected to a genesis block (its parent is "
+                         "not in the files): no height", hash_arg);
     } else if (rs != BK_OK) {
         char m[4608];
-        stats_error(&er.where, &err, m, sizeof m);
+        bk_stats_error_format(&r.where, &err, m, sizeof m);
         rc = bk_cli_exit_code(rs);
-        const bk_chain_entry *at = &R.chain.entries[list[R.emitted].entry];
-        if (njobs > 1)
-            bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, R.emitted,
-                        (int)at->height);
+        if (r.blocks > 1)
+            bk_cli_fail(cmd, rc, "%s; stopped there after %zu complete line(s) (resume with --start %d)", m, r.emitted,
+                        (int)r.next_height);
         else bk_cli_fail(cmd, rc, "%s", m);
     } else {
-        rc = bk_cli_output_flush(cmd, stdout, NULL);
+        rc = r.blocks ? bk_cli_output_flush(cmd, stdout, NULL) : 0;
     }
 out:
-    if (R.workers) {
-        for (int i = 0; i < jobs; i++) {
-            bk_block_stats_scratch_free(&R.workers[i].sc);
-        }
-        free(R.workers);
-    }
-    free(list);
-    bk_chain_free(&R.chain);
-out_dir:
-    bk_blocksdir_close(&R.dir);
+    bk_chain_free(&chain);
+    bk_blocksdir_close(&dir);
     return rc;
 }
 
@@ -371,8 +180,8 @@ static int stats_main(int argc, char **argv)
     const char *undo_file = NULL, *hash_arg = NULL, *stats_list = NULL;
     int64_t height = -1, mediantime = 0;
     int core = BK_CORE_NEWEST, indent = 0, jobs = 1;
-    stats_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
+    bk_stats_run_opts ro;
+    memset(&ro, 0, sizeof ro);
     bk_cli_source src;
     bk_cli_source_init(&src);
     bk_cli_range range;
@@ -412,11 +221,11 @@ static int stats_main(int argc, char **argv)
     int have_height = bk_opt_given(&spec, "--height"), have_mediantime = bk_opt_given(&spec, "--mediantime");
     int have_start = bk_opt_given(&spec, "--start"), have_end = bk_opt_given(&spec, "--end");
     int64_t start = range.start, end = range.end;
-    cfg.core = core;
-    cfg.indent = (unsigned)indent;
+    ro.format.core_version = core;
+    ro.format.indent = (unsigned)indent;
     if (stats_list) {
         bk_error err;
-        if (bk_block_stats_select_list(stats_list, strlen(stats_list), &cfg.select, &err) != BK_OK)
+        if (bk_block_stats_select_list(stats_list, strlen(stats_list), &ro.format.select, &err) != BK_OK)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s", err.msg);
     }
     int dir_mode = src.datadir || src.blocksdir;
@@ -425,8 +234,8 @@ static int stats_main(int argc, char **argv)
     if (!dir_mode) {
         int mrc = bk_opt_mode_check(&spec, MODE_FILE, stats_modes);
         if (mrc) return mrc;
-        cfg.net = src.net;
-        return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, &cfg);
+        return single_main(cmd, file, undo_file, have_height, height, have_mediantime, mediantime, src.net,
+                           &ro.format);
     }
     if (undo_file || have_mediantime)
         return bk_cli_fail(cmd, BK_EXIT_USAGE, "--undo and --mediantime are for a block FILE");
@@ -449,13 +258,16 @@ static int stats_main(int argc, char **argv)
         bk_cli_source_free(&src);
         return rc;
     }
-    cfg.net = src.net;
+    ro.start = have_start ? start : -1;
+    ro.end = have_end ? end : -1;
+    ro.below_tip = have_height ? -1 : range.below_tip;
+    ro.single = have_start && have_end && start == end;
+    ro.workers = jobs;
     /* SIGINT, SIGTERM, SIGHUP: finish the current line, then stop
      * (blockkit/engine.h) with 128 + N, as scan does */
     bk_cli_stop_saved saved;
     bk_cli_stop_signals_catch(&saved);
-    rc = dir_main(cmd, &src, &range, start, end, have_height ? -1 : range.below_tip, have_start, have_end, hash_arg,
-                  jobs, &cfg);
+    rc = dir_main(cmd, &src, &range, &ro, hash_arg);
     bk_cli_stop_signals_restore(&saved);
     bk_cli_source_free(&src);
     return rc;

@@ -2,12 +2,15 @@
  * its chainstate (--datadir) or a dumptxoutset snapshot (--utxo-snapshot).
  *   utxo stats: gettxoutsetinfo's result, byte for byte;
  *   utxo dump:  one row per coin (CSV, NDJSON or Parquet) in key order, the
- *               rows of `export --datasets utxos` (cli/utxo_rows.c) in one file. */
+ *               rows of `export --datasets utxos` (cli/utxo_rows.c) in one file;
+ *   utxo snapshot: Core's dumptxoutset rollback. */
 #include "cli.h"
 #include "opt.h"
 #include "source.h"
 #include "utxo_rows.h"
 
+#include <blockkit/engine.h>
+#include <blockkit/export.h>
 #include <blockkit/hex.h>
 #include <blockkit/script.h>
 #include <blockkit/table.h>
@@ -91,14 +94,6 @@ static int utxo_parse(bk_opt_spec *spec, int argc, char **argv, utxo_opts *o)
     return BK_OPT_CONTINUE;
 }
 
-static utxo_source_opts source_opts(const utxo_opts *o)
-{
-    utxo_source_opts so = {o->src.datadir, o->snapshot,
-                           o->src.datadir || o->src.chain_given ? bk_network_get(o->src.net)->name : NULL,
-                           (int32_t)o->height, o->src.tmpdir, 0, -1, NULL};
-    return so;
-}
-
 static void utxo_opts_init(utxo_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -111,7 +106,7 @@ static void utxo_opts_init(utxo_opts *o)
     bk_pq_opts_init(&o->po);
 }
 
-/* issue 28 (below): --height H / --start/--end of a datadir */
+/* --height H / --start/--end of a datadir (below) */
 static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *spec, const bk_cli_range *range);
 
 static int utxo_stats(int argc, char **argv)
@@ -126,7 +121,7 @@ static int utxo_stats(int argc, char **argv)
         BK_OPT_ROW_CALL("--hash-type", 0, &o.hash_type, parse_hash_type, "hash_serialized_3|muhash|none",
                         "the set's hash (default hash_serialized_3)"),
         BK_OPT_JOBS(&o.jobs, "muhash: multiply on N threads (default: the online CPUs)"),
-        BK_OPT_RANGE(&range), /* issue 28: with --datadir, one line per height */
+        BK_OPT_RANGE(&range), /* with --datadir, one line per height */
         BK_OPT_END,
     };
     bk_opt_spec spec = {cmd, NULL, stats_intro, utxo_outro, opts, 0};
@@ -135,7 +130,7 @@ static int utxo_stats(int argc, char **argv)
         bk_cli_source_free(&o.src);
         return rc;
     }
-    /* issue 28: a past height or a range of heights of a datadir */
+    /* a past height or a range of heights of a datadir */
     if (o.src.datadir && (o.height >= 0 || bk_opt_given(&spec, "--start") || bk_opt_given(&spec, "--end"))) {
         rc = past_stats(cmd, &o, &spec, &range);
         if (rc >= 0) {
@@ -150,8 +145,9 @@ static int utxo_stats(int argc, char **argv)
     rc = 0;
     bk_utxo_hash_type ht = (bk_utxo_hash_type)o.hash_type;
     unsigned threads = (unsigned)(o.jobs > 64 ? 64 : o.jobs);
-    coin_source src;
-    utxo_source_opts so = source_opts(&o);
+    bk_utxo_source src;
+    bk_utxo_source_opts so;
+    utxo_source_opts_from(&so, &o.src, o.snapshot, o.height, 0);
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) {
         bk_cli_source_free(&o.src);
@@ -161,22 +157,22 @@ static int utxo_stats(int argc, char **argv)
     bk_error_clear(&err);
     bk_utxo_stats st;
     if (bk_utxo_stats_begin(&st, ht, NULL, &err) != BK_OK) {
-        utxo_source_close(&src);
+        bk_utxo_source_close(&src);
         return bk_cli_report(cmd, &err);
     }
     if (threads > 1 && bk_utxo_stats_set_threads(&st, threads) != BK_OK) {
         bk_utxo_stats_free(&st);
-        utxo_source_close(&src);
+        bk_utxo_source_close(&src);
         return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "cannot set threads");
     }
     bk_utxo u;
-    while (utxo_source_next(&src, &u)) {
+    while (bk_utxo_source_next(&src, &u)) {
         if (bk_utxo_stats_add(&st, &u, &err) != BK_OK) {
             rc = bk_cli_report(cmd, &err);
             break;
         }
     }
-    if (!rc && utxo_source_status(&src, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+    if (!rc && bk_utxo_source_status(&src, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
     if (!rc && bk_utxo_stats_end(&st, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
     if (!rc) {
         bk_writer w;
@@ -191,7 +187,7 @@ static int utxo_stats(int argc, char **argv)
         bk_writer_free(&w);
     }
     bk_utxo_stats_free(&st);
-    utxo_source_close(&src);
+    bk_utxo_source_close(&src);
     bk_cli_source_free(&o.src);
     return rc;
 }
@@ -269,17 +265,13 @@ static int utxo_dump(int argc, char **argv)
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "%s exists and is not empty: --force overwrites it", o.out_file);
         }
     }
-    coin_source src;
+    bk_utxo_source src;
     /* A snapshot's height only bounds its coins here: not needed. With
      * --datadir, --height H is the set at H (the chainstate rolled back,
      * as export --datasets utxos --height H: one implementation). */
-    utxo_source_opts so = source_opts(&o);
+    bk_utxo_source_opts so;
+    utxo_source_opts_from(&so, &o.src, o.snapshot, o.height, 1);
     so.height_optional = 1;
-    if (o.src.datadir && !o.snapshot && o.height >= 0) {
-        so.at_height = (int32_t)o.height;
-        so.height = -1;
-        so.blocksdir = o.src.blocksdir;
-    }
     rc = utxo_source_open(cmd, &so, &src);
     if (rc) {
         bk_cli_source_free(&o.src);
@@ -294,7 +286,7 @@ static int utxo_dump(int argc, char **argv)
         d.path = o.out_file;
         int exists = stat(o.out_file, &sb) == 0;
         if (exists && S_ISDIR(sb.st_mode)) {
-            utxo_source_close(&src);
+            bk_utxo_source_close(&src);
             bk_cli_source_free(&o.src);
             return bk_cli_fail(cmd, BK_EXIT_USAGE, "-o %s is a directory: give a file name", o.out_file);
         }
@@ -305,7 +297,7 @@ static int utxo_dump(int argc, char **argv)
         d.to_file = !link && (!exists || S_ISREG(sb.st_mode));
         if (!d.to_file && !(d.out = fopen(o.out_file, "wb"))) {
             int e = errno; /* before the close */
-            utxo_source_close(&src);
+            bk_utxo_source_close(&src);
             bk_cli_source_free(&o.src);
             return bk_cli_fail(cmd, BK_EXIT_IO, "cannot create %s: %s", o.out_file, strerror(e));
         }
@@ -350,12 +342,12 @@ static int utxo_dump(int argc, char **argv)
         int crc = bk_cli_output_close(cmd, d.out, d.path, 0);
         if (!rc) rc = crc;
     }
-    utxo_source_close(&src);
+    bk_utxo_source_close(&src);
     bk_cli_source_free(&o.src);
     return rc;
 }
 
-/* ==== issue 28: coin statistics at past heights, the set at a past height ====
+/* ---- coin statistics at past heights, the set at a past height ----
  * utxo stats --datadir D --hash-type muhash|none --height H | --start S --end E|-N:
  *   Core's gettxoutsetinfo <type> <height> true (coinstatsindex format), one
  *   line per height, from one forward pass over blocks and undo data
@@ -363,68 +355,21 @@ static int utxo_dump(int argc, char **argv)
  * utxo stats --datadir D --hash-type hash_serialized_3 --height H (below the
  *   tip): the set rolled back to H (bk_utxo_rollback), hashed;
  * utxo snapshot --datadir D --height H -o FILE: Core's dumptxoutset FILE
- *   rollback {"rollback":H}, file and result. */
-#include <blockkit/blockfile.h>
-#include <blockkit/blockindex.h>
-#include <blockkit/chain.h>
-#include <blockkit/engine.h>
+ *   rollback {"rollback":H}, file and result (bk_utxo_dump_run). */
 
-#include <fcntl.h>
-
-typedef struct past_src {
-    bk_chain chain;
-    bk_blocksdir dir;
-    bk_chainstate *cs;
-    int have_chain, have_dir;
-} past_src;
-
-static void past_close(past_src *p)
-{
-    if (p->cs) bk_chainstate_close(p->cs);
-    if (p->have_chain) bk_chain_free(&p->chain);
-    if (p->have_dir) bk_blocksdir_close(&p->dir);
-    memset(p, 0, sizeof *p);
-}
-
-/* The chain from the datadir's block index and its blocks directory (and
- * the chainstate when want_cs). 0; -1 when the datadir has no block index
+/* The datadir's block index chain, blocks and (want_cs) chainstate: the
+ * library's bk_utxo_node. 0; -1 when the datadir has no block index
  * (allow_none: then nothing is printed); or an exit code. */
-static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow_none, past_src *p)
+static int past_open(const char *cmd, const utxo_opts *o, int want_cs, int allow_none, bk_utxo_node *p)
 {
-    memset(p, 0, sizeof *p);
     bk_error err;
     bk_error_clear(&err);
-    bk_network net = o->src.net;
-    bk_chain_opts co;
-    memset(&co, 0, sizeof co);
-    co.tmpdir = o->src.tmpdir;
-    char index[4096];
-    struct stat ist;
-    int il = bk_network_datadir_path(index, sizeof index, o->src.datadir, net, "blocks/index");
-    if (il < 0 || (size_t)il >= sizeof index) return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir: path too long");
-    if (allow_none && (stat(index, &ist) != 0 || !S_ISDIR(ist.st_mode))) return -1;
-    bk_status s = bk_chain_build_index(&p->chain, o->src.datadir, net, &co, NULL, &err);
-    if (s == BK_ERR_NOT_FOUND && allow_none) return -1;
-    if (s != BK_OK) return bk_cli_report(cmd, &err);
-    p->have_chain = 1;
-    if (bk_blocksdir_open(&p->dir, o->src.blocksdir, net, NULL, &err) != BK_OK) {
-        past_close(p);
-        return bk_cli_report(cmd, &err);
-    }
-    p->have_dir = 1;
-    if (want_cs) {
-        char path[4096];
-        int pl = bk_network_datadir_path(path, sizeof path, o->src.datadir, net, "chainstate");
-        if (pl < 0 || (size_t)pl >= sizeof path) {
-            past_close(p);
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "--datadir: path too long");
-        }
-        if (bk_chainstate_open(path, o->src.tmpdir, NULL, &p->cs, &err) != BK_OK) {
-            past_close(p);
-            return bk_cli_report(cmd, &err);
-        }
-    }
-    return 0;
+    bk_utxo_source_opts so;
+    utxo_source_opts_from(&so, &o->src, NULL, -1, 0);
+    so.blocksdir = o->src.blocksdir;
+    unsigned flags = (want_cs ? BK_UTXO_NODE_CHAINSTATE : 0) | (allow_none ? BK_UTXO_NODE_INDEX_OPTIONAL : 0);
+    if (bk_utxo_node_open(p, &so, flags, &err) == BK_OK) return 0;
+    return p->no_index ? -1 : bk_cli_report(cmd, &err);
 }
 
 static int past_fail(const char *cmd, bk_status s, const bk_error *err)
@@ -459,7 +404,7 @@ static bk_status series_emit(void *vctx, const bk_coinstats *cur, const bk_coins
 }
 
 /* The series: heights [start, end] of the index's active chain. */
-static int past_series(const char *cmd, past_src *p, bk_utxo_hash_type ht, int64_t start, int64_t end,
+static int past_series(const char *cmd, bk_utxo_node *p, bk_utxo_hash_type ht, int64_t start, int64_t end,
                        int jobs)
 {
     const bk_chain_entry *tip = bk_chain_tip(&p->chain);
@@ -509,25 +454,17 @@ static int past_series(const char *cmd, past_src *p, bk_utxo_hash_type ht, int64
 /* hash_serialized_3 of the set rolled back to height: gettxoutsetinfo's
  * result as the node at that height would print it, without disk_size (a
  * rolled-back set has no database to measure). */
-static int past_hash_serialized(const char *cmd, past_src *p, int32_t height, const char *tmpdir)
+static int past_hash_serialized(const char *cmd, bk_utxo_node *p, int32_t height, const char *tmpdir)
 {
     bk_error err;
     bk_error_clear(&err);
     bk_utxo_rollback_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.tmpdir = tmpdir;
-    bk_utxo_rollback *r;
-    bk_status s = bk_utxo_rollback_open(&r, p->cs, &p->chain, &p->dir, height, &ro, &err);
-    if (s != BK_OK) return past_fail(cmd, s, &err);
     bk_utxo_stats st;
-    if ((s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err)) != BK_OK) {
-        bk_utxo_rollback_close(r);
-        return past_fail(cmd, s, &err);
-    }
-    bk_utxo u;
-    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) s = bk_utxo_stats_add(&st, &u, &err);
-    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
-    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
+    bk_utxo_rollback_info info;
+    bk_status s = bk_utxo_rollback_stats(p->cs, &p->chain, &p->dir, height, &ro, BK_UTXO_HASH_SERIALIZED_3, &st,
+                                         &info, &err);
     int rc = 0;
     if (s != BK_OK) {
         rc = past_fail(cmd, s, &err);
@@ -536,24 +473,7 @@ static int past_hash_serialized(const char *cmd, past_src *p, int32_t height, co
         bk_writer_init(&w, NULL);
         bk_json j;
         bk_json_init(&j, &w, 0);
-        bk_json_begin_object(&j);
-        bk_json_key(&j, "height");
-        bk_json_int(&j, height);
-        bk_json_key(&j, "bestblock");
-        bk_json_hex_rev(&j, bk_utxo_rollback_info_get(r)->base_hash, 32);
-        bk_json_key(&j, "txouts");
-        bk_json_uint(&j, st.txouts);
-        bk_json_key(&j, "bogosize");
-        bk_json_uint(&j, st.bogosize);
-        bk_json_key(&j, "hash_serialized_3");
-        bk_json_hex_rev(&j, st.hash, 32);
-        if (st.total_amount_ok) {
-            bk_json_key(&j, "total_amount");
-            bk_json_amount(&j, st.total_amount);
-        }
-        bk_json_key(&j, "transactions");
-        bk_json_uint(&j, st.transactions);
-        bk_json_end_object(&j);
+        bk_utxo_stats_json_no_disk(&j, &st, height, info.base_hash);
         bk_writer_putc(&w, '\n');
         rc = bk_writer_status(&w) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
                                            : bk_cli_output_write(cmd, stdout, NULL, w.data, w.len);
@@ -561,7 +481,6 @@ static int past_hash_serialized(const char *cmd, past_src *p, int32_t height, co
         bk_writer_free(&w);
     }
     bk_utxo_stats_free(&st);
-    bk_utxo_rollback_close(r);
     return rc;
 }
 
@@ -577,16 +496,14 @@ static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *sp
         return bk_cli_fail(cmd, BK_EXIT_USAGE,
                            "--start/--end need --hash-type muhash or none (as Core's coinstatsindex: "
                            "hash_serialized_3 cannot be queried for a specific block)");
-    past_src p;
+    bk_utxo_node p;
     int rc = past_open(cmd, o, ht == BK_UTXO_HASH_SERIALIZED_3, !ranged, &p);
     if (rc) return rc; /* -1: no block index: --height states the chainstate's height */
     const bk_chain_entry *tip = bk_chain_tip(&p.chain);
     int64_t tip_h = tip ? tip->height : -1;
     if (ranged) {
-        int64_t start = range->start, end = range->end;
-        if (range->below_tip >= 0) end = tip_h - range->below_tip;
-        else if (end < 0) end = tip_h;
-        rc = past_series(cmd, &p, ht, start, end, o->jobs);
+        rc = past_series(cmd, &p, ht, range->start, bk_engine_range_end(tip_h, range->end, range->below_tip),
+                         o->jobs);
     } else {
         int64_t h = o->height;
         if (h > tip_h) {
@@ -602,7 +519,7 @@ static int past_stats(const char *cmd, const utxo_opts *o, const bk_opt_spec *sp
             else rc = past_hash_serialized(cmd, &p, (int32_t)h, o->src.tmpdir);
         }
     }
-    past_close(&p);
+    bk_utxo_node_close(&p);
     return rc;
 }
 
@@ -650,7 +567,7 @@ static int utxo_snapshot(int argc, char **argv)
                            "%s already exists. If you are sure this is what you want, move it out of the way first",
                            o.out_file);
     }
-    past_src p;
+    bk_utxo_node p;
     rc = past_open(cmd, &o, 1, 0, &p);
     if (rc) {
         bk_cli_source_free(&o.src);
@@ -674,42 +591,9 @@ static int utxo_snapshot(int argc, char **argv)
     ro.tmpdir = o.src.tmpdir;
     ro.mem_limit = (size_t)mem_mib << 20;
     ro.cancel = stop;
-    bk_utxo_rollback *r = NULL;
-    bk_utxo_snapshot_writer *w = NULL;
-    char tmp[4200];
-    int fd = -1;
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out_file, (long)getpid());
-    bk_utxo_stats st;
-    memset(&st, 0, sizeof st);
-    bk_status s = bk_utxo_rollback_open(&r, p.cs, &p.chain, &p.dir, height, &ro, &err);
-    if (s == BK_OK) {
-        (void)bk_tmp_sweep_stale(o.out_file); /* what a killed run left (FILE.tmp-PID of no process) */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) s = bk_error_set(&err, BK_ERR_IO, 0, "cannot create %s: %s", tmp, strerror(errno));
-    }
-    const bk_utxo_rollback_info *info = r ? bk_utxo_rollback_info_get(r) : NULL;
-    if (s == BK_OK) s = bk_utxo_snapshot_writer_open(&w, fd, p.chain.net, info->base_hash, NULL, &err);
-    if (s == BK_OK) s = bk_utxo_stats_begin(&st, BK_UTXO_HASH_SERIALIZED_3, NULL, &err);
-    bk_utxo u;
-    uint64_t n = 0;
-    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) {
-        s = bk_utxo_snapshot_writer_add(w, &u, &err);
-        if (s == BK_OK) s = bk_utxo_stats_add(&st, &u, &err);
-        if (s == BK_OK && (++n & 0xffff) == 0 && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
-    }
-    if (s == BK_OK) s = bk_utxo_rollback_status(r, &err);
-    uint64_t coins = 0;
-    if (s == BK_OK) s = bk_utxo_snapshot_writer_finish(w, &coins, &err);
-    if (s == BK_OK) s = bk_utxo_stats_end(&st, &err);
-    if (s == BK_OK && fsync(fd) != 0) s = bk_error_set(&err, BK_ERR_IO, 0, "%s: fsync: %s", tmp, strerror(errno));
-    if (fd >= 0 && close(fd) != 0 && s == BK_OK)
-        s = bk_error_set(&err, BK_ERR_IO, 0, "%s: close: %s", tmp, strerror(errno));
-    fd = -1;
-    if (s == BK_OK && *stop) s = bk_error_set(&err, BK_ERR_CANCELLED, 0, "interrupted");
-    if (s == BK_OK && rename(tmp, o.out_file) != 0)
-        s = bk_error_set(&err, BK_ERR_IO, 0, "cannot rename %s to %s: %s", tmp, o.out_file, strerror(errno));
+    bk_utxo_dump_result dr;
+    bk_status s = bk_utxo_dump_run(p.cs, &p.chain, &p.dir, height, o.out_file, &ro, &dr, &err);
     if (s != BK_OK) {
-        unlink(tmp);
         rc = s == BK_ERR_CANCELLED ? bk_cli_fail(cmd, 128 + (int)(*stop ? *stop : 2), "interrupted; %s not written",
                                                  o.out_file)
                                    : past_fail(cmd, s, &err);
@@ -718,20 +602,7 @@ static int utxo_snapshot(int argc, char **argv)
         bk_writer_init(&wr, NULL);
         bk_json j;
         bk_json_init(&j, &wr, 0);
-        bk_json_begin_object(&j);
-        bk_json_key(&j, "coins_written");
-        bk_json_uint(&j, coins);
-        bk_json_key(&j, "base_hash");
-        bk_json_hex_rev(&j, info->base_hash, 32);
-        bk_json_key(&j, "base_height");
-        bk_json_int(&j, info->base_height);
-        bk_json_key(&j, "path");
-        bk_json_string_n(&j, o.out_file, strlen(o.out_file));
-        bk_json_key(&j, "txoutset_hash");
-        bk_json_hex_rev(&j, st.hash, 32);
-        bk_json_key(&j, "nchaintx");
-        bk_json_uint(&j, info->nchaintx);
-        bk_json_end_object(&j);
+        bk_utxo_dump_json(&j, &dr, o.out_file);
         bk_writer_putc(&wr, '\n');
         rc = bk_writer_status(&wr) != BK_OK ? bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory")
                                             : bk_cli_output_write(cmd, stdout, NULL, wr.data, wr.len);
@@ -739,14 +610,10 @@ static int utxo_snapshot(int argc, char **argv)
         bk_writer_free(&wr);
     }
     bk_cli_stop_signals_restore(&sigs);
-    bk_utxo_stats_free(&st);
-    bk_utxo_snapshot_writer_free(w);
-    bk_utxo_rollback_close(r);
-    past_close(&p);
+    bk_utxo_node_close(&p);
     bk_cli_source_free(&o.src);
     return rc;
 }
-/* ==== end of issue 28 section ==== */
 
 static int utxo_help(int to_stdout)
 {

@@ -7,32 +7,23 @@
 #include <string.h>
 
 
-/* The library's coin source (bk_utxo_source, blockkit/utxo.h) from the
- * command line; its errors as exit codes: what is missing 66, what does
- * not match 65, a usage the source cannot take 64 (each its message as
- * it is), the readers' own errors as reported. */
-int utxo_source_opts_lib(const char *cmd, const utxo_source_opts *o, bk_utxo_source_opts *out)
+void utxo_source_opts_from(bk_utxo_source_opts *so, const bk_cli_source *src, const char *snapshot, int64_t height,
+                           int at_height)
 {
-    bk_utxo_source_opts lo;
-    bk_utxo_source_opts_init(&lo);
-    lo.datadir = o->datadir;
-    lo.snapshot = o->snapshot;
-    lo.tmpdir = o->tmpdir;
-    lo.height_optional = o->height_optional;
-    if (o->chain) {
-        if (bk_network_parse(o->chain, &lo.net) != BK_OK)
-            return bk_cli_fail(cmd, BK_EXIT_USAGE, "unknown chain '%s'", o->chain);
-        lo.net_given = 1;
+    bk_utxo_source_opts_init(so);
+    so->datadir = src->datadir;
+    so->snapshot = snapshot;
+    so->tmpdir = src->tmpdir;
+    if (src->datadir || src->chain_given) {
+        so->net = src->net;
+        so->net_given = 1;
     }
-    if (o->snapshot) {
-        lo.height = o->height;
-    } else if (o->datadir) {
-        lo.blocksdir = o->blocksdir;
-        if (o->at_height >= 0) lo.at_height = o->at_height;
-        else lo.height = o->height;
+    if (!snapshot && src->datadir && at_height && height >= 0) {
+        so->at_height = (int32_t)height;
+        so->blocksdir = src->blocksdir;
+    } else {
+        so->height = (int32_t)height;
     }
-    *out = lo;
-    return 0;
 }
 
 int utxo_source_fail(const char *cmd, const bk_error *e)
@@ -45,15 +36,11 @@ int utxo_source_fail(const char *cmd, const bk_error *e)
     return bk_cli_report(cmd, &err);
 }
 
-int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s)
+int utxo_source_open(const char *cmd, const bk_utxo_source_opts *o, bk_utxo_source *s)
 {
-    memset(s, 0, sizeof *s);
-    bk_utxo_source_opts lo;
-    int rc = utxo_source_opts_lib(cmd, o, &lo);
-    if (rc) return rc;
     bk_error err;
     bk_error_clear(&err);
-    if (bk_utxo_source_open(s, &lo, &err) == BK_OK) return 0;
+    if (bk_utxo_source_open(s, o, &err) == BK_OK) return 0;
     return utxo_source_fail(cmd, &err);
 }
 
@@ -75,10 +62,10 @@ static bk_status cli_emit_batch(void *ctx, const bk_utxo_batch *b, bk_error *err
 
 static int cli_next(void *ctx, bk_utxo *u)
 {
-    return utxo_source_next(ctx, u);
+    return bk_utxo_source_next(ctx, u);
 }
 
-int utxo_rows_run(const char *cmd, coin_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
+int utxo_rows_run(const char *cmd, bk_utxo_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
                   void *ctx, const volatile sig_atomic_t *stop)
 {
     cli_emit e = {emit, ctx, 0};
@@ -91,6 +78,6 @@ int utxo_rows_run(const char *cmd, coin_source *src, bk_table_profile profile, u
     if (st == BK_ERR_NOMEM) return bk_cli_fail(cmd, BK_EXIT_SOFTWARE, "out of memory");
     if (st != BK_OK) return bk_cli_report(cmd, &err);
     if (stop && *stop) return 0;
-    if (utxo_source_status(src, &err) != BK_OK) return bk_cli_report(cmd, &err);
+    if (bk_utxo_source_status(src, &err) != BK_OK) return bk_cli_report(cmd, &err);
     return 0;
 }

@@ -11,38 +11,22 @@
 #include <signal.h>
 
 #include "cli.h"
+#include "source.h"
 #include <stdio.h>
 
-/* Where the coins come from (command-line options, NULL = not given). */
-typedef struct utxo_source_opts {
-    const char *datadir, *snapshot, *chain;
-    int32_t height;     /* --height (its option row's bounds), -1 = not given */
-    const char *tmpdir;
-    /* the best block's height is not needed: a snapshot without --height or
-     * --datadir, or a datadir without a block index, leaves it -1 */
-    int height_optional;
-    /* --datadir only: the set at this height, the chainstate rolled back
-     * with the undo data of the blocks above it (bk_utxo_rollback); its
-     * blk/rev files in blocksdir (the resolved blk directory); -1 = not given */
-    int32_t at_height;
-    const char *blocksdir;
-} utxo_source_opts;
-
-/* A stream of coins from either source, in key order: the library's
- * (blockkit/utxo.h). */
-typedef bk_utxo_source coin_source;
-
-/* The library's source options from the command line's (0, or 64 with
- * the message printed: a bad --chain). */
-int utxo_source_opts_lib(const char *cmd, const utxo_source_opts *o, bk_utxo_source_opts *out);
+/* The library's source options (blockkit/utxo_source.h) from the command
+ * line: src's --datadir (resolved: its network given), --chain, --tmpdir,
+ * and snapshot (--utxo-snapshot, NULL: none); height (-1: not given) is a
+ * snapshot's base block height, or with --datadir alone the height the
+ * chainstate's best block is said to be at, or (at_height, the dump and
+ * the export) the set at that height, rolled back with src's blocks. */
+void utxo_source_opts_from(bk_utxo_source_opts *so, const bk_cli_source *src, const char *snapshot, int64_t height,
+                           int at_height);
 /* A source error as its exit code, printed: missing 66, not matching 65,
  * usage 64 (each its message as it is), else as bk_cli_report. */
 int utxo_source_fail(const char *cmd, const bk_error *err);
-/* Returns 0 or an exit code (message printed). */
-int utxo_source_open(const char *cmd, const utxo_source_opts *o, coin_source *s);
-static inline int utxo_source_next(coin_source *s, bk_utxo *u) { return bk_utxo_source_next(s, u); }
-static inline bk_status utxo_source_status(coin_source *s, bk_error *err) { return bk_utxo_source_status(s, err); }
-static inline void utxo_source_close(coin_source *s) { bk_utxo_source_close(s); }
+/* bk_utxo_source_open: 0 or an exit code (message printed). */
+int utxo_source_open(const char *cmd, const bk_utxo_source_opts *o, bk_utxo_source *s);
 
 /* bk_utxo_rows_run (blockkit/utxo.h: the library's engine) over src, with
  * exit codes: emit writes a batch and returns 0, or an exit code after
@@ -51,13 +35,13 @@ static inline void utxo_source_close(coin_source *s) { bk_utxo_source_close(s); 
  * *stop (returning 0). Returns 0 or an exit code (source errors reported
  * here). */
 typedef int (*utxo_emit_fn)(void *ctx, const bk_utxo_batch *b);
-int utxo_rows_run(const char *cmd, coin_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
+int utxo_rows_run(const char *cmd, bk_utxo_source *src, bk_table_profile profile, unsigned threads, utxo_emit_fn emit,
                   void *ctx, const volatile sig_atomic_t *stop);
 
 /* `blockkit export` with --datasets utxos (cli/export_utxos.c), its
  * options parsed by cli/export.c's table; returns the exit code. */
 typedef struct bk_cli_export_utxos_args {
-    utxo_source_opts source;
+    bk_utxo_source_opts source;
     const char *out_dir;
     int format;        /* bk_table_format */
     int codec;         /* bk_pq_codec */

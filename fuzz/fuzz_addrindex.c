@@ -1,20 +1,26 @@
 /* Fuzz the address index's row and key decoding (blockkit/addrindex.h)
  * through its public reader: a LevelDB directory is written (with Debian's
  * libleveldb, as the index's writer does) from rows taken from the input,
- * then opened BK_ADDRINDEX_READ and queried: tip, headers, the history,
- * status, coins and balance of every scripthash the rows name, the
- * location of every txid they name and the merkle branches of the blocks
- * they name. Every value the reader decodes (version, tip, header, txid,
- * tx position, funding and spending rows) comes from the input, so a
- * damaged or foreign index must give a status and a message, never a
- * crash, a read out of bounds or an allocation the rows do not justify.
+ * then opened BK_ADDRINDEX_READ over a blocks directory of one real block
+ * (g_block, in blk00000.dat at offset 8) and queried: tip, headers, the
+ * history, status, coins and balance of every scripthash the rows name,
+ * the location of every txid they name and the merkle branches of the
+ * blocks they name. Every row the reader decodes (version, tip, header,
+ * tx offsets, the compact txid, funding and spending keys) comes from the
+ * input, and every answer is checked against the transactions those rows
+ * point at in the blk file, so a damaged or foreign index must give a
+ * status and a message, never a crash, a read out of bounds or an
+ * allocation the rows do not justify.
  *
- * Input: byte 0 flags: bit 0 the version row of a real index ("v", from
+ * Input: byte 0 flags: bit 0 the version row of a real index ("V", from
  * bk_addrindex_open BK_ADDRINDEX_WRITE on regtest) before the rows, so the
  * reader gets past its version check (without it the directory is a
  * foreign LevelDB); bit 1 queries with a limit (byte 1, when bit 1: the
  * limit). Then records: key length (u8), value length (u16 LE), key,
- * value; at most MAX_ROWS, a cut record ends them.
+ * value; at most MAX_ROWS, a cut record ends them. The index's rows have
+ * no values: an 'o', 'p' or 'i' row's value here only completes the
+ * scripthash or txid queried (its 8-byte key prefix, then the value's
+ * first 24 bytes, zeros after them).
  *
  * Checks, when a query succeeds: the history is in strict blockchain order
  * (height, then position), non-negative, within the limit; the status is
@@ -42,7 +48,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define MAX_ROWS 256
 #define MAX_QUERIES 32
 
-static char g_root[512], g_db[600], g_tmp[600];
+static char g_root[512], g_db[600], g_tmp[600], g_blk[600], g_blkfile[640];
+static bk_blocksdir g_blocks;
+static int g_blocks_open;
+
+/* The blocks directory's one block (scripts/gen-fuzz-addrindex-seeds.py
+ * makes it and the seeds that index it): a coinbase paying script A, a tx
+ * spending it and paying script B and A again. */
+static const uint8_t g_block[278] = {
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x50, 0x71, 0x76, 0x2e, 0x6a, 0x24, 0x4e, 0xf8, 0xb2, 0xbc, 0x77, 0x81,
+    0x19, 0x2f, 0xf1, 0x32, 0x9e, 0x6b, 0xd3, 0x85, 0xba, 0x3a, 0x7d, 0x4e, 0x53, 0x4d, 0x14, 0xb2,
+    0x1c, 0x9f, 0xf3, 0x10, 0x00, 0xf1, 0x53, 0x65, 0xff, 0xff, 0x7f, 0x20, 0x00, 0x00, 0x00, 0x00,
+    0x02, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x02, 0x51, 0x51, 0xff, 0xff, 0xff,
+    0xff, 0x01, 0x00, 0xf2, 0x05, 0x2a, 0x01, 0x00, 0x00, 0x00, 0x16, 0x00, 0x14, 0x11, 0x11, 0x11,
+    0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+    0x11, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x02, 0x75, 0xd6, 0x5e, 0x2e, 0x48,
+    0x3c, 0x3a, 0x62, 0xb0, 0x15, 0x7a, 0x23, 0x46, 0x0e, 0xe2, 0x46, 0x88, 0x33, 0xec, 0x52, 0xa4,
+    0x31, 0x04, 0x1f, 0x68, 0x56, 0x6c, 0x23, 0x3c, 0x89, 0x4d, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff,
+    0xff, 0xff, 0xff, 0x02, 0xa0, 0x86, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00, 0x14, 0x22,
+    0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
+    0x22, 0x22, 0x22, 0x40, 0x0d, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00, 0x14, 0x11, 0x11,
+    0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+    0x11, 0x11, 0x00, 0x00, 0x00, 0x00,
+};
 
 /* The LevelDB goes through LevelDB's own removal (its directory is flat). */
 static void destroy_db(void)
@@ -58,6 +90,9 @@ static void destroy_db(void)
 static void remove_root(void)
 {
     destroy_db();
+    if (g_blocks_open) bk_blocksdir_close(&g_blocks);
+    (void)unlink(g_blkfile);
+    (void)rmdir(g_blk);
     (void)rmdir(g_tmp);
     (void)rmdir(g_root);
 }
@@ -79,6 +114,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(1);
     }
     atexit(remove_root);
+    snprintf(g_blk, sizeof g_blk, "%s/blocks", g_root);
+    snprintf(g_blkfile, sizeof g_blkfile, "%s/blk00000.dat", g_blk);
+    uint8_t rec[8] = {0, 0, 0, 0, (uint8_t)sizeof g_block, (uint8_t)(sizeof g_block >> 8), 0, 0};
+    memcpy(rec, bk_network_get(BK_NET_REGTEST)->magic, 4);
+    FILE *f = mkdir(g_blk, 0700) == 0 ? fopen(g_blkfile, "wb") : NULL;
+    if (!f || fwrite(rec, 1, 8, f) != 8 || fwrite(g_block, 1, sizeof g_block, f) != sizeof g_block || fclose(f) != 0) {
+        perror("fuzz_addrindex: the blocks directory");
+        exit(1);
+    }
+    bk_error err;
+    if (bk_blocksdir_open(&g_blocks, g_blk, BK_NET_REGTEST, NULL, &err) != BK_OK) {
+        fprintf(stderr, "fuzz_addrindex: %s\n", err.msg);
+        exit(1);
+    }
+    g_blocks_open = 1;
     return 0;
 }
 
@@ -197,7 +247,7 @@ static void query_txid(bk_addrindex *ix, const uint8_t txid[32])
     query_block(ix, h, pos);
 }
 
-/* Write the rows (and, with version, a real index's "v" first). */
+/* Write the rows (and, with version, a real index's "V" first). */
 static int write_db(const row *rows, size_t n, int version)
 {
     if (version) {
@@ -260,6 +310,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bk_addrindex_opts_init(&o);
     o.net = BK_NET_COUNT_; /* the index's own network */
     o.tmpdir = g_tmp;
+    o.blocks = &g_blocks;
     bk_addrindex *ix = NULL;
     bk_error err;
     bk_status st = bk_addrindex_open(&ix, g_db, BK_ADDRINDEX_READ, &o, &err);
@@ -283,12 +334,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t q = 0;
     for (size_t i = 0; i < n && q < MAX_QUERIES; i++) {
         const row *r = &rows[i];
-        uint8_t kind = r->k[0];
-        if ((kind == 'o' || kind == 'p') && r->kl >= 33) {
-            query_scripthash(ix, r->k + 1, limit);
+        uint8_t kind = r->k[0], h[32] = {0};
+        if ((kind == 'o' || kind == 'p' || kind == 'i') && r->kl >= 9) {
+            memcpy(h, r->k + 1, 8);
+            memcpy(h + 8, r->v, r->vl < 24 ? r->vl : 24);
+        }
+        if ((kind == 'o' || kind == 'p') && r->kl >= 9) {
+            query_scripthash(ix, h, limit);
             q++;
-        } else if (kind == 'i' && r->kl >= 33) {
-            query_txid(ix, r->k + 1);
+        } else if (kind == 'i' && r->kl >= 9) {
+            query_txid(ix, h);
             q++;
         } else if ((kind == 'h' || kind == 'x') && r->kl >= 5) {
             query_block(ix, be32(r->k + 1), r->vl >= 4 ? be32(r->v) : 0);

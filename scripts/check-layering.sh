@@ -58,6 +58,7 @@ utxo_snapshot utxo
 utxo_stats utxo
 utxo_source utxo
 utxo_rollback utxo
+utxo_coinstats utxo
 lookup node
 stats node
 addrindex index

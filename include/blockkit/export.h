@@ -18,7 +18,10 @@
 #define BLOCKKIT_EXPORT_H
 
 #include <blockkit/chain.h>
+#include <blockkit/engine.h>
+#include <blockkit/json.h>
 #include <blockkit/table.h>
+#include <blockkit/utxo_rollback.h>
 
 #include <signal.h>
 
@@ -263,6 +266,76 @@ typedef struct bk_utxo_export_stats {
  * BK_ERR_CANCELLED, BK_ERR_NOMEM. */
 BK_API bk_status bk_utxo_export_run(const bk_utxo_export_opts *o, bk_utxo_export_stats *stats,
                                     bk_error *err) BK_WARN_UNUSED;
+
+/* ---- gettxoutsetinfo by height as one table (`export --datasets utxo_stats`) ---- */
+
+typedef struct bk_utxo_stats_export_opts {
+    const char *datadir;       /* a node's datadir: the chain from its block index */
+    const char *blocksdir;     /* its blk/rev directory (bk_blocksdir_open) */
+    const char *tmpdir;        /* the block index's private snapshot (NULL: TMPDIR) */
+    bk_network net;
+    const char *out_dir;
+    bk_table_format format;
+    bk_pq_opts pq;
+    int64_t start;
+    int64_t end, below_tip;    /* -1 when not given: bk_engine_range_end (an end past the tip: the tip) */
+    int workers;               /* bk_coinstats_series' threads */
+    const volatile sig_atomic_t *cancel;  /* non-zero: stop soon (BK_ERR_CANCELLED, no file written) */
+    int out_locked;            /* the caller holds out_dir's lock (bk_out_lock_take) */
+} bk_utxo_stats_export_opts;
+
+typedef struct bk_utxo_stats_export_result {
+    int64_t start, end;        /* the heights asked for, the end resolved against the tip */
+    int64_t tip_height;        /* -1: no active chain */
+    uint64_t rows;             /* rows written, one per height */
+    /* a failure: opening is 1 when it was opening something (the block
+     * index, the blocks directory, out_dir's lock, the file; err names it
+     * with its status), 0 for the range and the run (where names a block's
+     * failure; stage BK_STAGE_NONE otherwise: bk_engine_error_format
+     * renders either) */
+    int opening;
+    bk_engine_where where;
+} bk_utxo_stats_export_result;
+
+/* Core's gettxoutsetinfo muhash <height> true for heights [start, end]
+ * of the datadir's active chain (bk_coinstats_series: one forward pass
+ * over blocks and undo data) as one table,
+ * DIR/utxo_stats/utxo_stats_<first>_<last>.<ext> (bk_coinstats_columns),
+ * written under a temporary name and renamed when complete. Errors: the
+ * block index's and blocks directory's (bk_chain_build_index,
+ * bk_blocksdir_open), BK_ERR_NOT_FOUND "no block in heights S..E (the tip
+ * is at height T)" for a range without a block, BK_ERR_LOCKED, the file's,
+ * the series' (res->where), BK_ERR_CANCELLED. res may be NULL. */
+BK_API bk_status bk_utxo_stats_export_run(const bk_utxo_stats_export_opts *o, bk_utxo_stats_export_result *res,
+                                          bk_error *err) BK_WARN_UNUSED;
+
+/* ---- Core's dumptxoutset FILE rollback (`utxo snapshot`) ---- */
+
+typedef struct bk_utxo_dump_result {
+    uint64_t coins_written;
+    uint8_t base_hash[32];     /* internal order */
+    int32_t base_height;
+    uint64_t nchaintx;         /* transactions in blocks 0 .. base */
+    uint8_t txoutset_hash[32]; /* hash_serialized_3 of the set, Core's uint256 order (print reversed) */
+} bk_utxo_dump_result;
+
+/* The chainstate cs rolled back to height of c's active chain
+ * (bk_utxo_rollback over dir's blocks and undo data; ro: its tmpdir,
+ * memory and cancel flag, may be NULL) written to path as Core's
+ * dumptxoutset writes it (bk_utxo_snapshot_writer), with its
+ * hash_serialized_3: as path.tmp-PID (a path.tmp-PID of no running
+ * process removed first: bk_tmp_sweep_stale), fsynced and renamed when
+ * complete; after a failure nothing stays under either name. path itself
+ * is replaced if it exists (Core refuses it: the caller checks). Errors:
+ * the rollback's (Core's "Target block height H after current tip T"),
+ * BK_ERR_IO naming the file and errno, BK_ERR_CANCELLED, BK_ERR_NOMEM.
+ * res may be NULL. */
+BK_API bk_status bk_utxo_dump_run(bk_chainstate *cs, const bk_chain *c, const bk_blocksdir *dir, int32_t height,
+                                  const char *path, const bk_utxo_rollback_opts *ro,
+                                  bk_utxo_dump_result *res, bk_error *err) BK_WARN_UNUSED;
+/* dumptxoutset's result: {"coins_written", "base_hash", "base_height",
+ * "path", "txoutset_hash", "nchaintx"}. */
+BK_API void bk_utxo_dump_json(bk_json *j, const bk_utxo_dump_result *r, const char *path);
 
 /* Defaults: main, all datasets, Parquet with zstd, heights 0..tip, chunks
  * of 10000, one worker. */

@@ -6,7 +6,7 @@
  * stored in the clear; every other value XORed with the key repeated),
  * coins.h Coin::Serialize. */
 #include <blockkit/leveldb.h>
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_chainstate.h>
 #include <blockkit/hex.h>
 
 #include <limits.h>

@@ -19,7 +19,7 @@
  * of its spent coins as denominator: the expensive part); the calling
  * thread multiplies the deltas into the running MuHash in height order and
  * finalizes it for each height asked for. */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_coinstats.h>
 #include <blockkit/blockstats.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>

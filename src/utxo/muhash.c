@@ -12,7 +12,7 @@
  * kept below 2^3072 but not necessarily below p until the end. A
  * denominator other than 1 is inverted at the end by Fermat's little
  * theorem (den^(p-2), about 4,600 products). Nothing is allocated. */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_coin.h>
 #include <blockkit/sha256.h>
 
 #include <gmp.h>

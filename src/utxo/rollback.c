@@ -21,12 +21,14 @@
  * block hash, uint64 coin count), then per txid: txid, CompactSize count,
  * per coin CompactSize(vout) and Coin (coins.h: VARINT(code),
  * TxOutCompression: VARINT(CompressAmount), ScriptCompression). */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_rollback.h>
+#include <blockkit/utxo_snapshot.h>
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <secp256k1.h>
 #include <stdlib.h>
 #include <string.h>
@@ -705,4 +707,25 @@ void bk_utxo_rollback_close(bk_utxo_rollback *r)
     bk_free(a, r->src_cur, r->n_src * sizeof *r->src_cur);
     bk_free(a, r->src_key, r->n_src * sizeof *r->src_key);
     bk_free(a, r, sizeof *r);
+}
+
+bk_status bk_utxo_rollback_stats(bk_chainstate *cs, const bk_chain *c, const bk_blocksdir *dir, int32_t height,
+                                 const bk_utxo_rollback_opts *o, bk_utxo_hash_type type, bk_utxo_stats *st,
+                                 bk_utxo_rollback_info *info_out, bk_error *err)
+{
+    memset(st, 0, sizeof *st);
+    bk_utxo_rollback *r;
+    bk_status s = bk_utxo_rollback_open(&r, cs, c, dir, height, o, err);
+    if (s != BK_OK) return s;
+    if ((s = bk_utxo_stats_begin(st, type, o ? o->alloc : NULL, err)) != BK_OK) {
+        bk_utxo_rollback_close(r);
+        return s;
+    }
+    bk_utxo u;
+    while (s == BK_OK && bk_utxo_rollback_next(r, &u)) s = bk_utxo_stats_add(st, &u, err);
+    if (s == BK_OK) s = bk_utxo_rollback_status(r, err);
+    if (s == BK_OK) s = bk_utxo_stats_end(st, err);
+    if (info_out) *info_out = *bk_utxo_rollback_info_get(r);
+    bk_utxo_rollback_close(r);
+    return s;
 }

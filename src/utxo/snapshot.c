@@ -7,7 +7,7 @@
  * PopulateAndValidateSnapshot (the checks repeated here: a group's count
  * over the coins left, heights over the base, amounts outside MoneyRange,
  * and "coins left over" when a byte follows the last coin). */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_snapshot.h>
 
 #include <errno.h>
 #include <string.h>

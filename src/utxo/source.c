@@ -1,9 +1,9 @@
-/* bk_utxo_source (blockkit/utxo.h): the set from a chainstate, a
+/* bk_utxo_source (blockkit/utxo_source.h): the set from a chainstate, a
  * dumptxoutset file, or the chainstate rolled back to a height. */
 #define _POSIX_C_SOURCE 200809L
 #include <blockkit/blockindex.h>
 #include <blockkit/hex.h>
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_source.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,6 +78,61 @@ static void name_snapshot(const bk_utxo_source *s, bk_error *err)
     memcpy(err->msg, m, sizeof m);
 }
 
+/* datadir's block index: its active chain (a private snapshot in tmpdir). */
+static bk_status index_chain(const char *datadir, bk_network net, const char *tmpdir, bk_chain *c, bk_error *err)
+{
+    bk_chain_opts co;
+    memset(&co, 0, sizeof co);
+    co.tmpdir = tmpdir;
+    return bk_chain_build_index(c, datadir, net, &co, NULL, err);
+}
+
+void bk_utxo_node_close(bk_utxo_node *n)
+{
+    bk_chainstate_close(n->cs);
+    if (n->have_chain) bk_chain_free(&n->chain);
+    if (n->have_dir) bk_blocksdir_close(&n->dir);
+    int no_index = n->no_index;
+    memset(n, 0, sizeof *n);
+    n->no_index = no_index;
+}
+
+bk_status bk_utxo_node_open(bk_utxo_node *n, const bk_utxo_source_opts *o, unsigned flags, bk_error *err)
+{
+    memset(n, 0, sizeof *n);
+    if (!o || !o->datadir) return bk_error_set(err, BK_ERR_ARG, 0, "utxo node: no datadir");
+    char path[4096];
+    if (!join(path, sizeof path, o->datadir, o->net, "blocks/index"))
+        return bk_error_set(err, BK_ERR_ARG, 0, "path too long: %s", o->datadir);
+    int optional = (flags & BK_UTXO_NODE_INDEX_OPTIONAL) != 0;
+    if (optional && !is_dir(path)) {
+        n->no_index = 1;
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no block index at %s", path);
+    }
+    bk_status st = index_chain(o->datadir, o->net, o->tmpdir, &n->chain, err);
+    if (st != BK_OK) {
+        n->no_index = optional && st == BK_ERR_NOT_FOUND;
+        return st;
+    }
+    n->have_chain = 1;
+    if ((st = bk_blocksdir_open(&n->dir, o->blocksdir, o->net, NULL, err)) != BK_OK) {
+        bk_utxo_node_close(n);
+        return st;
+    }
+    n->have_dir = 1;
+    if (flags & BK_UTXO_NODE_CHAINSTATE) {
+        if (!join(path, sizeof path, o->datadir, o->net, "chainstate")) {
+            bk_utxo_node_close(n);
+            return bk_error_set(err, BK_ERR_ARG, 0, "path too long: %s", o->datadir);
+        }
+        if ((st = bk_chainstate_open(path, o->tmpdir, NULL, &n->cs, err)) != BK_OK) {
+            bk_utxo_node_close(n);
+            return st;
+        }
+    }
+    return BK_OK;
+}
+
 /* The set after o->at_height: the chainstate as it is when that is its
  * best block's height, else rolled back (bk_utxo_rollback: the undo data
  * of every block above it, sorted runs in tmpdir, memory bounded). A
@@ -94,10 +149,7 @@ static bk_status at_height_open(const bk_utxo_source_opts *o, bk_utxo_source *s,
         if (st == BK_OK) s->height = h;
         return st;
     }
-    bk_chain_opts co;
-    memset(&co, 0, sizeof co);
-    co.tmpdir = o->tmpdir;
-    bk_status st = bk_chain_build_index(&s->chain, o->datadir, s->net, &co, NULL, err);
+    bk_status st = index_chain(o->datadir, s->net, o->tmpdir, &s->chain, err);
     if (st != BK_OK) return st;
     s->have_chain = 1;
     const bk_chain_entry *best = bk_chain_find(&s->chain, s->best);

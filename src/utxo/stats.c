@@ -8,7 +8,7 @@
  * TxOutSer = outpoint (txid, uint32 n), uint32 (height << 1 | coinbase),
  * CTxOut (int64 value, CompactSize script length, script). hash_serialized_3
  * is the HashWriter's GetHash(), a double SHA-256, with no prefix. */
-#include <blockkit/utxo.h>
+#include <blockkit/utxo_stats.h>
 
 #include "base/threads.h"
 #include <blockkit/sha256.h>
@@ -430,8 +430,9 @@ void bk_utxo_stats_free(bk_utxo_stats *st)
     st->priv_ = NULL;
 }
 
-void bk_utxo_stats_json(bk_json *j, const bk_utxo_stats *st, int32_t height, const uint8_t bestblock[32],
-                        uint64_t disk_size)
+/* gettxoutsetinfo's object; disk_size when with_disk. */
+static void stats_json(bk_json *j, const bk_utxo_stats *st, int32_t height, const uint8_t bestblock[32], int with_disk,
+                       uint64_t disk_size)
 {
     bk_json_begin_object(j);
     bk_json_key(j, "height");
@@ -452,7 +453,20 @@ void bk_utxo_stats_json(bk_json *j, const bk_utxo_stats *st, int32_t height, con
     }
     bk_json_key(j, "transactions");
     bk_json_uint(j, st->transactions);
-    bk_json_key(j, "disk_size");
-    bk_json_uint(j, disk_size);
+    if (with_disk) {
+        bk_json_key(j, "disk_size");
+        bk_json_uint(j, disk_size);
+    }
     bk_json_end_object(j);
+}
+
+void bk_utxo_stats_json(bk_json *j, const bk_utxo_stats *st, int32_t height, const uint8_t bestblock[32],
+                        uint64_t disk_size)
+{
+    stats_json(j, st, height, bestblock, 1, disk_size);
+}
+
+void bk_utxo_stats_json_no_disk(bk_json *j, const bk_utxo_stats *st, int32_t height, const uint8_t bestblock[32])
+{
+    stats_json(j, st, height, bestblock, 0, 0);
 }
