@@ -269,7 +269,7 @@ BK_API bk_status bk_utxo_export_run(const bk_utxo_export_opts *o, bk_utxo_export
 BK_API void bk_export_opts_init(bk_export_opts *o);
 
 /* "blocks,transactions" -> bits; BK_ERR_ARG for an unknown name. */
-BK_API bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out);
+BK_API bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out) BK_WARN_UNUSED;
 
 /* Run the export. Errors: BK_ERR_IO (a file that cannot be read or
  * written, named), BK_ERR_NOT_FOUND (a block without undo data, unless

@@ -85,7 +85,7 @@ typedef struct bk_pq_opts {
 
 BK_API void bk_pq_opts_init(bk_pq_opts *o);
 /* "zstd", "snappy", "none" (or "uncompressed"). BK_ERR_ARG otherwise. */
-BK_API bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out);
+BK_API bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out) BK_WARN_UNUSED;
 
 typedef struct bk_pq_writer bk_pq_writer;
 

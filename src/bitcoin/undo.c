@@ -423,7 +423,13 @@ int bk_undo_next_coin(bk_undo_iter *it, bk_coin *coin_out)
     bk_reader r;
     bk_reader_init(&r, it->undo->data, it->undo->size);
     r.pos = it->pos;
-    (void)bk_coin_read(&r, coin_out);
+    if (bk_coin_read(&r, coin_out) != BK_OK) {
+        /* Not reached for an undo bk_block_undo_parse accepted; a walk over
+         * other bytes ends at the first coin that does not decode. */
+        it->coins_left = 0;
+        it->tx_left = 0;
+        return 0;
+    }
     it->pos = r.pos;
     it->coins_left--;
     return 1;
