@@ -166,7 +166,8 @@ void bk_chain_table_insert(bk_chain *c, uint32_t idx)
 
 /* ---- scanning ---- */
 
-static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_record_iter *it)
+bk_status bk_chain_add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number, uint64_t records,
+                                   bk_file_end end, uint64_t end_offset)
 {
     if (c->n_files == c->cap_files) {
         size_t nc = c->cap_files ? c->cap_files * 2 : 16;
@@ -176,12 +177,18 @@ static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_re
         c->cap_files = nc;
     }
     bk_chain_file *r = &c->files[c->n_files++];
-    r->kind = f->kind;
-    r->number = f->number;
-    r->records = it->count;
-    r->end = it->end;
-    r->end_offset = it->end_offset;
+    r->kind = kind;
+    r->number = number;
+    r->records = records;
+    r->end = end;
+    r->end_offset = end_offset;
     return BK_OK;
+}
+
+/* The report of a file one scan read to its end. */
+static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_record_iter *it)
+{
+    return bk_chain_add_file_report(c, f->kind, f->number, it->count, it->end, it->end_offset);
 }
 
 /* Header hashes are computed in batches so that several SHA-256 streams
