@@ -67,7 +67,8 @@ static int index_main(int argc, char **argv)
         BK_OPT_SOURCE_INDEX(&src),
         BK_OPT_ROW_STR("--index", 0, &dir, "DIR", "the address index's directory (made when absent)"),
         BK_OPT_JOBS(&jobs, "block workers (default 1)"),
-        BK_OPT_ROW_INT("--mem", 0, &mem, 1, 1 << 20, "MB", "rows held before a batch is written (default 256)"),
+        BK_OPT_ROW_INT("--mem", 0, &mem, 1, 1 << 20, "MB",
+                       "rows sorted in memory before a run is spilled to --tmpdir (default 256)"),
         BK_OPT_PROGRESS(&progress),
         BK_OPT_ROW_FLAG("--follow", 0, &follow, "keep following the node's tip until a signal"),
         BK_OPT_ROW_INT("--interval", 0, &interval, 1, 3600, "S", "--follow: seconds between updates (default 5)"),
@@ -95,6 +96,7 @@ static int index_main(int argc, char **argv)
         o.node_datadir = src.datadir;
         o.workers = jobs;
         o.mem_bytes = (size_t)mem << 20;
+        o.tmpdir = src.tmpdir;
         o.cancel = &bk_cli_stop;
         if (bk_cli_progress_on(progress)) o.progress = on_progress;
         /* a directory inside the node's blocks directory is refused too */
@@ -168,7 +170,9 @@ static const char address_intro[] =
     "  utxos    [{\"tx_hash\",\"tx_pos\",\"height\",\"value\"},...] (listunspent)\n"
     "  status   \"hex\" or null                        (subscribe)\n"
     "  merkle   TXID...: {\"block_height\",\"merkle\",\"pos\"} (transaction.get_merkle)\n"
-    "Confirmed transactions only: the index has no mempool.\n";
+    "Confirmed transactions only: the index has no mempool. Every answer reads\n"
+    "its transactions from the node's blk files: those of --datadir/--blocksdir\n"
+    "when given, else the blocks directory the index was built from.\n";
 
 static const char address_outro[] =
     "Exit status: 0 ok, 64 usage (a bad address, scripthash or script), 65 a\n"
@@ -319,7 +323,7 @@ static int address_main(int argc, char **argv)
     bk_opt_list shs = {0}, scripts = {0};
     bk_opt opts[] = {
         BK_OPT_ROW_STR("--index", 0, &dir, "DIR", "the address index (blockkit index build)"),
-        BK_OPT_SOURCE_NET(&src),
+        BK_OPT_SOURCE_DIRS(&src),
         BK_OPT_ROW_LIST("--scripthash", 0, &shs, "HEX", "a script by its Electrum scripthash (repeatable)"),
         BK_OPT_ROW_LIST("--script", 0, &scripts, "HEX", "a scriptPubKey in hex (repeatable)"),
         BK_OPT_ROW_STR("--scripthashes", 0, &file, "FILE|-", "scripthashes (merkle: txids), one a line"),
@@ -341,11 +345,21 @@ static int address_main(int argc, char **argv)
         rc = bk_cli_fail(cmd, BK_EXIT_USAGE, "merkle takes TXID arguments or --scripthashes FILE of txids");
     bk_addrindex *ix = NULL;
     bk_error err;
+    /* the blocks the answers' transactions are read from: those named, else
+     * the directory the index was built from */
+    bk_blocksdir bd;
+    int bd_open = 0;
+    if (!rc && (src.datadir || src.blocksdir)) {
+        rc = bk_cli_source_resolve(cmd, &src, BK_CLI_NEED_BLOCKS);
+        if (!rc && bk_blocksdir_open(&bd, src.blocksdir, src.net, NULL, &err) != BK_OK) rc = bk_cli_report(cmd, &err);
+        bd_open = !rc;
+    }
     if (!rc) {
         bk_addrindex_opts o;
         bk_addrindex_opts_init(&o);
-        o.net = src.chain_given ? src.net : BK_NET_COUNT_;
+        o.net = src.chain_given || bd_open ? src.net : BK_NET_COUNT_;
         o.tmpdir = src.tmpdir;
+        if (bd_open) o.blocks = &bd;
         bk_status st = bk_addrindex_open(&ix, dir, BK_ADDRINDEX_READ, &o, &err);
         if (st != BK_OK) rc = bk_cli_fail(cmd, bk_cli_exit_code(st), "%s", err.msg);
     }
@@ -387,6 +401,7 @@ static int address_main(int argc, char **argv)
     if (!rc) rc = bk_cli_output_flush(cmd, stdout, NULL);
     bk_writer_free(&w);
     bk_addrindex_close(ix);
+    if (bd_open) bk_blocksdir_close(&bd);
     bk_opt_args_free(&args);
     bk_cli_source_free(&src);
     return rc;

@@ -12,20 +12,25 @@
  * digest's byte order (the hex Electrum prints is that digest reversed:
  * bk_hex_encode_rev / bk_hex_decode_rev convert).
  *
- * Keys (docs/index.md says why): every row is keyed by the whole 32-byte
- * scripthash or txid, so no answer depends on a prefix collision; LevelDB's
- * prefix compression and snappy keep the repeated bytes cheap.
- *   "v"                       format version, network
- *   "t"                       tip: height (i32 LE), hash
- *   'h' height(BE32)          hash, header (80), blk file, offset, size, n_tx
- *   'x' height(BE32)          the block's txids, 32 bytes each, in block order
- *   'i' txid                  height(BE32), position(BE32)
- *   'o' sh height pos vout    funding: value (u64 LE), flags (1: never in
- *                             the UTXO set: OP_RETURN, a script over 10,000
- *                             bytes, the genesis output)
- *   'p' sh height pos vin     spending: the outpoint spent (txid, vout LE)
- * (height, pos, vout/vin big-endian, so a scripthash's rows are in
- * blockchain order.)
+ * Keys (docs/index.md says why). The rows a script or txid is found by are
+ * compact keys without values, electrs' layout: a kind byte, the first 8
+ * bytes of the scripthash (or txid), the height (BE32) and the position in
+ * the block (BE24), so a script's rows are one key range in blockchain
+ * order. What a row means is read from its transaction in the node's blk
+ * files (the header row locates the block, the offsets row the tx): an
+ * output pays the script only if its script hashes to the whole
+ * scripthash, an input spends it only if it spends such an output, a txid
+ * row names the tx only if the tx hashes to it. A prefix collision (two
+ * scripts or txids sharing 8 bytes) costs a read, never a wrong answer.
+ *   "v"                        format version, network
+ *   "t"                        tip: height (i32 LE), hash
+ *   "b"                        the blocks directory it was built from
+ *   "w"                        present while a commit is in progress
+ *   'h' height(BE32)           hash, header (80), blk file, offset, size, n_tx
+ *   'x' height(BE32)           the offset of each tx in the block (u32 LE)
+ *   'o' sh[0..8) height pos    a tx paying the script
+ *   'p' sh[0..8) height pos    a tx spending a coin of the script
+ *   'i' txid[0..8) height pos  a tx
  *
  * Handles. A handle opened BK_ADDRINDEX_WRITE owns the database (LevelDB's
  * LOCK: a second writer gets BK_ERR_LOCKED) and may sync it. A handle opened
@@ -34,9 +39,12 @@
  * databases), so it works while a writer runs; its tip stays the one it
  * opened at until bk_addrindex_refresh.
  *
- * Consistency. Every batch of blocks is applied (and every block undone)
- * in one LevelDB write batch that also moves the tip: a kill at any point
- * leaves the index at a whole tip, and the next sync continues from it.
+ * Consistency. The tip moves only once every row of the blocks up to it is
+ * written, and every block is undone in one batch that also moves the tip;
+ * readers ignore rows above the tip. A kill at any point leaves the index
+ * at a whole tip; the rows a cut commit left above it are written again,
+ * identically, by the next sync, or deleted first when their blocks left
+ * the best chain ("w" names the last of them).
  *
  * Threads. Queries on a READ handle may run concurrently from many threads,
  * and bk_addrindex_refresh beside them (a query finishes on the snapshot it
@@ -58,7 +66,7 @@
 extern "C" {
 #endif
 
-#define BK_ADDRINDEX_VERSION 1
+#define BK_ADDRINDEX_VERSION 2
 
 typedef struct bk_addrindex bk_addrindex;
 
@@ -73,8 +81,10 @@ typedef void (*bk_addrindex_progress_fn)(void *ctx, int64_t height, int64_t tip)
 typedef struct bk_addrindex_opts {
     bk_network net;             /* an index of another network is refused; READ: BK_NET_COUNT_ takes the index's */
     const char *node_datadir;   /* non-NULL: a dir inside it is refused */
-    const char *tmpdir;         /* READ: where the snapshot is made (NULL: $TMPDIR or /tmp) */
-    size_t mem_bytes;           /* WRITE: rows held before a batch is written (0: 256 MiB) */
+    const char *tmpdir;         /* READ: where the snapshot is made; WRITE: the sorted runs (NULL: $TMPDIR or /tmp) */
+    size_t mem_bytes;           /* WRITE: rows held in memory before a sorted run is spilled (0: 256 MiB) */
+    const bk_blocksdir *blocks; /* READ: the node's blocks, outliving the handle (NULL: the directory the
+                                   index was built from, opened by the handle) */
     int workers;                /* WRITE: block workers (0 or 1: one) */
     const volatile sig_atomic_t *cancel;   /* non-zero: stop after the current batch (BK_ERR_CANCELLED) */
     bk_addrindex_progress_fn progress;
@@ -100,7 +110,10 @@ BK_API bk_network bk_addrindex_network(const bk_addrindex *ix);
 /* Bring a WRITE index to chain's best tip: undo (from the node's undo
  * data, one batch each) the blocks of the index above the fork point with
  * chain, then apply the new ones in one forward pass (the block engine,
- * opts->workers) in batches of opts->mem_bytes. A fresh index is a build;
+ * opts->workers): rows are sorted in memory (opts->mem_bytes), spilled as
+ * sorted runs to opts->tmpdir, and merged into the index in key order;
+ * the tip moves after each merge (every 63 runs, and at the end or a
+ * cancel). A fresh index is a build;
  * a killed one continues. *applied_out / *undone_out: block counts (may be
  * NULL). A block without undo data (pruned) above the genesis:
  * BK_ERR_NOT_FOUND naming it. */

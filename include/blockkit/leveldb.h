@@ -77,6 +77,11 @@ BK_API BK_WARN_UNUSED bk_status bk_ldb_open(const char *dbdir, const char *tmpdi
 /* Close the database and remove its snapshot directory. NULL is a no-op. */
 BK_API void bk_ldb_close(bk_ldb *db);
 
+/* Keep the table blocks reads decompress in LevelDB's block cache (off
+ * at open: one pass over Core's databases would only churn it; on for an
+ * index answering many point queries). Set before the reads start. */
+BK_API void bk_ldb_fill_cache(bk_ldb *db, int on);
+
 /* The snapshot directory (for messages and tests). */
 BK_API const char *bk_ldb_snapshot_dir(const bk_ldb *db);
 

@@ -911,6 +911,11 @@ void bk_ldb_close(bk_ldb *db)
     free(db);
 }
 
+void bk_ldb_fill_cache(bk_ldb *db, int on)
+{
+    if (db && db->ropts) leveldb_readoptions_set_fill_cache(db->ropts, (unsigned char)(on != 0));
+}
+
 const char *bk_ldb_snapshot_dir(const bk_ldb *db) { return db ? db->dir : ""; }
 
 bk_status bk_ldb_get(bk_ldb *db, const uint8_t *key, size_t klen, uint8_t **val_out, size_t *vlen_out,

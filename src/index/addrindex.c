@@ -21,15 +21,34 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAGIC "blockkit-addrindex"
 #define MAGIC_LEN 18
 #define MAX_SCRIPT_SIZE 10000 /* Core: MAX_SCRIPT_SIZE, above it a coin is unspendable */
-#define FLAG_UNSPENDABLE 1u
+#define MAX_BLOCK_BYTES 4000000 /* Core: MAX_BLOCK_SERIALIZED_SIZE */
 
-enum { K_FUND = 'o', K_SPEND = 'p', K_TXPOS = 'i', K_TXIDS = 'x', K_HEADER = 'h' };
-#define FUND_KEY_LEN (1 + 32 + 12)
+/* Keys: the one-letter rows "V" (version), "B" (blocks directory), "T"
+ * (tip) and "W" (in-progress marker) sort below every per-block row, so
+ * the tables a commit's sorted rows fill never overlap them and LevelDB
+ * places those tables below level 0 without a compaction. */
+enum { K_FUND = 'o', K_SPEND = 'p', K_TXPOS = 'i', K_TXOFF = 'x', K_HEADER = 'h' };
+#define PREFIX_LEN 8          /* bytes of the scripthash or txid in a row key */
+#define ROW_KEY_LEN (1 + PREFIX_LEN + 4 + 3)
+#define MAX_POS 0xffffffu     /* a position is 24 bits; a block holds at most ~16,700 txs */
 #define HDR_VAL_LEN (32 + 80 + 4 + 8 + 4 + 4)
+#define MAX_RUNS 64           /* sorted runs before a commit merges them */
+#define MERGE_BUF_KEYS 16384  /* keys buffered per run while merging (256 KiB) */
+#define INGEST_BATCH 65536    /* keys per LevelDB write while merging */
+#define SIDE_BATCH_BYTES (8u << 20)
+#define BLK_SLOTS 16          /* blk files a READ handle keeps open */
+
+typedef struct blk_slot {
+    bk_blockfile f;
+    uint32_t number;
+    int open, stale, refs;
+    uint64_t used;
+} blk_slot;
 
 struct bk_addrindex {
     bk_addrindex_mode mode;
@@ -46,6 +65,14 @@ struct bk_addrindex {
     bk_ldb *snap;
     int64_t tip_height;
     uint8_t tip_hash[32];
+    /* READ: the node's blocks, where every answer's transactions are read */
+    const bk_blocksdir *blocks;
+    bk_blocksdir own_blocks;
+    int own_blocks_open;
+    char blocks_msg[PATH_MAX + 128];
+    pthread_mutex_t blk_mu;
+    blk_slot slots[BLK_SLOTS];
+    uint64_t blk_clock;
 };
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -219,7 +246,7 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
         return ldb_fail(err, st, ix->dir, msg);
     }
     size_t n = 0;
-    char *v = leveldb_get(ix->db, ix->ropts, "v", 1, &n, &msg);
+    char *v = leveldb_get(ix->db, ix->ropts, "V", 1, &n, &msg);
     if (msg) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
     if (v) {
         bk_status st = version_check(ix->dir, (const uint8_t *)v, n, &ix->opts.net, err);
@@ -234,7 +261,7 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
     if (any) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a LevelDB that is not a blockkit address index", ix->dir);
     uint8_t vv[MAGIC_LEN + 8];
     version_value(vv, ix->opts.net);
-    leveldb_put(ix->db, ix->wopts, "v", 1, (const char *)vv, sizeof vv, &msg);
+    leveldb_put(ix->db, ix->wopts, "V", 1, (const char *)vv, sizeof vv, &msg);
     if (msg) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
     return BK_OK;
 }
@@ -246,16 +273,17 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "%s: no address index there (blockkit index build makes one)",
                             ix->dir);
     if (st != BK_OK) return st;
+    bk_ldb_fill_cache(*snap, 1);
     uint8_t *v = NULL;
     size_t n = 0;
-    st = bk_ldb_get(*snap, (const uint8_t *)"v", 1, &v, &n, err);
+    st = bk_ldb_get(*snap, (const uint8_t *)"V", 1, &v, &n, err);
     if (st == BK_ERR_NOT_FOUND)
         st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: a LevelDB that is not a blockkit address index", ix->dir);
     else if (st == BK_OK) st = version_check(ix->dir, v, n, &ix->opts.net, err);
     bk_ldb_free(v);
     v = NULL;
     if (st == BK_OK) {
-        st = bk_ldb_get(*snap, (const uint8_t *)"t", 1, &v, &n, err);
+        st = bk_ldb_get(*snap, (const uint8_t *)"T", 1, &v, &n, err);
         if (st == BK_ERR_NOT_FOUND) {
             st = BK_OK;
             v = NULL;
@@ -268,6 +296,39 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
         *snap = NULL;
     }
     return st;
+}
+
+/* A READ handle's blocks: the caller's, else the directory the index was
+ * built from (its "b" row). Without them the queries that read
+ * transactions fail, saying why; the handle still serves tip and headers. */
+static void blocks_attach(bk_addrindex *ix)
+{
+    if (ix->opts.blocks) {
+        ix->blocks = ix->opts.blocks;
+        return;
+    }
+    uint8_t *v = NULL;
+    size_t n = 0;
+    bk_error e;
+    bk_status st = bk_ldb_get(ix->snap, (const uint8_t *)"B", 1, &v, &n, &e);
+    if (st != BK_OK || n == 0 || n >= PATH_MAX) {
+        snprintf(ix->blocks_msg, sizeof ix->blocks_msg,
+                 "the index names no blocks directory: give the node's (--datadir or --blocksdir)");
+        bk_ldb_free(v);
+        return;
+    }
+    char path[PATH_MAX];
+    memcpy(path, v, n);
+    path[n] = 0;
+    bk_ldb_free(v);
+    if (bk_blocksdir_open(&ix->own_blocks, path, ix->opts.net, ix->alloc, &e) != BK_OK) {
+        snprintf(ix->blocks_msg, sizeof ix->blocks_msg,
+                 "the blocks directory the index was built from cannot be read (%.*s): give the node's "
+                 "(--datadir or --blocksdir)", (int)PATH_MAX, e.msg);
+        return;
+    }
+    ix->own_blocks_open = 1;
+    ix->blocks = &ix->own_blocks;
 }
 
 bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex_mode mode,
@@ -291,6 +352,7 @@ bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex
     ix->opts = o;
     ix->alloc = o.alloc ? o.alloc : bk_default_allocator();
     pthread_rwlock_init(&ix->lock, NULL);
+    pthread_mutex_init(&ix->blk_mu, NULL);
     bk_status st;
     if (mode == BK_ADDRINDEX_WRITE && (unsigned)o.net >= (unsigned)BK_NET_COUNT_) {
         st = bk_error_set(err, BK_ERR_ARG, 0, "a writer names the index's network");
@@ -304,6 +366,7 @@ bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex
             st = bk_error_set(err, BK_ERR_ARG, 0, "%s: not a directory", dir);
         else
             st = snap_open(ix, &ix->snap, &ix->tip_height, ix->tip_hash, err);
+        if (st == BK_OK) blocks_attach(ix);
     }
     if (st != BK_OK) {
         bk_addrindex_close(ix);
@@ -321,6 +384,10 @@ void bk_addrindex_close(bk_addrindex *ix)
     if (ix->ropts) leveldb_readoptions_destroy(ix->ropts);
     if (ix->wopts) leveldb_writeoptions_destroy(ix->wopts);
     bk_ldb_close(ix->snap);
+    for (int i = 0; i < BLK_SLOTS; i++)
+        if (ix->slots[i].open) bk_blockfile_close(&ix->slots[i].f);
+    if (ix->own_blocks_open) bk_blocksdir_close(&ix->own_blocks);
+    pthread_mutex_destroy(&ix->blk_mu);
     pthread_rwlock_destroy(&ix->lock);
     free(ix->dir);
     free(ix);
@@ -371,7 +438,7 @@ static bk_status tip_read(bk_addrindex *ix, int64_t *height, uint8_t hash[32], b
     }
     uint8_t *v;
     size_t n = 0;
-    bk_status st = get(ix, (const uint8_t *)"t", 1, &v, &n, err);
+    bk_status st = get(ix, (const uint8_t *)"T", 1, &v, &n, err);
     if (st != BK_OK && st != BK_ERR_NOT_FOUND) return st;
     st = tip_decode(ix->dir, v, n, height, hash, err);
     free(v);
@@ -424,17 +491,54 @@ bk_status bk_addrindex_header(bk_addrindex *ix, int64_t height, uint8_t header_o
     return st;
 }
 
+/* ---- keys ------------------------------------------------------------------ */
+
+static void put_be24(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+
+static uint32_t get_be24(const uint8_t *p) { return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]; }
+
+/* A row key: kind, the first PREFIX_LEN bytes of the scripthash (or txid),
+ * height (BE32), position in the block (BE24). */
+static void row_key(uint8_t k[ROW_KEY_LEN], int kind, const uint8_t *hash, uint32_t height, uint32_t pos)
+{
+    k[0] = (uint8_t)kind;
+    memcpy(k + 1, hash, PREFIX_LEN);
+    put_be32(k + 1 + PREFIX_LEN, height);
+    put_be24(k + 5 + PREFIX_LEN, pos);
+}
+
 /* ---- the rows of a block -------------------------------------------------- */
 
-/* A block's rows as records for the writer thread: op ('P' put, 'D'
- * delete), key length (u8), key, value length (u16 LE), value. */
-static void rec(bk_writer *w, char op, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+/* A block's rows as records for the writer thread:
+ *   'R' key (ROW_KEY_LEN)                 a row for the sorted runs (apply)
+ *   'P' klen (u8) key vlen (u32 LE) value  a put (the header and offsets rows)
+ *   'D' klen (u8) key                      a delete (undo) */
+static void rec_row(bk_writer *w, char op, const uint8_t k[ROW_KEY_LEN])
+{
+    if (op == 'P') {
+        bk_writer_put(w, "R", 1);
+        bk_writer_put(w, k, ROW_KEY_LEN);
+        return;
+    }
+    uint8_t h[2] = {'D', ROW_KEY_LEN};
+    bk_writer_put(w, h, 2);
+    bk_writer_put(w, k, ROW_KEY_LEN);
+}
+
+static void rec_kv(bk_writer *w, char op, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
 {
     uint8_t h[2] = {(uint8_t)op, (uint8_t)kl};
     bk_writer_put(w, h, 2);
     bk_writer_put(w, k, kl);
-    uint8_t l[2] = {(uint8_t)vl, (uint8_t)(vl >> 8)};
-    bk_writer_put(w, l, 2);
+    if (op != 'P') return;
+    uint8_t l[4];
+    bk_store_le32(l, (uint32_t)vl);
+    bk_writer_put(w, l, 4);
     if (vl) bk_writer_put(w, v, vl);
 }
 
@@ -451,7 +555,7 @@ typedef struct block_rows_in {
     const bk_chain_entry *e;
     int64_t height;
     char op;                   /* 'P' apply, 'D' undo */
-    uint8_t *txids;            /* scratch: 32 * n_tx */
+    uint8_t *scratch;          /* 32 * n_tx */
 } block_rows_in;
 
 static bk_status block_rows(const block_rows_in *in, bk_writer *w, bk_error *err)
@@ -459,86 +563,508 @@ static bk_status block_rows(const block_rows_in *in, bk_writer *w, bk_error *err
     const bk_block *b = in->b;
     char op = in->op;
     uint32_t height = (uint32_t)in->height;
-    bk_block_txids(b, in->txids);
-    uint8_t key[FUND_KEY_LEN], val[40];
-    /* the header row and the block's txids */
-    key[0] = K_HEADER;
-    put_be32(key + 1, height);
-    memcpy(val, in->e->hash, 32);
-    {
-        uint8_t hv[HDR_VAL_LEN];
-        memcpy(hv, in->e->hash, 32);
-        memcpy(hv + 32, b->data, 80);
-        bk_store_le32(hv + 112, in->e->file);
-        bk_store_le64(hv + 116, in->e->offset);
-        bk_store_le32(hv + 124, in->e->size);
-        bk_store_le32(hv + 128, b->n_tx);
-        rec(w, op, key, 5, hv, sizeof hv);
-    }
-    key[0] = K_TXIDS;
-    /* the txids row can exceed a u16 value: split per 2,000 txids */
-    for (uint32_t first = 0; first < b->n_tx; first += 2000) {
-        uint32_t cnt = b->n_tx - first < 2000 ? b->n_tx - first : 2000;
-        uint8_t xk[9];
-        xk[0] = K_TXIDS;
-        put_be32(xk + 1, height);
-        put_be32(xk + 5, first);
-        rec(w, op, xk, 9, in->txids + 32 * (size_t)first, 32 * (size_t)cnt);
-    }
+    if (b->n_tx > MAX_POS)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "block at height %u: %u transactions", height, b->n_tx);
+    uint8_t hk[5] = {K_HEADER};
+    put_be32(hk + 1, height);
+    uint8_t hv[HDR_VAL_LEN];
+    memcpy(hv, in->e->hash, 32);
+    memcpy(hv + 32, b->data, 80);
+    bk_store_le32(hv + 112, in->e->file);
+    bk_store_le64(hv + 116, in->e->offset);
+    bk_store_le32(hv + 124, in->e->size);
+    bk_store_le32(hv + 128, b->n_tx);
+    rec_kv(w, op, hk, 5, hv, sizeof hv);
+    /* where each transaction starts in the block */
+    for (uint32_t i = 0; i < b->n_tx; i++)
+        bk_store_le32(in->scratch + 4 * (size_t)i, (uint32_t)(b->txs[i].data - b->data));
+    hk[0] = K_TXOFF;
+    rec_kv(w, op, hk, 5, in->scratch, 4 * (size_t)b->n_tx);
+    bk_block_txids(b, in->scratch);
     bk_undo_iter ui;
     if (in->undo) bk_undo_iter_init(&ui, in->undo);
+    uint8_t k[ROW_KEY_LEN], sh[32];
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
-        const uint8_t *txid = in->txids + 32 * (size_t)i;
-        key[0] = K_TXPOS;
-        memcpy(key + 1, txid, 32);
-        put_be32(val, height);
-        put_be32(val + 4, i);
-        rec(w, op, key, 33, val, 8);
-        /* funding rows */
+        row_key(k, K_TXPOS, in->scratch + 32 * (size_t)i, height, i);
+        rec_row(w, op, k);
+        /* funding rows; a script paid twice by one tx is one row (the runs dedupe) */
         bk_txout_iter oi;
         bk_txout o;
         bk_txout_iter_init(&oi, tx);
         while (bk_txout_next(&oi, &o)) {
-            key[0] = K_FUND;
-            bk_sha256(key + 1, o.script, o.script_len);
-            put_be32(key + 33, height);
-            put_be32(key + 37, i);
-            put_be32(key + 41, oi.index - 1);
-            bk_store_le64(val, (uint64_t)o.value);
-            val[8] = unspendable(o.script, o.script_len, in->height) ? FLAG_UNSPENDABLE : 0;
-            rec(w, op, key, FUND_KEY_LEN, val, 9);
+            bk_sha256(sh, o.script, o.script_len);
+            row_key(k, K_FUND, sh, height, i);
+            rec_row(w, op, k);
         }
         if (i == 0) continue;
         /* spending rows, keyed by the spent output's script (undo data) */
         uint32_t n_coins;
         if (!in->undo || !bk_undo_next_tx(&ui, &n_coins) || n_coins != tx->n_in)
             return bk_error_set(err, BK_ERR_MISMATCH, 0, "undo data does not match the block at height %u", height);
-        bk_txin_iter ii;
-        bk_txin tin;
-        bk_txin_iter_init(&ii, tx);
-        for (uint32_t k = 0; k < n_coins; k++) {
-            bk_coin c;
-            if (!bk_undo_next_coin(&ui, &c) || !bk_txin_next(&ii, &tin))
+        for (uint32_t c = 0; c < n_coins; c++) {
+            bk_coin coin;
+            if (!bk_undo_next_coin(&ui, &coin))
                 return bk_error_set(err, BK_ERR_MISMATCH, 0, "undo data does not match the block at height %u",
                                     height);
-            key[0] = K_SPEND;
-            bk_sha256(key + 1, bk_coin_script(&c), c.script_len);
-            put_be32(key + 33, height);
-            put_be32(key + 37, i);
-            put_be32(key + 41, k);
-            memcpy(val, tin.prev_txid, 32);
-            bk_store_le32(val + 32, tin.prev_index);
-            rec(w, op, key, FUND_KEY_LEN, val, 36);
+            bk_sha256(sh, bk_coin_script(&coin), coin.script_len);
+            row_key(k, K_SPEND, sh, height, i);
+            rec_row(w, op, k);
         }
     }
     return bk_writer_status(w) == BK_OK ? BK_OK : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
 }
 
+/* Records into a LevelDB batch ('P' and 'D'; 'R' rows go to *rows when
+ * given, else they are an internal error). */
+typedef bk_status (*row_sink)(void *ctx, const uint8_t key[ROW_KEY_LEN], bk_error *err);
+
+static bk_status records_apply(leveldb_writebatch_t *b, const uint8_t *d, size_t n, size_t *bytes, row_sink rows,
+                               void *rows_ctx, bk_error *err)
+{
+    size_t p = 0;
+    while (p < n) {
+        char op = (char)d[p];
+        if (op == 'R') {
+            if (n - p < 1 + ROW_KEY_LEN || !rows)
+                return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
+            bk_status st = rows(rows_ctx, d + p + 1, err);
+            if (st != BK_OK) return st;
+            p += 1 + ROW_KEY_LEN;
+            continue;
+        }
+        if (n - p < 2 || n - p < 2 + (size_t)d[p + 1])
+            return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
+        size_t kl = d[p + 1];
+        const uint8_t *k = d + p + 2;
+        p += 2 + kl;
+        if (op == 'D') {
+            leveldb_writebatch_delete(b, (const char *)k, kl);
+            *bytes += kl + 8;
+            continue;
+        }
+        if (op != 'P' || n - p < 4 || n - p - 4 < bk_load_le32(d + p))
+            return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
+        size_t vl = bk_load_le32(d + p);
+        leveldb_writebatch_put(b, (const char *)k, kl, (const char *)d + p + 4, vl);
+        *bytes += kl + vl + 8;
+        p += 4 + vl;
+    }
+    return BK_OK;
+}
+
+/* ---- sorted runs ------------------------------------------------------------- */
+
+/* Rows are gathered in memory (up to --mem), sorted, written to an
+ * unlinked file in the tmpdir (a killed build leaves nothing there), and
+ * at a commit merged in key order into LevelDB: its tables then hold
+ * disjoint key ranges, and no row is rewritten by a compaction of the
+ * blocks it came with. */
+typedef struct run_file {
+    int fd;
+    uint64_t n;                /* keys */
+} run_file;
+
+typedef struct runs {
+    uint8_t *mem;              /* ROW_KEY_LEN each */
+    size_t n, cap;             /* keys */
+    run_file files[MAX_RUNS];
+    int n_files;
+    const char *tmpdir;
+    const bk_allocator *alloc;
+    size_t mem_bytes;
+} runs;
+
+/* Row keys in byte order: two big-endian 64-bit words compared as numbers
+ * (an inlined sort: qsort's memcmp through a pointer was a third of a
+ * build's time). */
+static inline uint64_t key_word(const uint8_t *k, int w)
+{
+    uint64_t x;
+    memcpy(&x, k + 8 * w, 8);
+    return __builtin_bswap64(x);
+}
+
+static inline int key_less(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x = key_word(a, 0), y = key_word(b, 0);
+    return x != y ? x < y : key_word(a, 1) < key_word(b, 1);
+}
+
+static inline void key_swap(uint8_t *a, uint8_t *b)
+{
+    uint8_t t[ROW_KEY_LEN];
+    memcpy(t, a, ROW_KEY_LEN);
+    memcpy(a, b, ROW_KEY_LEN);
+    memcpy(b, t, ROW_KEY_LEN);
+}
+
+/* Quicksort (median of three, the smaller side first so the stack stays
+ * logarithmic), insertion sort below 24 keys; a run of equal keys splits
+ * evenly, so repeats never make it quadratic. */
+static void keys_qsort(uint8_t *k, size_t n)
+{
+    struct { uint8_t *k; size_t n; } stack[64];
+    int sp = 0;
+    for (;;) {
+        while (n >= 24 && sp < 64) {
+            uint8_t *lo = k, *mid = k + ROW_KEY_LEN * (n / 2), *hi = k + ROW_KEY_LEN * (n - 1);
+            if (key_less(mid, lo)) key_swap(mid, lo);
+            if (key_less(hi, mid)) {
+                key_swap(hi, mid);
+                if (key_less(mid, lo)) key_swap(mid, lo);
+            }
+            uint8_t pivot[ROW_KEY_LEN];
+            memcpy(pivot, mid, ROW_KEY_LEN);
+            size_t i = 0, j = n - 1;
+            for (;;) {
+                while (key_less(k + ROW_KEY_LEN * i, pivot)) i++;
+                while (key_less(pivot, k + ROW_KEY_LEN * j)) j--;
+                if (i >= j) break;
+                key_swap(k + ROW_KEY_LEN * i, k + ROW_KEY_LEN * j);
+                i++;
+                j--;
+            }
+            /* [0, j] <= pivot <= [j + 1, n) */
+            size_t left = j + 1, right = n - left;
+            uint8_t *rk = k + ROW_KEY_LEN * left;
+            if (left < right) {
+                stack[sp].k = rk;
+                stack[sp++].n = right;
+                n = left;
+            } else {
+                stack[sp].k = k;
+                stack[sp++].n = left;
+                k = rk;
+                n = right;
+            }
+        }
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && key_less(k + ROW_KEY_LEN * j, k + ROW_KEY_LEN * (j - 1)); j--)
+                key_swap(k + ROW_KEY_LEN * j, k + ROW_KEY_LEN * (j - 1));
+        if (!sp) return;
+        sp--;
+        k = stack[sp].k;
+        n = stack[sp].n;
+    }
+}
+
+/* Buckets of the first two key bytes (kind, first hash byte): rows are
+ * hashes, so the buckets are even, and each one sorts in cache. */
+#define N_BUCKETS (3 * 256)
+
+static inline unsigned key_bucket(const uint8_t *k)
+{
+    return (unsigned)(k[0] == K_TXPOS ? 0 : k[0] == K_FUND ? 1 : 2) * 256 + k[1];
+}
+
+/* Group the keys by bucket in place (one pass of American flag sort):
+ * bucket b is start[b] .. start[b + 1]. */
+static void keys_partition(uint8_t *k, size_t n, size_t start[N_BUCKETS + 1])
+{
+    size_t next[N_BUCKETS];
+    memset(start, 0, (N_BUCKETS + 1) * sizeof *start);
+    for (size_t i = 0; i < n; i++) start[key_bucket(k + ROW_KEY_LEN * i) + 1]++;
+    for (unsigned b = 0; b < N_BUCKETS; b++) start[b + 1] += start[b];
+    memcpy(next, start, sizeof next);
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        while (next[b] < start[b + 1]) {
+            uint8_t *p = k + ROW_KEY_LEN * next[b];
+            unsigned d = key_bucket(p);
+            if (d == b) next[b]++;
+            else key_swap(p, k + ROW_KEY_LEN * next[d]++);
+        }
+}
+
+/* Drop repeats of sorted keys; returns the number left. */
+static size_t keys_unique(uint8_t *k, size_t n)
+{
+    if (n < 2) return n;
+    size_t u = 1;
+    for (size_t i = 1; i < n; i++)
+        if (memcmp(k + ROW_KEY_LEN * (u - 1), k + ROW_KEY_LEN * i, ROW_KEY_LEN) != 0) {
+            if (u != i) memcpy(k + ROW_KEY_LEN * u, k + ROW_KEY_LEN * i, ROW_KEY_LEN);
+            u++;
+        }
+    return u;
+}
+
+/* Sort and drop repeats; returns the number of keys left. */
+static size_t keys_sort(uint8_t *k, size_t n)
+{
+    size_t start[N_BUCKETS + 1];
+    keys_partition(k, n, start);
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+    return keys_unique(k, n);
+}
+
+/* The keys in memory at a commit: partitioned, then sorted bucket by
+ * bucket on a thread of their own while the merge ingests the buckets
+ * already sorted (the sort and LevelDB's inserts overlap). */
+typedef struct mem_sorter {
+    uint8_t *k;
+    size_t start[N_BUCKETS + 1];
+    unsigned done;             /* buckets sorted */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+    int threaded;
+} mem_sorter;
+
+static void *sorter_main(void *arg)
+{
+    mem_sorter *m = arg;
+    for (unsigned b = 0; b < N_BUCKETS; b++) {
+        keys_qsort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+        pthread_mutex_lock(&m->mu);
+        m->done = b + 1;
+        pthread_cond_signal(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    }
+    return NULL;
+}
+
+#define SORTER_MIN_KEYS 4096  /* below it one thread sorts them all first */
+
+static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
+{
+    m->k = k;
+    m->done = 0;
+    m->threaded = 0;
+    keys_partition(k, n, m->start);
+    if (n >= SORTER_MIN_KEYS) {
+        pthread_mutex_init(&m->mu, NULL);
+        pthread_cond_init(&m->cv, NULL);
+        if (pthread_create(&m->th, NULL, sorter_main, m) == 0) {
+            m->threaded = 1;
+            return;
+        }
+        pthread_cond_destroy(&m->cv);
+        pthread_mutex_destroy(&m->mu);
+    }
+    for (unsigned b = 0; b < N_BUCKETS; b++)
+        keys_qsort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+    m->done = N_BUCKETS;
+}
+
+/* Wait until bucket b is sorted. */
+static void sorter_wait(mem_sorter *m, unsigned b)
+{
+    if (!m->threaded) return;
+    pthread_mutex_lock(&m->mu);
+    while (m->done <= b) pthread_cond_wait(&m->cv, &m->mu);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void sorter_join(mem_sorter *m)
+{
+    if (!m->threaded) return;
+    pthread_join(m->th, NULL);
+    pthread_cond_destroy(&m->cv);
+    pthread_mutex_destroy(&m->mu);
+    m->threaded = 0;
+}
+
+static bk_status runs_spill(runs *R, bk_error *err)
+{
+    if (!R->n) return BK_OK;
+    if (R->n_files == MAX_RUNS) return bk_error_set(err, BK_ERR_INVALID, 0, "internal: too many runs");
+    R->n = keys_sort(R->mem, R->n);
+    const char *t = R->tmpdir && *R->tmpdir ? R->tmpdir : getenv("TMPDIR");
+    if (!t || !*t) t = "/tmp";
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/blockkit-index-run-XXXXXX", t) >= (int)sizeof path)
+        return bk_error_set(err, BK_ERR_ARG, 0, "%s: tmpdir path too long", t);
+    int fd = mkstemp(path);
+    if (fd < 0) return bk_error_set(err, BK_ERR_IO, 0, "%s: cannot make a run file: %s", t, strerror(errno));
+    unlink(path);
+    size_t len = R->n * ROW_KEY_LEN, done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, R->mem + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
+            close(fd);
+            return bk_error_set(err, BK_ERR_IO, 0, "%s: writing a sorted run of %zu bytes: %s", t, len,
+                                strerror(e));
+        }
+        done += (size_t)w;
+    }
+    R->files[R->n_files].fd = fd;
+    R->files[R->n_files].n = R->n;
+    R->n_files++;
+    R->n = 0;
+    return BK_OK;
+}
+
+static bk_status runs_add(void *ctx, const uint8_t key[ROW_KEY_LEN], bk_error *err)
+{
+    runs *R = ctx;
+    if (R->n == R->cap) {
+        size_t want = R->cap ? 2 * R->cap : 4096, max = R->mem_bytes / ROW_KEY_LEN;
+        if (max < 64) max = 64;
+        if (want > max) want = max;
+        if (R->cap < want) {
+            size_t cap = R->cap * ROW_KEY_LEN;
+            if (bk_grow(R->alloc, &R->mem, &cap, want * ROW_KEY_LEN) != 0)
+                return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+            R->cap = cap / ROW_KEY_LEN;
+        } else {
+            bk_status st = runs_spill(R, err);
+            if (st != BK_OK) return st;
+        }
+    }
+    memcpy(R->mem + ROW_KEY_LEN * R->n++, key, ROW_KEY_LEN);
+    return BK_OK;
+}
+
+static void runs_clear(runs *R)
+{
+    for (int i = 0; i < R->n_files; i++) close(R->files[i].fd);
+    R->n_files = 0;
+    R->n = 0;
+}
+
+static void runs_free(runs *R)
+{
+    runs_clear(R);
+    bk_free(R->alloc, R->mem, R->cap * ROW_KEY_LEN);
+    R->mem = NULL;
+    R->cap = 0;
+}
+
+/* One source of the merge: a run file read through a buffer, or the
+ * sorted keys still in memory. */
+typedef struct merge_src {
+    int fd;                    /* -1: memory, read bucket by bucket */
+    mem_sorter *mem;
+    unsigned bucket;           /* memory: the next bucket */
+    uint64_t off, left;        /* file: next byte offset, keys not yet buffered */
+    const uint8_t *buf;
+    uint8_t *own;
+    size_t have, pos;          /* keys in buf, next one */
+} merge_src;
+
+static bk_status src_fill(merge_src *s, const char *tmpdir, bk_error *err)
+{
+    s->pos = 0;
+    s->have = 0;
+    if (s->fd < 0) {
+        mem_sorter *m = s->mem;
+        while (!s->have && s->bucket < N_BUCKETS) {
+            unsigned b = s->bucket++;
+            sorter_wait(m, b);
+            s->buf = m->k + ROW_KEY_LEN * m->start[b];
+            s->have = m->start[b + 1] - m->start[b];
+        }
+        return BK_OK;
+    }
+    if (!s->left) return BK_OK;
+    size_t want = s->left < MERGE_BUF_KEYS ? (size_t)s->left : MERGE_BUF_KEYS, len = want * ROW_KEY_LEN, got = 0;
+    while (got < len) {
+        ssize_t r = pread(s->fd, s->own + got, len - got, (off_t)(s->off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0)
+            return bk_error_set(err, BK_ERR_IO, 0, "%s: reading a sorted run back: %s", tmpdir ? tmpdir : "tmpdir",
+                                r < 0 ? strerror(errno) : "it is shorter than written");
+        got += (size_t)r;
+    }
+    s->off += len;
+    s->left -= want;
+    s->have = want;
+    s->buf = s->own;
+    return BK_OK;
+}
+
+static int src_less(const merge_src *a, const merge_src *b)
+{
+    return memcmp(a->buf + ROW_KEY_LEN * a->pos, b->buf + ROW_KEY_LEN * b->pos, ROW_KEY_LEN) < 0;
+}
+
+static void heap_down(merge_src **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && src_less(h[l], h[m])) m = l;
+        if (l + 1 < n && src_less(h[l + 1], h[m])) m = l + 1;
+        if (m == i) return;
+        merge_src *t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Merge the runs and the keys in memory into LevelDB in key order, in
+ * batches of INGEST_BATCH keys; repeats (a row of two runs) once. */
+static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
+{
+    mem_sorter sorter;
+    sorter_start(&sorter, R->mem, R->n);
+    int ns = R->n_files + 1;
+    merge_src *src = calloc((size_t)ns, sizeof *src);
+    merge_src **heap = calloc((size_t)ns, sizeof *heap);
+    bk_status st = src && heap ? BK_OK : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    size_t nh = 0;
+    for (int i = 0; st == BK_OK && i < ns; i++) {
+        merge_src *s = &src[i];
+        if (i == R->n_files) {
+            s->fd = -1;
+            s->mem = &sorter;
+            st = src_fill(s, R->tmpdir, err);
+        } else {
+            s->fd = R->files[i].fd;
+            s->left = R->files[i].n;
+            if (!(s->own = malloc(MERGE_BUF_KEYS * ROW_KEY_LEN))) {
+                st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                break;
+            }
+            st = src_fill(s, R->tmpdir, err);
+        }
+        if (st == BK_OK && s->have) heap[nh++] = s;
+    }
+    for (size_t i = nh; i-- > 0;) heap_down(heap, nh, i);
+    leveldb_writebatch_t *b = leveldb_writebatch_create();
+    uint8_t last[ROW_KEY_LEN];
+    int have_last = 0;
+    size_t in_batch = 0;
+    while (st == BK_OK && nh) {
+        merge_src *s = heap[0];
+        const uint8_t *k = s->buf + ROW_KEY_LEN * s->pos;
+        if (!have_last || memcmp(last, k, ROW_KEY_LEN) != 0) {
+            leveldb_writebatch_put(b, (const char *)k, ROW_KEY_LEN, "", 0);
+            memcpy(last, k, ROW_KEY_LEN);
+            have_last = 1;
+            if (++in_batch == INGEST_BATCH) {
+                char *msg = NULL;
+                leveldb_write(ix->db, ix->wopts, b, &msg);
+                leveldb_writebatch_clear(b);
+                in_batch = 0;
+                if (msg) st = ldb_fail(err, BK_ERR_IO, ix->dir, msg);
+            }
+        }
+        if (++s->pos == s->have && st == BK_OK) st = src_fill(s, R->tmpdir, err);
+        if (!s->have) heap[0] = heap[--nh];
+        if (nh) heap_down(heap, nh, 0);
+    }
+    if (st == BK_OK && in_batch) {
+        char *msg = NULL;
+        leveldb_write(ix->db, ix->wopts, b, &msg);
+        if (msg) st = ldb_fail(err, BK_ERR_IO, ix->dir, msg);
+    }
+    sorter_join(&sorter);
+    leveldb_writebatch_destroy(b);
+    for (int i = 0; src && i < ns; i++) free(src[i].own);
+    free(src);
+    free(heap);
+    return st;
+}
+
 /* ---- sync ------------------------------------------------------------------ */
 
 typedef struct sync_worker {
-    uint8_t *txids;
+    uint8_t *scratch;
     size_t cap;
 } sync_worker;
 
@@ -546,17 +1072,19 @@ typedef struct sync_ctx {
     bk_addrindex *ix;
     const bk_chain *chain;
     sync_worker *w;
-    leveldb_writebatch_t *batch;
-    size_t batch_bytes, limit;
+    runs rows;
+    leveldb_writebatch_t *side; /* header and offsets rows */
+    size_t side_bytes;
     int64_t first_height;      /* of job 0 */
-    int64_t last_height;       /* in the batch */
+    int64_t last_height;       /* the last block consumed */
     const uint8_t *last_hash;
+    int64_t committed;         /* the tip written */
     int64_t applied, tip;
 } sync_ctx;
 
-static bk_status worker_txids(sync_worker *W, const bk_allocator *a, uint32_t n_tx, bk_error *err)
+static bk_status worker_scratch(sync_worker *W, const bk_allocator *a, uint32_t n_tx, bk_error *err)
 {
-    if (bk_grow(a, &W->txids, &W->cap, 32 * (size_t)n_tx) != 0)
+    if (bk_grow(a, &W->scratch, &W->cap, 32 * (size_t)n_tx) != 0)
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     return BK_OK;
 }
@@ -572,62 +1100,84 @@ static bk_status sync_block(void *vctx, int worker, const bk_engine_block *eb, b
     if (eb->height > 0 && !eb->undo)
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %lld: undo data not available",
                             bk_hash_to_hex(hex, eb->entry->hash), (long long)eb->height);
-    bk_status st = worker_txids(W, S->ix->alloc, eb->block->n_tx, err);
+    bk_status st = worker_scratch(W, S->ix->alloc, eb->block->n_tx, err);
     if (st != BK_OK) return st;
-    block_rows_in in = {eb->block, eb->height > 0 ? eb->undo : NULL, eb->entry, eb->height, 'P', W->txids};
+    block_rows_in in = {eb->block, eb->height > 0 ? eb->undo : NULL, eb->entry, eb->height, 'P', W->scratch};
     return block_rows(&in, out, err);
 }
 
-/* Records into the batch. */
-static bk_status batch_add(leveldb_writebatch_t *b, const uint8_t *d, size_t n, size_t *bytes, bk_error *err)
+static bk_status write_batch(bk_addrindex *ix, leveldb_writebatch_t *b, bk_error *err)
 {
-    size_t p = 0;
-    while (p < n) {
-        if (n - p < 4) return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
-        char op = (char)d[p];
-        size_t kl = d[p + 1];
-        if (n - p < 2 + kl + 2) return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
-        const uint8_t *k = d + p + 2;
-        size_t vl = (size_t)d[p + 2 + kl] | (size_t)d[p + 3 + kl] << 8;
-        if (n - p < 4 + kl + vl) return bk_error_set(err, BK_ERR_INVALID, p, "internal: a cut row record");
-        const uint8_t *v = d + p + 4 + kl;
-        if (op == 'P') leveldb_writebatch_put(b, (const char *)k, kl, (const char *)v, vl);
-        else leveldb_writebatch_delete(b, (const char *)k, kl);
-        *bytes += kl + vl + 8;
-        p += 4 + kl + vl;
-    }
-    return BK_OK;
+    char *msg = NULL;
+    leveldb_write(ix->db, ix->wopts, b, &msg);
+    leveldb_writebatch_clear(b);
+    return msg ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : BK_OK;
 }
 
-static bk_status batch_write(bk_addrindex *ix, leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32],
-                             bk_error *err)
+/* The in-progress row "W": the last block whose rows may be in the index
+ * above its tip (a commit cut by a kill). The next sync removes the rows
+ * of such blocks that left the best chain before it applies any. */
+static void marker_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32])
+{
+    uint8_t v[36];
+    bk_store_le32(v, (uint32_t)height);
+    memcpy(v + 4, hash, 32);
+    leveldb_writebatch_put(b, "W", 1, (const char *)v, sizeof v);
+}
+
+static void tip_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32])
 {
     uint8_t t[36];
     bk_store_le32(t, (uint32_t)(int32_t)height);
     memcpy(t + 4, hash, 32);
-    if (height < 0) leveldb_writebatch_delete(b, "t", 1);
-    else leveldb_writebatch_put(b, "t", 1, (const char *)t, 36);
-    char *msg = NULL;
-    leveldb_write(ix->db, ix->wopts, b, &msg);
-    leveldb_writebatch_clear(b);
-    if (msg) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
+    if (height < 0) leveldb_writebatch_delete(b, "T", 1);
+    else leveldb_writebatch_put(b, "T", 1, (const char *)t, 36);
+}
+
+/* Everything consumed becomes the index: the side rows (with the marker),
+ * the merged runs, then the tip (and the marker's removal) in one batch. */
+static bk_status sync_commit(sync_ctx *S, bk_error *err)
+{
+    if (S->last_height <= S->committed || !S->last_hash) return BK_OK;
+    bk_addrindex *ix = S->ix;
+    leveldb_writebatch_t *m = leveldb_writebatch_create();
+    marker_put(m, S->last_height, S->last_hash);
+    bk_status st = write_batch(ix, m, err);
+    leveldb_writebatch_destroy(m);
+    if (st == BK_OK) st = runs_ingest(ix, &S->rows, err);
+    runs_clear(&S->rows);
+    if (st != BK_OK) return st;
+    /* the side rows after the runs: the tables a commit's sorted rows
+     * fill then hold disjoint ranges, and LevelDB places them below
+     * level 0 without a compaction */
+    tip_put(S->side, S->last_height, S->last_hash);
+    leveldb_writebatch_delete(S->side, "W", 1);
+    st = write_batch(ix, S->side, err);
+    S->side_bytes = 0;
+    if (st != BK_OK) return st;
+    S->committed = S->last_height;
+    if (ix->opts.progress) ix->opts.progress(ix->opts.progress_ctx, S->last_height, S->tip);
     return BK_OK;
 }
 
 static bk_status sync_consume(void *ctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
 {
     sync_ctx *S = ctx;
-    bk_status st = batch_add(S->batch, data, len, &S->batch_bytes, err);
+    int files = S->rows.n_files;
+    bk_status st = records_apply(S->side, data, len, &S->side_bytes, runs_add, &S->rows, err);
     if (st != BK_OK) return st;
     S->last_height = S->first_height + (int64_t)job;
     S->last_hash = S->chain->entries[S->chain->active[S->last_height - S->chain->base_height]].hash;
     S->applied++;
-    if (S->batch_bytes >= S->limit || S->last_height == S->tip) {
-        st = batch_write(S->ix, S->batch, S->last_height, S->last_hash, err);
-        S->batch_bytes = 0;
+    if (S->side_bytes >= SIDE_BATCH_BYTES) {
+        marker_put(S->side, S->last_height, S->last_hash);
+        st = write_batch(S->ix, S->side, err);
+        S->side_bytes = 0;
         if (st != BK_OK) return st;
-        if (S->ix->opts.progress) S->ix->opts.progress(S->ix->opts.progress_ctx, S->last_height, S->tip);
     }
+    if (S->rows.n_files >= MAX_RUNS - 1) return sync_commit(S, err);
+    if (files != S->rows.n_files && S->ix->opts.progress)
+        S->ix->opts.progress(S->ix->opts.progress_ctx, S->last_height, S->tip);
     return BK_OK;
 }
 
@@ -638,16 +1188,12 @@ static const bk_chain_entry *active_at(const bk_chain *c, int64_t h)
     return &c->entries[c->active[h - c->base_height]];
 }
 
-/* Undo the index's tip block (the node still has it and its undo data). */
-static bk_status undo_tip(bk_addrindex *ix, const bk_chain *c, const bk_blocksdir *dir, int64_t height,
-                          const uint8_t hash[32], leveldb_writebatch_t *batch, bk_error *err)
+/* Delete the rows of block e (the node still has it and its undo data)
+ * into batch; the caller writes it. */
+static bk_status block_unrows(bk_addrindex *ix, const bk_chain_entry *e, const bk_blocksdir *dir,
+                              leveldb_writebatch_t *batch, bk_error *err)
 {
     char hex[65];
-    const bk_chain_entry *e = bk_chain_find(c, hash);
-    if (!e)
-        return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
-                            "the index's block %s at height %lld is not in the node's files: cannot undo it",
-                            bk_hash_to_hex(hex, hash), (long long)height);
     bk_block_reader br;
     bk_block_reader_init(&br, dir, ix->alloc);
     bk_engine_block eb;
@@ -658,86 +1204,116 @@ static bk_status undo_tip(bk_addrindex *ix, const bk_chain *c, const bk_blocksdi
         char m[BK_ERROR_MSG_MAX + 256];
         bk_engine_error_format(&wh, &e2, m, sizeof m);
         st = bk_error_set(err, st, e2.offset, "%s", m);
-    } else if (!eb.block || (height > 0 && !eb.undo)) {
+    } else if (!eb.block || (e->height > 0 && !eb.undo)) {
         st = bk_error_set(err, BK_ERR_NOT_FOUND, 0, "block %s at height %lld: no %s to undo it from",
-                          bk_hash_to_hex(hex, hash), (long long)height, eb.block ? "undo data" : "block data");
+                          bk_hash_to_hex(hex, e->hash), (long long)e->height, eb.block ? "undo data" : "block data");
     }
     bk_writer w;
     bk_writer_init(&w, ix->alloc);
-    uint8_t *txids = NULL;
+    uint8_t *scratch = NULL;
     size_t cap = 0;
-    if (st == BK_OK && bk_grow(ix->alloc, &txids, &cap, 32 * (size_t)eb.block->n_tx) != 0)
+    if (st == BK_OK && bk_grow(ix->alloc, &scratch, &cap, 32 * (size_t)eb.block->n_tx) != 0)
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     if (st == BK_OK) {
-        block_rows_in in = {eb.block, height > 0 ? eb.undo : NULL, e, height, 'D', txids};
+        block_rows_in in = {eb.block, e->height > 0 ? eb.undo : NULL, e, e->height, 'D', scratch};
         st = block_rows(&in, &w, err);
     }
     size_t bytes = 0;
-    if (st == BK_OK) st = batch_add(batch, w.data, w.len, &bytes, err);
-    if (st == BK_OK) {
-        const bk_chain_entry *prev = e->parent != BK_CHAIN_NONE ? &c->entries[e->parent] : NULL;
-        uint8_t zero[32] = {0};
-        st = batch_write(ix, batch, height - 1, prev ? prev->hash : zero, err);
-    }
-    leveldb_writebatch_clear(batch);
-    bk_free(ix->alloc, txids, cap);
+    if (st == BK_OK) st = records_apply(batch, w.data, w.len, &bytes, NULL, NULL, err);
+    bk_free(ix->alloc, scratch, cap);
     bk_writer_free(&w);
     bk_block_reader_free(&br);
     return st;
 }
 
-bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_blocksdir *dir, int64_t *applied_out,
-                            int64_t *undone_out, bk_error *err)
+/* Undo the index's tip block: its rows go and the tip moves to its
+ * parent, in one batch. */
+static bk_status undo_tip(bk_addrindex *ix, const bk_chain *c, const bk_blocksdir *dir, int64_t height,
+                          const uint8_t hash[32], leveldb_writebatch_t *batch, bk_error *err)
 {
-    if (applied_out) *applied_out = 0;
-    if (undone_out) *undone_out = 0;
-    if (!ix || !chain || !dir) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
-    if (ix->mode != BK_ADDRINDEX_WRITE) return bk_error_set(err, BK_ERR_ARG, 0, "sync: not a WRITE handle");
-    if (chain->net != ix->opts.net)
-        return bk_error_set(err, BK_ERR_MISMATCH, 0, "the node's blocks are of %s, the index of %s",
-                            net_name(chain->net), net_name(ix->opts.net));
-    if (chain->tip == BK_CHAIN_NONE) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "the node has no best chain");
-    int64_t tip;
-    uint8_t th[32];
-    bk_status st = tip_read(ix, &tip, th, err);
+    char hex[65];
+    const bk_chain_entry *e = bk_chain_find(c, hash);
+    if (!e)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
+                            "the index's block %s at height %lld is not in the node's files: cannot undo it",
+                            bk_hash_to_hex(hex, hash), (long long)height);
+    bk_status st = block_unrows(ix, e, dir, batch, err);
+    if (st == BK_OK) {
+        const bk_chain_entry *prev = e->parent != BK_CHAIN_NONE ? &c->entries[e->parent] : NULL;
+        uint8_t zero[32] = {0};
+        tip_put(batch, height - 1, prev ? prev->hash : zero);
+        st = write_batch(ix, batch, err);
+    }
+    leveldb_writebatch_clear(batch);
+    return st;
+}
+
+/* A commit cut by a kill may have left rows of blocks above the tip: those
+ * still on the best chain are written again, identically, by this sync;
+ * those that left it are deleted here. Then the marker goes. */
+static bk_status marker_clean(bk_addrindex *ix, const bk_chain *c, const bk_blocksdir *dir, int64_t tip,
+                              leveldb_writebatch_t *batch, bk_error *err)
+{
+    uint8_t *v;
+    size_t n = 0;
+    bk_status st = get(ix, (const uint8_t *)"W", 1, &v, &n, err);
+    if (st == BK_ERR_NOT_FOUND) return BK_OK;
     if (st != BK_OK) return st;
-    leveldb_writebatch_t *batch = leveldb_writebatch_create();
-    /* the fork point: undo the index's blocks that left the best chain */
-    int64_t undone = 0;
-    const bk_chain_entry *ce;
-    while (tip >= 0 && (!(ce = active_at(chain, tip)) || memcmp(ce->hash, th, 32) != 0)) {
-        if (ix->opts.cancel && *ix->opts.cancel) {
-            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "stopped at height %lld", (long long)tip);
-            break;
-        }
-        st = undo_tip(ix, chain, dir, tip, th, batch, err);
-        if (st != BK_OK) break;
-        undone++;
-        st = tip_read(ix, &tip, th, err);
-        if (st != BK_OK) break;
+    if (n != 36) {
+        free(v);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged in-progress row (%zu bytes)", ix->dir, n);
     }
-    if (undone_out) *undone_out = undone;
-    const bk_chain_entry *top = &chain->entries[chain->tip];
-    int64_t start = tip + 1, end = top->height;
-    /* a blocks directory whose chain starts above an implied genesis (the
-     * bench directories: no block 0 in the files) is indexed from its
-     * first block: the heights below it have no block to give rows */
-    if (start < chain->base_height) start = chain->base_height;
-    if (st != BK_OK || start > end) {
-        leveldb_writebatch_destroy(batch);
-        return st;
+    int64_t mh = (int32_t)bk_load_le32(v);
+    uint8_t hash[32];
+    memcpy(hash, v + 4, 32);
+    free(v);
+    char hex[65];
+    const bk_chain_entry *e = mh > tip ? bk_chain_find(c, hash) : NULL;
+    if (mh > tip && !e)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
+                            "%s: an interrupted update wrote rows up to block %s at height %lld, which is not in the "
+                            "node's files: cannot clean them", ix->dir, bk_hash_to_hex(hex, hash), (long long)mh);
+    for (; st == BK_OK && e && e->height > tip && active_at(c, e->height) != e;
+         e = e->parent != BK_CHAIN_NONE ? &c->entries[e->parent] : NULL) {
+        st = block_unrows(ix, e, dir, batch, err);
+        if (st == BK_OK) st = write_batch(ix, batch, err);
     }
+    if (st == BK_OK) {
+        leveldb_writebatch_delete(batch, "W", 1);
+        st = write_batch(ix, batch, err);
+    }
+    leveldb_writebatch_clear(batch);
+    return st;
+}
+
+/* The blocks directory the index is built from, for readers. */
+static bk_status blocks_row_put(bk_addrindex *ix, const bk_blocksdir *dir, bk_error *err)
+{
+    char real[PATH_MAX];
+    if (!realpath(dir->path, real)) return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", dir->path, strerror(errno));
+    char *msg = NULL;
+    leveldb_put(ix->db, ix->wopts, "B", 1, real, strlen(real), &msg);
+    return msg ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : BK_OK;
+}
+
+static bk_status sync_apply(bk_addrindex *ix, const bk_chain *chain, const bk_blocksdir *dir, int64_t start,
+                            int64_t end, int64_t *applied, bk_error *err)
+{
     bk_engine_item *items = NULL;
     size_t n = 0, cap = 0;
-    st = bk_engine_chain_items(chain, start, end, 1, &items, &n, &cap, NULL, NULL, ix->alloc, err);
+    bk_status st = bk_engine_chain_items(chain, start, end, 1, &items, &n, &cap, NULL, NULL, ix->alloc, err);
     int workers = ix->opts.workers > 1 ? ix->opts.workers : 1;
     sync_ctx S;
     memset(&S, 0, sizeof S);
     S.ix = ix;
     S.chain = chain;
-    S.batch = batch;
-    S.limit = ix->opts.mem_bytes ? ix->opts.mem_bytes : (256u << 20);
+    S.side = leveldb_writebatch_create();
+    S.rows.tmpdir = ix->opts.tmpdir;
+    S.rows.alloc = ix->alloc;
+    S.rows.mem_bytes = ix->opts.mem_bytes ? ix->opts.mem_bytes : (256u << 20);
     S.first_height = start;
+    S.committed = start - 1;
+    S.last_height = start - 1;
     S.tip = end;
     S.w = calloc((size_t)workers, sizeof *S.w);
     if (st == BK_OK && !S.w) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
@@ -766,23 +1342,166 @@ bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_bl
             bk_engine_error_format(&res.where, &e2, m, sizeof m);
             bk_error_set(err, st, e2.offset, "%s", m);
         }
-        /* what was consumed but not yet written is whole blocks: keep it */
-        if (S.batch_bytes && S.last_hash) {
-            bk_error e3;
-            bk_status s2 = batch_write(ix, batch, S.last_height, S.last_hash, &e3);
-            if (st == BK_OK && s2 != BK_OK) {
-                st = s2;
-                *err = e3;
-            }
+        /* what was consumed is whole blocks: keep it */
+        bk_error e3;
+        bk_status s2 = sync_commit(&S, &e3);
+        if (st == BK_OK && s2 != BK_OK) {
+            st = s2;
+            *err = e3;
         }
     }
-    if (applied_out) *applied_out = S.applied;
+    /* The last memtable written to a table now: a closed build leaves its
+     * rows in tables, not also in LevelDB's logs (a range past every key,
+     * so no table is rewritten) */
+    if (st == BK_OK && S.applied) leveldb_compact_range(ix->db, "\xff", 1, "\xff", 1);
+    *applied = S.applied;
     if (S.w)
-        for (int i = 0; i < workers; i++) bk_free(ix->alloc, S.w[i].txids, S.w[i].cap);
+        for (int i = 0; i < workers; i++) bk_free(ix->alloc, S.w[i].scratch, S.w[i].cap);
     free(S.w);
+    runs_free(&S.rows);
+    leveldb_writebatch_destroy(S.side);
     bk_free(ix->alloc, items, cap * sizeof *items);
-    leveldb_writebatch_destroy(batch);
     return st;
+}
+
+bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_blocksdir *dir, int64_t *applied_out,
+                            int64_t *undone_out, bk_error *err)
+{
+    if (applied_out) *applied_out = 0;
+    if (undone_out) *undone_out = 0;
+    if (!ix || !chain || !dir) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    if (ix->mode != BK_ADDRINDEX_WRITE) return bk_error_set(err, BK_ERR_ARG, 0, "sync: not a WRITE handle");
+    if (chain->net != ix->opts.net)
+        return bk_error_set(err, BK_ERR_MISMATCH, 0, "the node's blocks are of %s, the index of %s",
+                            net_name(chain->net), net_name(ix->opts.net));
+    if (chain->tip == BK_CHAIN_NONE) return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "the node has no best chain");
+    int64_t tip;
+    uint8_t th[32];
+    bk_status st = tip_read(ix, &tip, th, err);
+    if (st != BK_OK) return st;
+    leveldb_writebatch_t *batch = leveldb_writebatch_create();
+    st = marker_clean(ix, chain, dir, tip, batch, err);
+    if (st == BK_OK) st = blocks_row_put(ix, dir, err);
+    /* the fork point: undo the index's blocks that left the best chain */
+    int64_t undone = 0;
+    const bk_chain_entry *ce;
+    while (st == BK_OK && tip >= 0 && (!(ce = active_at(chain, tip)) || memcmp(ce->hash, th, 32) != 0)) {
+        if (ix->opts.cancel && *ix->opts.cancel) {
+            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "stopped at height %lld", (long long)tip);
+            break;
+        }
+        st = undo_tip(ix, chain, dir, tip, th, batch, err);
+        if (st != BK_OK) break;
+        undone++;
+        st = tip_read(ix, &tip, th, err);
+    }
+    leveldb_writebatch_destroy(batch);
+    if (undone_out) *undone_out = undone;
+    int64_t start = tip + 1, end = chain->entries[chain->tip].height;
+    /* a blocks directory whose chain starts above an implied genesis (the
+     * bench directories: no block 0 in the files) is indexed from its
+     * first block: the heights below it have no block to give rows */
+    if (start < chain->base_height) start = chain->base_height;
+    if (st != BK_OK || start > end) return st;
+    int64_t applied = 0;
+    st = sync_apply(ix, chain, dir, start, end, &applied, err);
+    if (applied_out) *applied_out = applied;
+    return st;
+}
+
+/* ---- reading the node's blocks ---------------------------------------------- */
+
+/* The blk files a READ handle reads transactions from stay open in a few
+ * slots (queries from many threads share them; pread needs no lock). */
+static bk_status blk_read(bk_addrindex *ix, uint32_t file, uint64_t off, uint8_t *out, size_t len, bk_error *err)
+{
+    if (!ix->blocks)
+        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "%s: %s", ix->dir,
+                            ix->blocks_msg[0] ? ix->blocks_msg : "no blocks directory to read transactions from");
+    pthread_mutex_lock(&ix->blk_mu);
+    blk_slot *s = NULL, *spare = NULL;
+    for (int i = 0; i < BLK_SLOTS && !s; i++) {
+        blk_slot *c = &ix->slots[i];
+        if (c->open && c->number == file && !c->stale) s = c;
+        else if (!c->refs && (!spare || !c->open || (spare->open && c->used < spare->used))) spare = c;
+    }
+    bk_status st = BK_OK;
+    if (!s && spare) {
+        if (spare->open) bk_blockfile_close(&spare->f);
+        spare->open = 0;
+        st = bk_blocksdir_open_file(ix->blocks, BK_FILE_BLK, file, &spare->f, err);
+        if (st == BK_OK) {
+            s = spare;
+            s->open = 1;
+            s->stale = 0;
+            s->number = file;
+        }
+    }
+    if (s) {
+        s->refs++;
+        s->used = ++ix->blk_clock;
+    }
+    pthread_mutex_unlock(&ix->blk_mu);
+    if (st != BK_OK) return st;
+    if (s) {
+        st = bk_blockfile_copy(&s->f, off, out, len, err);
+        pthread_mutex_lock(&ix->blk_mu);
+        s->refs--;
+        if (st == BK_ERR_TRUNCATED) s->stale = 1; /* the file grew since it was opened */
+        pthread_mutex_unlock(&ix->blk_mu);
+        if (st != BK_ERR_TRUNCATED) return st;
+    }
+    /* every slot busy, or a file that grew: a file of this read's own */
+    bk_blockfile f;
+    st = bk_blocksdir_open_file(ix->blocks, BK_FILE_BLK, file, &f, err);
+    if (st != BK_OK) return st;
+    st = bk_blockfile_copy(&f, off, out, len, err);
+    bk_blockfile_close(&f);
+    return st;
+}
+
+typedef struct tx_buf {
+    uint8_t *p;
+    size_t cap;
+} tx_buf;
+
+/* The transaction at (height, pos) of the index's chain, read from the
+ * node's blk file into tb (the read lock held). */
+static bk_status tx_at(bk_addrindex *ix, uint32_t height, uint32_t pos, tx_buf *tb, bk_tx *tx, bk_error *err)
+{
+    uint8_t *row = NULL;
+    bk_status st = header_row(ix, height, &row, err);
+    if (st != BK_OK) return st;
+    uint32_t file = bk_load_le32(row + 112), size = bk_load_le32(row + 124), n_tx = bk_load_le32(row + 128);
+    uint64_t off = bk_load_le64(row + 116);
+    free(row);
+    if (pos >= n_tx)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a row names tx %u of the block at height %u (%u txs)",
+                            ix->dir, pos, height, n_tx);
+    uint8_t k[5] = {K_TXOFF};
+    put_be32(k + 1, height);
+    uint8_t *v;
+    size_t n = 0;
+    st = get(ix, k, 5, &v, &n, err);
+    if (st == BK_ERR_NOT_FOUND || (st == BK_OK && n != 4 * (size_t)n_tx)) {
+        if (st == BK_OK) free(v);
+        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged offsets row at height %u", ix->dir, height);
+    }
+    if (st != BK_OK) return st;
+    uint32_t start = bk_load_le32(v + 4 * (size_t)pos);
+    uint32_t end = pos + 1 < n_tx ? bk_load_le32(v + 4 * (size_t)pos + 4) : size;
+    free(v);
+    if (start <= 80 || end <= start || end > size)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged offsets row at height %u", ix->dir, height);
+    size_t len = end - start;
+    if (bk_grow(ix->alloc, &tb->p, &tb->cap, len) != 0) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    st = blk_read(ix, file, off + start, tb->p, len, err);
+    if (st != BK_OK) return st;
+    bk_error e2;
+    if (bk_tx_parse(tb->p, len, tx, NULL, &e2) != BK_OK)
+        return bk_error_set(err, BK_ERR_MISMATCH, 0, "the block at height %u no longer holds the transaction at "
+                            "position %u (the node's files changed: update the index)", height, pos);
+    return BK_OK;
 }
 
 /* ---- queries --------------------------------------------------------------- */
@@ -812,45 +1531,23 @@ static int pos_push(pos_list *l, uint64_t x)
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The (height, pos) of every row under kind and the hash's prefix, at or
+ * below the tip, in key order (blockchain order). */
+static bk_status rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, pos_list *l, bk_error *err)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The txid at (height, pos) from the 'x' rows. */
-static bk_status txid_at(bk_addrindex *ix, uint32_t height, uint32_t pos, uint8_t out[32], bk_error *err)
-{
-    uint8_t k[9] = {K_TXIDS};
-    put_be32(k + 1, height);
-    put_be32(k + 5, pos - pos % 2000);
-    uint8_t *v;
-    size_t n = 0;
-    bk_status st = get(ix, k, 9, &v, &n, err);
-    if (st == BK_ERR_NOT_FOUND)
-        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: no txid row for height %u", ix->dir, height);
-    if (st != BK_OK) return st;
-    size_t i = pos % 2000;
-    if (32 * (i + 1) > n) st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: no tx %u at height %u", ix->dir, pos, height);
-    else memcpy(out, v + 32 * i, 32);
-    bk_ldb_free(v);
-    return st;
-}
-
-/* The (height, pos) of every row of sh under prefix kind, appended. */
-static bk_status rows_of(bk_addrindex *ix, char kind, const uint8_t sh[32], pos_list *l, bk_error *err)
-{
-    uint8_t p[33];
+    uint8_t p[1 + PREFIX_LEN];
     p[0] = (uint8_t)kind;
-    memcpy(p + 1, sh, 32);
+    memcpy(p + 1, hash, PREFIX_LEN);
     bk_ldb_iter *it;
-    bk_status st = bk_ldb_iter_new(ix->snap, p, 33, &it, err);
+    bk_status st = bk_ldb_iter_new(ix->snap, p, sizeof p, &it, err);
     if (st != BK_OK) return st;
     const uint8_t *k, *v;
     size_t kl, vl;
     while (bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
-        if (kl != FUND_KEY_LEN) continue;
-        if (pos_push(l, (uint64_t)get_be32(k + 33) << 32 | get_be32(k + 37)) != 0) {
+        if (kl != ROW_KEY_LEN) continue;
+        uint32_t h = get_be32(k + 1 + PREFIX_LEN);
+        if ((int64_t)h > ix->tip_height) continue;
+        if (pos_push(l, (uint64_t)h << 32 | get_be24(k + 5 + PREFIX_LEN)) != 0) {
             bk_ldb_iter_free(it);
             return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         }
@@ -860,38 +1557,187 @@ static bk_status rows_of(bk_addrindex *ix, char kind, const uint8_t sh[32], pos_
     return st;
 }
 
-static bk_status history_locked(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_tx **txs_out,
-                                size_t *n_out, bk_error *err)
+/* What a script's rows come to once each transaction is read: the outputs
+ * paying it (a row whose transaction pays another script with the same
+ * prefix is a collision and gives nothing), the transactions spending
+ * them, and the history of both. */
+typedef struct fund_coin {
+    uint8_t txid[32];
+    uint32_t vout, pos;
+    int64_t height;
+    uint64_t value;
+    uint8_t unspendable, spent;
+} fund_coin;
+
+typedef struct script_view {
+    fund_coin *coins;
+    size_t n_coins, cap_coins;
+    bk_addr_tx *txs;
+    size_t n_txs, cap_txs;
+} script_view;
+
+static void view_free(script_view *v)
+{
+    free(v->coins);
+    free(v->txs);
+}
+
+static int cmp_outpoint(const void *a, const void *b)
+{
+    const fund_coin *x = a, *y = b;
+    int c = memcmp(x->txid, y->txid, 32);
+    return c ? c : (x->vout > y->vout) - (x->vout < y->vout);
+}
+
+static int cmp_coin_order(const void *a, const void *b)
+{
+    const fund_coin *x = a, *y = b;
+    if (x->height != y->height) return x->height < y->height ? -1 : 1;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return (x->vout > y->vout) - (x->vout < y->vout);
+}
+
+static int cmp_tx_order(const void *a, const void *b)
+{
+    const bk_addr_tx *x = a, *y = b;
+    if (x->height != y->height) return x->height < y->height ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int tx_push(script_view *v, const uint8_t txid[32], int64_t height, uint32_t pos)
+{
+    if (v->n_txs == v->cap_txs) {
+        size_t c = v->cap_txs ? 2 * v->cap_txs : 16;
+        bk_addr_tx *p = realloc(v->txs, c * sizeof *p);
+        if (!p) return -1;
+        v->txs = p;
+        v->cap_txs = c;
+    }
+    bk_addr_tx *t = &v->txs[v->n_txs++];
+    memcpy(t->txid, txid, 32);
+    t->height = height;
+    t->pos = pos;
+    return 0;
+}
+
+static bk_status view_fund(bk_addrindex *ix, const uint8_t sh[32], size_t limit, script_view *v, tx_buf *tb,
+                           bk_error *err)
 {
     pos_list l = {0};
     bk_status st = rows_of(ix, K_FUND, sh, &l, err);
-    if (st == BK_OK) st = rows_of(ix, K_SPEND, sh, &l, err);
-    if (st == BK_OK) {
-        if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_u64); /* qsort(NULL, 0): UBSan, fuzz_addrindex */
-        size_t u = 0;
-        for (size_t i = 0; i < l.n; i++)
-            if (u == 0 || l.v[u - 1] != l.v[i]) l.v[u++] = l.v[i];
-        l.n = u;
-        if (limit && l.n > limit)
-            st = bk_error_set(err, BK_ERR_LENGTH, 0, "history of %zu transactions is over the limit of %zu", l.n,
-                              limit);
-    }
-    bk_addr_tx *txs = NULL;
-    if (st == BK_OK && l.n && !(txs = malloc(l.n * sizeof *txs)))
-        st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    /* once one output is known to hash to sh, its bytes are the script:
+     * later outputs are compared, not hashed */
+    uint8_t *known = NULL;
+    size_t known_len = 0;
     for (size_t i = 0; st == BK_OK && i < l.n; i++) {
-        txs[i].height = (int64_t)(l.v[i] >> 32);
-        txs[i].pos = (uint32_t)l.v[i];
-        st = txid_at(ix, (uint32_t)txs[i].height, txs[i].pos, txs[i].txid, err);
+        uint32_t h = (uint32_t)(l.v[i] >> 32), pos = (uint32_t)l.v[i];
+        bk_tx tx;
+        st = tx_at(ix, h, pos, tb, &tx, err);
+        if (st != BK_OK) break;
+        uint8_t txid[32], d[32];
+        bk_tx_txid(&tx, txid);
+        int paid = 0;
+        bk_txout_iter oi;
+        bk_txout o;
+        bk_txout_iter_init(&oi, &tx);
+        while (st == BK_OK && bk_txout_next(&oi, &o)) {
+            if (known) {
+                if (o.script_len != known_len || memcmp(o.script, known, known_len) != 0) continue;
+            } else {
+                bk_sha256(d, o.script, o.script_len);
+                if (memcmp(d, sh, 32) != 0) continue;
+                if (!(known = malloc(o.script_len ? o.script_len : 1))) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                memcpy(known, o.script, o.script_len);
+                known_len = o.script_len;
+            }
+            paid = 1;
+            if (v->n_coins == v->cap_coins) {
+                size_t c = v->cap_coins ? 2 * v->cap_coins : 16;
+                fund_coin *p = realloc(v->coins, c * sizeof *p);
+                if (!p) {
+                    st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                    break;
+                }
+                v->coins = p;
+                v->cap_coins = c;
+            }
+            fund_coin *fc = &v->coins[v->n_coins++];
+            memcpy(fc->txid, txid, 32);
+            fc->vout = oi.index - 1;
+            fc->pos = pos;
+            fc->height = h;
+            fc->value = (uint64_t)o.value;
+            fc->unspendable = (uint8_t)unspendable(o.script, o.script_len, h);
+            fc->spent = 0;
+        }
+        if (st == BK_OK && paid && tx_push(v, txid, h, pos) != 0) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        if (st == BK_OK && limit && v->n_txs > limit)
+            st = bk_error_set(err, BK_ERR_LENGTH, 0, "history of more than %zu transactions is over the limit of %zu",
+                              limit, limit);
+    }
+    free(known);
+    free(l.v);
+    return st;
+}
+
+static bk_status view_spend(bk_addrindex *ix, const uint8_t sh[32], script_view *v, tx_buf *tb, bk_error *err)
+{
+    pos_list l = {0};
+    bk_status st = rows_of(ix, K_SPEND, sh, &l, err);
+    if (st == BK_OK && v->n_coins > 1) qsort(v->coins, v->n_coins, sizeof *v->coins, cmp_outpoint);
+    for (size_t i = 0; st == BK_OK && v->n_coins && i < l.n; i++) {
+        uint32_t h = (uint32_t)(l.v[i] >> 32), pos = (uint32_t)l.v[i];
+        bk_tx tx;
+        st = tx_at(ix, h, pos, tb, &tx, err);
+        if (st != BK_OK) break;
+        int spends = 0;
+        bk_txin_iter ii;
+        bk_txin in;
+        bk_txin_iter_init(&ii, &tx);
+        while (bk_txin_next(&ii, &in)) {
+            fund_coin key;
+            memcpy(key.txid, in.prev_txid, 32);
+            key.vout = in.prev_index;
+            fund_coin *c = bsearch(&key, v->coins, v->n_coins, sizeof *v->coins, cmp_outpoint);
+            if (c) {
+                c->spent = 1;
+                spends = 1;
+            }
+        }
+        if (spends) {
+            uint8_t txid[32];
+            bk_tx_txid(&tx, txid);
+            if (tx_push(v, txid, h, pos) != 0) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        }
     }
     free(l.v);
-    if (st != BK_OK) {
-        free(txs);
-        return st;
+    return st;
+}
+
+/* The script's view: funding and spending rows read, checked against
+ * their transactions (the read lock held). */
+static bk_status view_of(bk_addrindex *ix, const uint8_t sh[32], size_t limit, script_view *v, bk_error *err)
+{
+    memset(v, 0, sizeof *v);
+    tx_buf tb = {0};
+    bk_status st = view_fund(ix, sh, limit, v, &tb, err);
+    if (st == BK_OK) st = view_spend(ix, sh, v, &tb, err);
+    bk_free(ix->alloc, tb.p, tb.cap);
+    if (st == BK_OK && v->n_txs > 1) {
+        qsort(v->txs, v->n_txs, sizeof *v->txs, cmp_tx_order);
+        size_t u = 1;
+        for (size_t i = 1; i < v->n_txs; i++)
+            if (cmp_tx_order(&v->txs[u - 1], &v->txs[i]) != 0) v->txs[u++] = v->txs[i];
+        v->n_txs = u;
     }
-    *txs_out = txs;
-    *n_out = l.n;
-    return BK_OK;
+    if (st == BK_OK && limit && v->n_txs > limit)
+        st = bk_error_set(err, BK_ERR_LENGTH, 0, "history of %zu transactions is over the limit of %zu", v->n_txs,
+                          limit);
+    if (st != BK_OK) view_free(v);
+    return st;
 }
 
 bk_status bk_addrindex_history(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_tx **txs_out,
@@ -901,10 +1747,15 @@ bk_status bk_addrindex_history(bk_addrindex *ix, const uint8_t sh[32], size_t li
     *txs_out = NULL;
     *n_out = 0;
     if (!read_ok(ix, err)) return BK_ERR_ARG;
+    script_view v;
     pthread_rwlock_rdlock(&ix->lock);
-    bk_status st = history_locked(ix, sh, limit, txs_out, n_out, err);
+    bk_status st = view_of(ix, sh, limit, &v, err);
     pthread_rwlock_unlock(&ix->lock);
-    return st;
+    if (st != BK_OK) return st;
+    free(v.coins);
+    *txs_out = v.txs;
+    *n_out = v.n_txs;
+    return BK_OK;
 }
 
 void bk_addrindex_status_of(const bk_addr_tx *txs, size_t n, uint8_t status_out[32], int *has_out)
@@ -935,90 +1786,6 @@ bk_status bk_addrindex_status(bk_addrindex *ix, const uint8_t sh[32], size_t lim
     return BK_OK;
 }
 
-typedef struct spent_set {
-    uint8_t *v; /* txid || vout LE, 36 bytes each, sorted */
-    size_t n, cap;
-} spent_set;
-
-static int cmp36(const void *a, const void *b) { return memcmp(a, b, 36); }
-
-static bk_status utxos_locked(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_coin **coins_out,
-                              size_t *n_out, bk_error *err)
-{
-    spent_set sp = {0};
-    uint8_t p[33];
-    p[0] = K_SPEND;
-    memcpy(p + 1, sh, 32);
-    bk_ldb_iter *it;
-    bk_status st = bk_ldb_iter_new(ix->snap, p, 33, &it, err);
-    if (st != BK_OK) return st;
-    const uint8_t *k, *v;
-    size_t kl, vl;
-    while (bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
-        if (vl != 36) continue;
-        if (sp.n == sp.cap) {
-            size_t c = sp.cap ? 2 * sp.cap : 16;
-            uint8_t *q = realloc(sp.v, 36 * c);
-            if (!q) {
-                st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-                break;
-            }
-            sp.v = q;
-            sp.cap = c;
-        }
-        memcpy(sp.v + 36 * sp.n++, v, 36);
-    }
-    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
-    bk_ldb_iter_free(it);
-    if (sp.n) qsort(sp.v, sp.n, 36, cmp36);
-    bk_addr_coin *coins = NULL;
-    size_t n = 0, cap = 0;
-    p[0] = K_FUND;
-    if (st == BK_OK) st = bk_ldb_iter_new(ix->snap, p, 33, &it, err);
-    else it = NULL;
-    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
-        if (kl != FUND_KEY_LEN || vl != 9 || (v[8] & FLAG_UNSPENDABLE)) continue;
-        bk_addr_coin c;
-        c.height = get_be32(k + 33);
-        c.pos = get_be32(k + 37);
-        c.vout = get_be32(k + 41);
-        c.value = bk_load_le64(v);
-        st = txid_at(ix, (uint32_t)c.height, c.pos, c.txid, err);
-        if (st != BK_OK) break;
-        uint8_t op[36];
-        memcpy(op, c.txid, 32);
-        bk_store_le32(op + 32, c.vout);
-        if (sp.n && bsearch(op, sp.v, sp.n, 36, cmp36)) continue;
-        if (limit && n >= limit) {
-            st = bk_error_set(err, BK_ERR_LENGTH, 0, "more than %zu coins: over the limit", limit);
-            break;
-        }
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 16;
-            bk_addr_coin *q = realloc(coins, nc * sizeof *q);
-            if (!q) {
-                st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-                break;
-            }
-            coins = q;
-            cap = nc;
-        }
-        coins[n++] = c;
-    }
-    if (it) {
-        if (st == BK_OK) st = bk_ldb_iter_status(it, err);
-        bk_ldb_iter_free(it);
-    }
-    free(sp.v);
-    if (st != BK_OK) {
-        free(coins);
-        return st;
-    }
-    *coins_out = coins;
-    *n_out = n;
-    return BK_OK;
-}
-
 bk_status bk_addrindex_utxos(bk_addrindex *ix, const uint8_t sh[32], size_t limit, bk_addr_coin **coins_out,
                              size_t *n_out, bk_error *err)
 {
@@ -1026,10 +1793,36 @@ bk_status bk_addrindex_utxos(bk_addrindex *ix, const uint8_t sh[32], size_t limi
     *coins_out = NULL;
     *n_out = 0;
     if (!read_ok(ix, err)) return BK_ERR_ARG;
+    script_view v;
     pthread_rwlock_rdlock(&ix->lock);
-    bk_status st = utxos_locked(ix, sh, limit, coins_out, n_out, err);
+    bk_status st = view_of(ix, sh, 0, &v, err);
     pthread_rwlock_unlock(&ix->lock);
-    return st;
+    if (st != BK_OK) return st;
+    free(v.txs);
+    size_t n = 0;
+    for (size_t i = 0; i < v.n_coins; i++)
+        if (!v.coins[i].spent && !v.coins[i].unspendable) v.coins[n++] = v.coins[i];
+    if (limit && n > limit) {
+        free(v.coins);
+        return bk_error_set(err, BK_ERR_LENGTH, 0, "%zu coins: over the limit of %zu", n, limit);
+    }
+    if (n > 1) qsort(v.coins, n, sizeof *v.coins, cmp_coin_order);
+    bk_addr_coin *out = n ? malloc(n * sizeof *out) : NULL;
+    if (n && !out) {
+        free(v.coins);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(out[i].txid, v.coins[i].txid, 32);
+        out[i].vout = v.coins[i].vout;
+        out[i].height = v.coins[i].height;
+        out[i].pos = v.coins[i].pos;
+        out[i].value = v.coins[i].value;
+    }
+    free(v.coins);
+    *coins_out = out;
+    *n_out = n;
+    return BK_OK;
 }
 
 bk_status bk_addrindex_balance(bk_addrindex *ix, const uint8_t sh[32], size_t limit, uint64_t *confirmed_out,
@@ -1047,83 +1840,75 @@ bk_status bk_addrindex_balance(bk_addrindex *ix, const uint8_t sh[32], size_t li
     return BK_OK;
 }
 
+/* The transaction txid on the index's chain: its 'i' rows (the txid's
+ * prefix) checked against the transactions they name; a txid twice on the
+ * chain (BIP30's duplicate coinbases) is the later one. tb receives the
+ * bytes (the read lock held). */
+static bk_status locate(bk_addrindex *ix, const uint8_t txid[32], int64_t *height, uint32_t *pos, tx_buf *tb,
+                        size_t *len, bk_error *err)
+{
+    pos_list l = {0};
+    bk_status st = rows_of(ix, K_TXPOS, txid, &l, err);
+    int found = 0;
+    for (size_t i = l.n; st == BK_OK && !found && i-- > 0;) {
+        uint32_t h = (uint32_t)(l.v[i] >> 32), p = (uint32_t)l.v[i];
+        bk_tx tx;
+        st = tx_at(ix, h, p, tb, &tx, err);
+        if (st != BK_OK) break;
+        uint8_t id[32];
+        bk_tx_txid(&tx, id);
+        if (memcmp(id, txid, 32) == 0) {
+            found = 1;
+            *height = h;
+            *pos = p;
+            *len = tx.size;
+        }
+    }
+    free(l.v);
+    char hex[65];
+    if (st == BK_OK && !found)
+        st = bk_error_set(err, BK_ERR_NOT_FOUND, 0, "transaction %s is not on the index's chain",
+                          bk_hash_to_hex(hex, txid));
+    return st;
+}
+
 bk_status bk_addrindex_tx_locate(bk_addrindex *ix, const uint8_t txid[32], int64_t *height_out, uint32_t *pos_out,
                                  bk_error *err)
 {
     if (!ix || !txid || !height_out || !pos_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     if (!read_ok(ix, err)) return BK_ERR_ARG;
-    uint8_t k[33] = {K_TXPOS};
-    memcpy(k + 1, txid, 32);
-    uint8_t *v;
-    size_t n = 0;
+    tx_buf tb = {0};
+    size_t len;
     pthread_rwlock_rdlock(&ix->lock);
-    bk_status st = get(ix, k, 33, &v, &n, err);
+    bk_status st = locate(ix, txid, height_out, pos_out, &tb, &len, err);
     pthread_rwlock_unlock(&ix->lock);
-    char hex[65];
-    if (st == BK_ERR_NOT_FOUND)
-        return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "transaction %s is not on the index's chain",
-                            bk_hash_to_hex(hex, txid));
-    if (st != BK_OK) return st;
-    if (n != 8) st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged tx row", ix->dir);
-    else {
-        *height_out = get_be32(v);
-        *pos_out = get_be32(v + 4);
-    }
-    bk_ldb_free(v);
+    bk_free(ix->alloc, tb.p, tb.cap);
     return st;
 }
 
 bk_status bk_addrindex_tx_raw(bk_addrindex *ix, const bk_blocksdir *dir, const uint8_t txid[32], uint8_t **raw_out,
                               size_t *len_out, int64_t *height_out, bk_error *err)
 {
-    if (!ix || !dir || !raw_out || !len_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    if (!ix || !raw_out || !len_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    (void)dir; /* the handle reads the blocks it was opened with */
     *raw_out = NULL;
+    if (!read_ok(ix, err)) return BK_ERR_ARG;
+    tx_buf tb = {0};
     int64_t h;
     uint32_t pos;
-    bk_status st = bk_addrindex_tx_locate(ix, txid, &h, &pos, err);
-    if (st != BK_OK) return st;
-    uint8_t *row = NULL;
+    size_t len = 0;
     pthread_rwlock_rdlock(&ix->lock);
-    st = header_row(ix, h, &row, err);
+    bk_status st = locate(ix, txid, &h, &pos, &tb, &len, err);
     pthread_rwlock_unlock(&ix->lock);
-    if (st != BK_OK) return st;
-    uint32_t file = bk_load_le32(row + 112), size = bk_load_le32(row + 124);
-    uint64_t off = bk_load_le64(row + 116);
-    bk_ldb_free(row);
-    bk_blockfile f;
-    st = bk_blocksdir_open_file(dir, BK_FILE_BLK, file, &f, err);
-    if (st != BK_OK) return st;
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    if (st == BK_OK) st = bk_blockfile_copy(&f, off, buf, size, err);
-    bk_blockfile_close(&f);
-    bk_block b;
-    bk_block_decoder dec;
-    bk_block_decoder_init(&dec, ix->alloc);
-    if (st == BK_OK) st = bk_block_decode(&dec, buf, size, &b, err);
+    uint8_t *raw = NULL;
+    if (st == BK_OK && !(raw = malloc(len ? len : 1))) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     if (st == BK_OK) {
-        uint8_t id[32];
-        if (pos >= b.n_tx) st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: tx position %u past the block", ix->dir, pos);
-        else {
-            bk_tx_txid(&b.txs[pos], id);
-            if (memcmp(id, txid, 32) != 0)
-                st = bk_error_set(err, BK_ERR_MISMATCH, 0, "the block at height %lld no longer holds the transaction "
-                                  "at position %u (the node's files changed: update the index)", (long long)h, pos);
-        }
+        memcpy(raw, tb.p, len);
+        *raw_out = raw;
+        *len_out = len;
+        if (height_out) *height_out = h;
     }
-    if (st == BK_OK) {
-        const bk_tx *tx = &b.txs[pos];
-        uint8_t *raw = malloc(tx->size);
-        if (!raw) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        else {
-            memcpy(raw, tx->data, tx->size);
-            *raw_out = raw;
-            *len_out = tx->size;
-            if (height_out) *height_out = h;
-        }
-    }
-    bk_block_decoder_free(&dec);
-    free(buf);
+    bk_free(ix->alloc, tb.p, tb.cap);
     return st;
 }
 
@@ -1135,46 +1920,48 @@ bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, ui
     pthread_rwlock_rdlock(&ix->lock);
     uint8_t *row = NULL;
     bk_status st = header_row(ix, height, &row, err);
-    uint32_t n_tx = st == BK_OK ? bk_load_le32(row + 128) : 0;
-    bk_ldb_free(row);
+    uint32_t n_tx = 0, file = 0, size = 0;
+    uint64_t off = 0;
+    if (st == BK_OK) {
+        file = bk_load_le32(row + 112);
+        off = bk_load_le64(row + 116);
+        size = bk_load_le32(row + 124);
+        n_tx = bk_load_le32(row + 128);
+    }
+    free(row);
     if (st == BK_OK && pos >= n_tx)
         st = bk_error_set(err, BK_ERR_NOT_FOUND, 0, "no tx at position %u in the block at height %lld (%u txs)", pos,
                           (long long)height, n_tx);
-    /* the leaves grow a txid row at a time: a header row's n_tx alone
-     * never sizes an allocation (fuzz_addrindex: n_tx 2^32-1 asked for
-     * 128 GiB before the first txid row was read) */
-    size_t cap = 0;
-    uint8_t *leaves = NULL;
-    for (uint32_t first = 0; st == BK_OK && first < n_tx; first += 2000) {
-        uint8_t k[9] = {K_TXIDS};
-        put_be32(k + 1, (uint32_t)height);
-        put_be32(k + 5, first);
-        uint8_t *v;
-        size_t vl = 0;
-        st = get(ix, k, 9, &v, &vl, err);
-        uint32_t cnt = n_tx - first < 2000 ? n_tx - first : 2000;
-        if (st == BK_ERR_NOT_FOUND || (st == BK_OK && vl != 32 * (size_t)cnt))
-            st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged txid rows at height %lld", ix->dir, (long long)height);
-        if (st == BK_OK) {
-            size_t want = (size_t)first + cnt + 1; /* + 1: room for the odd level's copy */
-            uint8_t *q = realloc(leaves, 32 * want);
-            if (!q) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-            else {
-                leaves = q;
-                cap = want;
-                memcpy(leaves + 32 * (size_t)first, v, vl);
-            }
-        }
-        bk_ldb_free(v);
-    }
+    /* the block is read and its txids hashed: the header row's size bounds
+     * the read, the decoder the table (never n_tx alone: fuzz_addrindex) */
+    uint8_t *buf = NULL;
+    if (st == BK_OK && size > MAX_BLOCK_BYTES)
+        st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged header row at height %lld", ix->dir, (long long)height);
+    if (st == BK_OK && !(buf = malloc(size ? size : 1))) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    if (st == BK_OK) st = blk_read(ix, file, off, buf, size, err);
     pthread_rwlock_unlock(&ix->lock);
+    bk_block b;
+    bk_block_decoder dec;
+    bk_block_decoder_init(&dec, ix->alloc);
+    uint8_t *leaves = NULL;
+    if (st == BK_OK && bk_block_decode(&dec, buf, size, &b, err) != BK_OK)
+        st = bk_error_set(err, BK_ERR_MISMATCH, 0, "the block at height %lld in the node's files is not the index's "
+                          "(the node's files changed: update the index)", (long long)height);
+    if (st == BK_OK && b.n_tx != n_tx)
+        st = bk_error_set(err, BK_ERR_MISMATCH, 0, "the block at height %lld has %u txs, the index says %u",
+                          (long long)height, b.n_tx, n_tx);
+    if (st == BK_OK && !(leaves = malloc(32 * ((size_t)n_tx + 1))))
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     if (st == BK_OK) {
+        bk_block_txids(&b, leaves);
         memcpy(txid_out, leaves + 32 * (size_t)pos, 32);
         size_t depth = 0;
-        st = bk_merkle_branch(leaves, n_tx, cap, pos, &branch_out[0][0], 32 * 32, &depth, NULL, NULL);
+        st = bk_merkle_branch(leaves, n_tx, (size_t)n_tx + 1, pos, &branch_out[0][0], 32 * 32, &depth, NULL, NULL);
         if (st != BK_OK) st = bk_error_set(err, st, 0, "merkle branch: %s", bk_status_str(st));
         else *n_out = depth;
     }
     free(leaves);
+    bk_block_decoder_free(&dec);
+    free(buf);
     return st;
 }

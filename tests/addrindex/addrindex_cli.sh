@@ -40,6 +40,12 @@ for j in 1 2; do
 done
 dump "$T/ix1" "$T/d1"; dump "$T/ix2" "$T/d2"
 if [ -s "$T/d1" ] && cmp -s "$T/d1" "$T/d2"; then pass "-j1 and -j2: the same $(wc -l < "$T/d1") rows"; else fail "-j1 and -j2 differ"; fi
+# the default --mem: every row in memory, one commit, sorted on the sorter
+# thread while merged (--mem 1 above spills runs and merges them)
+run 120 "$BK" index build --datadir "$DD" --index "$T/ixm" > /dev/null
+dump "$T/ixm" "$T/dm"
+if [ $rc = 0 ] && cmp -s "$T/d1" "$T/dm"; then pass "default --mem (one commit) and --mem 1 (spilled runs): the same rows"
+else fail "default --mem and --mem 1 differ: rc $rc $err"; fi
 
 for q in history balance utxos status merkle; do
     src=$T/shs.txt; [ $q = merkle ] && src=$T/txids.txt
@@ -83,12 +89,16 @@ dump "$T/ix1" "$T/db"
 if grep -q '"applied":366,"undone":6' "$T/back.json" && cmp -s "$T/db" "$T/d1"; then pass "and back: the rows of the first build"
 else fail "back: $(cat "$T/back.json") $err"; fi
 
-# kill -9 at random points (each run continues the last), then a rerun
+# kill -9 at random points of a build's own duration (each run continues
+# the last), then a rerun
+t0=$(date +%s%N)
+"$BK" index build --datadir "$DD" --index "$T/kt" --mem 1 > /dev/null 2>&1 || fail "a timed build"
+ms=$((($(date +%s%N) - t0) / 1000000)); [ $ms -gt 2 ] || ms=2
 mid=0
 for i in $(seq 1 12); do
     "$BK" index build --datadir "$DD" --index "$T/k" --mem 1 > "$T/k.json" 2> /dev/null &
     pid=$!
-    sleep "0.0$((RANDOM % 9 + 1))"
+    d=$((RANDOM % ms + 1)); sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
     kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
     [ -s "$T/k.json" ] || mid=$((mid + 1))
 done
