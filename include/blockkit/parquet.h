@@ -152,8 +152,6 @@ BK_API bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx,
 BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
 /* Bytes handed to the sink so far. */
 BK_API uint64_t bk_pq_bytes(const bk_pq_writer *w);
-/* Bytes held right now (page, dictionary and row-group buffers). */
-BK_API size_t bk_pq_buffered(const bk_pq_writer *w);
 
 /* ---- reading a footer back (bk_export_verify, tests) ---- */
 
