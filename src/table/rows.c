@@ -725,6 +725,25 @@ static bk_status row_tx(bk_table_writer *tt, const block_ctx *x, size_t i, const
     return row_done(tt, err);
 }
 
+/* The first six columns of an input or output row, where it sits:
+ * transaction i (txdisp/txhex) of the block, its index there. */
+_Static_assert(I_TRANSACTION_HASH == 0 && I_TRANSACTION_INDEX == 1 && I_BLOCK_HASH == 2 && I_BLOCK_NUMBER == 3 &&
+                   I_BLOCK_TIMESTAMP == 4 && I_INDEX == 5,
+               "inputs: the place columns first");
+_Static_assert(O_TRANSACTION_HASH == 0 && O_TRANSACTION_INDEX == 1 && O_BLOCK_HASH == 2 && O_BLOCK_NUMBER == 3 &&
+                   O_BLOCK_TIMESTAMP == 4 && O_INDEX == 5,
+               "outputs: the place columns first");
+static void row_place(bk_table_writer *t, const block_ctx *x, size_t i, const uint8_t txdisp[32],
+                      const char txhex[64], int64_t index)
+{
+    r_hash(t, 0, txdisp, txhex);
+    r_int(t, 1, (int64_t)i);
+    r_hash(t, 2, x->bdisp, x->bhex);
+    r_int(t, 3, x->info->height);
+    r_int(t, 4, x->btime);
+    r_int(t, 5, index);
+}
+
 /* Transaction i's input rows, each with its spent coin from the undo walk
  * while coins says the walk has them (ncoins left). */
 static bk_status rows_inputs(bk_table_writer *ti, block_ctx *x, size_t i, const uint8_t txdisp[32],
@@ -736,12 +755,7 @@ static bk_status rows_inputs(bk_table_writer *ti, block_ctx *x, size_t i, const 
     bk_txin in;
     bk_txin_iter_init(&ii, &x->b->txs[i]);
     while (bk_txin_next(&ii, &in)) {
-        r_hash(ti, I_TRANSACTION_HASH, txdisp, txhex);
-        r_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-        r_hash(ti, I_BLOCK_HASH, x->bdisp, x->bhex);
-        r_int(ti, I_BLOCK_NUMBER, info->height);
-        r_int(ti, I_BLOCK_TIMESTAMP, x->btime);
-        r_int(ti, I_INDEX, ii.index - 1);
+        row_place(ti, x, i, txdisp, txhex, ii.index - 1);
         if (cb) {
             r_null(ti, I_SPENT_TRANSACTION_HASH);
             r_null(ti, I_SPENT_OUTPUT_INDEX);
@@ -789,12 +803,7 @@ static bk_status rows_outputs(bk_table_writer *to, block_ctx *x, size_t i, const
     bk_txout o;
     bk_txout_iter_init(&oi, &x->b->txs[i]);
     while (bk_txout_next(&oi, &o)) {
-        r_hash(to, O_TRANSACTION_HASH, txdisp, txhex);
-        r_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-        r_hash(to, O_BLOCK_HASH, x->bdisp, x->bhex);
-        r_int(to, O_BLOCK_NUMBER, info->height);
-        r_int(to, O_BLOCK_TIMESTAMP, x->btime);
-        r_int(to, O_INDEX, oi.index - 1);
+        row_place(to, x, i, txdisp, txhex, oi.index - 1);
         if (x->asm_out) {
             bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
             bk_table_str_close(to, O_SCRIPT_ASM);
