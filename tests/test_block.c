@@ -611,7 +611,8 @@ static void random_bit_flips(const char *name, int rounds)
             bk_block_txids(&b, ids);
             bk_block_wtxids(&b, ids);
             uint32_t h;
-            (void)bk_block_bip34_height(&b, &h);
+            bk_status hst = bk_block_bip34_height(&b, &h);
+            CHECK(hst == BK_OK || hst == BK_ERR_NOT_FOUND);
             free(ids);
         } else {
             errs++;

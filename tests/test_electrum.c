@@ -618,6 +618,17 @@ static void test_session(void)
     CHECK_EQ_STR((char *)w.data, "[{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":1},"
                                  "{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":\"\xc3\xa9\xf0\x9f\x98\x80\"}]\n");
     bk_writer_reset(&w);
+    /* \u escapes in either case; a non-digit in one is a parse error. */
+    l = "{\"id\":\"\\u00C9\\uD83D\\uDE00\",\"method\":\"server.ping\"}";
+    CHECK_EQ_INT(bk_electrum_session_line(s, l, strlen(l), &w, &e), BK_OK);
+    bk_writer_putc(&w, 0);
+    CHECK_EQ_STR((char *)w.data, "{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":\"\xc3\x89\xf0\x9f\x98\x80\"}\n");
+    bk_writer_reset(&w);
+    l = "{\"id\":\"\\u00g9\",\"method\":\"server.ping\"}";
+    CHECK_EQ_INT(bk_electrum_session_line(s, l, strlen(l), &w, &e), BK_OK);
+    bk_writer_putc(&w, 0);
+    CHECK(contains((char *)w.data, "-32700") && contains((char *)w.data, "\\\\u escape"));
+    bk_writer_reset(&w);
     l = "{\"id\":1e400,\"method\":\"server.ping\"} x";
     CHECK_EQ_INT(bk_electrum_session_line(s, l, strlen(l), &w, &e), BK_OK);
     bk_writer_putc(&w, 0);

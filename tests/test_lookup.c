@@ -17,6 +17,8 @@
  *   refusal texts and exit codes. */
 #define _POSIX_C_SOURCE 200809L
 #include <blockkit/lookup.h>
+#include <blockkit/hex.h>
+#include <blockkit/txindex.h>
 
 #include "check.h"
 #include "json_test_util.h"
@@ -693,11 +695,39 @@ static void test_cli(void)
     }
 }
 
+/* The txindex alone: the block it is synced to is Core's best block (the
+ * node stopped at its tip); a txid it never saw is not found. */
+static void test_txindex(void)
+{
+    size_t len;
+    char *info = (char *)check_read_file("regtest/getblockchaininfo.json", &len);
+    const char *b = info ? strstr(info, "\"bestblockhash\":\"") : NULL;
+    CHECK(b != NULL);
+    bk_txindex *ti;
+    bk_error err;
+    bk_status st = bk_txindex_open(FULL "/regtest/indexes/txindex", NULL, &ti, &err);
+    if (st != BK_OK) fprintf(stderr, "txindex: %s\n", err.msg);
+    CHECK_EQ_INT(st, BK_OK);
+    if (st == BK_OK && b) {
+        uint8_t best[32];
+        char hex[65];
+        CHECK_EQ_INT(bk_txindex_best_block(ti, best, &err), BK_OK);
+        CHECK(memcmp(bk_hash_to_hex(hex, best), b + 17, 64) == 0);
+        uint8_t txid[32] = {0};
+        bk_tx_pos pos;
+        CHECK_EQ_INT(bk_txindex_find(ti, txid, &pos, &err), BK_ERR_NOT_FOUND);
+        CHECK_EQ_INT(bk_txindex_best_block(NULL, best, &err), BK_ERR_ARG);
+        bk_txindex_close(ti);
+    }
+    free(info);
+}
+
 int main(void)
 {
     RUN(test_chaintips);
     RUN(test_headers);
     RUN(test_transactions);
+    RUN(test_txindex);
     RUN(test_blocks);
     RUN(test_cli);
     return check_finish();

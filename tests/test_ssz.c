@@ -507,6 +507,13 @@ static void schema_errors_name_the_place(void)
     const char *s1 = "{\"A\":[[\"x\",\"uint8\"],[\"x\",\"uint16\"]]}";
     CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s1, strlen(s1), &err), BK_ERR_TYPE);
     CHECK(strstr(err.msg, "duplicate field") != NULL);
+    /* Schema text is JSON: a \u escape (either case) names the same field. */
+    const char *s1u = "{\"A\":[[\"\\u004A\",\"uint8\"],[\"J\",\"uint16\"]]}";
+    CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s1u, strlen(s1u), &err), BK_ERR_TYPE);
+    CHECK(strstr(err.msg, "duplicate field") != NULL);
+    const char *s1b = "{\"A\":[[\"\\u004G\",\"uint8\"]]}";
+    CHECK(bk_ssz_registry_load_schema(r, s1b, strlen(s1b), &err) != BK_OK);
+    CHECK(strstr(err.msg, "\\u escape") != NULL);
     const char *s2 = "{\"A\":[[\"x\"]]}";
     CHECK_EQ_INT(bk_ssz_registry_load_schema(r, s2, strlen(s2), &err), BK_ERR_TYPE);
     CHECK_EQ_INT(err.offset, 6);

@@ -932,6 +932,7 @@ static void test_batch_render(void)
         CHECK(bk_table_finish(&tg, NULL) == BK_OK);
         CHECK(bk_table_finish(&tw, NULL) == BK_OK);
         CHECK(got.len == want.len && got.len > (size_t)N * 100);
+        CHECK_EQ_INT(bk_table_bytes(&tg), got.len); /* every byte the sink got */
         CHECK(got.len == want.len && memcmp(got.data, want.data, got.len) == 0);
         bk_table_close(&tg);
         bk_table_close(&tw);
@@ -986,6 +987,7 @@ static bk_status rows_run(unsigned threads, rows_emit *e, size_t fail_at, size_t
     if (st == BK_OK) CHECK(bk_utxo_snapshot_status(s, NULL) == BK_OK);
     bk_utxo_snapshot_close(s);
     CHECK(bk_table_finish(&e->t, NULL) == BK_OK);
+    CHECK_EQ_INT(bk_table_bytes(&e->t), e->out.len);
     bk_table_close(&e->t);
     return st;
 }

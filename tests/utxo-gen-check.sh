@@ -37,3 +37,17 @@ echo ok-threads
 [ -f "$d/x1/utxos/utxos_00018000_00019999.parquet" ] || { echo "no last chunk"; exit 1; }
 for f in "$d/x1/utxos/"*; do cmp "$f" "$d/x3/utxos/${f##*/}"; done
 echo ok-export
+
+# A rerun with other chunk rows leaves exactly its own set: the earlier
+# chunks of that format go, files of other names or formats stay.
+: > "$d/x1/utxos/utxos_notes.txt"
+: > "$d/x1/utxos/utxos_00000000_00002999.csv"
+"$bk" export --datasets utxos --utxo-snapshot "$d/g/utxo_snapshot.dat" --out "$d/x1" --chunk-rows 5000 -j1
+want="utxos_00000000_00002999.csv
+utxos_00000000_00004999.parquet
+utxos_00005000_00009999.parquet
+utxos_00010000_00014999.parquet
+utxos_00015000_00019999.parquet
+utxos_notes.txt"
+[ "$(ls "$d/x1/utxos")" = "$want" ] || { echo "rerun left:"; ls "$d/x1/utxos"; exit 1; }
+echo ok-rerun

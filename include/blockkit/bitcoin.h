@@ -256,7 +256,7 @@ BK_API void bk_block_txids_wtxids(const bk_block *b, uint8_t *txids, uint8_t *wt
  * accepted here. BK_ERR_NOT_FOUND when the block version is < 2, the first
  * transaction has no input, or the scriptSig does not start that way (or
  * the number is negative or over UINT32_MAX); BK_ERR_ARG for NULL. */
-BK_API bk_status bk_block_bip34_height(const bk_block *b, uint32_t *height_out);
+BK_API bk_status bk_block_bip34_height(const bk_block *b, uint32_t *height_out) BK_WARN_UNUSED;
 
 /* ---- chain context: what JSON needs beyond the block bytes (spec §11) ---- */
 

@@ -342,7 +342,7 @@ BK_API void bk_utxo_dump_json(bk_json *j, const bk_utxo_dump_result *r, const ch
 BK_API void bk_export_opts_init(bk_export_opts *o);
 
 /* "blocks,transactions" -> bits; BK_ERR_ARG for an unknown name. */
-BK_API bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out);
+BK_API bk_status bk_export_datasets_parse(const char *list, unsigned *bits_out) BK_WARN_UNUSED;
 
 /* Run the export. Errors: BK_ERR_IO (a file that cannot be read or
  * written, named), BK_ERR_NOT_FOUND (a block without undo data, unless

@@ -28,10 +28,10 @@ BK_API int bk_hex_digit(int c);
 /* n bytes from the 2n hex digits at in (either case): BK_OK, or
  * BK_ERR_VALUE naming the first character that is not a digit (err->offset:
  * its index); out is then partly written. */
-BK_API bk_status bk_hex_decode(uint8_t *out, const char *in, size_t n, bk_error *err);
+BK_API bk_status bk_hex_decode(uint8_t *out, const char *in, size_t n, bk_error *err) BK_WARN_UNUSED;
 /* The same with the bytes stored last to first: a hash as Core prints it
  * (64 digits, n = 32) into internal byte order. */
-BK_API bk_status bk_hex_decode_rev(uint8_t *out, const char *in, size_t n, bk_error *err);
+BK_API bk_status bk_hex_decode_rev(uint8_t *out, const char *in, size_t n, bk_error *err) BK_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

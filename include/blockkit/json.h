@@ -73,7 +73,7 @@ BK_API void bk_json_init(bk_json *j, bk_writer *w, unsigned indent);
 
 /* BK_OK, or the first misuse (BK_ERR_ARG), or the writer's NOMEM/IO. Also
  * BK_ERR_ARG while containers are still open. */
-BK_API bk_status bk_json_status(const bk_json *j);
+BK_API bk_status bk_json_status(const bk_json *j) BK_WARN_UNUSED;
 
 BK_API void bk_json_begin_object(bk_json *j);
 BK_API void bk_json_end_object(bk_json *j);

@@ -85,7 +85,7 @@ typedef struct bk_pq_opts {
 
 BK_API void bk_pq_opts_init(bk_pq_opts *o);
 /* "zstd", "snappy", "none" (or "uncompressed"). BK_ERR_ARG otherwise. */
-BK_API bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out);
+BK_API bk_status bk_pq_codec_parse(const char *name, bk_pq_codec *out) BK_WARN_UNUSED;
 
 typedef struct bk_pq_writer bk_pq_writer;
 
@@ -152,8 +152,6 @@ BK_API bk_status bk_pq_writer_reset(bk_pq_writer *w, bk_sink_fn sink, void *ctx,
 BK_API uint64_t bk_pq_rows(const bk_pq_writer *w);
 /* Bytes handed to the sink so far. */
 BK_API uint64_t bk_pq_bytes(const bk_pq_writer *w);
-/* Bytes held right now (page, dictionary and row-group buffers). */
-BK_API size_t bk_pq_buffered(const bk_pq_writer *w);
 
 /* ---- reading a footer back (bk_export_verify, tests) ---- */
 

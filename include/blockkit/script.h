@@ -102,7 +102,7 @@ BK_API bk_status bk_script_address(const uint8_t *s, size_t n, bk_network net, c
  * checksum) to w, as Core prints it in "desc": pk(), multi(), rawtr(),
  * addr() or raw(). BK_ERR_ARG for an unknown network (nothing written);
  * otherwise BK_OK or the writer's sticky status. */
-BK_API bk_status bk_script_descriptor(bk_writer *w, const uint8_t *s, size_t n, bk_network net);
+BK_API bk_status bk_script_descriptor(bk_writer *w, const uint8_t *s, size_t n, bk_network net) BK_WARN_UNUSED;
 
 /* One solve for everything Core's ScriptToUniv prints. */
 typedef struct bk_script_info {

@@ -30,10 +30,8 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define BK_WARN_UNUSED __attribute__((warn_unused_result))
-#define BK_NONNULL(...) __attribute__((nonnull(__VA_ARGS__)))
 #else
 #define BK_WARN_UNUSED
-#define BK_NONNULL(...)
 #endif
 
 typedef enum bk_status {

@@ -140,11 +140,11 @@ BK_API void bk_writer_init(bk_writer *w, const bk_allocator *alloc);
 BK_API void bk_writer_init_sink(bk_writer *w, const bk_allocator *alloc, bk_sink_fn sink,
                                 void *ctx, size_t chunk);
 /* Ensure room for extra more bytes. */
-BK_API bk_status bk_writer_reserve(bk_writer *w, size_t extra);
+BK_API bk_status bk_writer_reserve(bk_writer *w, size_t extra) BK_WARN_UNUSED;
 /* Slow path of bk_writer_put (growth or flush). */
 BK_API void bk_writer_put_slow(bk_writer *w, const void *p, size_t n);
 /* Hand buffered bytes to the sink (no-op without one). */
-BK_API bk_status bk_writer_flush(bk_writer *w);
+BK_API bk_status bk_writer_flush(bk_writer *w) BK_WARN_UNUSED;
 /* Forget the contents, keep the memory. */
 BK_API void bk_writer_reset(bk_writer *w);
 /* Release the memory (never zeroed). The writer may be initialised again. */

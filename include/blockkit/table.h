@@ -40,7 +40,7 @@ typedef enum bk_table_format {
 } bk_table_format;
 
 /* "parquet", "csv", "ndjson" (also "json"); BK_ERR_ARG otherwise. */
-BK_API bk_status bk_table_format_parse(const char *name, bk_table_format *out);
+BK_API bk_status bk_table_format_parse(const char *name, bk_table_format *out) BK_WARN_UNUSED;
 /* File extension without the dot: "parquet", "csv", "ndjson". */
 BK_API const char *bk_table_format_ext(bk_table_format f);
 
@@ -145,7 +145,7 @@ typedef enum bk_dataset {
 #define BK_DS_DEFAULT_MASK 0xfu
 
 BK_API const char *bk_dataset_name(bk_dataset ds);
-BK_API bk_status bk_dataset_parse(const char *name, bk_dataset *out);
+BK_API bk_status bk_dataset_parse(const char *name, bk_dataset *out) BK_WARN_UNUSED;
 /* The dataset's columns (docs/export.md documents each). */
 BK_API const bk_pq_column *bk_dataset_columns(bk_dataset ds, size_t *n_out);
 

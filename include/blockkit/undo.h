@@ -43,13 +43,13 @@ static inline const uint8_t *bk_coin_script(const bk_coin *c)
  * bytes when a compressed uncompressed-P2PK x (nSize 4/5) is not on the
  * curve (Core would leave the script empty; blockkit refuses rather than
  * report an empty scriptPubKey). Raw scripts point into r's bytes. */
-BK_API bk_status bk_coin_read(bk_reader *r, bk_coin *coin_out);
+BK_API bk_status bk_coin_read(bk_reader *r, bk_coin *coin_out) BK_WARN_UNUSED;
 
 /* Read one Coin in Core's own serialization (coins.h Coin::Serialize: the
  * chainstate's values and the coins of a dumptxoutset snapshot):
  * VARINT(height*2 + coinbase), VARINT(CompressAmount(value)), compressed
  * script, with no version dummy. Errors as bk_coin_read. */
-BK_API bk_status bk_coin_read_txout(bk_reader *r, bk_coin *coin_out);
+BK_API bk_status bk_coin_read_txout(bk_reader *r, bk_coin *coin_out) BK_WARN_UNUSED;
 
 /* Core: compressor.cpp DecompressAmount / CompressAmount. */
 BK_API uint64_t bk_amount_decompress(uint64_t x);

@@ -11,25 +11,19 @@
 #include <blockkit/blockfile.h>
 #include <blockkit/hex.h>
 
+#include "bitcoin/tx_internal.h"
 #include "bitcoin/undo_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-#define BK_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define BK_UNLIKELY(x) (x)
-#endif
-
 /* Core: consensus/amount.h MAX_MONEY, consensus/consensus.h
- * MAX_BLOCK_SERIALIZED_SIZE, WITNESS_SCALE_FACTOR, script/script.h
- * MAX_SCRIPT_SIZE. */
+ * MAX_BLOCK_SERIALIZED_SIZE, WITNESS_SCALE_FACTOR (MAX_SCRIPT_SIZE and
+ * nSpecialScripts: undo_internal.h). */
 #define MAX_MONEY (21000000LL * 100000000LL)
 #define MAX_BLOCK_SERIALIZED_SIZE 4000000LL
 #define WITNESS_SCALE_FACTOR 4
-#define MAX_SCRIPT_SIZE 10000u
 /* Core's PER_UTXO_OVERHEAD: sizeof(COutPoint) + sizeof(uint32_t) +
  * sizeof(bool) = 41 up to v31; 40 since bitcoin/bitcoin#31449 (v32: the
  * coinbase flag lives in the height word). */
@@ -37,7 +31,6 @@ static int64_t per_utxo_overhead(int core)
 {
     return core >= 32 ? 40 : 41;
 }
-#define SPECIAL_SCRIPTS 6u
 
 static const char *const stat_names[BK_STAT_COUNT] = {
     "avgfee",       "avgfeerate",    "avgtxsize",     "blockhash",      "feerate_percentiles",
@@ -453,38 +446,6 @@ static int is_bip30_repeat(const bk_chain_context *ctx, const uint8_t hash[32])
                                             : "00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721") == 0;
 }
 
-/* Core: CTransaction::IsCoinBase, as bk_tx_is_coinbase (inline: once per
- * transaction; the prevout index is tested before the 32 zero bytes). */
-static inline int tx_is_coinbase(const bk_tx *tx)
-{
-    if (tx->n_in != 1) return 0;
-    const uint8_t *p = tx->data + tx->vin_pos;
-    if (bk_load_le32(p + 32) != 0xffffffffu) return 0;
-    static const uint8_t zero[32];
-    return memcmp(p, zero, 32) == 0;
-}
-
-/* A CompactSize of bytes the block decoder validated. */
-static inline uint64_t cs_get(const uint8_t **pp)
-{
-    const uint8_t *p = *pp;
-    uint8_t b = p[0];
-    if (b < 0xfd) {
-        *pp = p + 1;
-        return b;
-    }
-    if (b == 0xfd) {
-        *pp = p + 3;
-        return bk_load_le16(p + 1);
-    }
-    if (b == 0xfe) {
-        *pp = p + 5;
-        return bk_load_le32(p + 1);
-    }
-    *pp = p + 9;
-    return bk_load_le64(p + 1);
-}
-
 /* A walk over a CBlockUndo that bk_block_undo_parse has validated: the
  * reads cannot fail, so they are plain pointer steps (bounded by end all
  * the same). */
@@ -526,25 +487,6 @@ static inline void walk_skip(undo_walk *w, uint64_t n)
     w->p = n < (uint64_t)(w->end - w->p) ? w->p + n : w->end;
 }
 
-/* Core: compressor.cpp DecompressAmount, as bk_amount_decompress (here
- * inline: once per spent coin). */
-static inline uint64_t amount_decompress(uint64_t x)
-{
-    static const uint64_t pow10[10] = {1ULL,       10ULL,       100ULL,       1000ULL,       10000ULL,
-                                       100000ULL,  1000000ULL,  10000000ULL,  100000000ULL,  1000000000ULL};
-    if (x == 0) return 0;
-    x--;
-    unsigned e = (unsigned)(x % 10);
-    x /= 10;
-    uint64_t n;
-    if (e < 9) {
-        n = (x / 9) * 10 + (x % 9) + 1;
-    } else {
-        n = x + 1;
-    }
-    return n * pow10[e];
-}
-
 /* One coin: its value and the length of its decompressed scriptPubKey
  * (Core: compressor.cpp; an over-long raw script reads back as the single
  * byte OP_RETURN). */
@@ -552,112 +494,21 @@ static inline void coin_value_len(undo_walk *w, int64_t *value, uint64_t *script
 {
     uint64_t code = walk_varint(w);
     if (code >> 1) (void)walk_varint(w); /* nVersion dummy */
-    *value = (int64_t)amount_decompress(walk_varint(w));
+    *value = (int64_t)bk_undo_amount_decompress(walk_varint(w));
     uint64_t n_size = walk_varint(w);
-    if (n_size < SPECIAL_SCRIPTS) {
-        static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
+    if (n_size < BK_SPECIAL_SCRIPTS) {
+        static const uint8_t lens[BK_SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
         *script_len = lens[n_size];
         walk_skip(w, n_size < 2 ? 20 : 32);
     } else {
-        uint64_t raw = n_size - SPECIAL_SCRIPTS;
-        *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
+        uint64_t raw = n_size - BK_SPECIAL_SCRIPTS;
+        *script_len = raw > BK_MAX_SCRIPT_SIZE ? 1 : raw;
         walk_skip(w, raw);
     }
 }
 
 /* ---- the same reads with bk_block_undo_parse's checks (or stricter):
  * 0 for anything the parser might refuse ---- */
-
-/* A VARINT of at most 8 bytes (the parser's fast path: no overflow). */
-static inline int walk_varint_checked(undo_walk *w, uint64_t *v)
-{
-    const uint8_t *p = w->p;
-    size_t avail = (size_t)(w->end - p);
-    if (avail >= 8) {
-        /* the usual case: a fixed bound the compiler can unroll */
-        uint64_t n = 0;
-        for (size_t i = 0; i < 8; i++) {
-            uint8_t b = p[i];
-            n = (n << 7) | (b & 0x7f);
-            if (!(b & 0x80)) {
-                w->p = p + i + 1;
-                *v = n;
-                return 1;
-            }
-            n++;
-        }
-        return 0;
-    }
-    uint64_t n = 0;
-    for (size_t i = 0; i < avail; i++) {
-        uint8_t b = p[i];
-        n = (n << 7) | (b & 0x7f);
-        if (!(b & 0x80)) {
-            w->p = p + i + 1;
-            *v = n;
-            return 1;
-        }
-        n++;
-    }
-    return 0;
-}
-
-/* Core's ReadCompactSize with the range check: canonical, at most MAX_SIZE. */
-static inline int walk_compact_checked(undo_walk *w, uint64_t *v)
-{
-    const uint8_t *p = w->p;
-    size_t avail = (size_t)(w->end - p);
-    if (avail == 0) return 0;
-    uint8_t b = p[0];
-    if (b < 0xfd) {
-        w->p = p + 1;
-        *v = b;
-        return 1;
-    }
-    if (b == 0xfd && avail >= 3) {
-        uint64_t x = bk_load_le16(p + 1);
-        if (x < 0xfd) return 0;
-        w->p = p + 3;
-        *v = x;
-        return 1;
-    }
-    if (b == 0xfe && avail >= 5) {
-        uint64_t x = bk_load_le32(p + 1);
-        if (x < 0x10000u || x > BK_MAX_SIZE) return 0;
-        w->p = p + 5;
-        *v = x;
-        return 1;
-    }
-    return 0;
-}
-
-/* One coin as bk_coin_read reads it (32-bit code, nVersion dummy and
- * script size; the script's bytes present), its value and decompressed
- * script length. A compressed uncompressed-P2PK key (script size 4, 5)
- * must be on the curve, as the parser checks. */
-static inline int coin_checked(undo_walk *w, int64_t *value, uint64_t *script_len)
-{
-    uint64_t code, dummy, amount, n_size;
-    if (!walk_varint_checked(w, &code) || code > UINT32_MAX) return 0;
-    if ((code >> 1) && (!walk_varint_checked(w, &dummy) || dummy > UINT32_MAX)) return 0;
-    if (!walk_varint_checked(w, &amount) || !walk_varint_checked(w, &n_size) || n_size > UINT32_MAX) return 0;
-    *value = (int64_t)amount_decompress(amount);
-    size_t avail = (size_t)(w->end - w->p);
-    if (n_size < SPECIAL_SCRIPTS) {
-        static const uint8_t lens[SPECIAL_SCRIPTS] = {25, 23, 35, 35, 67, 67};
-        size_t body = n_size < 2 ? 20 : 32;
-        if (avail < body) return 0;
-        *script_len = lens[n_size];
-        if (n_size >= 4 && !bk_undo_x_on_curve(w->p)) return 0;
-        w->p += body;
-        return 1;
-    }
-    uint64_t raw = n_size - SPECIAL_SCRIPTS;
-    if (raw > avail) return 0;
-    *script_len = raw > MAX_SCRIPT_SIZE ? 1 : raw;
-    w->p += raw;
-    return 1;
-}
 
 /* Which of Core's loops a selection runs (getblockstats loop_inputs etc.):
  * only the fee range check depends on it here. */
@@ -701,7 +552,7 @@ static bk_status stats_prelude(bk_block_stats_scratch *s, const bk_block *b, int
                             "block %s at height %lld: undo data does not match block: %u CTxUndo for %u transactions",
                             hex, (long long)ctx->height, (unsigned)n_txundo, b->n_tx);
     }
-    if (!tx_is_coinbase(&b->txs[0])) {
+    if (!bk_tx_is_coinbase_fast(&b->txs[0])) {
         bk_hash_to_hex(hex, out->blockhash);
         return bk_error_set(err, BK_ERR_INVALID, 0, "block %s at height %lld: first transaction is not a coinbase",
                             hex, (long long)ctx->height);
@@ -748,7 +599,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
         /* the CTxUndo count, as bk_block_undo_parse reads it; its checks
          * and the shape check are the fallback's */
         uint64_t n_txundo;
-        if (!walk_compact_checked(&ur, &n_txundo) || n_txundo != (uint64_t)b->n_tx - 1 ||
+        if (!bk_undo_fast_compact(&ur.p, ur.end, &n_txundo) || n_txundo != (uint64_t)b->n_tx - 1 ||
             n_txundo > (uint64_t)(ur.end - ur.p))
             return FALLBACK;
     } else {
@@ -758,7 +609,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
         outputs += tx->n_out;
-        const int coinbase = tx_is_coinbase(tx);
+        const int coinbase = bk_tx_is_coinbase_fast(tx);
         const int skip_utxos = skip_coinbase_utxos && (ctx->height == 0 || coinbase);
 
         /* the outputs, straight from the decoded bytes (validated by the
@@ -772,7 +623,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             size_t cl = 1;
             if (BK_UNLIKELY(sl >= 0xfd)) {
                 const uint8_t *q = op;
-                sl = cs_get(&q);
+                sl = bk_cs_get(&q);
                 cl = (size_t)(q - op);
             }
             const uint8_t *script = op + cl;
@@ -781,7 +632,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             int64_t sz = 8 + (int64_t)cl + (int64_t)sl + overhead;
             tx_size_inc += sz;
             /* Core: CScript::IsUnspendable */
-            int spendable = !((sl > 0 && script[0] == 0x6a) || sl > MAX_SCRIPT_SIZE);
+            int spendable = !((sl > 0 && script[0] == 0x6a) || sl > BK_MAX_SCRIPT_SIZE);
             tx_utxos += spendable;
             tx_size_inc_actual += spendable ? sz : 0;
         }
@@ -797,7 +648,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
         size_t undo_pos = (size_t)(ur.p - undo_data);
         uint64_t n_coins;
         if (fast) {
-            if (!walk_compact_checked(&ur, &n_coins) || n_coins != tx->n_in ||
+            if (!bk_undo_fast_compact(&ur.p, ur.end, &n_coins) || n_coins != tx->n_in ||
                 n_coins > (uint64_t)(ur.end - ur.p) / MIN_COIN_SIZE)
                 return FALLBACK;
         } else {
@@ -816,7 +667,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
                 int64_t v;
                 uint64_t l;
                 if (fast) {
-                    if (!coin_checked(&ur, &v, &l)) return FALLBACK;
+                    if (!bk_undo_fast_coin(&ur.p, ur.end, &v, &l)) return FALLBACK;
                 } else {
                     coin_value_len(&ur, &v, &l);
                 }
@@ -849,12 +700,12 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             int64_t v;
             uint64_t l;
             if (fast) {
-                if (!coin_checked(&ur, &v, &l)) return FALLBACK;
+                if (!bk_undo_fast_coin(&ur.p, ur.end, &v, &l)) return FALLBACK;
             } else {
                 coin_value_len(&ur, &v, &l);
             }
             tx_in = wadd(tx_in, v);
-            spent_size += 8 + (l < 0xfd ? 1 : 3) + (int64_t)l + overhead; /* l <= MAX_SCRIPT_SIZE */
+            spent_size += 8 + (l < 0xfd ? 1 : 3) + (int64_t)l + overhead; /* l <= BK_MAX_SCRIPT_SIZE */
         }
         utxo_size_inc -= spent_size;
         utxo_size_inc_actual -= spent_size;
@@ -901,7 +752,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
     if (any_coinbase_shaped) {
         size_t k = 0;
         for (uint32_t i = 1; i < b->n_tx; i++)
-            if (!tx_is_coinbase(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
+            if (!bk_tx_is_coinbase_fast(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
     }
 
     percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight, rate_lo, rate_hi);

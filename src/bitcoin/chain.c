@@ -128,9 +128,12 @@ static const genesis_info genesis_of[BK_NET_COUNT_] = {
     [BK_NET_REGTEST] = {"0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206", 1296688602, 0x207fffff},
 };
 
-static void genesis_hash(bk_network net, uint8_t out[32])
+static bk_status genesis_hash(bk_network net, uint8_t out[32])
 {
-    (void)bk_hex_decode_rev(out, genesis_of[net].hash_hex, 32, NULL); /* constant, all digits */
+    bk_error e;
+    if (bk_hex_decode_rev(out, genesis_of[net].hash_hex, 32, &e) != BK_OK)
+        return BK_ERR_INVALID; /* the table above is 64 digits per network */
+    return BK_OK;
 }
 
 /* ---- hash table ---- */
@@ -163,7 +166,8 @@ void bk_chain_table_insert(bk_chain *c, uint32_t idx)
 
 /* ---- scanning ---- */
 
-static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_record_iter *it)
+bk_status bk_chain_add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number, uint64_t records,
+                                   bk_file_end end, uint64_t end_offset)
 {
     if (c->n_files == c->cap_files) {
         size_t nc = c->cap_files ? c->cap_files * 2 : 16;
@@ -173,12 +177,18 @@ static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_re
         c->cap_files = nc;
     }
     bk_chain_file *r = &c->files[c->n_files++];
-    r->kind = f->kind;
-    r->number = f->number;
-    r->records = it->count;
-    r->end = it->end;
-    r->end_offset = it->end_offset;
+    r->kind = kind;
+    r->number = number;
+    r->records = records;
+    r->end = end;
+    r->end_offset = end_offset;
     return BK_OK;
+}
+
+/* The report of a file one scan read to its end. */
+static bk_status add_file_report(bk_chain *c, const bk_blockfile *f, const bk_record_iter *it)
+{
+    return bk_chain_add_file_report(c, f->kind, f->number, it->count, it->end, it->end_offset);
 }
 
 /* Header hashes are computed in batches so that several SHA-256 streams
@@ -311,7 +321,7 @@ static int is_zero32(const uint8_t *p)
  * block and up to 10 ancestors (the implied genesis counts). */
 static int64_t median_time_past(const bk_chain *c, uint32_t idx, int implied_genesis, uint32_t genesis_time)
 {
-    int64_t t[11];
+    int64_t t[11] = {0};
     int n = 0;
     uint32_t i = idx;
     for (; n < 11 && i != BK_CHAIN_NONE; i = c->entries[i].parent) t[n++] = c->entries[i].time;
@@ -327,10 +337,11 @@ static int64_t median_time_past(const bk_chain *c, uint32_t idx, int implied_gen
 
 /* Heights, work, and mediantime for every connected entry. stack has room
  * for n_entries indices. */
-static void connect_all(bk_chain *c, uint32_t *stack)
+static bk_status connect_all(bk_chain *c, uint32_t *stack)
 {
     uint8_t gen[32];
-    genesis_hash(c->net, gen);
+    bk_status gst = genesis_hash(c->net, gen);
+    if (gst != BK_OK) return gst;
     u256 gen_work;
     proof(genesis_of[c->net].bits, &gen_work);
     uint32_t cached_bits = 0;
@@ -400,6 +411,7 @@ static void connect_all(bk_chain *c, uint32_t *stack)
         }
         e->mediantime = median_time_past(c, (uint32_t)k, implied, genesis_of[c->net].time);
     }
+    return BK_OK;
 }
 
 static bk_status choose_best(bk_chain *c)
@@ -761,8 +773,9 @@ static bk_status finish_headers(bk_chain *c)
     if (st != BK_OK) return st;
     uint32_t *stack = c->n_entries ? bk_alloc(c->alloc, c->n_entries * sizeof *stack) : NULL;
     if (c->n_entries && !stack) return BK_ERR_NOMEM;
-    connect_all(c, stack);
+    st = connect_all(c, stack);
     bk_free(c->alloc, stack, c->n_entries * sizeof *stack);
+    if (st != BK_OK) return st;
     return choose_best(c);
 }
 

@@ -82,25 +82,6 @@ static bk_status grow_entries(bk_chain *c)
     return BK_OK;
 }
 
-static bk_status add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number, uint64_t records, bk_file_end end,
-                                 uint64_t end_offset)
-{
-    if (c->n_files == c->cap_files) {
-        size_t nc = c->cap_files ? c->cap_files * 2 : 16;
-        bk_chain_file *nf = bk_realloc(c->alloc, c->files, c->cap_files * sizeof *nf, nc * sizeof *nf);
-        if (!nf) return BK_ERR_NOMEM;
-        c->files = nf;
-        c->cap_files = nc;
-    }
-    bk_chain_file *r = &c->files[c->n_files++];
-    r->kind = kind;
-    r->number = number;
-    r->records = records;
-    r->end = end;
-    r->end_offset = end_offset;
-    return BK_OK;
-}
-
 /* ---- two threads ---- */
 
 /* The caller's allocator as the threads of one build share it: one call
@@ -1394,7 +1375,7 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
             }
         }
         if (st == BK_OK)
-            st = add_file_report(c, BK_FILE_BLK, num, found, it.end, it.end_offset);
+            st = bk_chain_add_file_report(c, BK_FILE_BLK, num, found, it.end, it.end_offset);
         bk_blockfile_close(&f);
     }
     bk_free(c->alloc, buf, cap);

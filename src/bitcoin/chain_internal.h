@@ -14,6 +14,11 @@ uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32]);
 /* Insert entry idx (the table has room: capacity >= 2 n_entries). */
 void bk_chain_table_insert(bk_chain *c, uint32_t idx);
 
+/* Append a file's report (bk_chain.files: records read, how the file ended,
+ * where) for both builders; BK_ERR_NOMEM when the array cannot grow. */
+bk_status bk_chain_add_file_report(bk_chain *c, bk_file_kind kind, uint32_t number, uint64_t records,
+                                   bk_file_end end, uint64_t end_offset);
+
 /* The sequential scans of blk and rev files (the header scan, and the
  * index path's scan of records past the index's last flush) read record
  * headers, block headers and undo records with their checksums through a

@@ -287,10 +287,7 @@ void bk_tx_wtxid(const bk_tx *tx, uint8_t wtxid_out[32])
  * (hash zero and n == 0xffffffff). */
 int bk_tx_is_coinbase(const bk_tx *tx)
 {
-    if (tx->n_in != 1) return 0;
-    const uint8_t *p = tx->data + tx->vin_pos;
-    static const uint8_t zero[32];
-    return memcmp(p, zero, 32) == 0 && bk_load_le32(p + 32) == 0xffffffffu;
+    return bk_tx_is_coinbase_fast(tx);
 }
 
 /* ---- iterators (over validated bytes: no checks needed) ---- */

@@ -4,6 +4,8 @@
 
 #include <blockkit/bitcoin.h>
 
+#include <string.h>
+
 #if defined(__GNUC__)
 #define BK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define BK_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -38,6 +40,18 @@ static inline bk_status bk_cs_read(const uint8_t *base, const uint8_t **pp, cons
         return BK_OK;
     }
     return bk_cs_read_slow(base, pp, end, v, what, err);
+}
+
+/* Core: CTransaction::IsCoinBase, inline for the per-transaction loops
+ * (bk_tx_is_coinbase is this, exported; the prevout index is tested before
+ * the 32 zero bytes). */
+static inline int bk_tx_is_coinbase_fast(const bk_tx *tx)
+{
+    if (tx->n_in != 1) return 0;
+    const uint8_t *p = tx->data + tx->vin_pos;
+    if (bk_load_le32(p + 32) != 0xffffffffu) return 0;
+    static const uint8_t zero[32];
+    return memcmp(p, zero, 32) == 0;
 }
 
 /* CompactSize of already validated bytes (no checks). */

@@ -10,11 +10,6 @@
 #include <gmp.h>
 #include <secp256k1.h>
 
-/* Core: compressor.h MAX_SCRIPT_SIZE (script/script.h) - larger raw scripts
- * are replaced by OP_RETURN and their bytes skipped. */
-#define BK_MAX_SCRIPT_SIZE 10000u
-/* Core: compressor.h nSpecialScripts. */
-#define BK_SPECIAL_SCRIPTS 6u
 /* The smallest Coin: code 00, amount 00, script size 06 (empty raw script). */
 #define BK_MIN_COIN_SIZE 3u
 
@@ -57,27 +52,9 @@ static inline uint64_t read_varint(bk_reader *r)
     return bk_read_varint(r);
 }
 
-static const uint64_t pow10_table[10] = {
-    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
-};
-
 uint64_t bk_amount_decompress(uint64_t x)
 {
-    /* Core: compressor.cpp DecompressAmount (unsigned, wraps like Core's
-     * uint64_t arithmetic on absurd inputs). */
-    if (x == 0) return 0;
-    x--;
-    int e = (int)(x % 10);
-    x /= 10;
-    uint64_t n;
-    if (e < 9) {
-        uint64_t d = (x % 9) + 1;
-        x /= 9;
-        n = x * 10 + d;
-    } else {
-        n = x + 1;
-    }
-    return n * pow10_table[e]; /* wraps like Core's repeated n *= 10 */
+    return bk_undo_amount_decompress(x);
 }
 
 /* Core reads these VARINTs into 32-bit types (uint32_t nCode, unsigned int
@@ -260,73 +237,6 @@ static void coin_skip(bk_reader *r)
  * first thing that parse might refuse (or anything unusual) it gives up
  * and that parse runs from the start, with its exact errors. ---- */
 
-/* A VARINT of at most 8 bytes (read_varint's fast path: no overflow). */
-static inline int fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    size_t avail = (size_t)(end - p);
-    if (avail > 8) avail = 8;
-    uint64_t n = 0;
-    for (size_t i = 0; i < avail; i++) {
-        uint8_t b = p[i];
-        n = (n << 7) | (b & 0x7f);
-        if (!(b & 0x80)) {
-            *pp = p + i + 1;
-            *v = n;
-            return 1;
-        }
-        n++;
-    }
-    return 0;
-}
-
-/* ReadCompactSize with the range check: canonical, at most BK_MAX_SIZE. */
-static inline int fast_compact(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    size_t avail = (size_t)(end - p);
-    if (avail == 0) return 0;
-    if (p[0] < 0xfd) {
-        *v = p[0];
-        *pp = p + 1;
-        return 1;
-    }
-    if (p[0] == 0xfd && avail >= 3) {
-        uint64_t x = (uint64_t)p[1] | (uint64_t)p[2] << 8;
-        if (x < 0xfd) return 0;
-        *v = x;
-        *pp = p + 3;
-        return 1;
-    }
-    if (p[0] == 0xfe && avail >= 5) {
-        uint64_t x = (uint64_t)p[1] | (uint64_t)p[2] << 8 | (uint64_t)p[3] << 16 | (uint64_t)p[4] << 24;
-        if (x < 0x10000u || x > BK_MAX_SIZE) return 0;
-        *v = x;
-        *pp = p + 5;
-        return 1;
-    }
-    return 0;
-}
-
-/* coin_validate's checks on one coin. */
-static inline int fast_coin(const uint8_t **pp, const uint8_t *end)
-{
-    uint64_t code, dummy, amount, n_size;
-    if (!fast_varint(pp, end, &code) || code > UINT32_MAX) return 0;
-    if ((code >> 1) && (!fast_varint(pp, end, &dummy) || dummy > UINT32_MAX)) return 0;
-    if (!fast_varint(pp, end, &amount) || !fast_varint(pp, end, &n_size) || n_size > UINT32_MAX) return 0;
-    size_t avail = (size_t)(end - *pp);
-    if (n_size < BK_SPECIAL_SCRIPTS) {
-        size_t body = n_size < 2 ? 20 : 32;
-        if (avail < body) return 0;
-        if (n_size >= 4 && !bk_undo_x_on_curve(*pp)) return 0;
-        *pp += body;
-        return 1;
-    }
-    if (n_size - BK_SPECIAL_SCRIPTS > avail) return 0;
-    *pp += n_size - BK_SPECIAL_SCRIPTS;
-    return 1;
-}
 
 /* The whole CBlockUndo: 1 and its CTxUndo count when the reader-based
  * parse accepts it. */
@@ -334,12 +244,12 @@ static int fast_undo_parse(const uint8_t *data, size_t len, uint64_t *n_tx_out)
 {
     const uint8_t *p = data, *end = data + len;
     uint64_t n_tx;
-    if (!fast_compact(&p, end, &n_tx) || n_tx > (uint64_t)(end - p)) return 0;
+    if (!bk_undo_fast_compact(&p, end, &n_tx) || n_tx > (uint64_t)(end - p)) return 0;
     for (uint64_t t = 0; t < n_tx; t++) {
         uint64_t n_coins;
-        if (!fast_compact(&p, end, &n_coins) || n_coins > (uint64_t)(end - p) / BK_MIN_COIN_SIZE) return 0;
+        if (!bk_undo_fast_compact(&p, end, &n_coins) || n_coins > (uint64_t)(end - p) / BK_MIN_COIN_SIZE) return 0;
         for (uint64_t c = 0; c < n_coins; c++)
-            if (!fast_coin(&p, end)) return 0;
+            if (!bk_undo_fast_coin(&p, end, NULL, NULL)) return 0;
     }
     if (p != end) return 0;
     *n_tx_out = n_tx;
@@ -423,7 +333,13 @@ int bk_undo_next_coin(bk_undo_iter *it, bk_coin *coin_out)
     bk_reader r;
     bk_reader_init(&r, it->undo->data, it->undo->size);
     r.pos = it->pos;
-    (void)bk_coin_read(&r, coin_out);
+    if (bk_coin_read(&r, coin_out) != BK_OK) {
+        /* Not reached for an undo bk_block_undo_parse accepted; a walk over
+         * other bytes ends at the first coin that does not decode. */
+        it->coins_left = 0;
+        it->tx_left = 0;
+        return 0;
+    }
     it->pos = r.pos;
     it->coins_left--;
     return 1;

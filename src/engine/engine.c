@@ -79,10 +79,14 @@ static void *o_worker_main(void *p)
         pthread_mutex_unlock(&S->mu);
 
         bk_writer_reset(&s->w);
-        /* Grow once to the expected size rather than by doubling. */
-        if (S->o->slot_reserve && s->w.cap < S->o->slot_reserve) (void)bk_writer_reserve(&s->w, S->o->slot_reserve);
         bk_error_clear(&s->err);
-        bk_status st = S->work(S->ctx, job, wa->id, &s->w, &s->err);
+        bk_status st = BK_OK;
+        /* Grow once to the expected size rather than by doubling. */
+        if (S->o->slot_reserve && s->w.cap < S->o->slot_reserve &&
+            bk_writer_reserve(&s->w, S->o->slot_reserve) != BK_OK)
+            st = bk_error_set(&s->err, BK_ERR_NOMEM, 0, "out of memory reserving %zu bytes for job %zu",
+                              S->o->slot_reserve, job);
+        if (st == BK_OK) st = S->work(S->ctx, job, wa->id, &s->w, &s->err);
         if (st == BK_OK && bk_writer_status(&s->w) != BK_OK)
             st = bk_error_set(&s->err, BK_ERR_NOMEM, 0, "out of memory");
 

@@ -3,6 +3,8 @@
  * no longer than the input. */
 #include "json/json_parse.h"
 
+#include <blockkit/hex.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,19 +48,12 @@ static bk_status jp_node(jp *p, bk_jsonv_type t, uint32_t *idx_out)
     return BK_OK;
 }
 
+/* The 4 hex digits of a \u escape (either case); 0 when one is not a digit. */
 static int jp_hex4(const char *s, uint32_t *out)
 {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        int h = 0;
-        char c = s[i];
-        if (c >= '0' && c <= '9') h = c - '0';
-        else if (c >= 'a' && c <= 'f') h = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') h = c - 'A' + 10;
-        else return 0;
-        v = v * 16 + (uint32_t)h;
-    }
-    *out = v;
+    uint8_t b[2];
+    if (bk_hex_decode(b, s, 2, NULL) != BK_OK) return 0;
+    *out = (uint32_t)b[0] << 8 | b[1];
     return 1;
 }
 

@@ -419,13 +419,6 @@ static size_t col_buffered(const pq_col *c)
            c->table_cap * 8;
 }
 
-size_t bk_pq_buffered(const bk_pq_writer *w)
-{
-    size_t s = 0;
-    for (size_t i = 0; i < w->ncols; i++) s += col_buffered(&w->cols[i]);
-    return s;
-}
-
 /* ---- values ---- */
 
 static int levels_grow(bk_pq_writer *w, pq_col *c)

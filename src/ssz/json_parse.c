@@ -2,6 +2,8 @@
  * for container schemas, SSZ values and the test vector runner. */
 #include "ssz_internal.h"
 
+#include <blockkit/hex.h>
+
 #include <string.h>
 
 #define MAX_DEPTH 256
@@ -34,18 +36,12 @@ static void skip_ws(parser *p)
     }
 }
 
+/* The 4 hex digits of a \u escape (either case); 0 when one is not a digit. */
 static int hex4(const char *s, unsigned *out)
 {
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0;
-    }
-    *out = v;
+    uint8_t b[2];
+    if (bk_hex_decode(b, s, 2, NULL) != BK_OK) return 0;
+    *out = (unsigned)b[0] << 8 | b[1];
     return 1;
 }
 

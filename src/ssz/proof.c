@@ -675,15 +675,7 @@ bk_status bk_ssz_proof_to_json(bk_ssz_hasher *h, const bk_ssz_type *t, const uin
 static int json_h32(const bk_sjson *v, uint8_t out[32])
 {
     if (!v || v->kind != BK_SJSON_STRING || v->len != 66 || v->str[0] != '0' || v->str[1] != 'x') return 0;
-    for (int i = 0; i < 32; i++) {
-        int a = 0, b = 0;
-        char c1 = v->str[2 + 2 * i], c2 = v->str[3 + 2 * i];
-        a = c1 >= '0' && c1 <= '9' ? c1 - '0' : c1 >= 'a' && c1 <= 'f' ? c1 - 'a' + 10 : c1 >= 'A' && c1 <= 'F' ? c1 - 'A' + 10 : -1;
-        b = c2 >= '0' && c2 <= '9' ? c2 - '0' : c2 >= 'a' && c2 <= 'f' ? c2 - 'a' + 10 : c2 >= 'A' && c2 <= 'F' ? c2 - 'A' + 10 : -1;
-        if (a < 0 || b < 0) return 0;
-        out[i] = (uint8_t)(a << 4 | b);
-    }
-    return 1;
+    return bk_hex_decode(out, v->str + 2, 32, NULL) == BK_OK;
 }
 
 static int json_u64(const bk_sjson *v, uint64_t *out)

@@ -168,7 +168,8 @@ static bk_status flat_enum(const flat *f, const char *key, bk_dataset *ds, bk_ta
 
 /* ---- chunk names ---- */
 
-int bk_chunk_name_parse(const char *name, bk_dataset *ds, int64_t *first, int64_t *last, bk_table_format *fmt)
+int bk_chunk_name_split(const char *name, char *dataset, size_t cap, int64_t *first, int64_t *last,
+                        bk_table_format *fmt)
 {
     const char *dot = strrchr(name, '.');
     if (!dot) return 0;
@@ -186,17 +187,28 @@ int bk_chunk_name_parse(const char *name, bk_dataset *ds, int64_t *first, int64_
         v[k] = x;
         p--;
     }
-    char dn[32];
     size_t n = (size_t)(p - name);
-    if (n == 0 || n >= sizeof dn) return 0;
-    memcpy(dn, name, n);
-    dn[n] = 0;
-    bk_dataset d;
-    if (bk_dataset_parse(dn, &d) != BK_OK || strcmp(bk_dataset_name(d), dn) != 0) return 0;
+    if (n == 0 || n >= cap) return 0;
     if (v[1] < v[0]) return 0;
-    *ds = d;
+    memcpy(dataset, name, n);
+    dataset[n] = 0;
     *first = v[0];
     *last = v[1];
+    *fmt = f;
+    return 1;
+}
+
+int bk_chunk_name_parse(const char *name, bk_dataset *ds, int64_t *first, int64_t *last, bk_table_format *fmt)
+{
+    char dn[32];
+    int64_t a, b;
+    bk_table_format f;
+    if (!bk_chunk_name_split(name, dn, sizeof dn, &a, &b, &f)) return 0;
+    bk_dataset d;
+    if (bk_dataset_parse(dn, &d) != BK_OK || strcmp(bk_dataset_name(d), dn) != 0) return 0;
+    *ds = d;
+    *first = a;
+    *last = b;
     *fmt = f;
     return 1;
 }

@@ -35,7 +35,12 @@ bk_status bk_catalog_write(bk_catalog *c, const char *out_dir, bk_error *err);
  * bk_export_chain_digest. */
 void bk_export_chunk_hashes(const bk_chain *c, int64_t first, int64_t last, uint8_t first_hash[32],
                             uint8_t last_hash[32], uint8_t digest[32]);
-/* "<dataset>_<first:08>_<last:08>.<ext>" -> its parts (0: not such a name). */
+/* "<name>_<first:08>_<last:08>.<ext>", as bk_chunk_path writes them (8 to 12
+ * digits each, last >= first, a table format's extension) -> its parts, the
+ * name into dataset (cap bytes); 0: not such a name. */
+int bk_chunk_name_split(const char *name, char *dataset, size_t cap, int64_t *first, int64_t *last,
+                        bk_table_format *fmt);
+/* The same for an export dataset's chunk (the name one of bk_dataset). */
 int bk_chunk_name_parse(const char *name, bk_dataset *ds, int64_t *first, int64_t *last, bk_table_format *fmt);
 /* The footer keys of a Parquet chunk, into kv[BK_EXPORT_FOOTER_KEYS]
  * with their strings in text (at least 512 bytes). */

@@ -626,6 +626,240 @@ void bk_out_lock_release(bk_out_lock *l)
     l->fd = -1;
 }
 
+/* One worker's scratch per o->workers, and their progress slots. */
+static bk_status ex_workers_new(ex_run *R, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    int nw = o->workers;
+    ex_worker *workers = bk_alloc(o->alloc, (size_t)nw * sizeof *workers);
+    if (!workers) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(workers, 0, (size_t)nw * sizeof *workers);
+    for (int i = 0; i < nw; i++) {
+        bk_table_scratch_init(&workers[i].scratch, o->alloc);
+        bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
+        bk_sp_scratch_init(&workers[i].sp, o->alloc);
+        bk_blockfilter_init(&workers[i].filter, o->alloc);
+    }
+    R->workers = workers;
+    R->busy = bk_alloc(o->alloc, (size_t)nw * sizeof *R->busy);
+    if (!R->busy) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    return BK_OK;
+}
+
+static void ex_workers_free(ex_run *R)
+{
+    const bk_export_opts *o = R->o;
+    if (R->workers) {
+        for (int i = 0; i < o->workers; i++) {
+            ex_worker *W = &R->workers[i];
+            bk_table_scratch_free(&W->scratch);
+            bk_block_stats_scratch_free(&W->stats);
+            bk_sp_scratch_free(&W->sp);
+            bk_blockfilter_free(&W->filter);
+            for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
+        }
+        bk_free(o->alloc, R->workers, (size_t)o->workers * sizeof *R->workers);
+    }
+    bk_free(o->alloc, R->busy, (size_t)o->workers * sizeof *R->busy);
+}
+
+/* Jobs: the best chain from start, then orphans; sorted by height, none
+ * above the run's end (into st->end_height; the top into st->tip_height).
+ * *cap: the jobs array's capacity. */
+static bk_status ex_jobs(ex_run *R, size_t *cap, bk_export_stats *st, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    const bk_chain_entry *tip = bk_chain_tip(&R->chain);
+    int64_t tip_h = tip ? tip->height : -1;
+    bk_status rc;
+    /* (heights below an implied genesis, or pruned, have no item) */
+    if (tip && (rc = bk_engine_chain_items(&R->chain, o->start, tip_h, 0, &R->jobs, &R->njobs, cap, NULL, NULL,
+                                           o->alloc, err)) != BK_OK)
+        return rc;
+    if (o->orphans && R->chain.n_orphans) {
+        /* by their BIP34 height, read with the engine's block reader */
+        if ((rc = bk_engine_add_orphans(&R->chain, &R->dir, o->start, -1, &R->jobs, &R->njobs, cap, NULL, o->alloc,
+                                        err)) != BK_OK)
+            return rc;
+        qsort(R->jobs, R->njobs, sizeof *R->jobs, cmp_job);
+    }
+    int64_t top = R->njobs ? R->jobs[R->njobs - 1].height : -1;
+    st->tip_height = top;
+    st->end_height = bk_engine_range_end(top, o->end, o->below_tip);
+    while (R->njobs && R->jobs[R->njobs - 1].height > st->end_height) R->njobs--;
+    return BK_OK;
+}
+
+/* The chunk of jobs i..j-1 (heights first..last): which of its datasets'
+ * files are due (c->wanted), the others kept as they are. */
+static bk_status ex_chunk_wanted(ex_run *R, unsigned dsets, ex_chunk *c, bk_export_stats *st, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    for (int d = 0; d < BK_DS_COUNT_; d++) {
+        if (!(dsets & (1u << d))) continue;
+        char p[BK_CHUNK_PATH_MAX];
+        if (bk_chunk_path(p, sizeof p, o->out_dir, bk_dataset_name((bk_dataset)d), c->first, c->last,
+                          bk_table_format_ext(o->format)) != BK_OK)
+            return bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", o->out_dir);
+        int keep = 0;
+        bk_status rc = chunk_keep(R, p, &keep, &st->chunks_rewritten, err);
+        if (rc != BK_OK) return rc;
+        if (!keep) c->wanted |= 1u << d;
+    }
+    return BK_OK;
+}
+
+/* Chunks: the jobs grouped by chunk_size, those with a file due in
+ * R->chunks (R->blocks_total, R->bytes_total: their blocks), the rest
+ * counted skipped; st->next_height where a following run starts (--follow
+ * stops at an incomplete chunk or one whose undo data lags). *cap: the
+ * chunks array's capacity. */
+static bk_status ex_plan_chunks(ex_run *R, unsigned dsets, size_t *cap, bk_export_stats *st, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    int64_t end = st->end_height;
+    *cap = R->njobs ? R->njobs : 1;
+    R->chunks = bk_alloc(o->alloc, *cap * sizeof *R->chunks);
+    if (!R->chunks) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    memset(R->chunks, 0, *cap * sizeof *R->chunks);
+    for (size_t i = 0; i < R->njobs;) {
+        int64_t k = R->jobs[i].height / o->chunk_size;
+        size_t j = i;
+        while (j < R->njobs && R->jobs[j].height / o->chunk_size == k) j++;
+        int64_t first = k * o->chunk_size, full_last = first + o->chunk_size - 1;
+        if (first < o->start) first = o->start;
+        int complete = full_last <= end;
+        if (!complete && o->complete_only) {
+            st->next_height = first;
+            break;
+        }
+        ex_chunk *c = &R->chunks[R->nchunks];
+        c->job0 = i;
+        c->njobs = j - i;
+        c->first = first;
+        c->last = complete ? full_last : end;
+        bk_status rc = ex_chunk_wanted(R, dsets, c, st, err);
+        if (rc != BK_OK) return rc;
+        /* --follow: a chunk with a block whose undo data is not written yet
+         * (Core stores blocks before it connects them) is not due yet */
+        if (c->wanted && o->complete_only && !o->allow_missing_undo) {
+            int64_t lag_h = -1;
+            for (size_t q = i; q < j && lag_h < 0; q++) {
+                const bk_chain_entry *qe = &R->chain.entries[R->jobs[q].entry];
+                if (qe->n_tx > 1 && !qe->has_undo) lag_h = R->jobs[q].height;
+            }
+            if (lag_h >= 0) {
+                st->waiting_undo = lag_h;
+                st->next_height = first;
+                c->wanted = 0;
+                break;
+            }
+        }
+        if (c->wanted) {
+            R->nchunks++;
+            for (size_t q = i; q < j; q++) c->bytes += R->chain.entries[R->jobs[q].entry].size;
+            R->bytes_total += c->bytes;
+            R->blocks_total += j - i;
+        } else {
+            st->chunks_skipped++;
+        }
+        if (complete) st->next_height = full_last + 1;
+        i = j;
+    }
+    if (st->next_height < 0) st->next_height = o->start;
+    return BK_OK;
+}
+
+/* The worker count for the chunks due (into R->nworkers, st->workers), and
+ * the row group size within the memory budget: each worker holds four
+ * open tables of up to one row group each, workers x 4 row groups within
+ * about 384 MiB. */
+static void ex_size_workers(ex_run *R, bk_export_stats *st)
+{
+    int nw = R->o->workers;
+    if (nw > (int)R->nchunks) nw = R->nchunks ? (int)R->nchunks : 1;
+    R->pq = R->o->pq;
+    size_t rg_cap = ((size_t)384 << 20) / (4 * (size_t)nw);
+    if (rg_cap < ((size_t)4 << 20)) rg_cap = (size_t)4 << 20;
+    if (!R->pq.row_group_size || R->pq.row_group_size > rg_cap) R->pq.row_group_size = rg_cap;
+    st->workers = nw;
+    R->nworkers = nw;
+}
+
+/* The engine over the chunks due (one task each), its figures into st. */
+static bk_status ex_engine(ex_run *R, const bk_engine_task *tasks, bk_export_stats *st, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    double t1 = now_s();
+    R->t1 = t1;
+    bk_engine_opts eo;
+    bk_engine_opts_init(&eo);
+    eo.chain = &R->chain;
+    eo.dir = &R->dir;
+    eo.items = R->jobs;
+    eo.n_items = R->njobs;
+    eo.tasks = tasks;
+    eo.n_tasks = R->nchunks;
+    eo.read_flags = BK_READ_UNDO;
+    eo.run.workers = R->nworkers;
+    eo.run.cancel = o->cancel;
+    eo.run.tick = export_progress;
+    eo.run.tick_ms = 250;
+    eo.run.alloc = o->alloc;
+    eo.block = export_block;
+    eo.begin = chunk_begin;
+    eo.end = chunk_end;
+    eo.ctx = R;
+    bk_engine_result er;
+    bk_error e2;
+    bk_error_clear(&e2);
+    bk_status es = bk_engine_run(&eo, &er, &e2);
+    export_progress(R);
+    st->seconds = now_s() - t1;
+    st->chunks_written = R->chunks_done;
+    st->files_written = R->files_done;
+    st->blocks = R->blocks_done;
+    st->bytes_in = R->bytes_done;
+    st->bytes_out = R->bytes_out;
+    st->missing_undo = R->missing_undo;
+    memcpy(st->rows, R->rows, sizeof st->rows);
+    if (es == BK_ERR_CANCELLED) {
+        if (R->chunks_done < R->nchunks) return bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
+    } else if (es != BK_OK) {
+        return export_error(&er.where, &e2, es, err);
+    }
+    return BK_OK;
+}
+
+/* At the end of a run (rc its status so far): one catalogue line per file
+ * that exists; then the manifest, whose end is where this run got to
+ * (done_h) or the highest chunk still there (so a reorg that took the tip
+ * down takes the range down with it). The run's status, or the first
+ * error here. */
+static bk_status ex_write_catalog(ex_run *R, unsigned dsets, int64_t done_h, bk_status rc, bk_error *err)
+{
+    const bk_export_opts *o = R->o;
+    bk_error e3;
+    bk_status cs = bk_catalog_write(&R->cat, o->out_dir, &e3);
+    if (cs == BK_OK && rc == BK_OK) {
+        for (int d = 0; d < BK_DS_COUNT_; d++) {
+            if (!(dsets & (1u << d))) continue;
+            int64_t top_listed = -1;
+            for (size_t i = 0; i < R->cat.n; i++)
+                if (R->cat.e[i].dataset == (bk_dataset)d && R->cat.e[i].format == o->format &&
+                    R->cat.e[i].last > top_listed)
+                    top_listed = R->cat.e[i].last;
+            R->man[d].end = done_h > top_listed ? done_h : top_listed;
+        }
+    }
+    if (cs == BK_OK) cs = bk_manifest_write(o->out_dir, R->man, &e3);
+    if (cs != BK_OK && rc == BK_OK) {
+        rc = cs;
+        if (err) *err = e3;
+    }
+    return rc;
+}
+
 bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_error *err)
 {
     bk_export_stats st;
@@ -641,9 +875,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     R.o = o;
     R.max_done = -1;
     pthread_mutex_init(&R.cat_lock, NULL);
-    ex_worker *workers = NULL;
     bk_engine_task *tasks = NULL;
-    int nw = o->workers;
     size_t cap = 0, chunks_cap = 0;
     bk_status rc = BK_OK;
     int cat_loaded = 0, meta_found = 0;
@@ -661,122 +893,11 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
     else if ((rc = bk_chain_build(&R.chain, &R.dir, o->alloc, err)) != BK_OK) goto out_nochain;
     st.chain_seconds = now_s() - t0;
 
-    workers = bk_alloc(o->alloc, (size_t)nw * sizeof *workers);
-    if (workers) memset(workers, 0, (size_t)nw * sizeof *workers);
-    if (!workers) {
-        rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < nw; i++) {
-        bk_table_scratch_init(&workers[i].scratch, o->alloc);
-        bk_block_stats_scratch_init(&workers[i].stats, o->alloc);
-        bk_sp_scratch_init(&workers[i].sp, o->alloc);
-        bk_blockfilter_init(&workers[i].filter, o->alloc);
-    }
-    R.workers = workers;
-    R.busy = bk_alloc(o->alloc, (size_t)nw * sizeof *R.busy);
-    if (!R.busy) {
-        rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        goto out;
-    }
-
-    /* Jobs: the best chain from start, then orphans; sorted by height. */
-    const bk_chain_entry *tip = bk_chain_tip(&R.chain);
-    int64_t tip_h = tip ? tip->height : -1;
-    /* (heights below an implied genesis, or pruned, have no item) */
-    if (tip && (rc = bk_engine_chain_items(&R.chain, o->start, tip_h, 0, &R.jobs, &R.njobs, &cap, NULL, NULL, o->alloc,
-                                           err)) != BK_OK)
-        goto out;
-    if (o->orphans && R.chain.n_orphans) {
-        /* by their BIP34 height, read with the engine's block reader */
-        if ((rc = bk_engine_add_orphans(&R.chain, &R.dir, o->start, -1, &R.jobs, &R.njobs, &cap, NULL, o->alloc,
-                                        err)) != BK_OK)
-            goto out;
-        qsort(R.jobs, R.njobs, sizeof *R.jobs, cmp_job);
-    }
-    int64_t top = R.njobs ? R.jobs[R.njobs - 1].height : -1;
-    st.tip_height = top;
-    int64_t end = bk_engine_range_end(top, o->end, o->below_tip);
-    st.end_height = end;
-    while (R.njobs && R.jobs[R.njobs - 1].height > end) R.njobs--;
-
-    /* Chunks. */
-    chunks_cap = R.njobs ? R.njobs : 1;
-    R.chunks = bk_alloc(o->alloc, chunks_cap * sizeof *R.chunks);
-    if (R.chunks) memset(R.chunks, 0, chunks_cap * sizeof *R.chunks);
-    if (!R.chunks) {
-        rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-        goto out;
-    }
-    uint64_t bytes_total = 0, blocks_total = 0;
-    for (size_t i = 0; i < R.njobs;) {
-        int64_t k = R.jobs[i].height / o->chunk_size;
-        size_t j = i;
-        while (j < R.njobs && R.jobs[j].height / o->chunk_size == k) j++;
-        int64_t first = k * o->chunk_size, full_last = first + o->chunk_size - 1;
-        if (first < o->start) first = o->start;
-        int complete = full_last <= end;
-        if (!complete && o->complete_only) {
-            st.next_height = first;
-            break;
-        }
-        ex_chunk *c = &R.chunks[R.nchunks];
-        c->job0 = i;
-        c->njobs = j - i;
-        c->first = first;
-        c->last = complete ? full_last : end;
-        for (int d = 0; d < BK_DS_COUNT_; d++) {
-            if (!(dsets & (1u << d))) continue;
-            char p[BK_CHUNK_PATH_MAX];
-            if (bk_chunk_path(p, sizeof p, o->out_dir, bk_dataset_name((bk_dataset)d), c->first, c->last,
-                              bk_table_format_ext(o->format)) != BK_OK) {
-                rc = bk_error_set(err, BK_ERR_ARG, 0, "output path too long: %s", o->out_dir);
-                goto out;
-            }
-            int keep = 0;
-            if ((rc = chunk_keep(&R, p, &keep, &st.chunks_rewritten, err)) != BK_OK) goto out;
-            if (!keep) c->wanted |= 1u << d;
-        }
-        /* --follow: a chunk with a block whose undo data is not written yet
-         * (Core stores blocks before it connects them) is not due yet */
-        if (c->wanted && o->complete_only && !o->allow_missing_undo) {
-            int64_t lag_h = -1;
-            for (size_t q = i; q < j && lag_h < 0; q++) {
-                const bk_chain_entry *qe = &R.chain.entries[R.jobs[q].entry];
-                if (qe->n_tx > 1 && !qe->has_undo) lag_h = R.jobs[q].height;
-            }
-            if (lag_h >= 0) {
-                st.waiting_undo = lag_h;
-                st.next_height = first;
-                c->wanted = 0;
-                break;
-            }
-        }
-        if (c->wanted) {
-            R.nchunks++;
-            for (size_t q = i; q < j; q++) c->bytes += R.chain.entries[R.jobs[q].entry].size;
-            bytes_total += c->bytes;
-            blocks_total += j - i;
-        } else {
-            st.chunks_skipped++;
-        }
-        if (complete) st.next_height = full_last + 1;
-        i = j;
-    }
-    if (st.next_height < 0) st.next_height = o->start;
-    sweep_reorged(&R, dsets, o->complete_only ? st.next_height - 1 : end, &st.chunks_removed);
-
-    /* Workers. Memory: each holds four open tables of up to one row group
-     * each: keep workers x 4 row groups within about 384 MiB. */
-    if (nw > (int)R.nchunks) nw = R.nchunks ? (int)R.nchunks : 1;
-    R.pq = o->pq;
-    size_t rg_cap = ((size_t)384 << 20) / (4 * (size_t)nw);
-    if (rg_cap < ((size_t)4 << 20)) rg_cap = (size_t)4 << 20;
-    if (!R.pq.row_group_size || R.pq.row_group_size > rg_cap) R.pq.row_group_size = rg_cap;
-    st.workers = nw;
-    R.nworkers = nw;
-    R.blocks_total = blocks_total;
-    R.bytes_total = bytes_total;
+    if ((rc = ex_workers_new(&R, err)) != BK_OK) goto out;
+    if ((rc = ex_jobs(&R, &cap, &st, err)) != BK_OK) goto out;
+    if ((rc = ex_plan_chunks(&R, dsets, &chunks_cap, &st, err)) != BK_OK) goto out;
+    sweep_reorged(&R, dsets, o->complete_only ? st.next_height - 1 : st.end_height, &st.chunks_removed);
+    ex_size_workers(&R, &st);
     tasks = bk_alloc(o->alloc, (R.nchunks ? R.nchunks : 1) * sizeof *tasks);
     if (!tasks) {
         rc = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
@@ -792,7 +913,7 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
      * --verify finds heights missing in, not a complete shorter one. An
      * empty range writes nothing; kept chunks alone (a lost manifest)
      * write it again. */
-    done_h = o->complete_only ? st.next_height - 1 : end;
+    done_h = o->complete_only ? st.next_height - 1 : st.end_height;
     for (int d = 0; d < BK_DS_COUNT_; d++)
         if ((dsets & (1u << d)) && R.man[d].end < done_h) R.man[d].end = done_h;
     int wants_meta = R.nchunks || st.chunks_removed || st.chunks_skipped;
@@ -806,81 +927,11 @@ bk_status bk_export_run(const bk_export_opts *o, bk_export_stats *stats, bk_erro
         }
         if ((rc = filter_headers(&R, o->workers, err)) != BK_OK) goto out;
     }
-    double t1 = now_s();
-    R.t1 = t1;
-    bk_engine_opts eo;
-    bk_engine_opts_init(&eo);
-    eo.chain = &R.chain;
-    eo.dir = &R.dir;
-    eo.items = R.jobs;
-    eo.n_items = R.njobs;
-    eo.tasks = tasks;
-    eo.n_tasks = R.nchunks;
-    eo.read_flags = BK_READ_UNDO;
-    eo.run.workers = nw;
-    eo.run.cancel = o->cancel;
-    eo.run.tick = export_progress;
-    eo.run.tick_ms = 250;
-    eo.run.alloc = o->alloc;
-    eo.block = export_block;
-    eo.begin = chunk_begin;
-    eo.end = chunk_end;
-    eo.ctx = &R;
-    bk_engine_result er;
-    bk_error e2;
-    bk_error_clear(&e2);
-    bk_status es = bk_engine_run(&eo, &er, &e2);
-    export_progress(&R);
-    st.seconds = now_s() - t1;
-    st.chunks_written = R.chunks_done;
-    st.files_written = R.files_done;
-    st.blocks = R.blocks_done;
-    st.bytes_in = R.bytes_done;
-    st.bytes_out = R.bytes_out;
-    st.missing_undo = R.missing_undo;
-    memcpy(st.rows, R.rows, sizeof st.rows);
-    if (es == BK_ERR_CANCELLED) {
-        if (R.chunks_done < R.nchunks) rc = bk_error_set(err, BK_ERR_CANCELLED, 0, "cancelled");
-    } else if (es != BK_OK) {
-        rc = export_error(&er.where, &e2, es, err);
-    }
+    rc = ex_engine(&R, tasks, &st, err);
 
 out:
-    if (cat_loaded && meta_found) {
-        /* one line per file that exists; then the manifest, whose end is
-         * where this run got to or the highest chunk still there (so a
-         * reorg that took the tip down takes the range down with it) */
-        bk_error e3;
-        bk_status cs = bk_catalog_write(&R.cat, o->out_dir, &e3);
-        if (cs == BK_OK && rc == BK_OK) {
-            for (int d = 0; d < BK_DS_COUNT_; d++) {
-                if (!(dsets & (1u << d))) continue;
-                int64_t top_listed = -1;
-                for (size_t i = 0; i < R.cat.n; i++)
-                    if (R.cat.e[i].dataset == (bk_dataset)d && R.cat.e[i].format == o->format &&
-                        R.cat.e[i].last > top_listed)
-                        top_listed = R.cat.e[i].last;
-                R.man[d].end = done_h > top_listed ? done_h : top_listed;
-            }
-        }
-        if (cs == BK_OK) cs = bk_manifest_write(o->out_dir, R.man, &e3);
-        if (cs != BK_OK && rc == BK_OK) {
-            rc = cs;
-            if (err) *err = e3;
-        }
-    }
-    if (workers) {
-        for (int i = 0; i < o->workers; i++) {
-            ex_worker *W = &workers[i];
-            bk_table_scratch_free(&W->scratch);
-            bk_block_stats_scratch_free(&W->stats);
-            bk_sp_scratch_free(&W->sp);
-            bk_blockfilter_free(&W->filter);
-            for (int d = 0; d < BK_DS_COUNT_; d++) bk_chunk_file_release(&W->files[d]);
-        }
-        bk_free(o->alloc, workers, (size_t)o->workers * sizeof *workers);
-    }
-    bk_free(o->alloc, R.busy, (size_t)o->workers * sizeof *R.busy);
+    if (cat_loaded && meta_found) rc = ex_write_catalog(&R, dsets, done_h, rc, err);
+    ex_workers_free(&R);
     bk_free(o->alloc, R.jobs, cap * sizeof *R.jobs);
     bk_free(o->alloc, R.chunks, chunks_cap * sizeof *R.chunks);
     bk_free(o->alloc, tasks, (R.nchunks ? R.nchunks : 1) * sizeof *tasks);

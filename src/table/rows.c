@@ -586,15 +586,27 @@ static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t
 
 static bk_status row_done(bk_table_writer *t, bk_error *err) { return bk_table_end_row(t, err); }
 
-bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_block *b, const bk_block_undo *undo,
-                              const bk_table_block_info *info, bk_table_scratch *s, bk_error *err)
+/* What every row of one block shares: the block's identity, its
+ * transactions' ids and value sums, the undo walk and the script cursors. */
+typedef struct block_ctx {
+    const bk_block *b;
+    const bk_block_undo *undo;
+    const bk_table_block_info *info;
+    uint8_t *txids, *wtxids;
+    int64_t *sums; /* in, out per tx */
+    uint8_t bdisp[32];
+    char bhex[64];
+    int64_t btime;
+    uint64_t n_in, n_out;
+    int64_t in_total, out_total, fee_total;
+    bk_undo_iter ui;
+    bk_script_cursors_ cur;
+    int ask_in, asm_out, desc_out; /* the derived text columns, when kept */
+} block_ctx;
+
+/* Room in the scratch for n transactions' txids, wtxids and sums. */
+static bk_status rows_scratch(bk_table_scratch *s, size_t n, block_ctx *x, bk_error *err)
 {
-    if (!w || !b || !info || !s) return bk_error_set(err, BK_ERR_ARG, 0, "table rows: NULL argument");
-    if (undo) {
-        bk_status st = bk_block_undo_check(undo, b, err);
-        if (st != BK_OK) return st;
-    }
-    size_t n = b->n_tx;
     size_t need = n * 80;
     if (need > s->ids_cap) {
         size_t cap = need + need / 4 + 1024;
@@ -603,218 +615,273 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
         s->ids = p;
         s->ids_cap = cap;
     }
-    uint8_t *txids = s->ids, *wtxids = s->ids + 32 * n;
-    int64_t *sums = (int64_t *)(void *)(s->ids + 64 * n); /* in, out per tx; 64n is 8-aligned */
-    int need_ids = w[BK_DS_TRANSACTIONS] || w[BK_DS_INPUTS] || w[BK_DS_OUTPUTS];
-    if (need_ids) bk_block_txids_wtxids(b, txids, wtxids);
-    uint8_t bhash[32];
-    if (info->hash) memcpy(bhash, info->hash, 32);
-    else bk_block_hash(b, bhash);
-    int64_t btime = (int64_t)b->header.time * 1000000;
-    char bhex[64];
-    bk_hex_encode_rev(bhex, bhash, 32);
-    uint8_t bdisp[32];
-    rev32(bdisp, bhash);
+    x->txids = s->ids;
+    x->wtxids = s->ids + 32 * n;
+    x->sums = (int64_t *)(void *)(s->ids + 64 * n); /* 64n is 8-aligned */
+    return BK_OK;
+}
 
-    /* Sums: outputs of every tx, spent coins of every non-coinbase tx. */
-    uint64_t n_in = 0, n_out = 0;
-    int64_t in_total = 0, out_total = 0, fee_total = 0;
-    bk_undo_iter ui;
-    if (undo) bk_undo_iter_init(&ui, undo);
-    for (size_t i = 0; i < n; i++) {
+/* Sums: outputs of every tx, spent coins of every non-coinbase tx. */
+static bk_status rows_sums(block_ctx *x, bk_error *err)
+{
+    const bk_block *b = x->b;
+    if (x->undo) bk_undo_iter_init(&x->ui, x->undo);
+    for (size_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
-        n_in += tx->n_in;
-        n_out += tx->n_out;
+        x->n_in += tx->n_in;
+        x->n_out += tx->n_out;
         int64_t os = 0, is = 0;
         bk_txout_iter oi;
         bk_txout o;
         bk_txout_iter_init(&oi, tx);
         while (bk_txout_next(&oi, &o)) os += o.value;
-        if (i && undo) {
+        if (i && x->undo) {
             uint32_t nc;
             bk_coin c;
-            if (bk_undo_next_tx(&ui, &nc))
-                while (nc-- && bk_undo_next_coin(&ui, &c)) is += c.value;
+            if (bk_undo_next_tx(&x->ui, &nc))
+                while (nc-- && bk_undo_next_coin(&x->ui, &c)) is += c.value;
             /* Core: CHECK_NONFATAL(MoneyRange(fee)) - a fee outside [0, 21e6 BTC]
              * means the undo record is not this block's. */
             if (is - os < 0 || is - os > (int64_t)2100000000000000)
                 return bk_error_set(err, BK_ERR_MISMATCH, 0,
                                     "undo data does not match block: fee out of range in tx %zu (inputs %lld, "
                                     "outputs %lld)", i, (long long)is, (long long)os);
-            fee_total += is - os;
+            x->fee_total += is - os;
         }
-        in_total += is;
-        out_total += os;
-        sums[2 * i] = is;
-        sums[2 * i + 1] = os;
+        x->in_total += is;
+        x->out_total += os;
+        x->sums[2 * i] = is;
+        x->sums[2 * i + 1] = os;
     }
-    int have_undo = undo != NULL || n == 1;
+    return BK_OK;
+}
 
-    bk_table_writer *t = w[BK_DS_BLOCKS];
-    bk_status st = BK_OK;
-    if (t) {
-        char bits[9];
-        snprintf(bits, sizeof bits, "%08x", b->header.bits);
-        r_hash(t, B_HASH, bdisp, bhex);
-        r_int(t, B_SIZE, (int64_t)b->size);
-        r_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
-        r_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
-        r_int(t, B_NUMBER, info->height);
-        r_int(t, B_VERSION, b->header.version);
-        bk_table_hex(t, B_MERKLE_ROOT, b->header.merkle_root, 32, 1);
-        r_int(t, B_TIMESTAMP, btime);
-        r_int(t, B_NONCE, b->header.nonce);
-        r_str(t, B_BITS, bits, 8);
-        bk_txin_iter ii;
-        bk_txin cin;
-        bk_txin_iter_init(&ii, &b->txs[0]);
-        if (bk_txin_next(&ii, &cin)) bk_table_hex(t, B_COINBASE_PARAM, cin.script_sig, cin.script_sig_len, 0);
-        else r_str(t, B_COINBASE_PARAM, "", 0);
-        r_int(t, B_TRANSACTION_COUNT, (int64_t)n);
-        static const uint8_t zero[32];
-        if (memcmp(b->header.prev_hash, zero, 32)) bk_table_hex(t, B_PREVIOUS_BLOCK_HASH, b->header.prev_hash, 32, 1);
-        else r_null(t, B_PREVIOUS_BLOCK_HASH);
-        if (info->mediantime >= 0) r_int(t, B_MEDIAN_TIME, info->mediantime * 1000000);
-        else r_null(t, B_MEDIAN_TIME);
-        if (info->chainwork) bk_table_hex(t, B_CHAINWORK, info->chainwork, 32, 0);
-        else r_null(t, B_CHAINWORK);
-        r_int(t, B_INPUT_COUNT, (int64_t)n_in);
-        r_int(t, B_OUTPUT_COUNT, (int64_t)n_out);
-        if (have_undo) r_int(t, B_INPUT_VALUE, in_total);
-        else r_null(t, B_INPUT_VALUE);
-        r_int(t, B_OUTPUT_VALUE, out_total);
-        if (have_undo) r_int(t, B_FEE, fee_total);
-        else r_null(t, B_FEE);
-        if ((st = row_done(t, err)) != BK_OK) return st;
+/* The block's row. */
+static bk_status row_block(bk_table_writer *t, const block_ctx *x, bk_error *err)
+{
+    const bk_block *b = x->b;
+    const bk_table_block_info *info = x->info;
+    int have_undo = x->undo != NULL || b->n_tx == 1;
+    char bits[9];
+    snprintf(bits, sizeof bits, "%08x", b->header.bits);
+    r_hash(t, B_HASH, x->bdisp, x->bhex);
+    r_int(t, B_SIZE, (int64_t)b->size);
+    r_int(t, B_STRIPPED_SIZE, (int64_t)b->stripped_size);
+    r_int(t, B_WEIGHT, (int64_t)bk_block_weight(b));
+    r_int(t, B_NUMBER, info->height);
+    r_int(t, B_VERSION, b->header.version);
+    bk_table_hex(t, B_MERKLE_ROOT, b->header.merkle_root, 32, 1);
+    r_int(t, B_TIMESTAMP, x->btime);
+    r_int(t, B_NONCE, b->header.nonce);
+    r_str(t, B_BITS, bits, 8);
+    bk_txin_iter ii;
+    bk_txin cin;
+    bk_txin_iter_init(&ii, &b->txs[0]);
+    if (bk_txin_next(&ii, &cin)) bk_table_hex(t, B_COINBASE_PARAM, cin.script_sig, cin.script_sig_len, 0);
+    else r_str(t, B_COINBASE_PARAM, "", 0);
+    r_int(t, B_TRANSACTION_COUNT, (int64_t)b->n_tx);
+    static const uint8_t zero[32];
+    if (memcmp(b->header.prev_hash, zero, 32)) bk_table_hex(t, B_PREVIOUS_BLOCK_HASH, b->header.prev_hash, 32, 1);
+    else r_null(t, B_PREVIOUS_BLOCK_HASH);
+    if (info->mediantime >= 0) r_int(t, B_MEDIAN_TIME, info->mediantime * 1000000);
+    else r_null(t, B_MEDIAN_TIME);
+    if (info->chainwork) bk_table_hex(t, B_CHAINWORK, info->chainwork, 32, 0);
+    else r_null(t, B_CHAINWORK);
+    r_int(t, B_INPUT_COUNT, (int64_t)x->n_in);
+    r_int(t, B_OUTPUT_COUNT, (int64_t)x->n_out);
+    if (have_undo) r_int(t, B_INPUT_VALUE, x->in_total);
+    else r_null(t, B_INPUT_VALUE);
+    r_int(t, B_OUTPUT_VALUE, x->out_total);
+    if (have_undo) r_int(t, B_FEE, x->fee_total);
+    else r_null(t, B_FEE);
+    return row_done(t, err);
+}
+
+/* Transaction i's row (txdisp/txhex: its txid in display order and hex). */
+static bk_status row_tx(bk_table_writer *tt, const block_ctx *x, size_t i, const uint8_t txdisp[32],
+                        const char txhex[64], bk_error *err)
+{
+    const bk_tx *tx = &x->b->txs[i];
+    int cb = i == 0;
+    r_hash(tt, T_HASH, txdisp, txhex);
+    bk_table_hex(tt, T_WTXID, x->wtxids + 32 * i, 32, 1);
+    r_int(tt, T_SIZE, tx->size);
+    r_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
+    r_int(tt, T_WEIGHT, bk_tx_weight(tx));
+    r_int(tt, T_VERSION, tx->version);
+    r_int(tt, T_LOCK_TIME, tx->locktime);
+    r_hash(tt, T_BLOCK_HASH, x->bdisp, x->bhex);
+    r_int(tt, T_BLOCK_NUMBER, x->info->height);
+    r_int(tt, T_BLOCK_TIMESTAMP, x->btime);
+    r_int(tt, T_INDEX, (int64_t)i);
+    r_int(tt, T_INPUT_COUNT, tx->n_in);
+    r_int(tt, T_OUTPUT_COUNT, tx->n_out);
+    if (!cb && x->undo) r_int(tt, T_INPUT_VALUE, x->sums[2 * i]);
+    else r_null(tt, T_INPUT_VALUE);
+    r_int(tt, T_OUTPUT_VALUE, x->sums[2 * i + 1]);
+    r_bool(tt, T_IS_COINBASE, cb);
+    if (!cb && x->undo) r_int(tt, T_FEE, x->sums[2 * i] - x->sums[2 * i + 1]);
+    else r_null(tt, T_FEE);
+    return row_done(tt, err);
+}
+
+/* The first six columns of an input or output row, where it sits:
+ * transaction i (txdisp/txhex) of the block, its index there. */
+_Static_assert(I_TRANSACTION_HASH == 0 && I_TRANSACTION_INDEX == 1 && I_BLOCK_HASH == 2 && I_BLOCK_NUMBER == 3 &&
+                   I_BLOCK_TIMESTAMP == 4 && I_INDEX == 5,
+               "inputs: the place columns first");
+_Static_assert(O_TRANSACTION_HASH == 0 && O_TRANSACTION_INDEX == 1 && O_BLOCK_HASH == 2 && O_BLOCK_NUMBER == 3 &&
+                   O_BLOCK_TIMESTAMP == 4 && O_INDEX == 5,
+               "outputs: the place columns first");
+static void row_place(bk_table_writer *t, const block_ctx *x, size_t i, const uint8_t txdisp[32],
+                      const char txhex[64], int64_t index)
+{
+    r_hash(t, 0, txdisp, txhex);
+    r_int(t, 1, (int64_t)i);
+    r_hash(t, 2, x->bdisp, x->bhex);
+    r_int(t, 3, x->info->height);
+    r_int(t, 4, x->btime);
+    r_int(t, 5, index);
+}
+
+/* Transaction i's input rows, each with its spent coin from the undo walk
+ * while coins says the walk has them (ncoins left). */
+static bk_status rows_inputs(bk_table_writer *ti, block_ctx *x, size_t i, const uint8_t txdisp[32],
+                             const char txhex[64], int coins, uint32_t ncoins, bk_error *err)
+{
+    const bk_table_block_info *info = x->info;
+    int cb = i == 0;
+    bk_txin_iter ii;
+    bk_txin in;
+    bk_txin_iter_init(&ii, &x->b->txs[i]);
+    while (bk_txin_next(&ii, &in)) {
+        row_place(ti, x, i, txdisp, txhex, ii.index - 1);
+        if (cb) {
+            r_null(ti, I_SPENT_TRANSACTION_HASH);
+            r_null(ti, I_SPENT_OUTPUT_INDEX);
+            r_null(ti, I_SCRIPT_ASM);
+        } else {
+            r_hash_rev(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid);
+            r_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
+            if (x->ask_in) {
+                bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
+                bk_table_str_close(ti, I_SCRIPT_ASM);
+            }
+        }
+        bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
+        r_int(ti, I_SEQUENCE, in.sequence);
+        bk_table_list_begin(ti, I_WITNESS);
+        bk_witness_iter wi;
+        const uint8_t *item;
+        uint32_t ilen;
+        bk_witness_iter_init(&wi, &in);
+        while (bk_witness_next(&wi, &item, &ilen)) bk_table_hex(ti, I_WITNESS, item, ilen, 0);
+        bk_table_list_end(ti, I_WITNESS);
+        r_bool(ti, I_IS_COINBASE, cb);
+        bk_coin c;
+        if (coins && ncoins && bk_undo_next_coin(&x->ui, &c)) {
+            ncoins--;
+            r_int(ti, I_VALUE, c.value);
+            script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net, &x->cur);
+            r_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
+            r_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
+        } else {
+            for (size_t k = I_VALUE; k <= I_SPENT_IS_COINBASE; k++) r_null(ti, k);
+        }
+        bk_status st = row_done(ti, err);
+        if (st != BK_OK) return st;
     }
+    return BK_OK;
+}
+
+/* Transaction i's output rows. */
+static bk_status rows_outputs(bk_table_writer *to, block_ctx *x, size_t i, const uint8_t txdisp[32],
+                              const char txhex[64], bk_error *err)
+{
+    const bk_table_block_info *info = x->info;
+    bk_txout_iter oi;
+    bk_txout o;
+    bk_txout_iter_init(&oi, &x->b->txs[i]);
+    while (bk_txout_next(&oi, &o)) {
+        row_place(to, x, i, txdisp, txhex, oi.index - 1);
+        if (x->asm_out) {
+            bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
+            bk_table_str_close(to, O_SCRIPT_ASM);
+        }
+        bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
+        /* type, address, desc: the order of the columns here */
+        bk_script_info sinfo;
+        if (bk_script_info_cursors_(o.script, o.script_len, info->net, &x->cur, &sinfo) != BK_OK)
+            return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
+        if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
+        const char *ty = bk_script_type_name(sinfo.sol.type);
+        r_str(to, O_TYPE, ty, strlen(ty));
+        if (sinfo.address_len) r_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
+        else r_null(to, O_ADDRESS);
+        if (x->desc_out) {
+            bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
+            bk_table_str_close(to, O_DESC);
+        }
+        r_int(to, O_VALUE, o.value);
+        bk_status st = row_done(to, err);
+        if (st != BK_OK) return st;
+    }
+    return BK_OK;
+}
+
+bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_block *b, const bk_block_undo *undo,
+                              const bk_table_block_info *info, bk_table_scratch *s, bk_error *err)
+{
+    if (!w || !b || !info || !s) return bk_error_set(err, BK_ERR_ARG, 0, "table rows: NULL argument");
+    bk_status st;
+    if (undo && (st = bk_block_undo_check(undo, b, err)) != BK_OK) return st;
+    block_ctx x;
+    memset(&x, 0, sizeof x);
+    x.b = b;
+    x.undo = undo;
+    x.info = info;
+    size_t n = b->n_tx;
+    if ((st = rows_scratch(s, n, &x, err)) != BK_OK) return st;
+    int need_ids = w[BK_DS_TRANSACTIONS] || w[BK_DS_INPUTS] || w[BK_DS_OUTPUTS];
+    if (need_ids) bk_block_txids_wtxids(b, x.txids, x.wtxids);
+    uint8_t bhash[32];
+    if (info->hash) memcpy(bhash, info->hash, 32);
+    else bk_block_hash(b, bhash);
+    x.btime = (int64_t)b->header.time * 1000000;
+    bk_hex_encode_rev(x.bhex, bhash, 32);
+    rev32(x.bdisp, bhash);
+    if ((st = rows_sums(&x, err)) != BK_OK) return st;
+    if (w[BK_DS_BLOCKS] && (st = row_block(w[BK_DS_BLOCKS], &x, err)) != BK_OK) return st;
     if (!need_ids) return BK_OK;
 
-    if (undo) bk_undo_iter_init(&ui, undo);
+    if (undo) bk_undo_iter_init(&x.ui, undo);
     bk_table_writer *tt = w[BK_DS_TRANSACTIONS], *ti = w[BK_DS_INPUTS], *to = w[BK_DS_OUTPUTS];
     /* Taproot keys decided in batches, in the order the rows take them
      * (per tx: spent outputs, then outputs; json_internal.h). */
-    bk_script_cursors_ cur;
-    bk_script_cursors_init_(&cur, b, ti ? undo : NULL, info->net);
+    bk_script_cursors_init_(&x.cur, b, ti ? undo : NULL, info->net);
     /* the derived text columns, when kept (--profile lean drops them) */
-    int ask_in = ti && bk_table_wants(ti, I_SCRIPT_ASM);
-    int asm_out = to && bk_table_wants(to, O_SCRIPT_ASM), desc_out = to && bk_table_wants(to, O_DESC);
+    x.ask_in = ti && bk_table_wants(ti, I_SCRIPT_ASM);
+    x.asm_out = to && bk_table_wants(to, O_SCRIPT_ASM);
+    x.desc_out = to && bk_table_wants(to, O_DESC);
     /* the x-only key checks serve the descriptors alone */
-    cur.skip_taproot = !desc_out && !(ti && bk_table_wants(ti, I_DESC));
+    x.cur.skip_taproot = !x.desc_out && !(ti && bk_table_wants(ti, I_DESC));
     for (size_t i = 0; i < n; i++) {
-        const bk_tx *tx = &b->txs[i];
-        const uint8_t *txid = txids + 32 * i;
+        const uint8_t *txid = x.txids + 32 * i;
         char txhex[64];
         bk_hex_encode_rev(txhex, txid, 32);
         uint8_t txdisp[32];
         rev32(txdisp, txid);
-        int cb = i == 0;
-        if (tt) {
-            r_hash(tt, T_HASH, txdisp, txhex);
-            bk_table_hex(tt, T_WTXID, wtxids + 32 * i, 32, 1);
-            r_int(tt, T_SIZE, tx->size);
-            r_int(tt, T_VIRTUAL_SIZE, bk_tx_vsize(tx));
-            r_int(tt, T_WEIGHT, bk_tx_weight(tx));
-            r_int(tt, T_VERSION, tx->version);
-            r_int(tt, T_LOCK_TIME, tx->locktime);
-            r_hash(tt, T_BLOCK_HASH, bdisp, bhex);
-            r_int(tt, T_BLOCK_NUMBER, info->height);
-            r_int(tt, T_BLOCK_TIMESTAMP, btime);
-            r_int(tt, T_INDEX, (int64_t)i);
-            r_int(tt, T_INPUT_COUNT, tx->n_in);
-            r_int(tt, T_OUTPUT_COUNT, tx->n_out);
-            if (!cb && undo) r_int(tt, T_INPUT_VALUE, sums[2 * i]);
-            else r_null(tt, T_INPUT_VALUE);
-            r_int(tt, T_OUTPUT_VALUE, sums[2 * i + 1]);
-            r_bool(tt, T_IS_COINBASE, cb);
-            if (!cb && undo) r_int(tt, T_FEE, sums[2 * i] - sums[2 * i + 1]);
-            else r_null(tt, T_FEE);
-            if ((st = row_done(tt, err)) != BK_OK) return st;
-        }
+        if (tt && (st = row_tx(tt, &x, i, txdisp, txhex, err)) != BK_OK) return st;
         uint32_t ncoins = 0;
-        int coins = !cb && undo && bk_undo_next_tx(&ui, &ncoins);
+        int coins = i != 0 && undo && bk_undo_next_tx(&x.ui, &ncoins);
         if (ti) {
-            bk_txin_iter ii;
-            bk_txin in;
-            bk_txin_iter_init(&ii, tx);
-            while (bk_txin_next(&ii, &in)) {
-                r_hash(ti, I_TRANSACTION_HASH, txdisp, txhex);
-                r_int(ti, I_TRANSACTION_INDEX, (int64_t)i);
-                r_hash(ti, I_BLOCK_HASH, bdisp, bhex);
-                r_int(ti, I_BLOCK_NUMBER, info->height);
-                r_int(ti, I_BLOCK_TIMESTAMP, btime);
-                r_int(ti, I_INDEX, ii.index - 1);
-                if (cb) {
-                    r_null(ti, I_SPENT_TRANSACTION_HASH);
-                    r_null(ti, I_SPENT_OUTPUT_INDEX);
-                    r_null(ti, I_SCRIPT_ASM);
-                } else {
-                    r_hash_rev(ti, I_SPENT_TRANSACTION_HASH, in.prev_txid);
-                    r_int(ti, I_SPENT_OUTPUT_INDEX, in.prev_index);
-                    if (ask_in) {
-                        bk_script_asm(bk_table_str_open(ti, I_SCRIPT_ASM), in.script_sig, in.script_sig_len, 1);
-                        bk_table_str_close(ti, I_SCRIPT_ASM);
-                    }
-                }
-                bk_table_hex(ti, I_SCRIPT_HEX, in.script_sig, in.script_sig_len, 0);
-                r_int(ti, I_SEQUENCE, in.sequence);
-                bk_table_list_begin(ti, I_WITNESS);
-                bk_witness_iter wi;
-                const uint8_t *item;
-                uint32_t ilen;
-                bk_witness_iter_init(&wi, &in);
-                while (bk_witness_next(&wi, &item, &ilen)) bk_table_hex(ti, I_WITNESS, item, ilen, 0);
-                bk_table_list_end(ti, I_WITNESS);
-                r_bool(ti, I_IS_COINBASE, cb);
-                bk_coin c;
-                if (coins && ncoins && bk_undo_next_coin(&ui, &c)) {
-                    ncoins--;
-                    r_int(ti, I_VALUE, c.value);
-                    script_cols(ti, I_TYPE, I_ADDRESS, I_DESC, bk_coin_script(&c), c.script_len, info->net, &cur);
-                    r_int(ti, I_SPENT_BLOCK_NUMBER, c.height);
-                    r_bool(ti, I_SPENT_IS_COINBASE, c.coinbase);
-                } else {
-                    for (size_t k = I_VALUE; k <= I_SPENT_IS_COINBASE; k++) r_null(ti, k);
-                }
-                if ((st = row_done(ti, err)) != BK_OK) return st;
-            }
+            if ((st = rows_inputs(ti, &x, i, txdisp, txhex, coins, ncoins, err)) != BK_OK) return st;
         } else if (coins) {
             bk_coin c;
-            while (ncoins-- && bk_undo_next_coin(&ui, &c)) {
+            while (ncoins-- && bk_undo_next_coin(&x.ui, &c)) {
             }
         }
-        if (to) {
-            bk_txout_iter oi;
-            bk_txout o;
-            bk_txout_iter_init(&oi, tx);
-            while (bk_txout_next(&oi, &o)) {
-                r_hash(to, O_TRANSACTION_HASH, txdisp, txhex);
-                r_int(to, O_TRANSACTION_INDEX, (int64_t)i);
-                r_hash(to, O_BLOCK_HASH, bdisp, bhex);
-                r_int(to, O_BLOCK_NUMBER, info->height);
-                r_int(to, O_BLOCK_TIMESTAMP, btime);
-                r_int(to, O_INDEX, oi.index - 1);
-                if (asm_out) {
-                    bk_script_asm(bk_table_str_open(to, O_SCRIPT_ASM), o.script, o.script_len, 0);
-                    bk_table_str_close(to, O_SCRIPT_ASM);
-                }
-                bk_table_hex(to, O_SCRIPT_HEX, o.script, o.script_len, 0);
-                /* type, address, desc: the order of the columns here */
-                bk_script_info sinfo;
-                if (bk_script_info_cursors_(o.script, o.script_len, info->net, &cur, &sinfo) != BK_OK)
-                    return bk_error_set(err, BK_ERR_ARG, 0, "unknown network");
-                if (sinfo.sol.type == BK_SCRIPT_PUBKEY) sinfo.address_len = 0;
-                const char *ty = bk_script_type_name(sinfo.sol.type);
-                r_str(to, O_TYPE, ty, strlen(ty));
-                if (sinfo.address_len) r_str(to, O_ADDRESS, sinfo.address, sinfo.address_len);
-                else r_null(to, O_ADDRESS);
-                if (desc_out) {
-                    bk_script_info_descriptor(bk_table_str_open(to, O_DESC), o.script, o.script_len, &sinfo);
-                    bk_table_str_close(to, O_DESC);
-                }
-                r_int(to, O_VALUE, o.value);
-                if ((st = row_done(to, err)) != BK_OK) return st;
-            }
-        }
+        if (to && (st = rows_outputs(to, &x, i, txdisp, txhex, err)) != BK_OK) return st;
     }
     return BK_OK;
 }

@@ -146,19 +146,6 @@ static bk_status ux_emit(void *ctx, const bk_utxo_batch *b, bk_error *err) { ret
 
 static int ux_next(void *ctx, bk_utxo *u) { return bk_utxo_source_next(ctx, u); }
 
-/* Parse "utxos_<first>_<last>.<ext>"; 1 when it has that form. */
-static int ux_name(const char *name, const char *ext, uint64_t *first, uint64_t *last)
-{
-    if (strncmp(name, "utxos_", 6) != 0) return 0;
-    const char *p = name + 6;
-    char *end;
-    if (*p < '0' || *p > '9') return 0;
-    *first = strtoull(p, &end, 10);
-    if (*end != '_' || end[1] < '0' || end[1] > '9') return 0;
-    *last = strtoull(end + 1, &end, 10);
-    return *end == '.' && !strcmp(end + 1, ext);
-}
-
 /* After a complete run: remove the DIR/utxos files of this format that
  * this run did not write (an earlier, larger set, or other chunk_rows),
  * so the directory holds exactly this set. */
@@ -168,11 +155,15 @@ static void ux_remove_stale(const bk_utxo_export_opts *o, uint64_t rows)
     if (snprintf(dir, sizeof dir, "%s/utxos", o->out_dir) >= (int)sizeof dir) return;
     DIR *d = opendir(dir);
     if (!d) return;
-    const char *ext = bk_table_format_ext(o->format);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        uint64_t first, last;
-        if (!ux_name(e->d_name, ext, &first, &last)) continue;
+        char name[8];
+        int64_t a, b;
+        bk_table_format fm;
+        if (!bk_chunk_name_split(e->d_name, name, sizeof name, &a, &b, &fm) || strcmp(name, "utxos") != 0 ||
+            fm != o->format)
+            continue;
+        uint64_t first = (uint64_t)a, last = (uint64_t)b;
         uint64_t want_last = first + o->chunk_rows - 1 < rows - 1 ? first + o->chunk_rows - 1 : rows - 1;
         if (rows && first % o->chunk_rows == 0 && first < rows && last == want_last) continue;
         char p[BK_CHUNK_PATH_MAX * 2];
