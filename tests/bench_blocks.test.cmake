@@ -5,13 +5,8 @@
 # (export's fee and undo checks), deterministic for a seed.
 add_executable(gen-bench-blocks ${CMAKE_SOURCE_DIR}/scripts/gen-bench-blocks.c ${CMAKE_SOURCE_DIR}/scripts/gen_bench_blocks.c)
 target_link_libraries(gen-bench-blocks PRIVATE blockkit_static)
-if(BK_SANITIZE)
-  set(BK_GENB_SAN 1) # no address-space limit in tests/robustness/lib.sh under ASan
-else()
-  set(BK_GENB_SAN 0)
-endif()
 add_test(NAME bench_blocks_gen
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/bench_blocks.sh)
 set_tests_properties(bench_blocks_gen PROPERTIES
-  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;GEN=$<TARGET_FILE:gen-bench-blocks>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;BK_SANITIZE=${BK_GENB_SAN}"
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;GEN=$<TARGET_FILE:gen-bench-blocks>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}"
   TIMEOUT 300)

@@ -11,12 +11,6 @@ set_tests_properties(electrum_client PROPERTIES FIXTURES_REQUIRED regtest TIMEOU
 # its balance, history, coins and heights against the vectors
 # (tests/electrum/wallet.sh says what it checks). Skipped, saying why, when
 # electrum is not installed (`make deps` installs it as an optional package).
-# BK_SANITIZE=1 in an ASan build: lib.sh's run sets no address-space limit
-if(BK_SANITIZE)
-  set(BK_EW_SAN 1)
-else()
-  set(BK_EW_SAN 0)
-endif()
 add_test(NAME electrum_wallet COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/wallet.sh)
 set_tests_properties(electrum_wallet PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600 SKIP_RETURN_CODE 77
-  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;BK_SANITIZE=${BK_EW_SAN}")
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")

@@ -4,16 +4,10 @@
 # index prefer the stale branch at 574..579, as invalidateblock would.
 add_executable(index-fail ${CMAKE_SOURCE_DIR}/tests/tools/index_fail.c)
 target_link_libraries(index-fail PRIVATE blockkit_static bk_leveldb)
-# (1 in an ASan build: no address-space limit in tests/robustness/lib.sh)
-if(BK_SANITIZE)
-  set(BK_VERIFY_SAN 1)
-else()
-  set(BK_VERIFY_SAN 0)
-endif()
 add_test(NAME export_verify
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/export/verify_cli.sh)
 set_tests_properties(export_verify PROPERTIES FIXTURES_REQUIRED "regtest;synth_small"
-  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;INDEX_FAIL=$<TARGET_FILE:index-fail>;GEN_SYNTH=$<TARGET_FILE:gen-synth-datadir>;REGTEST=${CMAKE_BINARY_DIR}/regtest;DATA=${CMAKE_SOURCE_DIR}/tests/data;WORK=${CMAKE_BINARY_DIR}/export-verify;BK_SANITIZE=${BK_VERIFY_SAN}"
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;INDEX_FAIL=$<TARGET_FILE:index-fail>;GEN_SYNTH=$<TARGET_FILE:gen-synth-datadir>;REGTEST=${CMAKE_BINARY_DIR}/regtest;DATA=${CMAKE_SOURCE_DIR}/tests/data;WORK=${CMAKE_BINARY_DIR}/export-verify;${BK_SAN_ENV}"
   TIMEOUT 300)
 # The footer's provenance read back by DuckDB (parquet_kv_metadata) and
 # hyparquet, equal to the catalogue and to Core's block hashes.

@@ -606,6 +606,30 @@ static void key_errors(void)
     CHECK_EQ_INT(st, 64);
 }
 
+/* bk_sp_scanner_label: each label's tweak and B_m equal the ones computed
+ * here with libsecp256k1 directly (BIP352 "Labels"); label 0, the change
+ * label, is a label like any other. */
+static void label_keys_are_the_bips(void)
+{
+    bk_sp_scanner *s = NULL;
+    CHECK_EQ_INT(bk_sp_scanner_new(b_scan, B_spend, NULL, 0, NULL, &s, NULL), BK_OK);
+    const uint32_t ms[] = {1, 2, 3, 200};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        uint8_t want_key[33], want_tweak[32], key[33], tweak[32];
+        recipient_key((int)ms[i], want_key, want_tweak);
+        CHECK_EQ_INT(bk_sp_scanner_label(s, ms[i], tweak, key, NULL), BK_OK);
+        CHECK(memcmp(tweak, want_tweak, 32) == 0);
+        CHECK(memcmp(key, want_key, 33) == 0);
+    }
+    uint8_t m0[36] = {0}, t0[32], tweak[32], key[33];
+    memcpy(m0, b_scan, 32);
+    tagged(t0, "BIP0352/Label", m0, 36);
+    CHECK_EQ_INT(bk_sp_scanner_label(s, 0, tweak, key, NULL), BK_OK);
+    CHECK(memcmp(tweak, t0, 32) == 0);
+    CHECK(memcmp(key, B_spend, 33) != 0);
+    bk_sp_scanner_free(s);
+}
+
 int main(void)
 {
     build_chain();
@@ -613,6 +637,7 @@ int main(void)
     RUN(found_keys_are_spendable);
     RUN(tweaks_are_the_senders);
     RUN(key_errors);
+    RUN(label_keys_are_the_bips);
     remove_tree(dir);
     return check_finish();
 }

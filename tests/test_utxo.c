@@ -96,13 +96,16 @@ static void test_snapshot_meta(void)
     uint64_t n = 0;
     uint8_t prev[32] = {0};
     uint64_t groups = 0;
+    CHECK_EQ_INT(bk_utxo_snapshot_coins_read(s), 0);
     while (bk_utxo_snapshot_next(s, &u)) {
         if (n == 0 || memcmp(prev, u.txid, 32) != 0) groups++;
         memcpy(prev, u.txid, 32);
         n++;
+        if (n == 1 || n == N_COINS / 2) CHECK_EQ_INT(bk_utxo_snapshot_coins_read(s), n);
     }
     CHECK(bk_utxo_snapshot_status(s, &err) == BK_OK);
     CHECK_EQ_INT(n, N_COINS);
+    CHECK_EQ_INT(bk_utxo_snapshot_coins_read(s), N_COINS);
     CHECK_EQ_INT(groups, 3899);
     CHECK_EQ_INT(bk_utxo_snapshot_offset(s), g_snap_len);
     bk_utxo_snapshot_close(s);

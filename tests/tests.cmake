@@ -12,6 +12,14 @@ foreach(src ${BK_TEST_SOURCES})
   target_link_libraries(${name} PRIVATE blockkit_static)
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data)
 endforeach()
+# Scripts learn an ASan build from BK_SANITIZE=1 in their environment
+# (tests/robustness/lib.sh then sets no address-space limit: ASan's shadow
+# map does not fit under one); every script test passes ${BK_SAN_ENV}.
+if(BK_SANITIZE)
+  set(BK_SAN_ENV "BK_SANITIZE=1")
+else()
+  set(BK_SAN_ENV "BK_SANITIZE=0")
+endif()
 # Per-module extra registrations (vector runners with arguments, CLI tests).
 file(GLOB BK_TEST_CMAKE CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/*.test.cmake)
 foreach(f ${BK_TEST_CMAKE})

@@ -572,6 +572,138 @@ static bk_status stats_prelude(bk_block_stats_scratch *s, const bk_block *b, int
 /* The smallest Coin (code 00, amount 00, script size 06), as the parser. */
 #define MIN_COIN_SIZE 3u
 
+/* The running sums of a block's loops, as Core's getblockstats names them. */
+typedef struct {
+    int64_t maxfee, maxfeerate, minfee, minfeerate;
+    int64_t total_out, totalfee, inputs, outputs;
+    int64_t maxtxsize, mintxsize;
+    int64_t swtotal_size, swtotal_weight, swtxs, total_size, total_weight;
+    int64_t utxos, utxo_size_inc, utxo_size_inc_actual;
+    /* the true extremes of the tables (the min/max statistics above start
+     * from Core's sentinels and may not be reached by invalid data) */
+    int64_t fee_lo, fee_hi, rate_lo, rate_hi, size_lo, size_hi;
+    size_t n_fees;
+} stats_sums;
+
+/* One transaction's outputs, straight from the decoded bytes (validated by
+ * the block decoder): value, script length, Core's unspendable rule. */
+static inline __attribute__((always_inline)) void
+tally_outputs(const bk_tx *tx, int64_t overhead, int64_t *tx_out, int64_t *tx_utxos, int64_t *size_inc,
+              int64_t *size_inc_actual)
+{
+    int64_t sum = 0, n = 0, inc = 0, inc_actual = 0;
+    const uint8_t *op = tx->data + tx->vout_pos;
+    for (uint32_t k = 0; k < tx->n_out; k++) {
+        int64_t value = (int64_t)bk_load_le64(op);
+        op += 8;
+        uint64_t sl = *op;
+        size_t cl = 1;
+        if (BK_UNLIKELY(sl >= 0xfd)) {
+            const uint8_t *q = op;
+            sl = bk_cs_get(&q);
+            cl = (size_t)(q - op);
+        }
+        const uint8_t *script = op + cl;
+        op = script + sl;
+        sum = wadd(sum, value);
+        int64_t sz = 8 + (int64_t)cl + (int64_t)sl + overhead;
+        inc += sz;
+        /* Core: CScript::IsUnspendable */
+        int spendable = !((sl > 0 && script[0] == 0x6a) || sl > BK_MAX_SCRIPT_SIZE);
+        n += spendable;
+        inc_actual += spendable ? sz : 0;
+    }
+    *tx_out = sum;
+    *tx_utxos = n;
+    *size_inc = inc;
+    *size_inc_actual = inc_actual;
+}
+
+/* A counted transaction's size, weight, fee and feerate into the sums and
+ * the tables. */
+static inline __attribute__((always_inline)) void
+record_tx(bk_block_stats_scratch *s, stats_sums *a, const bk_tx *tx, size_t sizes_slot, int64_t fee)
+{
+    int64_t tx_size = tx->size;
+    s->sizes[sizes_slot] = tx_size;
+    if (tx_size > a->maxtxsize) a->maxtxsize = tx_size;
+    if (tx_size < a->mintxsize) a->mintxsize = tx_size;
+    if (tx_size > a->size_hi) a->size_hi = tx_size;
+    if (tx_size < a->size_lo) a->size_lo = tx_size;
+    a->total_size += tx_size;
+
+    int64_t weight = 3 * (int64_t)tx->stripped_size + (int64_t)tx->size;
+    a->total_weight += weight;
+    if (tx->has_witness) {
+        a->swtxs++;
+        a->swtotal_size += tx_size;
+        a->swtotal_weight += weight;
+    }
+
+    size_t n = a->n_fees;
+    s->fees[n] = fee;
+    if (fee > a->maxfee) a->maxfee = fee;
+    if (fee < a->minfee) a->minfee = fee;
+    if (fee > a->fee_hi) a->fee_hi = fee;
+    if (fee < a->fee_lo) a->fee_lo = fee;
+    a->totalfee = wadd(a->totalfee, fee);
+    /* Core: (txfee * WITNESS_SCALE_FACTOR) / weight, truncated; a
+     * 32-bit division when both fit (the same quotient, far cheaper) */
+    int64_t fee4 = wmul4(fee);
+    int64_t feerate = 0;
+    if (weight) {
+        if ((uint64_t)fee4 <= UINT32_MAX && (uint64_t)weight <= UINT32_MAX)
+            feerate = (int64_t)((uint32_t)fee4 / (uint32_t)weight);
+        else
+            feerate = fee4 / weight;
+    }
+    s->rates[n] = feerate;
+    s->rates[s->cap + n] = weight;
+    a->n_fees = n + 1;
+    if (feerate > a->maxfeerate) a->maxfeerate = feerate;
+    if (feerate < a->minfeerate) a->minfeerate = feerate;
+    if (feerate > a->rate_hi) a->rate_hi = feerate;
+    if (feerate < a->rate_lo) a->rate_lo = feerate;
+}
+
+/* The sums into Core's getblockstats fields. */
+static void stats_finish(bk_block_stats_scratch *s, const bk_block *b, const bk_chain_context *ctx,
+                         const stats_sums *a, bk_block_stats *out)
+{
+    percentiles_by_weight(s, out->feerate_percentiles, a->n_fees, a->total_weight, a->rate_lo, a->rate_hi);
+
+    const uint64_t n_tx = b->n_tx;
+    out->avgfee = n_tx > 1 ? (int64_t)((uint64_t)a->totalfee / (n_tx - 1)) : 0;
+    out->avgfeerate = a->total_weight ? wmul4(a->totalfee) / a->total_weight : 0;
+    out->avgtxsize = n_tx > 1 ? (int64_t)((uint64_t)a->total_size / (n_tx - 1)) : 0;
+    out->height = ctx->height;
+    out->ins = a->inputs;
+    out->maxfee = a->maxfee;
+    out->maxfeerate = a->maxfeerate;
+    out->maxtxsize = a->maxtxsize;
+    out->medianfee = truncated_median(s, s->fees, a->n_fees, a->fee_lo, a->fee_hi);
+    out->mediantime = ctx->mediantime;
+    out->mediantxsize = truncated_median(s, s->sizes, a->n_fees, a->size_lo, a->size_hi);
+    out->minfee = a->minfee == MAX_MONEY ? 0 : a->minfee;
+    out->minfeerate = a->minfeerate == MAX_MONEY ? 0 : a->minfeerate;
+    out->mintxsize = a->mintxsize == MAX_BLOCK_SERIALIZED_SIZE ? 0 : a->mintxsize;
+    out->outs = a->outputs;
+    out->subsidy = bk_block_subsidy(ctx->network, ctx->height);
+    out->swtotal_size = a->swtotal_size;
+    out->swtotal_weight = a->swtotal_weight;
+    out->swtxs = a->swtxs;
+    out->time = b->header.time;
+    out->total_out = a->total_out;
+    out->total_size = a->total_size;
+    out->total_weight = a->total_weight;
+    out->totalfee = a->totalfee;
+    out->txs = (int64_t)n_tx;
+    out->utxo_increase = a->outputs - a->inputs;
+    out->utxo_size_inc = a->utxo_size_inc;
+    out->utxo_increase_actual = a->utxos - a->inputs;
+    out->utxo_size_inc_actual = a->utxo_size_inc_actual;
+}
+
 static inline __attribute__((always_inline)) bk_status
 stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, size_t size,
            const bk_chain_context *ctx, const bk_block_stats_opts *o, int64_t overhead, bk_block_stats *out,
@@ -581,16 +713,9 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
     const int check_fees = selection_loops_inputs(o->select);
     const int skip_coinbase_utxos = ctx->height == 0 || is_bip30_repeat(ctx, out->blockhash);
 
-    int64_t maxfee = 0, maxfeerate = 0, minfee = MAX_MONEY, minfeerate = MAX_MONEY;
-    int64_t total_out = 0, totalfee = 0, inputs = 0, outputs = 0;
-    int64_t maxtxsize = 0, mintxsize = MAX_BLOCK_SERIALIZED_SIZE;
-    int64_t swtotal_size = 0, swtotal_weight = 0, swtxs = 0, total_size = 0, total_weight = 0;
-    int64_t utxos = 0, utxo_size_inc = 0, utxo_size_inc_actual = 0;
-    /* the true extremes of the tables (the min/max statistics above start
-     * from Core's sentinels and may not be reached by invalid data) */
-    int64_t fee_lo = INT64_MAX, fee_hi = INT64_MIN, rate_lo = INT64_MAX, rate_hi = INT64_MIN;
-    int64_t size_lo = INT64_MAX, size_hi = INT64_MIN;
-    size_t n_fees = 0;
+    stats_sums a = {.minfee = MAX_MONEY, .minfeerate = MAX_MONEY, .mintxsize = MAX_BLOCK_SERIALIZED_SIZE,
+                    .fee_lo = INT64_MAX, .fee_hi = INT64_MIN, .rate_lo = INT64_MAX, .rate_hi = INT64_MIN,
+                    .size_lo = INT64_MAX, .size_hi = INT64_MIN};
     int any_coinbase_shaped = 0;
 
     const uint8_t *const undo_data = data;
@@ -608,38 +733,16 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
 
     for (uint32_t i = 0; i < b->n_tx; i++) {
         const bk_tx *tx = &b->txs[i];
-        outputs += tx->n_out;
+        a.outputs += tx->n_out;
         const int coinbase = bk_tx_is_coinbase_fast(tx);
         const int skip_utxos = skip_coinbase_utxos && (ctx->height == 0 || coinbase);
 
-        /* the outputs, straight from the decoded bytes (validated by the
-         * block decoder): value, script length, unspendable rule */
-        int64_t tx_out = 0, tx_utxos = 0, tx_size_inc = 0, tx_size_inc_actual = 0;
-        const uint8_t *op = tx->data + tx->vout_pos;
-        for (uint32_t k = 0; k < tx->n_out; k++) {
-            int64_t value = (int64_t)bk_load_le64(op);
-            op += 8;
-            uint64_t sl = *op;
-            size_t cl = 1;
-            if (BK_UNLIKELY(sl >= 0xfd)) {
-                const uint8_t *q = op;
-                sl = bk_cs_get(&q);
-                cl = (size_t)(q - op);
-            }
-            const uint8_t *script = op + cl;
-            op = script + sl;
-            tx_out = wadd(tx_out, value);
-            int64_t sz = 8 + (int64_t)cl + (int64_t)sl + overhead;
-            tx_size_inc += sz;
-            /* Core: CScript::IsUnspendable */
-            int spendable = !((sl > 0 && script[0] == 0x6a) || sl > BK_MAX_SCRIPT_SIZE);
-            tx_utxos += spendable;
-            tx_size_inc_actual += spendable ? sz : 0;
-        }
-        utxo_size_inc += tx_size_inc;
+        int64_t tx_out, tx_utxos, tx_size_inc, tx_size_inc_actual;
+        tally_outputs(tx, overhead, &tx_out, &tx_utxos, &tx_size_inc, &tx_size_inc_actual);
+        a.utxo_size_inc += tx_size_inc;
         if (!skip_utxos) {
-            utxos += tx_utxos;
-            utxo_size_inc_actual += tx_size_inc_actual;
+            a.utxos += tx_utxos;
+            a.utxo_size_inc_actual += tx_size_inc_actual;
         }
 
         if (i == 0) continue;
@@ -661,39 +764,6 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
                                 "CTxUndo has %u coins",
                                 hex, (long long)ctx->height, i, tx->n_in, (unsigned)n_coins);
         }
-        if (coinbase) {
-            any_coinbase_shaped = 1;
-            for (uint64_t c = 0; c < n_coins; c++) {
-                int64_t v;
-                uint64_t l;
-                if (fast) {
-                    if (!bk_undo_fast_coin(&ur.p, ur.end, &v, &l)) return FALLBACK;
-                } else {
-                    coin_value_len(&ur, &v, &l);
-                }
-            }
-            continue;
-        }
-
-        inputs += tx->n_in;
-        total_out = wadd(total_out, tx_out);
-
-        int64_t tx_size = tx->size;
-        s->sizes[i - 1] = tx_size;
-        if (tx_size > maxtxsize) maxtxsize = tx_size;
-        if (tx_size < mintxsize) mintxsize = tx_size;
-        if (tx_size > size_hi) size_hi = tx_size;
-        if (tx_size < size_lo) size_lo = tx_size;
-        total_size += tx_size;
-
-        int64_t weight = 3 * (int64_t)tx->stripped_size + (int64_t)tx->size;
-        total_weight += weight;
-
-        if (tx->has_witness) {
-            swtxs++;
-            swtotal_size += tx_size;
-            swtotal_weight += weight;
-        }
 
         int64_t tx_in = 0, spent_size = 0;
         for (uint64_t c = 0; c < n_coins; c++) {
@@ -707,8 +777,14 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
             tx_in = wadd(tx_in, v);
             spent_size += 8 + (l < 0xfd ? 1 : 3) + (int64_t)l + overhead; /* l <= BK_MAX_SCRIPT_SIZE */
         }
-        utxo_size_inc -= spent_size;
-        utxo_size_inc_actual -= spent_size;
+        if (coinbase) { /* walked, not counted */
+            any_coinbase_shaped = 1;
+            continue;
+        }
+        a.inputs += tx->n_in;
+        a.total_out = wadd(a.total_out, tx_out);
+        a.utxo_size_inc -= spent_size;
+        a.utxo_size_inc_actual -= spent_size;
         int64_t fee = wsub(tx_in, tx_out);
         if (check_fees && (fee < 0 || fee > MAX_MONEY)) {
             if (fast) return FALLBACK;
@@ -718,29 +794,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
                                 "Core: MoneyRange(txfee))",
                                 hex, (long long)ctx->height, i, (long long)fee);
         }
-        s->fees[n_fees] = fee;
-        if (fee > maxfee) maxfee = fee;
-        if (fee < minfee) minfee = fee;
-        if (fee > fee_hi) fee_hi = fee;
-        if (fee < fee_lo) fee_lo = fee;
-        totalfee = wadd(totalfee, fee);
-        /* Core: (txfee * WITNESS_SCALE_FACTOR) / weight, truncated; a
-         * 32-bit division when both fit (the same quotient, far cheaper) */
-        int64_t fee4 = wmul4(fee);
-        int64_t feerate = 0;
-        if (weight) {
-            if ((uint64_t)fee4 <= UINT32_MAX && (uint64_t)weight <= UINT32_MAX)
-                feerate = (int64_t)((uint32_t)fee4 / (uint32_t)weight);
-            else
-                feerate = fee4 / weight;
-        }
-        s->rates[n_fees] = feerate;
-        s->rates[s->cap + n_fees] = weight;
-        n_fees++;
-        if (feerate > maxfeerate) maxfeerate = feerate;
-        if (feerate < minfeerate) minfeerate = feerate;
-        if (feerate > rate_hi) rate_hi = feerate;
-        if (feerate < rate_lo) rate_lo = feerate;
+        record_tx(s, &a, tx, i - 1, fee);
     }
     if (fast) {
         /* bk_block_undo_parse: nothing after the CBlockUndo */
@@ -754,39 +808,7 @@ stats_pass(bk_block_stats_scratch *s, const bk_block *b, const uint8_t *data, si
         for (uint32_t i = 1; i < b->n_tx; i++)
             if (!bk_tx_is_coinbase_fast(&b->txs[i])) s->sizes[k++] = s->sizes[i - 1];
     }
-
-    percentiles_by_weight(s, out->feerate_percentiles, n_fees, total_weight, rate_lo, rate_hi);
-
-    const uint64_t n_tx = b->n_tx;
-    out->avgfee = n_tx > 1 ? (int64_t)((uint64_t)totalfee / (n_tx - 1)) : 0;
-    out->avgfeerate = total_weight ? wmul4(totalfee) / total_weight : 0;
-    out->avgtxsize = n_tx > 1 ? (int64_t)((uint64_t)total_size / (n_tx - 1)) : 0;
-    out->height = ctx->height;
-    out->ins = inputs;
-    out->maxfee = maxfee;
-    out->maxfeerate = maxfeerate;
-    out->maxtxsize = maxtxsize;
-    out->medianfee = truncated_median(s, s->fees, n_fees, fee_lo, fee_hi);
-    out->mediantime = ctx->mediantime;
-    out->mediantxsize = truncated_median(s, s->sizes, n_fees, size_lo, size_hi);
-    out->minfee = minfee == MAX_MONEY ? 0 : minfee;
-    out->minfeerate = minfeerate == MAX_MONEY ? 0 : minfeerate;
-    out->mintxsize = mintxsize == MAX_BLOCK_SERIALIZED_SIZE ? 0 : mintxsize;
-    out->outs = outputs;
-    out->subsidy = bk_block_subsidy(ctx->network, ctx->height);
-    out->swtotal_size = swtotal_size;
-    out->swtotal_weight = swtotal_weight;
-    out->swtxs = swtxs;
-    out->time = b->header.time;
-    out->total_out = total_out;
-    out->total_size = total_size;
-    out->total_weight = total_weight;
-    out->totalfee = totalfee;
-    out->txs = (int64_t)n_tx;
-    out->utxo_increase = outputs - inputs;
-    out->utxo_size_inc = utxo_size_inc;
-    out->utxo_increase_actual = utxos - inputs;
-    out->utxo_size_inc_actual = utxo_size_inc_actual;
+    stats_finish(s, b, ctx, &a, out);
     return BK_OK;
 }
 
