@@ -252,15 +252,7 @@ static bk_status scan_blk_records(bk_chain *c, const bk_blockfile *f, bk_record_
         if (hb.n == 0) hb.first = c->n_entries;
         memcpy(hb.hdr[hb.n++], hdr, BK_HEADER_SIZE);
         bk_chain_entry *e = &c->entries[c->n_entries++];
-        memset(e, 0, sizeof *e);
-        e->version = (int32_t)bk_load_le32(hdr);
-        memcpy(e->prev_hash, hdr + 4, 32);
-        e->time = bk_load_le32(hdr + 68);
-        e->bits = bk_load_le32(hdr + 72);
-        e->nonce = bk_load_le32(hdr + 76);
-        e->n_tx = (uint32_t)n_tx;
-        e->height = -1;
-        e->parent = e->next = BK_CHAIN_NONE;
+        bk_chain_entry_from_header(e, hdr, n_tx);
         e->file = rec.file;
         e->offset = rec.offset;
         e->size = rec.size;

@@ -1315,16 +1315,8 @@ static bk_status scan_appended(bk_chain *c, const bk_blocksdir *d, const covered
                 last_new = (uint32_t)c->n_entries++;
                 last_created = 1;
                 e = &c->entries[last_new];
-                memset(e, 0, sizeof *e);
+                bk_chain_entry_from_header(e, hdr, n_tx);
                 memcpy(e->hash, hash, 32);
-                e->version = (int32_t)bk_load_le32(hdr);
-                memcpy(e->prev_hash, hdr + 4, 32);
-                e->time = bk_load_le32(hdr + 68);
-                e->bits = bk_load_le32(hdr + 72);
-                e->nonce = bk_load_le32(hdr + 76);
-                e->n_tx = (uint32_t)n_tx;
-                e->height = -1;
-                e->parent = e->next = BK_CHAIN_NONE;
                 /* Insert now so a second copy in the tail is a duplicate. */
                 if (2 * c->n_entries > c->table_cap) st = table_build(c);
                 else bk_chain_table_insert(c, last_new);

@@ -9,6 +9,8 @@
 #include <blockkit/chain.h>
 #include <blockkit/stream.h>
 
+#include <string.h>
+
 /* The entry index of a block hash, or BK_CHAIN_NONE. */
 uint32_t bk_chain_table_find(const bk_chain *c, const uint8_t hash[32]);
 /* Insert entry idx (the table has room: capacity >= 2 n_entries). */
@@ -39,6 +41,21 @@ static inline int bk_chain_record_header(bk_record_iter *it, const bk_record *re
     bk_reader_init(&r, hdr + BK_HEADER_SIZE, n - BK_HEADER_SIZE);
     *n_tx = bk_read_compact_size(&r, 1);
     return bk_reader_ok(&r) && *n_tx != 0;
+}
+
+/* A new entry from a record's header (the hash aside), unlinked and of no
+ * height yet, as both scans make it. */
+static inline void bk_chain_entry_from_header(bk_chain_entry *e, const uint8_t hdr[BK_HEADER_SIZE], uint64_t n_tx)
+{
+    memset(e, 0, sizeof *e);
+    e->version = (int32_t)bk_load_le32(hdr);
+    memcpy(e->prev_hash, hdr + 4, 32);
+    e->time = bk_load_le32(hdr + 68);
+    e->bits = bk_load_le32(hdr + 72);
+    e->nonce = bk_load_le32(hdr + 76);
+    e->n_tx = (uint32_t)n_tx;
+    e->height = -1;
+    e->parent = e->next = BK_CHAIN_NONE;
 }
 
 /* A position in a blk or rev file and the entry it belongs to (the block
