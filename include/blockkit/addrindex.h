@@ -80,6 +80,8 @@ typedef enum bk_addrindex_mode {
  * and after each written batch (height: the last block taken). */
 typedef void (*bk_addrindex_progress_fn)(void *ctx, int64_t height, int64_t tip);
 
+#define BK_ADDRINDEX_CACHE_DEFAULT ((size_t)64 << 20)
+
 typedef struct bk_addrindex_opts {
     bk_network net;             /* an index of another network is refused; READ: BK_NET_COUNT_ takes the index's */
     const char *node_datadir;   /* non-NULL: a dir inside it is refused */
@@ -88,6 +90,9 @@ typedef struct bk_addrindex_opts {
     const bk_blocksdir *blocks; /* READ: the node's blocks, outliving the handle (NULL: the directory the
                                    index was built from, opened by the handle) */
     int workers;                /* WRITE: block workers (0 or 1: one) */
+    size_t cache_bytes;         /* READ: the views (history, coins) of the scripthashes asked for last, kept
+                                   until the tip changes, up to this many bytes (bk_addrindex_opts_init:
+                                   BK_ADDRINDEX_CACHE_DEFAULT; 0: none) */
     const volatile sig_atomic_t *cancel;   /* non-zero: stop after the current batch (BK_ERR_CANCELLED) */
     bk_addrindex_progress_fn progress;
     void *progress_ctx;

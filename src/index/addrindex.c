@@ -41,7 +41,12 @@ enum { K_FUND = 'o', K_SPEND = 'p', K_TXPOS = 'i', K_TXOFF = 'x', K_HEADER = 'h'
 #define MERGE_BUF_KEYS 16384  /* keys buffered per run while merging (256 KiB) */
 #define INGEST_BATCH 65536    /* keys per LevelDB write while merging */
 #define SIDE_BATCH_BYTES (8u << 20)
-#define BLK_SLOTS 16          /* blk files a READ handle keeps open */
+/* blk files a READ handle keeps open: BLK_SETS sets of BLK_WAYS, the set
+ * by file number (an address's history reaches into as many files as it
+ * has years; opening one costs more than reading a transaction) */
+#define BLK_SETS 64
+#define BLK_WAYS 4
+#define BLK_SLOTS (BLK_SETS * BLK_WAYS)
 
 typedef struct blk_slot {
     bk_blockfile f;
@@ -73,7 +78,14 @@ struct bk_addrindex {
     pthread_mutex_t blk_mu;
     blk_slot slots[BLK_SLOTS];
     uint64_t blk_clock;
+    /* READ: the views of recent scripthashes at the snapshot's tip */
+    struct view_cache *cache;
 };
+
+typedef struct view_cache view_cache;
+static view_cache *cache_new(size_t bytes);
+static void cache_clear(view_cache *c);
+static void cache_free(view_cache *c);
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -91,6 +103,7 @@ void bk_addrindex_opts_init(bk_addrindex_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->net = BK_NET_MAIN;
+    o->cache_bytes = BK_ADDRINDEX_CACHE_DEFAULT;
 }
 
 void bk_addrindex_scripthash(const uint8_t *script, size_t len, uint8_t sh_out[32])
@@ -353,8 +366,12 @@ bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex
     ix->alloc = o.alloc ? o.alloc : bk_default_allocator();
     pthread_rwlock_init(&ix->lock, NULL);
     pthread_mutex_init(&ix->blk_mu, NULL);
-    bk_status st;
-    if (mode == BK_ADDRINDEX_WRITE && (unsigned)o.net >= (unsigned)BK_NET_COUNT_) {
+    bk_status st = BK_OK;
+    if (mode == BK_ADDRINDEX_READ && o.cache_bytes && !(ix->cache = cache_new(o.cache_bytes)))
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    if (st != BK_OK) {
+        /* out of memory, said */
+    } else if (mode == BK_ADDRINDEX_WRITE && (unsigned)o.net >= (unsigned)BK_NET_COUNT_) {
         st = bk_error_set(err, BK_ERR_ARG, 0, "a writer names the index's network");
     } else if (mode == BK_ADDRINDEX_WRITE) {
         st = open_write(ix, err);
@@ -387,6 +404,7 @@ void bk_addrindex_close(bk_addrindex *ix)
     for (int i = 0; i < BLK_SLOTS; i++)
         if (ix->slots[i].open) bk_blockfile_close(&ix->slots[i].f);
     if (ix->own_blocks_open) bk_blocksdir_close(&ix->own_blocks);
+    cache_free(ix->cache);
     pthread_mutex_destroy(&ix->blk_mu);
     pthread_rwlock_destroy(&ix->lock);
     free(ix->dir);
@@ -407,6 +425,9 @@ bk_status bk_addrindex_refresh(bk_addrindex *ix, int *changed_out, bk_error *err
     ix->snap = snap;
     ix->tip_height = h;
     memcpy(ix->tip_hash, hash, 32);
+    /* the views were of the old snapshot (with the write lock held, no
+     * query is computing one) */
+    cache_clear(ix->cache);
     pthread_rwlock_unlock(&ix->lock);
     bk_ldb_close(old);
     if (changed_out) *changed_out = changed;
@@ -1418,9 +1439,9 @@ static bk_status blk_read(bk_addrindex *ix, uint32_t file, uint64_t off, uint8_t
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0, "%s: %s", ix->dir,
                             ix->blocks_msg[0] ? ix->blocks_msg : "no blocks directory to read transactions from");
     pthread_mutex_lock(&ix->blk_mu);
-    blk_slot *s = NULL, *spare = NULL;
-    for (int i = 0; i < BLK_SLOTS && !s; i++) {
-        blk_slot *c = &ix->slots[i];
+    blk_slot *s = NULL, *spare = NULL, *set = &ix->slots[(file % BLK_SETS) * BLK_WAYS];
+    for (int i = 0; i < BLK_WAYS && !s; i++) {
+        blk_slot *c = &set[i];
         if (c->open && c->number == file && !c->stale) s = c;
         else if (!c->refs && (!spare || !c->open || (spare->open && c->used < spare->used))) spare = c;
     }
@@ -1718,8 +1739,155 @@ static bk_status view_spend(bk_addrindex *ix, const uint8_t sh[32], script_view 
 
 /* The script's view: funding and spending rows read, checked against
  * their transactions (the read lock held). */
+
+/* ---- the view cache ---------------------------------------------------------
+ * A READ handle keeps the views of the scripthashes asked for last (a
+ * wallet's status, history, balance and coins of one script are all one
+ * view), up to opts.cache_bytes, least recently used out first. They are
+ * of the snapshot's tip: refresh empties the cache when it swaps the
+ * snapshot. Entries are copied in and out under the cache's own mutex. */
+typedef struct cache_entry {
+    uint8_t sh[32];
+    script_view v;               /* exactly sized copies */
+    size_t bytes;
+    struct cache_entry *next_in_bucket, *newer, *older;
+} cache_entry;
+
+#define CACHE_BUCKETS 4096u
+
+struct view_cache {
+    pthread_mutex_t mu;
+    size_t cap, bytes;
+    cache_entry *bucket[CACHE_BUCKETS];
+    cache_entry *newest, *oldest;
+};
+
+static view_cache *cache_new(size_t bytes)
+{
+    view_cache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    c->cap = bytes;
+    return c;
+}
+
+static unsigned cache_bucket(const uint8_t sh[32]) { return bk_load_le32(sh) % CACHE_BUCKETS; }
+
+static void lru_unlink(view_cache *c, cache_entry *e)
+{
+    if (e->newer) e->newer->older = e->older;
+    else c->newest = e->older;
+    if (e->older) e->older->newer = e->newer;
+    else c->oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void lru_push(view_cache *c, cache_entry *e)
+{
+    e->older = c->newest;
+    e->newer = NULL;
+    if (c->newest) c->newest->newer = e;
+    c->newest = e;
+    if (!c->oldest) c->oldest = e;
+}
+
+static void entry_drop(view_cache *c, cache_entry *e)
+{
+    cache_entry **pp = &c->bucket[cache_bucket(e->sh)];
+    while (*pp != e) pp = &(*pp)->next_in_bucket;
+    *pp = e->next_in_bucket;
+    lru_unlink(c, e);
+    c->bytes -= e->bytes;
+    view_free(&e->v);
+    free(e);
+}
+
+static void cache_clear(view_cache *c)
+{
+    if (!c) return;
+    pthread_mutex_lock(&c->mu);
+    while (c->oldest) entry_drop(c, c->oldest);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void cache_free(view_cache *c)
+{
+    if (!c) return;
+    cache_clear(c);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+/* A copy of src's arrays into dst: 0, or -1 out of memory (dst empty). */
+static int view_copy(script_view *dst, const script_view *src)
+{
+    memset(dst, 0, sizeof *dst);
+    if (src->n_coins && !(dst->coins = malloc(src->n_coins * sizeof *dst->coins))) return -1;
+    if (src->n_txs && !(dst->txs = malloc(src->n_txs * sizeof *dst->txs))) {
+        free(dst->coins);
+        dst->coins = NULL;
+        return -1;
+    }
+    if (src->n_coins) memcpy(dst->coins, src->coins, src->n_coins * sizeof *dst->coins);
+    if (src->n_txs) memcpy(dst->txs, src->txs, src->n_txs * sizeof *dst->txs);
+    dst->n_coins = dst->cap_coins = src->n_coins;
+    dst->n_txs = dst->cap_txs = src->n_txs;
+    return 0;
+}
+
+/* 1 and a copy of sh's view in *v, or 0 (not kept, or out of memory). */
+static int cache_get(view_cache *c, const uint8_t sh[32], script_view *v)
+{
+    if (!c) return 0;
+    int hit = 0;
+    pthread_mutex_lock(&c->mu);
+    for (cache_entry *e = c->bucket[cache_bucket(sh)]; e; e = e->next_in_bucket) {
+        if (memcmp(e->sh, sh, 32) != 0) continue;
+        hit = view_copy(v, &e->v) == 0;
+        lru_unlink(c, e);
+        lru_push(c, e);
+        break;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+/* Keep a copy of sh's view (nothing when it alone is over the cap, or out
+ * of memory: the cache is an optimisation, never an error). */
+static void cache_put(view_cache *c, const uint8_t sh[32], const script_view *v)
+{
+    if (!c) return;
+    size_t bytes = sizeof(cache_entry) + v->n_coins * sizeof *v->coins + v->n_txs * sizeof *v->txs;
+    if (bytes > c->cap) return;
+    cache_entry *e = calloc(1, sizeof *e);
+    if (!e) return;
+    if (view_copy(&e->v, v) != 0) {
+        free(e);
+        return;
+    }
+    memcpy(e->sh, sh, 32);
+    e->bytes = bytes;
+    pthread_mutex_lock(&c->mu);
+    unsigned b = cache_bucket(sh);
+    for (cache_entry *o = c->bucket[b]; o; o = o->next_in_bucket)
+        if (memcmp(o->sh, sh, 32) == 0) { /* computed twice at once: keep one */
+            entry_drop(c, o);
+            break;
+        }
+    while (c->oldest && c->bytes + bytes > c->cap) entry_drop(c, c->oldest);
+    e->next_in_bucket = c->bucket[b];
+    c->bucket[b] = e;
+    lru_push(c, e);
+    c->bytes += bytes;
+    pthread_mutex_unlock(&c->mu);
+}
+
 static bk_status view_of(bk_addrindex *ix, const uint8_t sh[32], size_t limit, script_view *v, bk_error *err)
 {
+    if (cache_get(ix->cache, sh, v)) {
+        if (!limit || v->n_txs <= limit) return BK_OK;
+        view_free(v); /* over the limit: refused below as without the cache, in the same words */
+    }
     memset(v, 0, sizeof *v);
     tx_buf tb = {0};
     bk_status st = view_fund(ix, sh, limit, v, &tb, err);
@@ -1732,6 +1900,7 @@ static bk_status view_of(bk_addrindex *ix, const uint8_t sh[32], size_t limit, s
             if (cmp_tx_order(&v->txs[u - 1], &v->txs[i]) != 0) v->txs[u++] = v->txs[i];
         v->n_txs = u;
     }
+    if (st == BK_OK) cache_put(ix->cache, sh, v);
     if (st == BK_OK && limit && v->n_txs > limit)
         st = bk_error_set(err, BK_ERR_LENGTH, 0, "history of %zu transactions is over the limit of %zu", v->n_txs,
                           limit);
