@@ -393,6 +393,7 @@ typedef struct series_ctx {
 } series_ctx;
 
 #define SERIES_BATCH 64
+#define SERIES_TASK 16
 
 static bk_status series_flush(series_ctx *c, bk_error *err)
 {
@@ -444,10 +445,8 @@ static bk_status series_block(void *vctx, int worker, const bk_engine_block *eb,
     return bk_writer_status(out);
 }
 
-static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
+static bk_status series_apply(series_ctx *c, const uint8_t *data, size_t len, bk_error *err)
 {
-    series_ctx *c = vctx;
-    (void)job;
     bk_coinstats_delta d;
     if (len > sizeof d) return bk_error_set(err, BK_ERR_INVALID, 0, "bad delta");
     memcpy(&d, data, len);
@@ -466,6 +465,18 @@ static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, siz
     return BK_OK;
 }
 
+/* A task's output: its blocks' deltas, one after the other. */
+static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
+{
+    series_ctx *c = vctx;
+    (void)job;
+    size_t one = c->o->with_muhash ? sizeof(bk_coinstats_delta) : offsetof(bk_coinstats_delta, mu);
+    if (len % one != 0) return bk_error_set(err, BK_ERR_INVALID, 0, "bad delta");
+    bk_status s = BK_OK;
+    for (size_t off = 0; off < len && s == BK_OK; off += one) s = series_apply(c, data + off, one, err);
+    return s;
+}
+
 bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, const bk_coinstats_series_opts *o,
                               bk_coinstats_emit_fn emit, void *ctx, bk_engine_where *where, bk_error *err)
 {
@@ -482,12 +493,25 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
     size_t n = (size_t)o->end + 1;
     int workers = o->workers < 1 ? 1 : o->workers;
     if ((size_t)workers > n) workers = (int)n;
+    /* Blocks go to the workers in tasks of up to SERIES_TASK consecutive
+     * heights (one hand-over per task, not per block), small enough that
+     * each worker still gets about 8 tasks. */
+    size_t per = n / (8 * (size_t)workers);
+    if (per > SERIES_TASK) per = SERIES_TASK;
+    if (per < 1) per = 1;
+    size_t n_tasks = (n + per - 1) / per;
     bk_engine_item *items = bk_alloc(alloc, n * sizeof *items);
+    bk_engine_task *tasks = bk_alloc(alloc, n_tasks * sizeof *tasks);
     series_worker *w = bk_alloc(alloc, (size_t)workers * sizeof *w);
-    if (!items || !w) {
+    if (!items || !tasks || !w) {
         bk_free(alloc, items, n * sizeof *items);
+        bk_free(alloc, tasks, n_tasks * sizeof *tasks);
         bk_free(alloc, w, (size_t)workers * sizeof *w);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    for (size_t t = 0; t < n_tasks; t++) {
+        tasks[t].first = t * per;
+        tasks[t].count = n - t * per < per ? n - t * per : per;
     }
     memset(w, 0, (size_t)workers * sizeof *w);
     series_ctx c;
@@ -520,6 +544,8 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
     eo.dir = dir;
     eo.items = items;
     eo.n_items = n;
+    eo.tasks = tasks;
+    eo.n_tasks = n_tasks;
     eo.read_flags = BK_READ_UNDO;
     eo.run.workers = workers;
     eo.run.window = 4 * (size_t)workers + 2;
@@ -539,6 +565,7 @@ out:
     bk_free(alloc, c.hashes, SERIES_BATCH * sizeof *c.hashes);
     for (int i = 0; i < workers; i++) bk_free(alloc, w[i].txids, w[i].cap);
     bk_free(alloc, w, (size_t)workers * sizeof *w);
+    bk_free(alloc, tasks, n_tasks * sizeof *tasks);
     bk_free(alloc, items, n * sizeof *items);
     return s;
 }
