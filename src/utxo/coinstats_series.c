@@ -28,6 +28,9 @@
 #include <gmp.h>
 #include <string.h>
 
+#include "utxo/coinstats_internal.h"
+#include "utxo/muhash_internal.h"
+
 #define MU_LIMBS 48
 #define MU_BYTES 384
 
@@ -65,14 +68,14 @@ void bk_coinstats_init(bk_coinstats *st)
     st->height = -1;
 }
 
-bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
-                                   const uint8_t *txids, const bk_block_undo *undo, int with_muhash,
-                                   bk_coinstats_delta *d, bk_error *err)
+bk_status bk_coinstats_block_walk(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
+                                  const uint8_t *txids, const bk_block_undo *undo, bk_coinstats_coin_fn coin,
+                                  void *coin_ctx, bk_coinstats_delta *d, bk_error *err)
 {
     memset(d, 0, offsetof(bk_coinstats_delta, mu));
     d->height = height;
     memcpy(d->hash, hash, 32);
-    d->has_muhash = with_muhash != 0;
+    d->has_muhash = coin != NULL;
     bk_muhash_init(&d->mu);
     if (height < 0) return bk_error_set(err, BK_ERR_ARG, 0, "negative height");
     d->subsidy = (uint64_t)bk_block_subsidy(net, height);
@@ -108,7 +111,7 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
                 else d->new_outputs_ex_coinbase += (uint64_t)o.value;
                 d->coins_added++;
                 d->bogosize_added += BOGO(o.script_len);
-                if (with_muhash) {
+                if (coin) {
                     /* TxOutSer without a bk_coin copy of the script */
                     uint8_t *p = ser;
                     memcpy(p, txids + 32 * (size_t)i, 32);
@@ -120,7 +123,8 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
                     /* a script over 10000 bytes is unspendable: skipped above */
                     memcpy(p, o.script, o.script_len);
                     p += o.script_len;
-                    bk_muhash_insert(&d->mu, ser, (size_t)(p - ser));
+                    s = coin(coin_ctx, ser, (size_t)(p - ser), 0, err);
+                    if (s != BK_OK) return s;
                 }
             }
         }
@@ -137,15 +141,33 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
             d->prevout_spent += (uint64_t)u.coin.value;
             d->coins_spent++;
             d->bogosize_spent += BOGO(u.coin.script_len);
-            if (with_muhash) {
+            if (coin) {
                 memcpy(u.txid, in.prev_txid, 32);
                 u.vout = in.prev_index;
                 size_t len = bk_utxo_txout_ser(&u, ser);
-                bk_muhash_remove(&d->mu, ser, len);
+                s = coin(coin_ctx, ser, len, 1, err);
+                if (s != BK_OK) return s;
             }
         }
     }
     return BK_OK;
+}
+
+static bk_status delta_coin(void *ctx, const uint8_t *ser, size_t len, int spent, bk_error *err)
+{
+    bk_muhash *mu = ctx;
+    (void)err;
+    if (spent) bk_muhash_remove(mu, ser, len);
+    else bk_muhash_insert(mu, ser, len);
+    return BK_OK;
+}
+
+bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
+                                   const uint8_t *txids, const bk_block_undo *undo, int with_muhash,
+                                   bk_coinstats_delta *d, bk_error *err)
+{
+    return bk_coinstats_block_walk(net, height, hash, b, txids, undo, with_muhash ? delta_coin : NULL, &d->mu, d,
+                                   err);
 }
 
 void bk_muhash_finalize_fast(const bk_muhash *m, uint8_t out[32])
@@ -368,10 +390,30 @@ void bk_coinstats_json(bk_json *j, const bk_coinstats *cur, const bk_coinstats *
 
 /* ---- the series over a chain ---- */
 
+/* A worker's buffers, reused from block to block: the block's txids, and
+ * the SHA-256 keys of the coins it adds and spends (keys[0], keys[1]),
+ * turned into elements and multiplied together once the block is walked. */
 typedef struct series_worker {
     uint8_t *txids;
     size_t cap;
+    uint8_t *keys[2];
+    size_t n_keys[2], cap_keys[2];
+    const bk_allocator *alloc;
 } series_worker;
+
+static bk_status series_coin(void *ctx, const uint8_t *ser, size_t len, int spent, bk_error *err)
+{
+    series_worker *w = ctx;
+    if (w->n_keys[spent] == w->cap_keys[spent]) {
+        size_t cap = w->cap_keys[spent] ? 2 * w->cap_keys[spent] : 256;
+        uint8_t *p = bk_realloc(w->alloc, w->keys[spent], 32 * w->cap_keys[spent], 32 * cap);
+        if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu coin keys)", cap);
+        w->keys[spent] = p;
+        w->cap_keys[spent] = cap;
+    }
+    bk_sha256(w->keys[spent] + 32 * w->n_keys[spent]++, ser, len);
+    return BK_OK;
+}
 
 typedef struct series_ctx {
     const bk_chain *chain;
@@ -436,9 +478,15 @@ static bk_status series_block(void *vctx, int worker, const bk_engine_block *eb,
         bk_block_txids(b, w->txids);
     }
     bk_coinstats_delta d;
-    bk_status s = bk_coinstats_block_delta(c->chain->net, h, eb->entry->hash, b, w->txids, h > 0 ? eb->undo : NULL,
-                                           c->o->with_muhash, &d, err);
+    w->n_keys[0] = w->n_keys[1] = 0;
+    bk_status s = bk_coinstats_block_walk(c->chain->net, h, eb->entry->hash, b, w->txids, h > 0 ? eb->undo : NULL,
+                                          c->o->with_muhash ? series_coin : NULL, w, &d, err);
     if (s != BK_OK) return s;
+    if (c->o->with_muhash) {
+        /* the block's MuHash product: numerator and denominator, here on the worker */
+        bk_muhash_mul_keys(d.mu.num, w->keys[0], w->n_keys[0]);
+        bk_muhash_mul_keys(d.mu.den, w->keys[1], w->n_keys[1]);
+    }
     /* without MuHash, only the numbers travel */
     size_t len = c->o->with_muhash ? sizeof d : offsetof(bk_coinstats_delta, mu);
     bk_writer_put(out, &d, len);
@@ -514,6 +562,7 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
         tasks[t].count = n - t * per < per ? n - t * per : per;
     }
     memset(w, 0, (size_t)workers * sizeof *w);
+    for (int i = 0; i < workers; i++) w[i].alloc = alloc;
     series_ctx c;
     memset(&c, 0, sizeof c);
     c.pend = bk_alloc(alloc, SERIES_BATCH * sizeof *c.pend);
@@ -563,7 +612,10 @@ out:
     bk_free(alloc, c.pend_mu, SERIES_BATCH * sizeof *c.pend_mu);
     bk_free(alloc, c.scratch, SERIES_BATCH * sizeof *c.scratch);
     bk_free(alloc, c.hashes, SERIES_BATCH * sizeof *c.hashes);
-    for (int i = 0; i < workers; i++) bk_free(alloc, w[i].txids, w[i].cap);
+    for (int i = 0; i < workers; i++) {
+        bk_free(alloc, w[i].txids, w[i].cap);
+        for (int k = 0; k < 2; k++) bk_free(alloc, w[i].keys[k], 32 * w[i].cap_keys[k]);
+    }
     bk_free(alloc, w, (size_t)workers * sizeof *w);
     bk_free(alloc, tasks, n_tasks * sizeof *tasks);
     bk_free(alloc, items, n * sizeof *items);
