@@ -253,30 +253,34 @@ static void hash_reduced(const mp_limb_t *x, uint8_t out[32])
     bk_sha256(out, b, sizeof b);
 }
 
-/* out[i] = finalize(m[i]) for n states, with one inverse. scratch: n x 48
- * limbs. */
-static void finalize_batch(const bk_muhash *m, size_t n, mp_limb_t (*scratch)[MU_LIMBS], uint8_t (*out)[32])
+/* The MuHash of n consecutive heights with one inverse. m[i].num is N_i,
+ * the running numerator after height i; m[i].den is den_i, height i's own
+ * denominator (its spent coins); the running denominator after height i is
+ * D_i = d_start * den_0 * ... * den_i, and d_last = D_{n-1}. Core's hash at
+ * height i is of N_i / D_i: from D_{n-1}^-1 (the one inverse) backwards,
+ * D_{i-1}^-1 = D_i^-1 * den_i, so two products per height. out[i] = that
+ * hash. */
+static void finalize_batch(const bk_muhash *m, size_t n, const uint64_t *d_start, const uint64_t *d_last,
+                           uint8_t (*out)[32])
 {
     if (n == 0) return;
-    /* scratch[i] = den_0 ... den_i */
-    memcpy(scratch[0], m[0].den, sizeof scratch[0]);
-    for (size_t i = 1; i < n; i++) {
-        memcpy(scratch[i], scratch[i - 1], sizeof scratch[i]);
-        mulmod(scratch[i], (const mp_limb_t *)(const void *)m[i].den);
-    }
     mp_limb_t inv[MU_LIMBS];
-    if (!invmod(inv, scratch[n - 1])) {
-        /* some denominator is 0 mod p: one at a time */
-        for (size_t i = 0; i < n; i++) bk_muhash_finalize_fast(&m[i], out[i]);
+    if (!invmod(inv, (const mp_limb_t *)(const void *)d_last)) {
+        /* some denominator is 0 mod p: each height by itself */
+        bk_muhash one;
+        memcpy(one.den, d_start, sizeof one.den);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(one.num, m[i].num, sizeof one.num);
+            mulmod((mp_limb_t *)(void *)one.den, (const mp_limb_t *)(const void *)m[i].den);
+            bk_muhash_finalize_fast(&one, out[i]);
+        }
         return;
     }
     for (size_t i = n; i-- > 0;) {
-        mp_limb_t x[MU_LIMBS], t[MU_LIMBS];
-        /* inv = (den_0 ... den_i)^-1; den_i^-1 = inv * (den_0 ... den_{i-1}) */
-        memcpy(t, inv, sizeof t);
-        if (i > 0) mulmod(t, scratch[i - 1]);
+        /* inv = D_i^-1 */
+        mp_limb_t x[MU_LIMBS];
         memcpy(x, m[i].num, sizeof x);
-        mulmod(x, t);
+        mulmod(x, inv);
         hash_reduced(x, out[i]);
         if (i > 0) mulmod(inv, (const mp_limb_t *)(const void *)m[i].den);
     }
@@ -426,8 +430,8 @@ typedef struct series_ctx {
     void *emit_ctx;
     /* heights applied but not yet finalized and emitted */
     bk_coinstats *pend;
-    bk_muhash *pend_mu;
-    mp_limb_t (*scratch)[MU_LIMBS];
+    bk_muhash *pend_mu;  /* num: the running numerator; den: the height's own denominator */
+    uint64_t den_start[MU_LIMBS]; /* the running denominator before pend[0] */
     uint8_t (*hashes)[32];
     size_t n_pend;
     bk_coinstats last;   /* the stats of the height before pend[0] */
@@ -440,7 +444,7 @@ typedef struct series_ctx {
 static bk_status series_flush(series_ctx *c, bk_error *err)
 {
     if (c->n_pend == 0) return BK_OK;
-    if (c->o->with_muhash) finalize_batch(c->pend_mu, c->n_pend, c->scratch, c->hashes);
+    if (c->o->with_muhash) finalize_batch(c->pend_mu, c->n_pend, c->den_start, c->mu.den, c->hashes);
     bk_status s = BK_OK;
     for (size_t i = 0; i < c->n_pend && s == BK_OK; i++) {
         bk_coinstats *cur = &c->pend[i];
@@ -500,6 +504,7 @@ static bk_status series_apply(series_ctx *c, const uint8_t *data, size_t len, bk
     memcpy(&d, data, len);
     if (!c->o->with_muhash) d.has_muhash = 0;
     int emit = d.height >= c->o->start;
+    if (emit && c->n_pend == 0) memcpy(c->den_start, c->mu.den, sizeof c->den_start);
     bk_status s = bk_coinstats_apply(&c->cur, &c->mu, &d, 0, err);
     if (s != BK_OK) return s;
     if (!emit) {
@@ -508,7 +513,10 @@ static bk_status series_apply(series_ctx *c, const uint8_t *data, size_t len, bk
         return BK_OK;
     }
     c->pend[c->n_pend] = c->cur;
-    c->pend_mu[c->n_pend] = c->mu;
+    if (c->o->with_muhash) {
+        memcpy(c->pend_mu[c->n_pend].num, c->mu.num, sizeof c->mu.num);
+        memcpy(c->pend_mu[c->n_pend].den, d.mu.den, sizeof d.mu.den);
+    }
     if (++c->n_pend == SERIES_BATCH) return series_flush(c, err);
     return BK_OK;
 }
@@ -567,10 +575,9 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
     memset(&c, 0, sizeof c);
     c.pend = bk_alloc(alloc, SERIES_BATCH * sizeof *c.pend);
     c.pend_mu = bk_alloc(alloc, SERIES_BATCH * sizeof *c.pend_mu);
-    c.scratch = bk_alloc(alloc, SERIES_BATCH * sizeof *c.scratch);
     c.hashes = bk_alloc(alloc, SERIES_BATCH * sizeof *c.hashes);
     bk_status s = BK_OK;
-    if (!c.pend || !c.pend_mu || !c.scratch || !c.hashes) {
+    if (!c.pend || !c.pend_mu || !c.hashes) {
         s = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto out;
     }
@@ -610,7 +617,6 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
 out:
     bk_free(alloc, c.pend, SERIES_BATCH * sizeof *c.pend);
     bk_free(alloc, c.pend_mu, SERIES_BATCH * sizeof *c.pend_mu);
-    bk_free(alloc, c.scratch, SERIES_BATCH * sizeof *c.scratch);
     bk_free(alloc, c.hashes, SERIES_BATCH * sizeof *c.hashes);
     for (int i = 0; i < workers; i++) {
         bk_free(alloc, w[i].txids, w[i].cap);
