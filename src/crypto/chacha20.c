@@ -121,13 +121,15 @@ typedef uint32_t v8u __attribute__((vector_size(32)));
 
 __attribute__((target("avx2"))) static inline v8u vrotl8(v8u v, int c) { return (v << c) | (v >> (32 - c)); }
 
-#define VQR8(a, b, c, d)                    \
-    do {                                    \
-        a += b; d ^= a; d = vrotl8(d, 16);  \
-        c += d; b ^= c; b = vrotl8(b, 12);  \
-        a += b; d ^= a; d = vrotl8(d, 8);   \
-        c += d; b ^= c; b = vrotl8(b, 7);   \
+/* The quarter round on vectors, with the rotation rot of their width. */
+#define VQR_ROT(rot, a, b, c, d)         \
+    do {                                 \
+        a += b; d ^= a; d = rot(d, 16);  \
+        c += d; b ^= c; b = rot(b, 12);  \
+        a += b; d ^= a; d = rot(d, 8);   \
+        c += d; b ^= c; b = rot(b, 7);   \
     } while (0)
+#define VQR8(a, b, c, d) VQR_ROT(vrotl8, a, b, c, d)
 
 __attribute__((target("avx2"))) static void chacha_core8(const uint32_t in[16], uint8_t out[512])
 {
@@ -192,78 +194,45 @@ typedef uint32_t v16u __attribute__((vector_size(64)));
 
 __attribute__((target("avx512f"))) static inline v16u vrotl16(v16u v, int c) { return (v << c) | (v >> (32 - c)); }
 
-#define VQR16(a, b, c, d)                    \
-    do {                                     \
-        a += b; d ^= a; d = vrotl16(d, 16);  \
-        c += d; b ^= c; b = vrotl16(b, 12);  \
-        a += b; d ^= a; d = vrotl16(d, 8);   \
-        c += d; b ^= c; b = vrotl16(b, 7);   \
-    } while (0)
+#define VQR16(a, b, c, d) VQR_ROT(vrotl16, a, b, c, d)
 
-/* Blocks i0 .. i0 + 15 (those below total) into out + 64 i. */
-__attribute__((target("avx512f"))) static void el_run16(const uint8_t *keys, size_t i0, size_t total,
-                                                         uint8_t *out)
-{
-    uint32_t in[16][16]; /* in[word][lane] */
-    for (int l = 0; l < 16; l++) {
-        uint32_t st[16];
-        el_lane_state(keys, i0 + (size_t)l < total ? i0 + (size_t)l : i0, st);
-        for (int i = 0; i < 16; i++) in[i][l] = st[i];
+/* el_run<L>: blocks i0 .. i0 + L - 1 (those below total) into out + 64 i,
+ * one per lane of vector type V (QR its quarter round). */
+#define EL_RUN(name, target_isa, V, L, QR)                                                        \
+    __attribute__((target(target_isa))) static void name(const uint8_t *keys, size_t i0, size_t total, \
+                                                         uint8_t *out)                             \
+    {                                                                                             \
+        uint32_t in[16][L]; /* in[word][lane] */                                                  \
+        for (int l = 0; l < (L); l++) {                                                           \
+            uint32_t st[16];                                                                      \
+            el_lane_state(keys, i0 + (size_t)l < total ? i0 + (size_t)l : i0, st);                \
+            for (int i = 0; i < 16; i++) in[i][l] = st[i];                                        \
+        }                                                                                         \
+        V x[16], s[16];                                                                           \
+        memcpy(s, in, sizeof s);                                                                  \
+        for (int i = 0; i < 16; i++) x[i] = s[i];                                                 \
+        for (int r = 0; r < 10; r++) {                                                            \
+            QR(x[0], x[4], x[8], x[12]);                                                          \
+            QR(x[1], x[5], x[9], x[13]);                                                          \
+            QR(x[2], x[6], x[10], x[14]);                                                         \
+            QR(x[3], x[7], x[11], x[15]);                                                         \
+            QR(x[0], x[5], x[10], x[15]);                                                         \
+            QR(x[1], x[6], x[11], x[12]);                                                         \
+            QR(x[2], x[7], x[8], x[13]);                                                          \
+            QR(x[3], x[4], x[9], x[14]);                                                          \
+        }                                                                                         \
+        for (int i = 0; i < 16; i++) x[i] += s[i];                                                \
+        uint32_t w[16][L];                                                                        \
+        memcpy(w, x, sizeof w);                                                                   \
+        for (int l = 0; l < (L) && i0 + (size_t)l < total; l++) {                                 \
+            uint32_t blk[16];                                                                     \
+            for (int i = 0; i < 16; i++) blk[i] = w[i][l];                                        \
+            memcpy(out + 64 * (i0 + (size_t)l), blk, 64); /* little-endian words */               \
+        }                                                                                         \
     }
-    v16u x[16], s[16];
-    memcpy(s, in, sizeof s);
-    for (int i = 0; i < 16; i++) x[i] = s[i];
-    for (int r = 0; r < 10; r++) {
-        VQR16(x[0], x[4], x[8], x[12]);
-        VQR16(x[1], x[5], x[9], x[13]);
-        VQR16(x[2], x[6], x[10], x[14]);
-        VQR16(x[3], x[7], x[11], x[15]);
-        VQR16(x[0], x[5], x[10], x[15]);
-        VQR16(x[1], x[6], x[11], x[12]);
-        VQR16(x[2], x[7], x[8], x[13]);
-        VQR16(x[3], x[4], x[9], x[14]);
-    }
-    for (int i = 0; i < 16; i++) x[i] += s[i];
-    uint32_t w[16][16];
-    memcpy(w, x, sizeof w);
-    for (int l = 0; l < 16 && i0 + (size_t)l < total; l++) {
-        uint32_t blk[16];
-        for (int i = 0; i < 16; i++) blk[i] = w[i][l];
-        memcpy(out + 64 * (i0 + (size_t)l), blk, 64); /* little-endian words */
-    }
-}
 
-/* The same with 8 AVX2 lanes. */
-__attribute__((target("avx2"))) static void el_run8(const uint8_t *keys, size_t i0, size_t total, uint8_t *out)
-{
-    uint32_t in[16][8];
-    for (int l = 0; l < 8; l++) {
-        uint32_t st[16];
-        el_lane_state(keys, i0 + (size_t)l < total ? i0 + (size_t)l : i0, st);
-        for (int i = 0; i < 16; i++) in[i][l] = st[i];
-    }
-    v8u x[16], s[16];
-    memcpy(s, in, sizeof s);
-    for (int i = 0; i < 16; i++) x[i] = s[i];
-    for (int r = 0; r < 10; r++) {
-        VQR8(x[0], x[4], x[8], x[12]);
-        VQR8(x[1], x[5], x[9], x[13]);
-        VQR8(x[2], x[6], x[10], x[14]);
-        VQR8(x[3], x[7], x[11], x[15]);
-        VQR8(x[0], x[5], x[10], x[15]);
-        VQR8(x[1], x[6], x[11], x[12]);
-        VQR8(x[2], x[7], x[8], x[13]);
-        VQR8(x[3], x[4], x[9], x[14]);
-    }
-    for (int i = 0; i < 16; i++) x[i] += s[i];
-    uint32_t w[16][8];
-    memcpy(w, x, sizeof w);
-    for (int l = 0; l < 8 && i0 + (size_t)l < total; l++) {
-        uint32_t blk[16];
-        for (int i = 0; i < 16; i++) blk[i] = w[i][l];
-        memcpy(out + 64 * (i0 + (size_t)l), blk, 64);
-    }
-}
+EL_RUN(el_run16, "avx512f", v16u, 16, VQR16)
+EL_RUN(el_run8, "avx2", v8u, 8, VQR8)
 
 static int have_avx512(void)
 {
