@@ -325,6 +325,14 @@ BK_BENCH(bench_utxo_stats_none, .name = "UtxoStats/none", .unit = "coin", .units
  * and discarded. One op = the whole series, chain index built in setup.
  * unit = block; MB/s counts the blk and rev bytes read (SERIES_BYTES,
  * checked in setup), comparable with Scan/sample/v3/j1's MB/s.
+ * UtxoStats/floor: the work per coin the series cannot avoid, over the same
+ * blocks and in the same unit: every coin the 940 blocks add or spend (their
+ * TxOutSer, collected in setup by the series' own walk,
+ * bk_coinstats_block_walk) made into its MuHash element (SHA-256, then
+ * ChaCha20 eight elements at a time as the series does) and multiplied into
+ * a numerator or denominator: one element and one 3072-bit multiplication
+ * per coin, nothing else (no reading, decoding, finalizing). MB/s counts
+ * the same SERIES_BYTES, so series / floor is the series' overhead.
  * UtxoRollback and UtxoRollback/929: bk_utxo_rollback_open from the tip
  * (939) down to 469 (470 blocks) and 929 (10 blocks): reading the blocks
  * and undo data above the height, collecting and sorting the coins to
@@ -337,6 +345,10 @@ BK_BENCH(bench_utxo_stats_none, .name = "UtxoStats/none", .unit = "coin", .units
 #include <blockkit/blockindex.h>
 #include <blockkit/chain.h>
 #include <blockkit/engine.h>
+#include <blockkit/sha256.h>
+
+#include "../src/utxo/coinstats_internal.h"
+#include "../src/utxo/muhash_internal.h"
 
 #define SERIES_BLOCKS 940
 #define SERIES_BYTES 5835486.0 /* blk + rev bytes of heights 0..939 (checked in setup) */
@@ -488,12 +500,125 @@ static void rollback_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
     }
 }
 
+/* UtxoStats/floor: the coins of blocks 0..939 as one buffer of TxOutSer
+ * (each length-prefixed, its spent flag first), collected in setup. */
+typedef struct floor_bench {
+    past_bench *past;
+    uint8_t *ser;
+    size_t len, cap;
+    size_t n[2];          /* coins added, spent */
+    uint8_t *keys[2];     /* n[k] x 32 bytes, written by each run */
+} floor_bench;
+
+static bk_status floor_coin(void *ctx, const uint8_t *ser, size_t len, int spent, bk_error *err)
+{
+    floor_bench *f = ctx;
+    size_t need = f->len + 1 + sizeof(uint32_t) + len;
+    if (need > f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 1 << 20;
+        while (cap < need) cap *= 2;
+        uint8_t *p = realloc(f->ser, cap);
+        if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        f->ser = p;
+        f->cap = cap;
+    }
+    uint32_t l = (uint32_t)len;
+    f->ser[f->len] = (uint8_t)spent;
+    memcpy(f->ser + f->len + 1, &l, sizeof l);
+    memcpy(f->ser + f->len + 1 + sizeof l, ser, len);
+    f->len = need;
+    f->n[spent]++;
+    return BK_OK;
+}
+
+static void floor_teardown(void *ctx, const bk_allocator *alloc)
+{
+    floor_bench *f = ctx;
+    if (f->past) past_teardown(f->past, alloc);
+    free(f->ser);
+    free(f->keys[0]);
+    free(f->keys[1]);
+    free(f);
+}
+
+static int floor_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    (void)arg;
+    floor_bench *f = calloc(1, sizeof *f);
+    if (!f) return 1;
+    void *pctx = NULL;
+    if (past_setup(&pctx, "floor", alloc) != 0) {
+        free(f);
+        return 1;
+    }
+    f->past = pctx;
+    bk_block_reader br;
+    bk_block_reader_init(&br, &f->past->d, NULL);
+    uint8_t *txids = NULL;
+    size_t txcap = 0;
+    int ok = 1;
+    for (int32_t h = 0; h < SERIES_BLOCKS && ok; h++) {
+        const bk_chain_entry *e = bk_chain_at_height(&f->past->c, h);
+        bk_engine_block eb;
+        bk_error err;
+        ok = e && bk_block_reader_read(&br, e, BK_READ_UNDO, &eb, NULL, &err) == BK_OK;
+        if (!ok) break;
+        if (32 * (size_t)eb.block->n_tx > txcap) {
+            txcap = 32 * (size_t)eb.block->n_tx;
+            uint8_t *p = realloc(txids, txcap);
+            if (!p) {
+                ok = 0;
+                break;
+            }
+            txids = p;
+        }
+        bk_block_txids(eb.block, txids);
+        bk_coinstats_delta d;
+        ok = bk_coinstats_block_walk(BK_NET_REGTEST, h, e->hash, eb.block, txids, h > 0 ? eb.undo : NULL,
+                                     floor_coin, f, &d, &err) == BK_OK;
+    }
+    free(txids);
+    bk_block_reader_free(&br);
+    for (int k = 0; k < 2 && ok; k++) ok = (f->keys[k] = malloc(32 * (f->n[k] ? f->n[k] : 1))) != NULL;
+    if (!ok) {
+        fprintf(stderr, "# cannot collect the regtest blocks' coins: skipped\n");
+        floor_teardown(f, alloc);
+        return 1;
+    }
+    *ctx = f;
+    return 0;
+}
+
+static void floor_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    floor_bench *f = ctx;
+    (void)alloc;
+    for (uint64_t i = 0; i < iters; i++) {
+        size_t n[2] = {0, 0};
+        for (size_t off = 0; off < f->len;) {
+            int spent = f->ser[off];
+            uint32_t l;
+            memcpy(&l, f->ser + off + 1, sizeof l);
+            bk_sha256(f->keys[spent] + 32 * n[spent]++, f->ser + off + 1 + sizeof l, l);
+            off += 1 + sizeof l + l;
+        }
+        bk_muhash mu;
+        bk_muhash_init(&mu);
+        bk_muhash_mul_keys(mu.num, f->keys[0], n[0]);
+        bk_muhash_mul_keys(mu.den, f->keys[1], n[1]);
+        bk_bench_keep(&mu);
+    }
+}
+
 BK_BENCH(bench_utxo_series_muhash, .name = "UtxoStats/series", .unit = "block", .units_per_op = SERIES_BLOCKS,
          .bytes_per_op = SERIES_BYTES, .arg = "muhash", .setup = past_setup, .run = series_run,
          .teardown = past_teardown)
 BK_BENCH(bench_utxo_series_muhash_j2, .name = "UtxoStats/series/j2", .unit = "block", .units_per_op = SERIES_BLOCKS,
          .bytes_per_op = SERIES_BYTES, .arg = "muhash/j2", .setup = past_setup, .run = series_run,
          .teardown = past_teardown)
+BK_BENCH(bench_utxo_series_floor, .name = "UtxoStats/floor", .unit = "block", .units_per_op = SERIES_BLOCKS,
+         .bytes_per_op = SERIES_BYTES, .arg = "floor", .setup = floor_setup, .run = floor_run,
+         .teardown = floor_teardown)
 BK_BENCH(bench_utxo_series_none, .name = "UtxoStats/series/none", .unit = "block", .units_per_op = SERIES_BLOCKS,
          .bytes_per_op = SERIES_BYTES, .arg = "none", .setup = past_setup, .run = series_run,
          .teardown = past_teardown)

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "crypto/chacha20.h"
+#include "utxo/muhash_internal.h"
 
 static void unhex_into(uint8_t *out, const char *hex)
 {
@@ -156,6 +157,45 @@ static void test_muhash_order(void)
     CHECK_MEM(ha, hb, 32);
 }
 
+/* The batched elements equal bk_muhash_element one by one on every lane
+ * width the CPU has (16, 8, 1), for batch sizes around the run lengths. */
+static void test_chacha20_elements(void)
+{
+    enum { N = 19 };
+    uint8_t keys[32 * N], want[384 * N], got[384 * N + 1];
+    static const uint8_t nonce[12] = {0};
+    for (size_t i = 0; i < sizeof keys; i++) keys[i] = (uint8_t)(i * 131 + 7);
+    for (size_t k = 0; k < N; k++) bk_chacha20_stream(keys + 32 * k, 0, nonce, want + 384 * k, 384);
+    int widths[3] = {16, 8, 1};
+    for (int wi = 0; wi < 3; wi++)
+        for (size_t n = 0; n <= N; n++) {
+            memset(got, 0xa5, sizeof got);
+            int used = bk_chacha20_elements_lanes(keys, n, got, widths[wi]);
+            CHECK(used <= widths[wi]);
+            CHECK_MEM(got, want, 384 * n);
+            CHECK_EQ_INT(got[384 * n], 0xa5); /* nothing written past the n elements */
+        }
+}
+
+/* bk_muhash_mul_keys equals one bk_muhash_insert per element. */
+static void test_muhash_mul_keys(void)
+{
+    enum { N = 21 };
+    uint8_t data[N][50], keys[32 * N];
+    bk_muhash a, b;
+    bk_muhash_init(&a);
+    bk_muhash_init(&b);
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 50; k++) data[i][k] = (uint8_t)(i * 53 + k * 3);
+        bk_muhash_insert(&a, data[i], 50);
+        bk_sha256(keys + 32 * i, data[i], 50);
+    }
+    bk_muhash_mul_keys(b.num, keys, N);
+    CHECK_MEM(a.num, b.num, sizeof a.num);
+    bk_muhash_mul_keys(b.den, keys, 0); /* the empty product leaves it */
+    CHECK_MEM(a.den, b.den, sizeof a.den);
+}
+
 int main(void)
 {
     RUN(test_chacha20_block);
@@ -163,5 +203,7 @@ int main(void)
     RUN(test_chacha20_encrypt);
     RUN(test_muhash_core_vectors);
     RUN(test_muhash_order);
+    RUN(test_chacha20_elements);
+    RUN(test_muhash_mul_keys);
     return check_finish();
 }

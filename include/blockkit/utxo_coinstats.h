@@ -129,8 +129,14 @@ typedef struct bk_coinstats_series_opts {
  * end with their undo data from dir), as coinstatsindex builds itself: the
  * workers read and decode blocks and compute each block's delta (its
  * coins' MuHash product); the calling thread applies the deltas in height
- * order and calls emit. Memory: the engine's window of blocks (2 x
- * workers + 1) and per worker a txid table; nothing grows with the chain.
+ * order and calls emit. Blocks go to the workers in tasks of up to 16
+ * consecutive heights; a worker hashes a block's coins (SHA-256), expands
+ * them into MuHash elements 8 at a time and multiplies them into the
+ * block's numerator and denominator; the calling thread multiplies those
+ * into the running state and finalizes 64 heights per modular inverse.
+ * Memory: the engine's window (4 x workers + 2 tasks of deltas, each
+ * about 900 bytes a block), per worker one block, its txids and its coins'
+ * keys (32 bytes a coin); nothing grows with the chain.
  * Errors: BK_ERR_ARG (range), BK_ERR_NOT_FOUND (a block without data or
  * undo: pruned), the engine's (*where, may be NULL, names the block and
  * file position), emit's, BK_ERR_CANCELLED. */

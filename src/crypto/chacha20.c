@@ -121,13 +121,15 @@ typedef uint32_t v8u __attribute__((vector_size(32)));
 
 __attribute__((target("avx2"))) static inline v8u vrotl8(v8u v, int c) { return (v << c) | (v >> (32 - c)); }
 
-#define VQR8(a, b, c, d)                    \
-    do {                                    \
-        a += b; d ^= a; d = vrotl8(d, 16);  \
-        c += d; b ^= c; b = vrotl8(b, 12);  \
-        a += b; d ^= a; d = vrotl8(d, 8);   \
-        c += d; b ^= c; b = vrotl8(b, 7);   \
+/* The quarter round on vectors, with the rotation rot of their width. */
+#define VQR_ROT(rot, a, b, c, d)         \
+    do {                                 \
+        a += b; d ^= a; d = rot(d, 16);  \
+        c += d; b ^= c; b = rot(b, 12);  \
+        a += b; d ^= a; d = rot(d, 8);   \
+        c += d; b ^= c; b = rot(b, 7);   \
     } while (0)
+#define VQR8(a, b, c, d) VQR_ROT(vrotl8, a, b, c, d)
 
 __attribute__((target("avx2"))) static void chacha_core8(const uint32_t in[16], uint8_t out[512])
 {
@@ -173,6 +175,100 @@ static int have_avx2(void)
     return v;
 }
 #endif
+
+/* ---- MuHash elements: 6 blocks per key, lanes across keys ----
+ *
+ * Block i of the batch is block i % 6 of key i / 6, and its 64 bytes go to
+ * out + 64 i, so element k is out + 384 k. The lanes of one run take
+ * blocks i0 .. i0 + L - 1: each lane its own key words and counter. */
+#define EL_BLOCKS 6
+
+static void el_lane_state(const uint8_t *keys, size_t i, uint32_t st[16])
+{
+    static const uint8_t zero_nonce[12] = {0};
+    chacha_setup(st, keys + 32 * (i / EL_BLOCKS), (uint32_t)(i % EL_BLOCKS), zero_nonce);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+typedef uint32_t v16u __attribute__((vector_size(64)));
+
+__attribute__((target("avx512f"))) static inline v16u vrotl16(v16u v, int c) { return (v << c) | (v >> (32 - c)); }
+
+#define VQR16(a, b, c, d) VQR_ROT(vrotl16, a, b, c, d)
+
+/* el_run<L>: blocks i0 .. i0 + L - 1 (those below total) into out + 64 i,
+ * one per lane of vector type V (QR its quarter round). */
+#define EL_RUN(name, target_isa, V, L, QR)                                                        \
+    __attribute__((target(target_isa))) static void name(const uint8_t *keys, size_t i0, size_t total, \
+                                                         uint8_t *out)                             \
+    {                                                                                             \
+        uint32_t in[16][L]; /* in[word][lane] */                                                  \
+        for (int l = 0; l < (L); l++) {                                                           \
+            uint32_t st[16];                                                                      \
+            el_lane_state(keys, i0 + (size_t)l < total ? i0 + (size_t)l : i0, st);                \
+            for (int i = 0; i < 16; i++) in[i][l] = st[i];                                        \
+        }                                                                                         \
+        V x[16], s[16];                                                                           \
+        memcpy(s, in, sizeof s);                                                                  \
+        for (int i = 0; i < 16; i++) x[i] = s[i];                                                 \
+        for (int r = 0; r < 10; r++) {                                                            \
+            QR(x[0], x[4], x[8], x[12]);                                                          \
+            QR(x[1], x[5], x[9], x[13]);                                                          \
+            QR(x[2], x[6], x[10], x[14]);                                                         \
+            QR(x[3], x[7], x[11], x[15]);                                                         \
+            QR(x[0], x[5], x[10], x[15]);                                                         \
+            QR(x[1], x[6], x[11], x[12]);                                                         \
+            QR(x[2], x[7], x[8], x[13]);                                                          \
+            QR(x[3], x[4], x[9], x[14]);                                                          \
+        }                                                                                         \
+        for (int i = 0; i < 16; i++) x[i] += s[i];                                                \
+        uint32_t w[16][L];                                                                        \
+        memcpy(w, x, sizeof w);                                                                   \
+        for (int l = 0; l < (L) && i0 + (size_t)l < total; l++) {                                 \
+            uint32_t blk[16];                                                                     \
+            for (int i = 0; i < 16; i++) blk[i] = w[i][l];                                        \
+            memcpy(out + 64 * (i0 + (size_t)l), blk, 64); /* little-endian words */               \
+        }                                                                                         \
+    }
+
+EL_RUN(el_run16, "avx512f", v16u, 16, VQR16)
+EL_RUN(el_run8, "avx2", v8u, 8, VQR8)
+
+static int have_avx512(void)
+{
+    static int cached = -1; /* a benign race, as have_avx2's */
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") ? 1 : 0;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#endif
+
+int bk_chacha20_elements_lanes(const uint8_t *keys, size_t n, uint8_t *out, int lanes)
+{
+    size_t total = EL_BLOCKS * n;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (lanes >= 16 && have_avx512()) {
+        for (size_t i = 0; i < total; i += 16) el_run16(keys, i, total, out);
+        return 16;
+    }
+    if (lanes >= 8 && have_avx2()) {
+        for (size_t i = 0; i < total; i += 8) el_run8(keys, i, total, out);
+        return 8;
+    }
+#endif
+    for (size_t i = 0; i < total; i++) {
+        uint32_t st[16];
+        el_lane_state(keys, i, st);
+        chacha_core(st, out + 64 * i);
+    }
+    return 1;
+}
+
+void bk_chacha20_elements(const uint8_t *keys, size_t n, uint8_t *out) { (void)bk_chacha20_elements_lanes(keys, n, out, 16); }
 
 void bk_chacha20_stream(const uint8_t key[32], uint32_t counter, const uint8_t nonce[12], uint8_t *out,
                         size_t len)

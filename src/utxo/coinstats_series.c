@@ -14,11 +14,14 @@
  * state of the set and, in block_info, the differences to the block
  * before.
  *
- * The series runs the block engine: workers decode blocks and undo data
- * and compute each block's delta (MuHash of its added coins as numerator,
- * of its spent coins as denominator: the expensive part); the calling
- * thread multiplies the deltas into the running MuHash in height order and
- * finalizes it for each height asked for. */
+ * The series runs the block engine in tasks of up to 16 heights: workers
+ * decode blocks and undo data and compute each block's delta (MuHash of its
+ * added coins as numerator, of its spent coins as denominator: the
+ * expensive part; the coins' SHA-256 keys first, then their ChaCha20
+ * elements 8 at a time, then one multiplication each); the calling thread
+ * multiplies the deltas into the running MuHash in height order (two
+ * products a height) and finalizes each height asked for, 64 heights per
+ * inverse (two more products a height). */
 #include <blockkit/utxo_coinstats.h>
 #include <blockkit/blockstats.h>
 #include <blockkit/chain.h>
@@ -27,6 +30,9 @@
 
 #include <gmp.h>
 #include <string.h>
+
+#include "utxo/coinstats_internal.h"
+#include "utxo/muhash_internal.h"
 
 #define MU_LIMBS 48
 #define MU_BYTES 384
@@ -65,14 +71,14 @@ void bk_coinstats_init(bk_coinstats *st)
     st->height = -1;
 }
 
-bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
-                                   const uint8_t *txids, const bk_block_undo *undo, int with_muhash,
-                                   bk_coinstats_delta *d, bk_error *err)
+bk_status bk_coinstats_block_walk(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
+                                  const uint8_t *txids, const bk_block_undo *undo, bk_coinstats_coin_fn coin,
+                                  void *coin_ctx, bk_coinstats_delta *d, bk_error *err)
 {
     memset(d, 0, offsetof(bk_coinstats_delta, mu));
     d->height = height;
     memcpy(d->hash, hash, 32);
-    d->has_muhash = with_muhash != 0;
+    d->has_muhash = coin != NULL;
     bk_muhash_init(&d->mu);
     if (height < 0) return bk_error_set(err, BK_ERR_ARG, 0, "negative height");
     d->subsidy = (uint64_t)bk_block_subsidy(net, height);
@@ -108,7 +114,7 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
                 else d->new_outputs_ex_coinbase += (uint64_t)o.value;
                 d->coins_added++;
                 d->bogosize_added += BOGO(o.script_len);
-                if (with_muhash) {
+                if (coin) {
                     /* TxOutSer without a bk_coin copy of the script */
                     uint8_t *p = ser;
                     memcpy(p, txids + 32 * (size_t)i, 32);
@@ -120,7 +126,8 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
                     /* a script over 10000 bytes is unspendable: skipped above */
                     memcpy(p, o.script, o.script_len);
                     p += o.script_len;
-                    bk_muhash_insert(&d->mu, ser, (size_t)(p - ser));
+                    s = coin(coin_ctx, ser, (size_t)(p - ser), 0, err);
+                    if (s != BK_OK) return s;
                 }
             }
         }
@@ -137,15 +144,33 @@ bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t
             d->prevout_spent += (uint64_t)u.coin.value;
             d->coins_spent++;
             d->bogosize_spent += BOGO(u.coin.script_len);
-            if (with_muhash) {
+            if (coin) {
                 memcpy(u.txid, in.prev_txid, 32);
                 u.vout = in.prev_index;
                 size_t len = bk_utxo_txout_ser(&u, ser);
-                bk_muhash_remove(&d->mu, ser, len);
+                s = coin(coin_ctx, ser, len, 1, err);
+                if (s != BK_OK) return s;
             }
         }
     }
     return BK_OK;
+}
+
+static bk_status delta_coin(void *ctx, const uint8_t *ser, size_t len, int spent, bk_error *err)
+{
+    bk_muhash *mu = ctx;
+    (void)err;
+    if (spent) bk_muhash_remove(mu, ser, len);
+    else bk_muhash_insert(mu, ser, len);
+    return BK_OK;
+}
+
+bk_status bk_coinstats_block_delta(bk_network net, int32_t height, const uint8_t hash[32], const bk_block *b,
+                                   const uint8_t *txids, const bk_block_undo *undo, int with_muhash,
+                                   bk_coinstats_delta *d, bk_error *err)
+{
+    return bk_coinstats_block_walk(net, height, hash, b, txids, undo, with_muhash ? delta_coin : NULL, &d->mu, d,
+                                   err);
 }
 
 void bk_muhash_finalize_fast(const bk_muhash *m, uint8_t out[32])
@@ -231,30 +256,34 @@ static void hash_reduced(const mp_limb_t *x, uint8_t out[32])
     bk_sha256(out, b, sizeof b);
 }
 
-/* out[i] = finalize(m[i]) for n states, with one inverse. scratch: n x 48
- * limbs. */
-static void finalize_batch(const bk_muhash *m, size_t n, mp_limb_t (*scratch)[MU_LIMBS], uint8_t (*out)[32])
+/* The MuHash of n consecutive heights with one inverse. m[i].num is N_i,
+ * the running numerator after height i; m[i].den is den_i, height i's own
+ * denominator (its spent coins); the running denominator after height i is
+ * D_i = d_start * den_0 * ... * den_i, and d_last = D_{n-1}. Core's hash at
+ * height i is of N_i / D_i: from D_{n-1}^-1 (the one inverse) backwards,
+ * D_{i-1}^-1 = D_i^-1 * den_i, so two products per height. out[i] = that
+ * hash. */
+static void finalize_batch(const bk_muhash *m, size_t n, const uint64_t *d_start, const uint64_t *d_last,
+                           uint8_t (*out)[32])
 {
     if (n == 0) return;
-    /* scratch[i] = den_0 ... den_i */
-    memcpy(scratch[0], m[0].den, sizeof scratch[0]);
-    for (size_t i = 1; i < n; i++) {
-        memcpy(scratch[i], scratch[i - 1], sizeof scratch[i]);
-        mulmod(scratch[i], (const mp_limb_t *)(const void *)m[i].den);
-    }
     mp_limb_t inv[MU_LIMBS];
-    if (!invmod(inv, scratch[n - 1])) {
-        /* some denominator is 0 mod p: one at a time */
-        for (size_t i = 0; i < n; i++) bk_muhash_finalize_fast(&m[i], out[i]);
+    if (!invmod(inv, (const mp_limb_t *)(const void *)d_last)) {
+        /* some denominator is 0 mod p: each height by itself */
+        bk_muhash one;
+        memcpy(one.den, d_start, sizeof one.den);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(one.num, m[i].num, sizeof one.num);
+            mulmod((mp_limb_t *)(void *)one.den, (const mp_limb_t *)(const void *)m[i].den);
+            bk_muhash_finalize_fast(&one, out[i]);
+        }
         return;
     }
     for (size_t i = n; i-- > 0;) {
-        mp_limb_t x[MU_LIMBS], t[MU_LIMBS];
-        /* inv = (den_0 ... den_i)^-1; den_i^-1 = inv * (den_0 ... den_{i-1}) */
-        memcpy(t, inv, sizeof t);
-        if (i > 0) mulmod(t, scratch[i - 1]);
+        /* inv = D_i^-1 */
+        mp_limb_t x[MU_LIMBS];
         memcpy(x, m[i].num, sizeof x);
-        mulmod(x, t);
+        mulmod(x, inv);
         hash_reduced(x, out[i]);
         if (i > 0) mulmod(inv, (const mp_limb_t *)(const void *)m[i].den);
     }
@@ -368,10 +397,30 @@ void bk_coinstats_json(bk_json *j, const bk_coinstats *cur, const bk_coinstats *
 
 /* ---- the series over a chain ---- */
 
+/* A worker's buffers, reused from block to block: the block's txids, and
+ * the SHA-256 keys of the coins it adds and spends (keys[0], keys[1]),
+ * turned into elements and multiplied together once the block is walked. */
 typedef struct series_worker {
     uint8_t *txids;
     size_t cap;
+    uint8_t *keys[2];
+    size_t n_keys[2], cap_keys[2];
+    const bk_allocator *alloc;
 } series_worker;
+
+static bk_status series_coin(void *ctx, const uint8_t *ser, size_t len, int spent, bk_error *err)
+{
+    series_worker *w = ctx;
+    if (w->n_keys[spent] == w->cap_keys[spent]) {
+        size_t cap = w->cap_keys[spent] ? 2 * w->cap_keys[spent] : 256;
+        uint8_t *p = bk_realloc(w->alloc, w->keys[spent], 32 * w->cap_keys[spent], 32 * cap);
+        if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory (%zu coin keys)", cap);
+        w->keys[spent] = p;
+        w->cap_keys[spent] = cap;
+    }
+    bk_sha256(w->keys[spent] + 32 * w->n_keys[spent]++, ser, len);
+    return BK_OK;
+}
 
 typedef struct series_ctx {
     const bk_chain *chain;
@@ -384,8 +433,8 @@ typedef struct series_ctx {
     void *emit_ctx;
     /* heights applied but not yet finalized and emitted */
     bk_coinstats *pend;
-    bk_muhash *pend_mu;
-    mp_limb_t (*scratch)[MU_LIMBS];
+    bk_muhash *pend_mu;  /* num: the running numerator; den: the height's own denominator */
+    uint64_t den_start[MU_LIMBS]; /* the running denominator before pend[0] */
     uint8_t (*hashes)[32];
     size_t n_pend;
     bk_coinstats last;   /* the stats of the height before pend[0] */
@@ -393,11 +442,12 @@ typedef struct series_ctx {
 } series_ctx;
 
 #define SERIES_BATCH 64
+#define SERIES_TASK 16
 
 static bk_status series_flush(series_ctx *c, bk_error *err)
 {
     if (c->n_pend == 0) return BK_OK;
-    if (c->o->with_muhash) finalize_batch(c->pend_mu, c->n_pend, c->scratch, c->hashes);
+    if (c->o->with_muhash) finalize_batch(c->pend_mu, c->n_pend, c->den_start, c->mu.den, c->hashes);
     bk_status s = BK_OK;
     for (size_t i = 0; i < c->n_pend && s == BK_OK; i++) {
         bk_coinstats *cur = &c->pend[i];
@@ -435,24 +485,29 @@ static bk_status series_block(void *vctx, int worker, const bk_engine_block *eb,
         bk_block_txids(b, w->txids);
     }
     bk_coinstats_delta d;
-    bk_status s = bk_coinstats_block_delta(c->chain->net, h, eb->entry->hash, b, w->txids, h > 0 ? eb->undo : NULL,
-                                           c->o->with_muhash, &d, err);
+    w->n_keys[0] = w->n_keys[1] = 0;
+    bk_status s = bk_coinstats_block_walk(c->chain->net, h, eb->entry->hash, b, w->txids, h > 0 ? eb->undo : NULL,
+                                          c->o->with_muhash ? series_coin : NULL, w, &d, err);
     if (s != BK_OK) return s;
+    if (c->o->with_muhash) {
+        /* the block's MuHash product: numerator and denominator, here on the worker */
+        bk_muhash_mul_keys(d.mu.num, w->keys[0], w->n_keys[0]);
+        bk_muhash_mul_keys(d.mu.den, w->keys[1], w->n_keys[1]);
+    }
     /* without MuHash, only the numbers travel */
     size_t len = c->o->with_muhash ? sizeof d : offsetof(bk_coinstats_delta, mu);
     bk_writer_put(out, &d, len);
     return bk_writer_status(out);
 }
 
-static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
+static bk_status series_apply(series_ctx *c, const uint8_t *data, size_t len, bk_error *err)
 {
-    series_ctx *c = vctx;
-    (void)job;
     bk_coinstats_delta d;
     if (len > sizeof d) return bk_error_set(err, BK_ERR_INVALID, 0, "bad delta");
     memcpy(&d, data, len);
     if (!c->o->with_muhash) d.has_muhash = 0;
     int emit = d.height >= c->o->start;
+    if (emit && c->n_pend == 0) memcpy(c->den_start, c->mu.den, sizeof c->den_start);
     bk_status s = bk_coinstats_apply(&c->cur, &c->mu, &d, 0, err);
     if (s != BK_OK) return s;
     if (!emit) {
@@ -461,9 +516,24 @@ static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, siz
         return BK_OK;
     }
     c->pend[c->n_pend] = c->cur;
-    c->pend_mu[c->n_pend] = c->mu;
+    if (c->o->with_muhash) {
+        memcpy(c->pend_mu[c->n_pend].num, c->mu.num, sizeof c->mu.num);
+        memcpy(c->pend_mu[c->n_pend].den, d.mu.den, sizeof d.mu.den);
+    }
     if (++c->n_pend == SERIES_BATCH) return series_flush(c, err);
     return BK_OK;
+}
+
+/* A task's output: its blocks' deltas, one after the other. */
+static bk_status series_consume(void *vctx, size_t job, const uint8_t *data, size_t len, bk_error *err)
+{
+    series_ctx *c = vctx;
+    (void)job;
+    size_t one = c->o->with_muhash ? sizeof(bk_coinstats_delta) : offsetof(bk_coinstats_delta, mu);
+    if (len % one != 0) return bk_error_set(err, BK_ERR_INVALID, 0, "bad delta");
+    bk_status s = BK_OK;
+    for (size_t off = 0; off < len && s == BK_OK; off += one) s = series_apply(c, data + off, one, err);
+    return s;
 }
 
 bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, const bk_coinstats_series_opts *o,
@@ -482,22 +552,35 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
     size_t n = (size_t)o->end + 1;
     int workers = o->workers < 1 ? 1 : o->workers;
     if ((size_t)workers > n) workers = (int)n;
+    /* Blocks go to the workers in tasks of up to SERIES_TASK consecutive
+     * heights (one hand-over per task, not per block), small enough that
+     * each worker still gets about 8 tasks. */
+    size_t per = n / (8 * (size_t)workers);
+    if (per > SERIES_TASK) per = SERIES_TASK;
+    if (per < 1) per = 1;
+    size_t n_tasks = (n + per - 1) / per;
     bk_engine_item *items = bk_alloc(alloc, n * sizeof *items);
+    bk_engine_task *tasks = bk_alloc(alloc, n_tasks * sizeof *tasks);
     series_worker *w = bk_alloc(alloc, (size_t)workers * sizeof *w);
-    if (!items || !w) {
+    if (!items || !tasks || !w) {
         bk_free(alloc, items, n * sizeof *items);
+        bk_free(alloc, tasks, n_tasks * sizeof *tasks);
         bk_free(alloc, w, (size_t)workers * sizeof *w);
         return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     }
+    for (size_t t = 0; t < n_tasks; t++) {
+        tasks[t].first = t * per;
+        tasks[t].count = n - t * per < per ? n - t * per : per;
+    }
     memset(w, 0, (size_t)workers * sizeof *w);
+    for (int i = 0; i < workers; i++) w[i].alloc = alloc;
     series_ctx c;
     memset(&c, 0, sizeof c);
     c.pend = bk_alloc(alloc, SERIES_BATCH * sizeof *c.pend);
     c.pend_mu = bk_alloc(alloc, SERIES_BATCH * sizeof *c.pend_mu);
-    c.scratch = bk_alloc(alloc, SERIES_BATCH * sizeof *c.scratch);
     c.hashes = bk_alloc(alloc, SERIES_BATCH * sizeof *c.hashes);
     bk_status s = BK_OK;
-    if (!c.pend || !c.pend_mu || !c.scratch || !c.hashes) {
+    if (!c.pend || !c.pend_mu || !c.hashes) {
         s = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
         goto out;
     }
@@ -520,6 +603,8 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
     eo.dir = dir;
     eo.items = items;
     eo.n_items = n;
+    eo.tasks = tasks;
+    eo.n_tasks = n_tasks;
     eo.read_flags = BK_READ_UNDO;
     eo.run.workers = workers;
     eo.run.window = 4 * (size_t)workers + 2;
@@ -535,10 +620,13 @@ bk_status bk_coinstats_series(const bk_chain *chain, const bk_blocksdir *dir, co
 out:
     bk_free(alloc, c.pend, SERIES_BATCH * sizeof *c.pend);
     bk_free(alloc, c.pend_mu, SERIES_BATCH * sizeof *c.pend_mu);
-    bk_free(alloc, c.scratch, SERIES_BATCH * sizeof *c.scratch);
     bk_free(alloc, c.hashes, SERIES_BATCH * sizeof *c.hashes);
-    for (int i = 0; i < workers; i++) bk_free(alloc, w[i].txids, w[i].cap);
+    for (int i = 0; i < workers; i++) {
+        bk_free(alloc, w[i].txids, w[i].cap);
+        for (int k = 0; k < 2; k++) bk_free(alloc, w[i].keys[k], 32 * w[i].cap_keys[k]);
+    }
     bk_free(alloc, w, (size_t)workers * sizeof *w);
+    bk_free(alloc, tasks, n_tasks * sizeof *tasks);
     bk_free(alloc, items, n * sizeof *items);
     return s;
 }
