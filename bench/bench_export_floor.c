@@ -2,7 +2,7 @@
  * the part of an export's work that no writer of the same files can skip,
  * measured on the Export rows' directory (bench/sample_dir.c: 150 blocks,
  * 217 MB, every transaction distinct) on one CPU, so that the Export rows'
- * targets can be set against it (docs/export.md, "The floor").
+ * targets can be set against it (docs/export.md, "Export rows against their floors").
  *
  * One op:
  *  1. the block engine with one worker (bk_engine_run): every block and its

@@ -250,10 +250,13 @@ typedef struct bk_chunk_file {
     int failed;                        /* a write failed (errno in err_no) */
     int err_no;
     bk_writer buf;                     /* storage of the write buffer in front of fd */
-    uint8_t *wb;                       /* the buffer in buf, 4 KiB aligned */
-    size_t wcap;                       /* its size: a multiple of 4 KiB, at most BK_CHUNK_BUF */
-    size_t wlen;                       /* bytes in it */
+    bk_writer buf2;                    /* storage of the second one (O_DIRECT: written while the other fills) */
+    uint8_t *wb;                       /* the buffer being filled, 4 KiB aligned */
+    uint8_t *wb2;                      /* the other one (O_DIRECT), being written or free */
+    size_t wcap;                       /* their size: a multiple of 4 KiB, at most BK_CHUNK_BUF */
+    size_t wlen;                       /* bytes in wb */
     int direct;                        /* fd is O_DIRECT (written a whole buffer at a time) */
+    struct bk_chunk_io *io;            /* the thread that writes full buffers of an O_DIRECT fd, or NULL */
     int chunk_named;                   /* opened by bk_chunk_file_open: a commit removes older partials */
     bk_sha256_ctx digest;              /* of the bytes written, in order */
     uint64_t size;                     /* bytes written */

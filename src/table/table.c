@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -555,42 +556,175 @@ static int fd_sink(void *ctx, const uint8_t *p, size_t n)
 
 /* The rest of the file written the usual way (the last, partial piece; or
  * a filesystem that refuses a direct write). */
-static void drop_direct(bk_chunk_file *f)
+static void fd_drop_direct(int fd)
 {
 #ifdef O_DIRECT
-    if (!f->direct) return;
-    int fl = fcntl(f->fd, F_GETFL);
-    if (fl != -1) (void)fcntl(f->fd, F_SETFL, fl & ~O_DIRECT);
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+#else
+    (void)fd;
 #endif
-    f->direct = 0;
 }
 
-/* Write the buffer out (a whole wcap while direct, or at the end). */
+/* Write p[0..n) to fd, O_DIRECT while *direct: a piece that is not whole
+ * 4 KiB blocks, a short write or an alignment the filesystem refuses drop
+ * it for the rest of the file. 0, or the errno of a failure. */
+static int write_piece(int fd, int *direct, const uint8_t *p, size_t n)
+{
+    if (*direct && n % DIRECT_ALIGN) {
+        fd_drop_direct(fd);
+        *direct = 0;
+    }
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EINVAL && *direct) {
+            fd_drop_direct(fd);
+            *direct = 0;
+            continue;
+        }
+        if (r <= 0) return r < 0 ? errno : EIO;
+        if ((size_t)r < n && *direct) {
+            /* short: the rest the usual way */
+            fd_drop_direct(fd);
+            *direct = 0;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The writer thread of an O_DIRECT chunk file: a direct write returns when
+ * the device has the bytes, so the file's full buffers are written here
+ * while the row code fills the other one (the device's time overlaps the
+ * CPU's; the SHA-256 stays with the caller, in order). One buffer at a
+ * time: the caller waits for the previous write before it hands over the
+ * next, and touches fd only when no write is under way. */
+typedef struct bk_chunk_io {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int fd;
+    int direct;      /* the thread's view of O_DIRECT on fd */
+    const uint8_t *p;
+    size_t n;
+    int busy, quit;
+    int err_no;      /* of the first failed write */
+    const bk_allocator *alloc;
+} bk_chunk_io;
+
+static void *io_main(void *arg)
+{
+    bk_chunk_io *io = arg;
+    pthread_mutex_lock(&io->mu);
+    for (;;) {
+        while (!io->busy && !io->quit) pthread_cond_wait(&io->cv, &io->mu);
+        if (!io->busy) break;
+        const uint8_t *p = io->p;
+        size_t n = io->n;
+        int direct = io->direct, failed = io->err_no;
+        pthread_mutex_unlock(&io->mu);
+        int e = failed ? 0 : write_piece(io->fd, &direct, p, n);
+        pthread_mutex_lock(&io->mu);
+        io->direct = direct;
+        if (e && !io->err_no) io->err_no = e;
+        io->busy = 0;
+        pthread_cond_broadcast(&io->cv);
+    }
+    pthread_mutex_unlock(&io->mu);
+    return NULL;
+}
+
+/* Start the writer thread of f (O_DIRECT, both buffers ready); without one
+ * (no memory, no thread) the file is written from the caller's thread. */
+static void io_start(bk_chunk_file *f, const bk_allocator *alloc)
+{
+    bk_chunk_io *io = bk_alloc(alloc, sizeof *io);
+    if (!io) return;
+    memset(io, 0, sizeof *io);
+    io->fd = f->fd;
+    io->direct = 1;
+    io->alloc = alloc;
+    if (pthread_mutex_init(&io->mu, NULL) != 0) {
+        bk_free(alloc, io, sizeof *io);
+        return;
+    }
+    if (pthread_cond_init(&io->cv, NULL) != 0) {
+        pthread_mutex_destroy(&io->mu);
+        bk_free(alloc, io, sizeof *io);
+        return;
+    }
+    if (pthread_create(&io->th, NULL, io_main, io) != 0) {
+        pthread_cond_destroy(&io->cv);
+        pthread_mutex_destroy(&io->mu);
+        bk_free(alloc, io, sizeof *io);
+        return;
+    }
+    f->io = io;
+}
+
+/* Wait for the write under way; its failure and a dropped O_DIRECT become f's. */
+static int io_wait(bk_chunk_file *f)
+{
+    bk_chunk_io *io = f->io;
+    pthread_mutex_lock(&io->mu);
+    while (io->busy) pthread_cond_wait(&io->cv, &io->mu);
+    if (!io->direct) f->direct = 0;
+    if (io->err_no && !f->failed) {
+        f->failed = 1;
+        f->err_no = io->err_no;
+    }
+    pthread_mutex_unlock(&io->mu);
+    return f->failed ? -1 : 0;
+}
+
+/* Wait for the last write and end the thread; fd is the caller's again. */
+static int io_stop(bk_chunk_file *f)
+{
+    if (!f->io) return f->failed ? -1 : 0;
+    int r = io_wait(f);
+    bk_chunk_io *io = f->io;
+    pthread_mutex_lock(&io->mu);
+    io->quit = 1;
+    pthread_cond_broadcast(&io->cv);
+    pthread_mutex_unlock(&io->mu);
+    pthread_join(io->th, NULL);
+    pthread_cond_destroy(&io->cv);
+    pthread_mutex_destroy(&io->mu);
+    bk_free(io->alloc, io, sizeof *io);
+    f->io = NULL;
+    return r;
+}
+
+/* Write the buffer out (a whole wcap while direct, or at the end): handed
+ * to the writer thread, which writes it while wb2 becomes the buffer to
+ * fill; or written here. */
 static int flush_buf(bk_chunk_file *f)
 {
     size_t n = f->wlen;
     f->wlen = 0;
     bk_sha256_update(&f->digest, f->wb, n);
     f->size += n;
-    if (f->direct && n % DIRECT_ALIGN) drop_direct(f);
-    while (n) {
-        ssize_t r = write(f->fd, f->wb, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && errno == EINVAL && f->direct) {
-            drop_direct(f); /* alignment this filesystem does not take */
-            continue;
-        }
-        if (r <= 0) {
-            f->failed = 1;
-            f->err_no = r < 0 ? errno : EIO;
-            return -1;
-        }
-        if ((size_t)r < n) {
-            /* short: the rest from the buffer's start, the usual way */
-            drop_direct(f);
-            memmove(f->wb, f->wb + r, n - (size_t)r);
-        }
-        n -= (size_t)r;
+    if (f->io) {
+        if (io_wait(f)) return -1;
+        bk_chunk_io *io = f->io;
+        pthread_mutex_lock(&io->mu);
+        io->p = f->wb;
+        io->n = n;
+        io->busy = 1;
+        pthread_cond_broadcast(&io->cv);
+        pthread_mutex_unlock(&io->mu);
+        uint8_t *t = f->wb;
+        f->wb = f->wb2;
+        f->wb2 = t;
+        return 0;
+    }
+    int e = write_piece(f->fd, &f->direct, f->wb, n);
+    if (e) {
+        f->failed = 1;
+        f->err_no = e;
+        return -1;
     }
     return 0;
 }
@@ -601,7 +735,7 @@ static int buf_sink(void *ctx, const uint8_t *p, size_t n)
 {
     bk_chunk_file *f = ctx;
     if (!f->direct && f->wlen + n > f->wcap && f->wlen && flush_buf(f)) return -1;
-    if (!f->direct && n >= f->wcap) return fd_sink(f, p, n);
+    if (!f->direct && n >= f->wcap) return (f->io && io_wait(f)) ? -1 : fd_sink(f, p, n);
     while (n) {
         size_t m = f->wcap - f->wlen;
         if (m > n) m = n;
@@ -685,10 +819,11 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
                 f->kept_alloc == alloc && same_pq_opts(&f->kept_pq, pq);
     if (f->kept && !reuse) bk_chunk_file_release(f);
     bk_table_writer keep_table;
-    bk_writer keep_buf;
+    bk_writer keep_buf, keep_buf2;
     if (reuse) {
         keep_table = f->table;
         keep_buf = f->buf;
+        keep_buf2 = f->buf2;
     }
     memset(f, 0, sizeof *f);
     f->fd = -1;
@@ -700,9 +835,12 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
         /* the same address: the text formats' sink context is the table itself */
         f->table = keep_table;
         f->buf = keep_buf;
+        f->buf2 = keep_buf2;
         bk_writer_reset(&f->buf);
+        bk_writer_reset(&f->buf2);
     } else {
         bk_writer_init(&f->buf, alloc);
+        bk_writer_init(&f->buf2, alloc);
     }
     f->kept_alloc = alloc;
     if (pq) f->kept_pq = *pq;
@@ -716,6 +854,7 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
     if (f->fd < 0) {
         if (reuse) bk_table_close(&f->table);
         bk_writer_free(&f->buf);
+        bk_writer_free(&f->buf2);
         return bk_error_set(err, BK_ERR_IO, 0, "%s: %s", f->tmp_path, strerror(errno));
     }
     if (bk_writer_reserve(&f->buf, BK_CHUNK_BUF) != BK_OK) {
@@ -729,6 +868,16 @@ static bk_status chunk_file_open_at(bk_chunk_file *f, const char *path, const ch
     f->wcap = (f->buf.cap - skip) / DIRECT_ALIGN * DIRECT_ALIGN;
     if (f->wcap > BK_CHUNK_BUF) f->wcap = BK_CHUNK_BUF;
     f->wlen = 0;
+    /* O_DIRECT: a second buffer and the thread that writes the full ones */
+    if (f->direct && bk_writer_reserve(&f->buf2, BK_CHUNK_BUF) == BK_OK) {
+        size_t skip2 = (DIRECT_ALIGN - (uintptr_t)f->buf2.data % DIRECT_ALIGN) % DIRECT_ALIGN;
+        size_t cap2 = (f->buf2.cap - skip2) / DIRECT_ALIGN * DIRECT_ALIGN;
+        if (cap2 >= DIRECT_ALIGN) {
+            f->wb2 = f->buf2.data + skip2;
+            if (cap2 < f->wcap) f->wcap = cap2;
+            io_start(f, alloc);
+        }
+    }
     bk_status st = reuse ? bk_table_reopen(&f->table, buf_sink, f, err)
                          : bk_table_open(&f->table, format, cols, ncols, pq, buf_sink, f, alloc, err);
     if (st != BK_OK) {
@@ -759,8 +908,10 @@ bk_status bk_chunk_file_open_path(bk_chunk_file *f, const char *path, bk_table_f
 
 void bk_chunk_file_abort(bk_chunk_file *f)
 {
+    (void)io_stop(f); /* (the write under way ends before fd closes) */
     bk_table_close(&f->table);
     bk_writer_free(&f->buf);
+    bk_writer_free(&f->buf2);
     f->kept = 0;
     if (f->fd >= 0) {
         close(f->fd);
@@ -774,6 +925,7 @@ void bk_chunk_file_release(bk_chunk_file *f)
     if (!f || !f->kept) return;
     bk_table_close(&f->table);
     bk_writer_free(&f->buf);
+    bk_writer_free(&f->buf2);
     f->kept = 0;
 }
 
@@ -820,6 +972,7 @@ bk_status bk_chunk_file_commit(bk_chunk_file *f, bk_error *err)
     bk_status st = bk_table_finish(&f->table, err);
     if (st == BK_OK && f->wlen && flush_buf(f)) st = BK_ERR_IO;
     f->wlen = 0;
+    if (io_stop(f) && st == BK_OK) st = BK_ERR_IO;
     if (f->failed) st = bk_error_set(err, BK_ERR_IO, 0, "%s: write error: %s", f->tmp_path, strerror(f->err_no));
     int sync_failed = st == BK_OK && fsync(f->fd) != 0;
     int e_sync = errno;
