@@ -22,7 +22,9 @@
  * scripthash or txid queried (its 8-byte key prefix, then the value's
  * first 24 bytes, zeros after them).
  *
- * Checks, when a query succeeds: the history is in strict blockchain order
+ * Checks, when a query succeeds: a second query (from the handle's view
+ * cache) gives the same history, and a limit under it is refused; the
+ * history is in strict blockchain order
  * (height, then position), non-negative, within the limit; the status is
  * the status of that history (bk_addrindex_status_of) and absent exactly
  * when the history is empty; coins are in (height, pos, vout) order, each
@@ -188,6 +190,20 @@ static void query_scripthash(bk_addrindex *ix, const uint8_t sh[32], size_t limi
         st = bk_addrindex_status(ix, sh, limit, got, &has_got, &err);
         if (st != BK_OK) check_fail(st, &err);
         else if (has_got != has_want || (has_got && memcmp(got, want, 32) != 0)) abort();
+        /* again, from the handle's view cache: the same answer, and a
+         * limit under it refused as it is without the cache */
+        bk_addr_tx *again = NULL;
+        size_t n2 = 0;
+        st = bk_addrindex_history(ix, sh, limit, &again, &n2, &err);
+        if (st != BK_OK) check_fail(st, &err);
+        else if (n2 != n || (n && memcmp(again, txs, n * sizeof *txs) != 0)) abort();
+        bk_addrindex_free(ix, again);
+        if (n > 1) {
+            again = NULL;
+            st = bk_addrindex_history(ix, sh, n - 1, &again, &n2, &err);
+            if (st != BK_ERR_LENGTH) abort();
+            check_fail(st, &err);
+        }
     }
     bk_addr_coin *coins = NULL;
     size_t nc = 0;
