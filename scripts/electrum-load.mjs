@@ -1,10 +1,12 @@
 // Loopback load test of blockkit electrum (bounded in count and time).
 //   node scripts/electrum-load.mjs BLOCKKIT --index DIR --datadir D \
 //        [--clients 200] [--requests 1000] [--idle 10000] [--seconds 120]
+//        [--history LO-HI]
 // Starts the server, opens --clients connections, each sending --requests
 // requests one at a time, mixed get_history / get_balance / listunspent /
 // transaction.get over the scripthashes and txids of the index (taken from
-// tests/data/regtest/electrum/scripthashes.ndjson.zst, or --vectors FILE);
+// tests/data/regtest/electrum/scripthashes.ndjson.zst, or --vectors FILE;
+// --history LO-HI keeps the scripthashes with LO to HI transactions);
 // prints requests/s, p50/p99 latency, errors and the server's peak RSS
 // (VmHWM). Then holds --idle idle connections and prints the server's RSS
 // per connection. Raises its own open-file limit with `prlimit` when it can.
@@ -28,7 +30,9 @@ const deadline = Date.now() + seconds * 1000;
 setTimeout(() => { console.error(`stopped at the ${seconds} s bound`); process.exit(2); }, seconds * 1000).unref();
 
 const lines = spawnSync('zstd', ['-dc', vectors], { maxBuffer: 1 << 30 }).stdout.toString().split('\n').filter(Boolean);
-const shs = lines.map((l) => JSON.parse(l));
+const [histLo, histHi] = (opt('--history', '0-1e12')).split('-').map(Number);
+const shs = lines.map((l) => JSON.parse(l)).filter((s) => s.history.length >= histLo && s.history.length <= histHi);
+if (!shs.length) { console.error(`no scripthash of ${vectors} has ${histLo}-${histHi} transactions`); process.exit(2); }
 const txids = [...new Set(shs.flatMap((s) => s.history.map((h) => h.tx_hash)))];
 
 // the server, with enough descriptors for the idle phase
