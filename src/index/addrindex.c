@@ -425,9 +425,10 @@ bk_status bk_addrindex_refresh(bk_addrindex *ix, int *changed_out, bk_error *err
     ix->snap = snap;
     ix->tip_height = h;
     memcpy(ix->tip_hash, hash, 32);
-    /* the views were of the old snapshot (with the write lock held, no
-     * query is computing one) */
-    cache_clear(ix->cache);
+    /* the views were of the old tip (with the write lock held, no query is
+     * computing one); a snapshot of the same tip holds the same rows, as
+     * the writer moves the tip in the batch of each block's rows */
+    if (changed) cache_clear(ix->cache);
     pthread_rwlock_unlock(&ix->lock);
     bk_ldb_close(old);
     if (changed_out) *changed_out = changed;
