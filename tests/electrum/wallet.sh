@@ -110,6 +110,15 @@ done
 [ -n "$port" ] || { fail "server did not start: $(cat "$T/srv.err")"; finish; }
 pass "blockkit electrum listening on 127.0.0.1:$port"
 
+# The daemon's RPC credentials written before it starts: without them the
+# daemon and the first CLI command would each make up a password and save it
+# to the same config (electrum/daemon.py get_rpc_credentials), and a CLI that
+# won that race is refused ("Forbidden") by the daemon for good.
+umask 077
+printf '{"rpcuser": "blockkit", "rpcpassword": "%s"}\n' "$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')" \
+    > "$EDIR/regtest/config"
+umask 022
+
 # The daemon in the foreground of a bounded background job (its log kept);
 # nothing but the one loopback server (no proxy, no other servers).
 timeout -k 5 300 electrum --regtest -D "$EDIR" -v daemon --oneserver --server "127.0.0.1:$port:t" \
