@@ -8,11 +8,15 @@
 // tests/data/regtest/electrum/scripthashes.ndjson.zst, or --vectors FILE;
 // --history LO-HI keeps the scripthashes with LO to HI transactions);
 // prints requests/s, p50/p99 latency, errors and the server's peak RSS
-// (VmHWM). Then holds --idle idle connections and prints the server's RSS
+// (VmHWM). The clients are those of electrum-loadgen (scripts/
+// electrum-loadgen.c, built beside blockkit) when it is there, a C epoll
+// loop that leaves the CPU to the server, or --driver node for this
+// script's own (node's client takes more CPU than the server). Then holds --idle idle connections and prints the server's RSS
 // per connection. Raises its own open-file limit with `prlimit` when it can.
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -62,6 +66,9 @@ function request(i) {
   }
 }
 
+const driver = opt('--driver', path.join(path.dirname(blockkit), 'electrum-loadgen'));
+const useC = driver !== 'node' && existsSync(driver);
+
 const lat = [];
 let errors = 0;
 function client(k) {
@@ -93,13 +100,36 @@ function client(k) {
 }
 
 const rss0 = status('VmRSS');
-const t0 = Date.now();
-await Promise.all(Array.from({ length: clients }, (_, k) => client(k)));
-const dt = (Date.now() - t0) / 1000;
-lat.sort((a, b) => a - b);
-const pct = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
-console.log(JSON.stringify({ clients, requests: lat.length, seconds: +dt.toFixed(2), rps: Math.round(lat.length / dt),
-  p50_ms: +pct(0.5), p99_ms: +pct(0.99), errors, server_rss_start_kb: rss0, server_peak_rss_kb: status('VmHWM') }));
+let result;
+if (useC) {
+  // the same mix, one request object a line, client k from line k * perClient
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'electrum-load-'));
+  const n = Math.min(clients * perClient, 1 << 20);
+  writeFileSync(path.join(dir, 'requests'), Array.from({ length: n }, (_, i) => {
+    const [method, params] = request(i);
+    return JSON.stringify({ jsonrpc: '2.0', method, params });
+  }).join('\n') + '\n');
+  const left = Math.max(1, Math.floor((deadline - Date.now()) / 1000) - 5);
+  const r = await new Promise((res) => {
+    const p = spawn(driver, ['--port', String(port), '--clients', String(clients), '--requests', String(perClient),
+      '--seconds', String(left), path.join(dir, 'requests')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => res({ code, out }));
+  });
+  rmSync(dir, { recursive: true, force: true });
+  if (!r.out.trim()) { console.error(`electrum-loadgen exited ${r.code} without a result`); process.exit(2); }
+  result = { ...JSON.parse(r.out), driver: 'electrum-loadgen' };
+} else {
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: clients }, (_, k) => client(k)));
+  const dt = (Date.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const pct = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
+  result = { clients, requests: lat.length, seconds: +dt.toFixed(2), rps: Math.round(lat.length / dt),
+    p50_ms: +pct(0.5), p99_ms: +pct(0.99), errors, driver: 'node' };
+}
+console.log(JSON.stringify({ ...result, server_rss_start_kb: rss0, server_peak_rss_kb: status('VmHWM') }));
 
 // idle connections
 const socks = [];

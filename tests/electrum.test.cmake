@@ -14,3 +14,10 @@ set_tests_properties(electrum_client PROPERTIES FIXTURES_REQUIRED regtest TIMEOU
 add_test(NAME electrum_wallet COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/wallet.sh)
 set_tests_properties(electrum_wallet PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600 SKIP_RETURN_CODE 77
   ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
+# The loopback load tools (scripts/electrum-load.mjs and its C clients,
+# scripts/electrum-loadgen.c) small and bounded: every request answered by
+# both drivers, idle connections held, exit 143 (no timing is asserted).
+add_executable(electrum-loadgen ${CMAKE_SOURCE_DIR}/scripts/electrum-loadgen.c)
+add_test(NAME electrum_load_smoke COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/load_smoke.sh)
+set_tests_properties(electrum_load_smoke PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;LOADGEN=$<TARGET_FILE:electrum-loadgen>;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
