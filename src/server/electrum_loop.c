@@ -30,6 +30,7 @@
 
 #define READ_CHUNK 16384
 #define DRAIN_SECONDS 5
+#define SPARE_MAX (64u * 1024)  /* an answer buffer up to this is kept for the next answer */
 
 void bk_electrum_limits_init(bk_electrum_limits *l)
 {
@@ -58,6 +59,16 @@ typedef struct item {
     char data[];                /* the line, or ITEM_TEXT's ready answer */
 } item;
 
+struct conn;
+
+typedef struct job {
+    struct job *next;
+    struct conn *c;
+    item *it;
+    bk_writer ans;
+    int fatal;                  /* out of memory: close the connection */
+} job;
+
 typedef struct conn {
     struct conn *prev, *next;   /* the server's list */
     int fd;
@@ -75,16 +86,10 @@ typedef struct conn {
     uint32_t mask;              /* epoll interest registered */
     bk_writer out;
     size_t out_off;
+    bk_writer spare;            /* an answer buffer kept for the next job */
+    job job;                    /* the one line with a worker (busy) */
     time_t last_rx;
 } conn;
-
-typedef struct job {
-    struct job *next;
-    conn *c;
-    item *it;
-    bk_writer ans;
-    int fatal;                  /* out of memory: close the connection */
-} job;
 
 typedef struct server {
     bk_electrum_shared sh;
@@ -125,11 +130,12 @@ static void *worker_main(void *arg)
         jb->fatal = st != BK_OK;
 
         pthread_mutex_lock(&s->mu);
+        int wake = !s->done;    /* the loop takes the whole list after reading evfd */
         jb->next = s->done;
         s->done = jb;
         pthread_mutex_unlock(&s->mu);
         uint64_t one = 1;
-        if (write(s->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
+        if (wake && write(s->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
     }
 }
 
@@ -157,6 +163,8 @@ static void conn_free(server *s, conn *c)
     }
     bk_electrum_session_free(c->session);
     bk_writer_free(&c->out);
+    bk_writer_free(&c->spare);
+    bk_writer_free(&c->job.ans);
     free(c->in);
     free(c);
     (void)s;
@@ -204,14 +212,13 @@ static void schedule(server *s, conn *c)
             free(it);
             continue;
         }
-        job *jb = calloc(1, sizeof *jb);
-        if (!jb) {
-            conn_close(s, c);
-            return;
-        }
+        job *jb = &c->job;
+        jb->next = NULL;
         jb->c = c;
         jb->it = it;
-        bk_writer_init(&jb->ans, NULL);
+        jb->fatal = 0;
+        jb->ans = c->spare;     /* the last answer's buffer, emptied */
+        bk_writer_init(&c->spare, NULL);
         c->busy = 1;
         pthread_mutex_lock(&s->mu);
         if (s->todo_tail) s->todo_tail->next = jb;
@@ -345,6 +352,9 @@ static void conn_read(server *s, conn *c)
         c->in_len += (size_t)k;
         c->last_rx = time(NULL);
         frame(s, c);
+        /* A short read emptied the socket: epoll says when more comes
+         * (TLS may hold decrypted bytes, so it reads on). */
+        if (!c->ssl && k < READ_CHUNK) break;
         /* A client max_pending lines ahead of its answers is not read
          * until they drain. */
         if (c->n_queued >= l->max_pending) {
@@ -459,25 +469,42 @@ static void finish_jobs(server *s)
         job *next = jb->next;
         conn *c = jb->c;
         c->busy = 0;
+        jb->next = NULL;
         item *it = c->q_head;     /* the job's item is the head */
         c->q_head = it->next;
         if (!c->q_head) c->q_tail = NULL;
         c->n_queued--;
         free(it);
-        if (c->dead) {
-            c->next = s->grave;
-            s->grave = c;
-        } else if (jb->fatal) {
-            conn_close(s, c);
+        if (c->dead || jb->fatal) {
+            bk_writer_free(&jb->ans);
+            if (c->dead) {
+                c->next = s->grave;
+                s->grave = c;
+            } else {
+                conn_close(s, c);
+            }
         } else {
-            if (jb->ans.len) bk_writer_put(&c->out, jb->ans.data, jb->ans.len);
+            if (jb->ans.len && c->out.len == 0) {
+                bk_writer t = c->out;   /* nothing waiting: the answer becomes the output */
+                c->out = jb->ans;
+                jb->ans = t;
+            } else if (jb->ans.len) {
+                bk_writer_put(&c->out, jb->ans.data, jb->ans.len);
+            }
+            /* The buffer left over is the next job's (c->job is reused by
+             * schedule below, so it is moved out first). */
+            if (!c->spare.data && jb->ans.cap <= SPARE_MAX) {
+                bk_writer_reset(&jb->ans);
+                c->spare = jb->ans;
+                bk_writer_init(&jb->ans, NULL);
+            } else {
+                bk_writer_free(&jb->ans);
+            }
             /* Lines held back at max_pending join the queue as it drains. */
             if (c->in_len && !s->draining) frame(s, c);
             schedule(s, c);
             conn_write(s, c);
         }
-        bk_writer_free(&jb->ans);
-        free(jb);
         jb = next;
     }
 }
@@ -676,9 +703,7 @@ out:
     for (job *jb = s->todo_head, *next; jb; jb = next) {
         next = jb->next;
         jb->c->busy = 0;
-        conn_free(s, jb->c);
-        bk_writer_free(&jb->ans);
-        free(jb);
+        conn_free(s, jb->c);     /* frees its job's answer too */
     }
     if (s->lfd >= 0) close(s->lfd);
     if (s->tls_lfd >= 0) close(s->tls_lfd);
