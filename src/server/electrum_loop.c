@@ -30,6 +30,7 @@
 
 #define READ_CHUNK 16384
 #define DRAIN_SECONDS 5
+#define WORKER_BATCH 8
 #define SPARE_MAX (64u * 1024)  /* an answer buffer up to this is kept for the next answer */
 
 void bk_electrum_limits_init(bk_electrum_limits *l)
@@ -102,6 +103,8 @@ typedef struct server {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     job *todo_head, *todo_tail, *done;
+    uint32_t n_todo, n_workers;
+    job *ready_head, *ready_tail;   /* the loop's new jobs, handed over once per round */
     int quit;
     int draining;               /* stopping: no new connections or lines */
 } server;
@@ -114,25 +117,34 @@ static void *worker_main(void *arg)
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (!s->todo_head && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
-        job *jb = s->todo_head;
-        if (!jb) {
+        if (!s->todo_head) {
             pthread_mutex_unlock(&s->mu);
             return NULL;
         }
-        s->todo_head = jb->next;
+        /* A share of the queue at a time (at most WORKER_BATCH): fewer
+         * lock round trips under load, the other workers still fed. */
+        uint32_t take = s->n_todo / s->n_workers;
+        take = take < 1 ? 1 : take > WORKER_BATCH ? WORKER_BATCH : take;
+        job *batch = s->todo_head, *last = batch;
+        for (uint32_t i = 1; i < take && last->next; i++) last = last->next;
+        s->todo_head = last->next;
         if (!s->todo_head) s->todo_tail = NULL;
+        last->next = NULL;
+        for (job *jb = batch; jb; jb = jb->next) s->n_todo--;
         pthread_mutex_unlock(&s->mu);
 
-        bk_error e;
-        bk_status st = jb->it->kind == ITEM_NOTIFY
-                           ? bk_electrum_session_notify(jb->c->session, &jb->ans, &e)
-                           : bk_electrum_session_line(jb->c->session, jb->it->data, jb->it->len, &jb->ans, &e);
-        jb->fatal = st != BK_OK;
+        for (job *jb = batch; jb; jb = jb->next) {
+            bk_error e;
+            bk_status st = jb->it->kind == ITEM_NOTIFY
+                               ? bk_electrum_session_notify(jb->c->session, &jb->ans, &e)
+                               : bk_electrum_session_line(jb->c->session, jb->it->data, jb->it->len, &jb->ans, &e);
+            jb->fatal = st != BK_OK;
+        }
 
         pthread_mutex_lock(&s->mu);
         int wake = !s->done;    /* the loop takes the whole list after reading evfd */
-        jb->next = s->done;
-        s->done = jb;
+        last->next = s->done;
+        s->done = batch;
         pthread_mutex_unlock(&s->mu);
         uint64_t one = 1;
         if (wake && write(s->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
@@ -220,13 +232,29 @@ static void schedule(server *s, conn *c)
         jb->ans = c->spare;     /* the last answer's buffer, emptied */
         bk_writer_init(&c->spare, NULL);
         c->busy = 1;
-        pthread_mutex_lock(&s->mu);
-        if (s->todo_tail) s->todo_tail->next = jb;
-        else s->todo_head = jb;
-        s->todo_tail = jb;
-        pthread_cond_signal(&s->cv);
-        pthread_mutex_unlock(&s->mu);
+        if (s->ready_tail) s->ready_tail->next = jb;
+        else s->ready_head = jb;
+        s->ready_tail = jb;
     }
+}
+
+/* The round's new jobs to the workers: one lock, as many wakeups as jobs
+ * (up to the pool). */
+static void hand_over(server *s)
+{
+    if (!s->ready_head) return;
+    uint32_t n = 0;
+    for (job *jb = s->ready_head; jb; jb = jb->next) n++;
+    pthread_mutex_lock(&s->mu);
+    if (s->todo_tail) s->todo_tail->next = s->ready_head;
+    else s->todo_head = s->ready_head;
+    s->todo_tail = s->ready_tail;
+    s->n_todo += n;
+    if (n >= s->n_workers) pthread_cond_broadcast(&s->cv);
+    else
+        for (uint32_t i = 0; i < n; i++) pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    s->ready_head = s->ready_tail = NULL;
 }
 
 static void enqueue(conn *c, int kind, const char *data, size_t len)
@@ -596,6 +624,7 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
         goto out;
     }
     for (unsigned i = 0; i < nw; i++) args[i] = s;
+    s->n_workers = nw;
     if ((s->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 || (s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
         st = bk_error_set(err, BK_ERR_IO, 0, "electrum: epoll: %s", strerror(errno));
         goto out;
@@ -650,6 +679,7 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
                 if (c->busy || c->q_head || c->out.len > c->out_off) pending = 1;
             if (!pending || time(NULL) >= drain_until) break;
         }
+        hand_over(s);
         int n = epoll_wait(s->ep, evs, 256, 100);
         for (int i = 0; i < n; i++) {
             void *tag = evs[i].data.ptr;
@@ -704,6 +734,11 @@ out:
         next = jb->next;
         jb->c->busy = 0;
         conn_free(s, jb->c);     /* frees its job's answer too */
+    }
+    for (job *jb = s->ready_head, *next; jb; jb = next) {
+        next = jb->next;
+        jb->c->busy = 0;
+        conn_free(s, jb->c);
     }
     if (s->lfd >= 0) close(s->lfd);
     if (s->tls_lfd >= 0) close(s->tls_lfd);
