@@ -1,7 +1,7 @@
 // Loopback load test of blockkit electrum (bounded in count and time).
 //   node scripts/electrum-load.mjs BLOCKKIT --index DIR --datadir D \
 //        [--clients 200] [--requests 1000] [--idle 10000] [--seconds 120]
-//        [--history LO-HI]
+//        [--history LO-HI] [--methods history,balance,unspent,tx]
 // Starts the server, opens --clients connections, each sending --requests
 // requests one at a time, mixed get_history / get_balance / listunspent /
 // transaction.get over the scripthashes and txids of the index (taken from
@@ -56,9 +56,16 @@ const status = (key) => {
   return m ? +m[1] : 0;
 };
 
+// --methods: a comma list of history, balance, unspent, tx (default all
+// four, in turn)
+const kinds = { history: 0, balance: 1, unspent: 2, tx: 3 };
+const mix = opt('--methods', 'history,balance,unspent,tx').split(',').map((m) => {
+  if (!(m in kinds)) { console.error(`--methods: '${m}' is not one of ${Object.keys(kinds).join(', ')}`); process.exit(2); }
+  return kinds[m];
+});
 function request(i) {
   const sh = shs[i % shs.length].scripthash;
-  switch (i % 4) {
+  switch (mix[i % mix.length]) {
     case 0: return ['blockchain.scripthash.get_history', [sh]];
     case 1: return ['blockchain.scripthash.get_balance', [sh]];
     case 2: return ['blockchain.scripthash.listunspent', [sh]];
