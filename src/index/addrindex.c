@@ -1853,6 +1853,18 @@ static int cache_get(view_cache *c, const uint8_t sh[32], script_view *v)
     return hit;
 }
 
+int bk_addrindex_cached(bk_addrindex *ix, const uint8_t sh[32], size_t limit)
+{
+    view_cache *c = ix && sh ? ix->cache : NULL;
+    if (!c) return 0;
+    int hit = 0;
+    pthread_mutex_lock(&c->mu);
+    for (cache_entry *e = c->bucket[cache_bucket(sh)]; e && !hit; e = e->next_in_bucket)
+        hit = !memcmp(e->sh, sh, 32) && (!limit || e->v.n_txs <= limit); /* over it: view_of reads the index */
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
 /* Keep a copy of sh's view (nothing when it alone is over the cap, or out
  * of memory: the cache is an optimisation, never an error). */
 static void cache_put(view_cache *c, const uint8_t sh[32], const script_view *v)

@@ -25,6 +25,12 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
 void bk_electrum_shared_free(bk_electrum_shared *sh);
 
 bk_status bk_electrum_session_new_shared(bk_electrum_shared *sh, bk_electrum_session **s_out, bk_error *err);
+/* The event loop's own answer to line, appended to out, when it needs no
+ * index read (server.ping and the like; a scripthash's history, balance or
+ * coins while its view is in the index's cache): 1, or 0 (out untouched)
+ * when a worker must answer it. A batch, a malformed line or any other
+ * method: 0. */
+int bk_electrum_session_fast(bk_electrum_session *s, const char *line, size_t len, bk_writer *out);
 /* Notifications owed after a tip change (headers, changed statuses) into out. */
 bk_status bk_electrum_session_notify(bk_electrum_session *s, bk_writer *out, bk_error *err);
 

@@ -224,6 +224,14 @@ static void schedule(server *s, conn *c)
             free(it);
             continue;
         }
+        /* Answered from memory here: no hand-over, no thread switch. */
+        if (it->kind == ITEM_LINE && bk_electrum_session_fast(c->session, it->data, it->len, &c->out)) {
+            c->q_head = it->next;
+            if (!c->q_head) c->q_tail = NULL;
+            c->n_queued--;
+            free(it);
+            continue;
+        }
         job *jb = &c->job;
         jb->next = NULL;
         jb->c = c;
@@ -343,6 +351,19 @@ static void frame(server *s, conn *c)
     }
 }
 
+/* Start what can start: answers from memory and the next worker job; the
+ * lines held back in c->in join the queue as answers drain it. */
+static void pump(server *s, conn *c)
+{
+    for (;;) {
+        schedule(s, c);
+        if (c->busy || c->dead || !c->in_len || s->draining || c->n_queued >= s->o->limits.max_pending) return;
+        size_t before = c->in_len;
+        frame(s, c);
+        if (c->in_len == before) return;
+    }
+}
+
 static void conn_read(server *s, conn *c)
 {
     const bk_electrum_limits *l = &s->o->limits;
@@ -390,7 +411,7 @@ static void conn_read(server *s, conn *c)
             break;
         }
     }
-    schedule(s, c);
+    pump(s, c);
 }
 
 static void conn_write(server *s, conn *c)
@@ -528,9 +549,7 @@ static void finish_jobs(server *s)
             } else {
                 bk_writer_free(&jb->ans);
             }
-            /* Lines held back at max_pending join the queue as it drains. */
-            if (c->in_len && !s->draining) frame(s, c);
-            schedule(s, c);
+            pump(s, c);
             conn_write(s, c);
         }
         jb = next;
@@ -693,7 +712,8 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
                 continue;
             }
             if (evs[i].events & EPOLLIN) conn_read(s, c);
-            if (!c->dead && (evs[i].events & EPOLLOUT || c->ssl)) conn_write(s, c);
+            /* Answers made while reading leave now, not a round later. */
+            if (!c->dead && (evs[i].events & EPOLLOUT || c->ssl || c->out.len > c->out_off)) conn_write(s, c);
             else if (!c->dead) set_mask(s, c);
         }
         bury(s);

@@ -875,37 +875,52 @@ static int m_broadcast(req *r)
     return rc;
 }
 
+/* Which methods the event loop may answer itself (bk_electrum_session_fast):
+ * never one that reads the index or the node, unless its scripthash's
+ * view is in the index's memory. */
+enum { SLOW, FAST, FAST_IF_CACHED };
+
 typedef struct rpc_method {
     const char *name;
     int (*fn)(req *r);
+    int fast;
 } rpc_method;
 
+static const rpc_method *find_method(const char *name, size_t n);
+
 static const rpc_method methods[] = {
-    {"server.version", m_server_version},
-    {"server.banner", m_server_banner},
-    {"server.features", m_server_features},
-    {"server.ping", m_null},
-    {"server.donation_address", m_empty_string},
-    {"server.peers.subscribe", m_empty_list},
-    {"blockchain.headers.subscribe", m_headers_subscribe},
-    {"blockchain.block.header", m_block_header},
-    {"blockchain.block.headers", m_block_headers},
-    {"blockchain.scripthash.get_history", m_get_history},
-    {"blockchain.scripthash.get_balance", m_get_balance},
-    {"blockchain.scripthash.listunspent", m_listunspent},
-    {"blockchain.scripthash.get_mempool", m_get_mempool},
-    {"blockchain.scripthash.subscribe", m_subscribe},
-    {"blockchain.scripthash.unsubscribe", m_unsubscribe},
-    {"blockchain.transaction.get", m_tx_get},
-    {"blockchain.transaction.get_merkle", m_get_merkle},
-    {"blockchain.transaction.id_from_pos", m_id_from_pos},
-    {"blockchain.estimatefee", m_estimatefee},
-    {"blockchain.relayfee", m_relayfee},
-    {"blockchain.transaction.broadcast", m_broadcast},
+    {"server.version", m_server_version, SLOW},
+    {"server.banner", m_server_banner, FAST},
+    {"server.features", m_server_features, FAST},
+    {"server.ping", m_null, FAST},
+    {"server.donation_address", m_empty_string, FAST},
+    {"server.peers.subscribe", m_empty_list, FAST},
+    {"blockchain.headers.subscribe", m_headers_subscribe, SLOW},
+    {"blockchain.block.header", m_block_header, SLOW},
+    {"blockchain.block.headers", m_block_headers, SLOW},
+    {"blockchain.scripthash.get_history", m_get_history, FAST_IF_CACHED},
+    {"blockchain.scripthash.get_balance", m_get_balance, FAST_IF_CACHED},
+    {"blockchain.scripthash.listunspent", m_listunspent, FAST_IF_CACHED},
+    {"blockchain.scripthash.get_mempool", m_get_mempool, SLOW},
+    {"blockchain.scripthash.subscribe", m_subscribe, SLOW},
+    {"blockchain.scripthash.unsubscribe", m_unsubscribe, SLOW},
+    {"blockchain.transaction.get", m_tx_get, SLOW},
+    {"blockchain.transaction.get_merkle", m_get_merkle, SLOW},
+    {"blockchain.transaction.id_from_pos", m_id_from_pos, SLOW},
+    {"blockchain.estimatefee", m_estimatefee, SLOW},
+    {"blockchain.relayfee", m_relayfee, SLOW},
+    {"blockchain.transaction.broadcast", m_broadcast, SLOW},
     /* Mempool transactions are not indexed: an empty histogram (a valid
      * answer; an error would make Electrum drop the connection). */
-    {"mempool.get_fee_histogram", m_empty_list},
+    {"mempool.get_fee_histogram", m_empty_list, SLOW},
 };
+
+static const rpc_method *find_method(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strlen(methods[i].name) == n && !memcmp(methods[i].name, name, n)) return &methods[i];
+    return NULL;
+}
 
 static void write_error(bk_json *j, int code, const char *msg)
 {
@@ -955,9 +970,7 @@ static int one_request(bk_electrum_session *s, const bk_jsondoc *d, const bk_jso
         return 1;
     }
     const char *name = bk_jsonv_str(d, mv);
-    const rpc_method *m = NULL;
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-        if (strlen(methods[i].name) == mv->n && !memcmp(methods[i].name, name, mv->n)) m = &methods[i];
+    const rpc_method *m = find_method(name, mv->n);
     if (!m) {
         char msg[160];
         snprintf(msg, sizeof msg, "unknown method '%.100s'", name);
@@ -1036,6 +1049,35 @@ bk_status bk_electrum_session_line(bk_electrum_session *s, const char *line, siz
     bk_writer_putc(out, '\n');
     if (bk_writer_status(out) != BK_OK) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: answer");
     return BK_OK;
+}
+
+int bk_electrum_session_fast(bk_electrum_session *s, const char *line, size_t len, bk_writer *out)
+{
+    bk_jsondoc d;
+    bk_error e;
+    if (bk_jsondoc_parse(&d, line, len, s->sh->alloc, &e) != BK_OK) return 0;   /* the worker says why */
+    const bk_jsonv *rq = &d.v[0];
+    const bk_jsonv *mv = rq->type == BK_JSONV_OBJECT ? bk_jsonv_get(&d, rq, "method") : NULL;
+    const rpc_method *m = mv && mv->type == BK_JSONV_STRING ? find_method(bk_jsonv_str(&d, mv), mv->n) : NULL;
+    int fast = m ? m->fast : SLOW;
+    if (fast == FAST_IF_CACHED) {
+        const bk_jsonv *pv = bk_jsonv_get(&d, rq, "params");
+        req r = {s, &d, pv && pv->type == BK_JSONV_ARRAY ? pv : NULL, NULL, 0, ""};
+        uint8_t shh[32];
+        /* A hint: the view may leave the cache before the answer reads it,
+         * and that one query then reads the index here. */
+        if (!s->sh->o.ix || n_params(&r) != 1 || param_hash(&r, 0, shh, "scripthash") ||
+            !bk_addrindex_cached(s->sh->o.ix, shh, s->sh->o.limits.max_history))
+            fast = SLOW;
+    }
+    bk_jsondoc_free(&d);
+    if (fast == SLOW) return 0;
+    size_t start = out->len;
+    if (bk_electrum_session_line(s, line, len, out, &e) != BK_OK) {
+        out->len = start;   /* out of memory: the worker tries, and closes the connection if it fails too */
+        return 0;
+    }
+    return 1;
 }
 
 static void notify_open(bk_json *j, const char *name)
