@@ -11,9 +11,17 @@ set_tests_properties(electrum_client PROPERTIES FIXTURES_REQUIRED regtest TIMEOU
 # its balance, history, coins and heights against the vectors
 # (tests/electrum/wallet.sh says what it checks). Skipped, saying why, when
 # electrum is not installed (`make deps` installs it as an optional package).
-add_test(NAME electrum_wallet COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/wallet.sh)
-set_tests_properties(electrum_wallet PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600 SKIP_RETURN_CODE 77
-  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
+# electrum_wallet_tls: the same over TLS (the wallet pins the server's
+# self-signed certificate on first use).
+foreach(transport tcp tls)
+  set(name electrum_wallet)
+  if(transport STREQUAL "tls")
+    set(name electrum_wallet_tls)
+  endif()
+  add_test(NAME ${name} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/wallet.sh ${transport})
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 600 SKIP_RETURN_CODE 77
+    ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;DATA=${CMAKE_SOURCE_DIR}/tests/data;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
+endforeach()
 # The loopback load tools (scripts/electrum-load.mjs and its C clients,
 # scripts/electrum-loadgen.c) small and bounded: every request answered by
 # both drivers, idle connections held, exit 143 (no timing is asserted).

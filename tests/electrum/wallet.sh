@@ -19,6 +19,10 @@
 #  - the daemon kept one connection the whole time (no "disconnecting" in
 #    its log: an error answer to a method Electrum needs drops it);
 #  - `electrum stop` ends the daemon (exit 0), SIGTERM ends the server (143).
+# With argument tls the wallet connects over TLS (--server HOST:PORT:s, the
+# server's self-signed tests/data/electrum/test_cert.pem pinned by the
+# wallet on first use, as Electrum does for any self-signed server), the
+# same checks over it.
 # Every step is bounded in time. Without `electrum` on PATH the test is
 # skipped (exit 77, ctest's SKIP_RETURN_CODE), saying why.
 # Environment: BK, DATA (tests/data), REGTEST (the unpacked regtest fixture).
@@ -29,6 +33,7 @@ if ! command -v electrum > /dev/null 2>&1; then
 fi
 . "$(dirname "$0")/../robustness/lib.sh"
 DD=$REGTEST/full
+transport=${1:-tcp}
 EDIR=$T/electrum
 export HOME=$T/home
 mkdir -p "$HOME" "$EDIR/regtest"
@@ -98,17 +103,24 @@ pass "wallet addresses: $(cat "$T/picked")"
 run 120 "$BK" index build --datadir "$DD" --index "$T/ix" > "$T/build.json"
 [ $rc = 0 ] || { fail "index build: rc $rc $err"; finish; }
 
-timeout -k 5 600 "$BK" electrum --index "$T/ix" --datadir "$DD" --listen 127.0.0.1:0 > /dev/null 2> "$T/srv.err" &
+tls=()
+[ "$transport" = tls ] && tls=(--tls-listen 127.0.0.1:0 --tls-cert "$DATA/electrum/test_cert.pem"
+                               --tls-key "$DATA/electrum/test_key.pem")
+timeout -k 5 600 "$BK" electrum --index "$T/ix" --datadir "$DD" --listen 127.0.0.1:0 "${tls[@]}" > /dev/null 2> "$T/srv.err" &
 spid=$!
 port=
 for _ in $(seq 100); do
-    port=$(sed -n 's/^electrum: listening on TCP port \([0-9]*\)$/\1/p' "$T/srv.err")
+    if [ "$transport" = tls ]; then
+        port=$(sed -n 's/^electrum: listening on TCP port [0-9]* and TLS port \([0-9]*\)$/\1/p' "$T/srv.err")
+    else
+        port=$(sed -n 's/^electrum: listening on TCP port \([0-9]*\)$/\1/p' "$T/srv.err")
+    fi
     [ -n "$port" ] && break
     kill -0 $spid 2> /dev/null || break
     sleep 0.1
 done
 [ -n "$port" ] || { fail "server did not start: $(cat "$T/srv.err")"; finish; }
-pass "blockkit electrum listening on 127.0.0.1:$port"
+pass "blockkit electrum listening on 127.0.0.1:$port ($transport)"
 
 # The daemon's RPC credentials written before it starts: without them the
 # daemon and the first CLI command would each make up a password and save it
@@ -121,7 +133,7 @@ umask 022
 
 # The daemon in the foreground of a bounded background job (its log kept);
 # nothing but the one loopback server (no proxy, no other servers).
-timeout -k 5 300 electrum --regtest -D "$EDIR" -v daemon --oneserver --server "127.0.0.1:$port:t" \
+timeout -k 5 300 electrum --regtest -D "$EDIR" -v daemon --oneserver --server "127.0.0.1:$port:$([ "$transport" = tls ] && echo s || echo t)" \
     --proxy none > "$T/daemon.log" 2>&1 &
 dpid=$!
 up=0
@@ -219,6 +231,17 @@ if [ "$nconn" = 1 ] && ! grep -qE 'disconnecting|Task exception|Traceback' "$T/d
     pass "one connection, no disconnects or exceptions in the daemon's log"
 else
     fail "daemon log: $nconn connections; $(grep -E 'disconnecting|Task exception|Error' "$T/daemon.log" | head -n 5)"
+fi
+
+# Over TLS: the wallet pinned the server's certificate (the one it was given).
+if [ "$transport" = tls ]; then
+    pinned=$(ls "$EDIR/regtest/certs/" 2> /dev/null | head -n 1)
+    if [ -n "$pinned" ] && [ "$(openssl x509 -in "$EDIR/regtest/certs/$pinned" -noout -fingerprint -sha256)" = \
+         "$(openssl x509 -in "$DATA/electrum/test_cert.pem" -noout -fingerprint -sha256)" ]; then
+        pass "TLS: the wallet pinned the server's certificate ($pinned)"
+    else
+        fail "TLS: no pinned certificate equal to the server's in $EDIR/regtest/certs: $(ls "$EDIR/regtest/certs" 2>&1)"
+    fi
 fi
 
 el stop
