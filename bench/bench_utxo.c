@@ -13,6 +13,8 @@
  * Utxo/snapshot/10M/lean: the same rows of --profile lean (txid and script
  * as bytes, no descriptor; so no hex, no descriptor text, no x-only checks).
  * UtxoDecode/chainstate/10M, UtxoDecode/snapshot/10M: the decoding alone.
+ * Utxo/snapshot/10M/floor, Utxo/snapshot/10M/lean/floor: what any writer of
+ * those rows' Parquet bytes must do (below, before the rows).
  * peak bytes count what goes through the bench allocator (the snapshot
  * reader's 1 MiB buffer, the batch, the Parquet writer's row group);
  * LevelDB's own memory (block reads, mmapped tables) is not in it: see
