@@ -13,6 +13,8 @@
  * Utxo/snapshot/10M/lean: the same rows of --profile lean (txid and script
  * as bytes, no descriptor; so no hex, no descriptor text, no x-only checks).
  * UtxoDecode/chainstate/10M, UtxoDecode/snapshot/10M: the decoding alone.
+ * Utxo/snapshot/10M/floor, Utxo/snapshot/10M/lean/floor: what any writer of
+ * those rows' Parquet bytes must do (below, before the rows).
  * peak bytes count what goes through the bench allocator (the snapshot
  * reader's 1 MiB buffer, the batch, the Parquet writer's row group);
  * LevelDB's own memory (block reads, mmapped tables) is not in it: see
@@ -27,11 +29,14 @@
 #include <blockkit/utxo.h>
 #include <blockkit/utxo_table.h>
 
+#include "../src/bitcoin/script_internal.h" /* bk_script_xonly_valid_many, for the floor rows */
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_literalCompressionMode, as the writer sets it */
 #include <zstd.h>
 
 typedef struct big_bench {
@@ -100,7 +105,10 @@ static int discard_sink(void *ctx, const uint8_t *data, size_t len)
     return 0;
 }
 
-static uint64_t to_parquet(pass *p, bk_table_profile prof, const bk_allocator *alloc)
+/* codec: the row's BK_PQ_ZSTD, or BK_PQ_UNCOMPRESSED for the floor rows'
+ * setup (the file's bytes before compression, into a capturing sink). */
+static uint64_t to_parquet(pass *p, bk_table_profile prof, bk_pq_codec codec, bk_sink_fn sink, void *sink_ctx,
+                           const bk_allocator *alloc)
 {
     bk_utxo_batch *batch;
     if (bk_utxo_batch_new(&batch, BK_NET_MAIN, alloc) != BK_OK) abort();
@@ -108,11 +116,12 @@ static uint64_t to_parquet(pass *p, bk_table_profile prof, const bk_allocator *a
     bk_table_writer t;
     size_t ncols;
     const bk_pq_column *cols = bk_utxo_columns_profile(prof, &ncols);
-    uint64_t bytes = 0, n = 0;
+    uint64_t n = 0;
     bk_pq_opts po;
     bk_pq_opts_init(&po);
     po.row_group_size = (size_t)32 << 20; /* as export --datasets utxos */
-    if (bk_table_open(&t, BK_TABLE_PARQUET, cols, ncols, &po, discard_sink, &bytes, alloc, NULL) != BK_OK) abort();
+    po.codec = codec;
+    if (bk_table_open(&t, BK_TABLE_PARQUET, cols, ncols, &po, sink, sink_ctx, alloc, NULL) != BK_OK) abort();
     bk_utxo u;
     int more = 1, pending = 0;
     while (more) {
@@ -132,7 +141,7 @@ static uint64_t to_parquet(pass *p, bk_table_profile prof, const bk_allocator *a
     if (bk_table_finish(&t, NULL) != BK_OK) abort();
     bk_table_close(&t);
     bk_utxo_batch_free(batch);
-    bk_bench_keep(&bytes);
+    bk_bench_keep(sink_ctx);
     return n;
 }
 
@@ -165,7 +174,8 @@ static void big_run(void *ctx, const char *arg, uint64_t iters, const bk_allocat
             if (fd < 0 || bk_utxo_snapshot_open_fd(&p.snap, fd, alloc, NULL) != BK_OK) abort();
         }
         bk_table_profile prof = strstr(arg, "lean") ? BK_PROFILE_LEAN : BK_PROFILE_DEFAULT;
-        uint64_t n = parquet ? to_parquet(&p, prof, alloc) : decode_only(&p);
+        uint64_t bytes = 0;
+        uint64_t n = parquet ? to_parquet(&p, prof, BK_PQ_ZSTD, discard_sink, &bytes, alloc) : decode_only(&p);
         if (n != b->coins) abort();
         if (chainstate) {
             if (bk_chainstate_iter_status(p.it, NULL) != BK_OK) abort();
@@ -197,6 +207,182 @@ BK_BENCH(bench_utxo_decode_chainstate, .name = "UtxoDecode/chainstate/10M", .uni
          .arg = "chainstate", .setup = big_setup, .run = run_cs_decode, .teardown = big_teardown)
 BK_BENCH(bench_utxo_decode_snapshot, .name = "UtxoDecode/snapshot/10M", .unit = "coin", .units_per_op = 1e7,
          .arg = "snapshot", .setup = big_setup, .run = run_snap_decode, .teardown = big_teardown)
+
+/* ---- Utxo/snapshot/10M/floor, Utxo/snapshot/10M/lean/floor ----
+ *
+ * The part of Utxo/snapshot/10M's (and /lean's) work that no writer of the
+ * same Parquet bytes can skip, in the row's unit, so that the row's ratio to
+ * it is its overhead. Spelled as the Export floor rows
+ * (bench/bench_export_floor.c). One op:
+ *  1. the snapshot file read and every coin decoded, as the row reads it
+ *     (bk_utxo_snapshot_open_fd + bk_utxo_snapshot_next: UtxoDecode/snapshot);
+ *  2. per coin, what the file holds and only a computation gives: its type
+ *     and address through the export's own batched path (bk_utxo_batch_render
+ *     of the lean profile: the Solver templates, Base58Check checksums a batch
+ *     at a time, bech32/bech32m), plus for the default profile the batch's
+ *     x-only key checks (bk_script_xonly_valid_many; its descriptors need
+ *     them, the lean profile has none);
+ *  3. the output: the bytes of the row's Parquet stream, taken once in setup
+ *     from the row's own writer with the codec off (same columns, 32 MiB row
+ *     groups), compressed as the writer compresses pages (zstd at the
+ *     writer's default level with its settings, in pieces of its page size)
+ *     and handed to the same discarding sink as the row's (the row writes no
+ *     file, so the floor neither hashes nor writes one).
+ * Left out: every byte of row rendering and encoding (txid and script hex,
+ * descriptor text and its checksum, PLAIN/RLE/dictionary encoding, levels,
+ * statistics, page headers, Thrift, footer), so these rows are a lower bound on
+ * the ns a coin of any writer of these files here.
+ * Memory: the captured stream (about 2.5 GB default, 1.2 GB lean) is
+ * malloc'ed, outside the bench allocator's peak bytes. */
+typedef struct utxo_floor {
+    big_bench *big;
+    bk_table_profile profile;
+    uint8_t *file; /* the Parquet stream, uncompressed */
+    size_t len, cap;
+    ZSTD_CCtx *z;
+    uint8_t *zbuf;
+    size_t zcap, page;
+    uint8_t tr_keys[BK_UTXO_BATCH * 32];
+    uint8_t tr_valid[BK_UTXO_BATCH];
+} utxo_floor;
+
+static int capture_sink(void *ctx, const uint8_t *data, size_t len)
+{
+    utxo_floor *f = ctx;
+    if (f->len + len > f->cap) {
+        size_t cap = f->cap ? f->cap : (size_t)64 << 20;
+        while (cap < f->len + len) cap *= 2;
+        uint8_t *p = realloc(f->file, cap);
+        if (!p) return -1;
+        f->file = p;
+        f->cap = cap;
+    }
+    memcpy(f->file + f->len, data, len);
+    f->len += len;
+    return 0;
+}
+
+static void ufloor_teardown(void *ctx, const bk_allocator *alloc)
+{
+    utxo_floor *f = ctx;
+    if (f->big) big_teardown(f->big, alloc);
+    free(f->file);
+    free(f->zbuf);
+    ZSTD_freeCCtx(f->z);
+    free(f);
+}
+
+static int ufloor_setup(void **ctx, const void *arg, const bk_allocator *alloc)
+{
+    utxo_floor *f = calloc(1, sizeof *f);
+    if (!f) return 1;
+    void *bctx = NULL;
+    if (big_setup(&bctx, "snapshot", alloc) != 0) {
+        free(f);
+        return 1;
+    }
+    f->big = bctx;
+    f->profile = strstr(arg, "lean") ? BK_PROFILE_LEAN : BK_PROFILE_DEFAULT;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/utxo_snapshot.dat", f->big->dir);
+    bk_utxo_snapshot *snap = NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || bk_utxo_snapshot_open_fd(&snap, fd, alloc, NULL) != BK_OK) {
+        if (fd >= 0) close(fd);
+        ufloor_teardown(f, alloc);
+        return 1;
+    }
+    pass p = {NULL, snap};
+    uint64_t n = to_parquet(&p, f->profile, BK_PQ_UNCOMPRESSED, capture_sink, f, alloc);
+    int ok = n == f->big->coins && bk_utxo_snapshot_status(snap, NULL) == BK_OK;
+    bk_utxo_snapshot_close(snap);
+    close(fd);
+    /* the writer's zstd settings (src/parquet/writer.c), as the Export floor rows */
+    bk_pq_opts dflt;
+    bk_pq_opts_init(&dflt);
+    f->page = dflt.page_size;
+    f->z = ZSTD_createCCtx();
+    f->zcap = ZSTD_compressBound(f->page);
+    f->zbuf = malloc(f->zcap);
+    if (!ok || !f->z || !f->zbuf) {
+        ufloor_teardown(f, alloc);
+        return 1;
+    }
+    ZSTD_CCtx_setParameter(f->z, ZSTD_c_compressionLevel, dflt.zstd_level);
+    ZSTD_CCtx_setParameter(f->z, ZSTD_c_literalCompressionMode, 1 /* ZSTD_ps_enable */);
+    if (dflt.zstd_level < 0) ZSTD_CCtx_setParameter(f->z, ZSTD_c_minMatch, 7);
+    fprintf(stderr, "Utxo/snapshot/10M%s/floor: %.1f MB of Parquet before compression\n",
+            f->profile == BK_PROFILE_LEAN ? "/lean" : "", (double)f->len / 1e6);
+    *ctx = f;
+    return 0;
+}
+
+/* Step 2 for one batch: the type and address of every coin (the lean
+ * rendering holds exactly those), and the x-only checks for descriptors. */
+static void ufloor_batch(utxo_floor *f, bk_utxo_batch *b)
+{
+    if (bk_utxo_batch_render(b) != BK_OK) abort();
+    if (f->profile == BK_PROFILE_LEAN) return;
+    size_t nk = 0, n = bk_utxo_batch_count(b);
+    for (size_t i = 0; i < n; i++) {
+        const bk_utxo *u = bk_utxo_batch_coin(b, i);
+        const uint8_t *s = bk_coin_script(&u->coin);
+        if (u->coin.script_len == 34 && s[0] == 0x51 && s[1] == 0x20) memcpy(f->tr_keys + 32 * nk++, s + 2, 32);
+    }
+    if (nk) bk_script_xonly_valid_many(f->tr_keys, nk, f->tr_valid);
+    bk_bench_keep(f->tr_valid);
+}
+
+static void ufloor_run(void *ctx, uint64_t iters, const bk_allocator *alloc)
+{
+    utxo_floor *f = ctx;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/utxo_snapshot.dat", f->big->dir);
+    for (uint64_t it = 0; it < iters; it++) {
+        /* 1 and 2 */
+        int fd = open(path, O_RDONLY);
+        bk_utxo_snapshot *snap;
+        if (fd < 0 || bk_utxo_snapshot_open_fd(&snap, fd, alloc, NULL) != BK_OK) abort();
+        bk_utxo_batch *batch;
+        if (bk_utxo_batch_new(&batch, BK_NET_MAIN, alloc) != BK_OK) abort();
+        bk_utxo_batch_set_profile(batch, BK_PROFILE_LEAN);
+        bk_utxo u;
+        uint64_t n = 0;
+        int more = 1, pending = 0;
+        while (more) {
+            if (pending) (void)bk_utxo_batch_add(batch, &u);
+            pending = 0;
+            while ((more = bk_utxo_snapshot_next(snap, &u)) != 0)
+                if (!bk_utxo_batch_add(batch, &u)) {
+                    pending = 1;
+                    break;
+                }
+            size_t k = bk_utxo_batch_count(batch);
+            if (!k) break;
+            ufloor_batch(f, batch);
+            n += k;
+            bk_utxo_batch_reset(batch);
+        }
+        bk_utxo_batch_free(batch);
+        if (n != f->big->coins || bk_utxo_snapshot_status(snap, NULL) != BK_OK) abort();
+        bk_utxo_snapshot_close(snap);
+        close(fd);
+        /* 3 */
+        uint64_t bytes = 0;
+        for (size_t at = 0; at < f->len;) {
+            size_t m = f->len - at < f->page ? f->len - at : f->page;
+            size_t z = ZSTD_compress2(f->z, f->zbuf, f->zcap, f->file + at, m);
+            if (ZSTD_isError(z) || discard_sink(&bytes, f->zbuf, z) != 0) abort();
+            at += m;
+        }
+        bk_bench_keep(&bytes);
+    }
+}
+
+BK_BENCH(bench_utxo_snapshot_floor, .name = "Utxo/snapshot/10M/floor", .unit = "coin", .units_per_op = 1e7,
+         .arg = "default", .setup = ufloor_setup, .run = ufloor_run, .teardown = ufloor_teardown)
+BK_BENCH(bench_utxo_snapshot_lean_floor, .name = "Utxo/snapshot/10M/lean/floor", .unit = "coin",
+         .units_per_op = 1e7, .arg = "lean", .setup = ufloor_setup, .run = ufloor_run, .teardown = ufloor_teardown)
 
 /* ---- stats over the regtest snapshot ---- */
 
