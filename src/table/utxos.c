@@ -235,10 +235,27 @@ bk_status bk_utxo_batch_render(bk_utxo_batch *b)
 
 /* The lean rows (bk_utxo_columns_profile(BK_PROFILE_LEAN)): Parquet gets
  * the txid's and script's bytes, the text formats their hex. */
+/* The type names and their lengths, once per batch instead of a strlen a
+ * row. */
+typedef struct {
+    const char *name[BK_SCRIPT_TYPE_COUNT_];
+    size_t len[BK_SCRIPT_TYPE_COUNT_];
+} type_names;
+
+static void type_names_init(type_names *tn)
+{
+    for (int k = 0; k < BK_SCRIPT_TYPE_COUNT_; k++) {
+        tn->name[k] = bk_script_type_name((bk_script_type)k);
+        tn->len[k] = strlen(tn->name[k]);
+    }
+}
+
 static bk_status write_lean(const bk_utxo_batch *b, size_t from, size_t to, bk_table_writer *t, const char *txt,
                             bk_error *err)
 {
     bk_pq_writer *pq = t->pq;
+    type_names names;
+    type_names_init(&names);
     for (size_t i = from; i < to; i++) {
         const bk_utxo *u = &b->u[i];
         const row_text *r = &b->r[i];
@@ -253,8 +270,8 @@ static bk_status write_lean(const bk_utxo_batch *b, size_t from, size_t to, bk_t
             bk_pq_i32(pq, 3, u->coin.height);
             if (!bk_pq_bool_short_(pq, 4, u->coin.coinbase)) bk_pq_bool(pq, 4, u->coin.coinbase);
             if (!bk_pq_str_short_(pq, 5, (const char *)s, u->coin.script_len)) bk_pq_bin(pq, 5, s, u->coin.script_len, 0);
-            const char *type = bk_script_type_name((bk_script_type)r->type);
-            size_t tn = strlen(type);
+            const char *type = names.name[r->type];
+            size_t tn = names.len[r->type];
             if (!bk_pq_str_short_(pq, 6, type, tn)) bk_pq_str(pq, 6, type, tn);
             if (r->addr_len) {
                 if (!bk_pq_str_short_(pq, 7, txt + r->addr_off, r->addr_len))
@@ -272,8 +289,7 @@ static bk_status write_lean(const bk_utxo_batch *b, size_t from, size_t to, bk_t
         bk_table_int(t, 3, u->coin.height);
         bk_table_bool(t, 4, u->coin.coinbase);
         bk_table_hex(t, 5, s, u->coin.script_len, 0);
-        const char *type = bk_script_type_name((bk_script_type)r->type);
-        bk_table_str(t, 6, type, strlen(type));
+        bk_table_str(t, 6, names.name[r->type], names.len[r->type]);
         if (r->addr_len) bk_table_str(t, 7, txt + r->addr_off, r->addr_len);
         else bk_table_null(t, 7);
         bk_status st = bk_table_end_row(t, err);
@@ -290,6 +306,8 @@ bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk
     const char *txt = (const char *)b->text.data;
     bk_pq_writer *pq = t->pq;
     if (b->profile == BK_PROFILE_LEAN) return write_lean(b, from, to, t, txt, err);
+    type_names names;
+    type_names_init(&names);
     if (pq) {
         /* Parquet: the writer's short paths inline (writer_internal.h) */
         for (size_t i = from; i < to; i++) {
@@ -303,8 +321,8 @@ bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk
             const char *sh = u->coin.script_len ? txt + r->script_off : "";
             size_t shn = 2 * (size_t)u->coin.script_len;
             if (!bk_pq_str_short_(pq, 5, sh, shn)) bk_pq_str(pq, 5, sh, shn);
-            const char *type = bk_script_type_name((bk_script_type)r->type);
-            size_t tn = strlen(type);
+            const char *type = names.name[r->type];
+            size_t tn = names.len[r->type];
             if (!bk_pq_str_short_(pq, 6, type, tn)) bk_pq_str(pq, 6, type, tn);
             if (r->addr_len) {
                 if (!bk_pq_str_short_(pq, 7, txt + r->addr_off, r->addr_len))
@@ -327,8 +345,7 @@ bk_status bk_utxo_batch_write(const bk_utxo_batch *b, size_t from, size_t to, bk
         bk_table_int(t, 3, u->coin.height);
         bk_table_bool(t, 4, u->coin.coinbase);
         bk_table_str(t, 5, u->coin.script_len ? txt + r->script_off : "", 2 * (size_t)u->coin.script_len);
-        const char *type = bk_script_type_name((bk_script_type)r->type);
-        bk_table_str(t, 6, type, strlen(type));
+        bk_table_str(t, 6, names.name[r->type], names.len[r->type]);
         if (r->addr_len) bk_table_str(t, 7, txt + r->addr_off, r->addr_len);
         else bk_table_null(t, 7);
         bk_table_str(t, 8, txt + r->desc_off, r->desc_len);
