@@ -456,28 +456,6 @@ static inline void push_levels(bk_pq_writer *w, pq_col *c, uint32_t def, uint32_
     c->nlv++;
 }
 
-/* 64-bit multiply-xorshift over 8-byte words, then murmur3's fmix64: the
- * table takes the low bits, and hex text (16 values a byte) needs every
- * input bit mixed into them. */
-static uint32_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, 8);
-        h = (h ^ v) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    for (; i < n; i++) h = (h ^ p[i]) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return (uint32_t)h;
-}
-
 static int dict_rehash(bk_pq_writer *w, pq_col *c, size_t cap)
 {
     uint64_t *t = bk_alloc(w->alloc, cap * sizeof *t);

@@ -555,6 +555,17 @@ static inline __attribute__((always_inline)) void r_hash_rev(bk_table_writer *t,
     if (!bk_pq_fixed32_short_(t->pq, c, d)) bk_pq_bin(t->pq, c, d, 32, 0);
 }
 
+/* A hash column of a later row (disp/hex as r_hash takes them): its
+ * dictionary slot asked of the cache now (bk_pq_dict_prefetch_). */
+static inline void r_dict_prefetch(const bk_table_writer *t, size_t col, const uint8_t disp[32], const char hex[64])
+{
+    if (!t || !t->pq) return;
+    size_t c = bk_table_col_(t, col);
+    if (c == SIZE_MAX) return;
+    if (t->cols[c].type == BK_PQ_FIXED32) bk_pq_dict_prefetch_(t->pq, c, disp, 32);
+    else bk_pq_dict_prefetch_(t->pq, c, (const uint8_t *)hex, 64);
+}
+
 /* The script columns shared by outputs and spent outputs: type, address, desc. */
 static void script_cols(bk_table_writer *t, size_t c_type, size_t c_addr, size_t c_desc, const uint8_t *s, size_t n,
                         bk_network net, bk_script_cursors_ *cur)
@@ -865,12 +876,27 @@ bk_status bk_table_block_rows(bk_table_writer *const w[BK_DS_COUNT_], const bk_b
     x.desc_out = to && bk_table_wants(to, O_DESC);
     /* the x-only key checks serve the descriptors alone */
     x.cur.skip_taproot = !x.desc_out && !(ti && bk_table_wants(ti, I_DESC));
+    /* txid i's display bytes and hex in slot i & 1, made one transaction
+     * ahead so the dictionary slots of the next transaction_hash are
+     * loaded while this one's rows are written (r_dict_prefetch) */
+    char txhexs[2][64];
+    uint8_t txdisps[2][32];
+    if (n) {
+        bk_hex_encode_rev(txhexs[0], x.txids, 32);
+        rev32(txdisps[0], x.txids);
+    }
     for (size_t i = 0; i < n; i++) {
-        const uint8_t *txid = x.txids + 32 * i;
-        char txhex[64];
-        bk_hex_encode_rev(txhex, txid, 32);
-        uint8_t txdisp[32];
-        rev32(txdisp, txid);
+        const char *txhex = txhexs[i & 1];
+        const uint8_t *txdisp = txdisps[i & 1];
+        if (i + 1 < n) {
+            const uint8_t *next = x.txids + 32 * (i + 1);
+            char *nhex = txhexs[(i + 1) & 1];
+            uint8_t *ndisp = txdisps[(i + 1) & 1];
+            bk_hex_encode_rev(nhex, next, 32);
+            rev32(ndisp, next);
+            r_dict_prefetch(ti, I_TRANSACTION_HASH, ndisp, nhex);
+            r_dict_prefetch(to, O_TRANSACTION_HASH, ndisp, nhex);
+        }
         if (tt && (st = row_tx(tt, &x, i, txdisp, txhex, err)) != BK_OK) return st;
         uint32_t ncoins = 0;
         int coins = i != 0 && undo && bk_undo_next_tx(&x.ui, &ncoins);
