@@ -176,8 +176,9 @@ BK_API bk_status bk_addrindex_balance(bk_addrindex *ix, const uint8_t sh[32], si
 /* Electrum's status of a history: SHA-256 of the concatenated
  * "txid_hex:height:" strings; *has_out = 0 for no history. */
 /* 1 when sh's view (its history and coins) is in the READ handle's cache
- * now, so a query of it with this limit (0: none) reads no disk (until the
- * cache lets it go); 0 when not, or with no cache. */
+ * now, so a query of it reads no disk (until the cache lets it go), and it
+ * holds at most limit transactions and at most limit coins (limit 0: any
+ * size); 0 when not, or with no cache. */
 BK_API int bk_addrindex_cached(bk_addrindex *ix, const uint8_t sh[32], size_t limit);
 
 BK_API void bk_addrindex_status_of(const bk_addr_tx *txs, size_t n, uint8_t status_out[32], int *has_out);

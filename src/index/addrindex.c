@@ -1860,7 +1860,7 @@ int bk_addrindex_cached(bk_addrindex *ix, const uint8_t sh[32], size_t limit)
     int hit = 0;
     pthread_mutex_lock(&c->mu);
     for (cache_entry *e = c->bucket[cache_bucket(sh)]; e && !hit; e = e->next_in_bucket)
-        hit = !memcmp(e->sh, sh, 32) && (!limit || e->v.n_txs <= limit); /* over it: view_of reads the index */
+        hit = !memcmp(e->sh, sh, 32) && (!limit || (e->v.n_txs <= limit && e->v.n_coins <= limit));
     pthread_mutex_unlock(&c->mu);
     return hit;
 }

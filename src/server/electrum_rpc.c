@@ -879,6 +879,7 @@ static int m_broadcast(req *r)
  * never one that reads the index or the node, unless its scripthash's
  * view is in the index's memory. */
 enum { SLOW, FAST, FAST_IF_CACHED };
+#define FAST_VIEW_MAX 1000      /* transactions or coins of a view the loop answers itself */
 
 typedef struct rpc_method {
     const char *name;
@@ -1065,9 +1066,14 @@ int bk_electrum_session_fast(bk_electrum_session *s, const char *line, size_t le
         req r = {s, &d, pv && pv->type == BK_JSONV_ARRAY ? pv : NULL, NULL, 0, ""};
         uint8_t shh[32];
         /* A hint: the view may leave the cache before the answer reads it,
-         * and that one query then reads the index here. */
+         * and that one query then reads the index here. Only small views:
+         * a long history's answer is rendered by a worker, so no client
+         * holds the loop for long (and one over max_history, which the
+         * query refuses after reading the index, never comes here). */
+        size_t most = s->sh->o.limits.max_history && s->sh->o.limits.max_history < FAST_VIEW_MAX
+                          ? s->sh->o.limits.max_history : FAST_VIEW_MAX;
         if (!s->sh->o.ix || n_params(&r) != 1 || param_hash(&r, 0, shh, "scripthash") ||
-            !bk_addrindex_cached(s->sh->o.ix, shh, s->sh->o.limits.max_history))
+            !bk_addrindex_cached(s->sh->o.ix, shh, most))
             fast = SLOW;
     }
     bk_jsondoc_free(&d);
