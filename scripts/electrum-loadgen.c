@@ -203,5 +203,15 @@ int main(int argc, char **argv)
     printf("{\"clients\":%ld,\"requests\":%ld,\"unanswered\":%ld,\"seconds\":%.2f,\"rps\":%.0f,\"p50_ms\":%.2f,"
            "\"p99_ms\":%.2f,\"errors\":%ld}\n",
            clients, n_lat, unanswered, dt, (double)n_lat / dt, PCT(0.5), PCT(0.99), errors);
+    fflush(stdout);
+    for (long k = 0; k < clients; k++) {
+        if (!cs[k].done) close(cs[k].fd);
+        free(cs[k].in);
+    }
+    for (size_t i = 0; i < n_lines; i++) free(lines[i]);
+    free(lines);
+    free(cs);
+    free(lat);
+    close(ep);
     return errors || unanswered ? 1 : 0;
 }
