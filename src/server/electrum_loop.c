@@ -102,8 +102,8 @@ typedef struct server {
     uint32_t n_conns;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    job *todo_head, *todo_tail, *done;
-    uint32_t n_todo, n_workers;
+    job *queue_head, *queue_tail, *done;
+    uint32_t n_queued_jobs, n_workers;
     job *ready_head, *ready_tail;   /* the loop's new jobs, handed over once per round */
     int quit;
     int draining;               /* stopping: no new connections or lines */
@@ -116,21 +116,21 @@ static void *worker_main(void *arg)
     server *s = *(server **)arg;
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        while (!s->todo_head && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
-        if (!s->todo_head) {
+        while (!s->queue_head && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        if (!s->queue_head) {
             pthread_mutex_unlock(&s->mu);
             return NULL;
         }
         /* A share of the queue at a time (at most WORKER_BATCH): fewer
          * lock round trips under load, the other workers still fed. */
-        uint32_t take = s->n_todo / s->n_workers;
+        uint32_t take = s->n_queued_jobs / s->n_workers;
         take = take < 1 ? 1 : take > WORKER_BATCH ? WORKER_BATCH : take;
-        job *batch = s->todo_head, *last = batch;
+        job *batch = s->queue_head, *last = batch;
         for (uint32_t i = 1; i < take && last->next; i++) last = last->next;
-        s->todo_head = last->next;
-        if (!s->todo_head) s->todo_tail = NULL;
+        s->queue_head = last->next;
+        if (!s->queue_head) s->queue_tail = NULL;
         last->next = NULL;
-        for (job *jb = batch; jb; jb = jb->next) s->n_todo--;
+        for (job *jb = batch; jb; jb = jb->next) s->n_queued_jobs--;
         pthread_mutex_unlock(&s->mu);
 
         for (job *jb = batch; jb; jb = jb->next) {
@@ -254,10 +254,10 @@ static void hand_over(server *s)
     uint32_t n = 0;
     for (job *jb = s->ready_head; jb; jb = jb->next) n++;
     pthread_mutex_lock(&s->mu);
-    if (s->todo_tail) s->todo_tail->next = s->ready_head;
-    else s->todo_head = s->ready_head;
-    s->todo_tail = s->ready_tail;
-    s->n_todo += n;
+    if (s->queue_tail) s->queue_tail->next = s->ready_head;
+    else s->queue_head = s->ready_head;
+    s->queue_tail = s->ready_tail;
+    s->n_queued_jobs += n;
     if (n >= s->n_workers) pthread_cond_broadcast(&s->cv);
     else
         for (uint32_t i = 0; i < n; i++) pthread_cond_signal(&s->cv);
@@ -750,7 +750,7 @@ out:
     while (s->conns) conn_close(s, s->conns);
     bury(s);
     /* Jobs that never ran (stopped mid-drain): their connections are closed. */
-    for (job *jb = s->todo_head, *next; jb; jb = next) {
+    for (job *jb = s->queue_head, *next; jb; jb = next) {
         next = jb->next;
         jb->c->busy = 0;
         conn_free(s, jb->c);     /* frees its job's answer too */
