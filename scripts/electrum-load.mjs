@@ -1,7 +1,7 @@
 // Loopback load test of blockkit electrum (bounded in count and time).
 //   node scripts/electrum-load.mjs BLOCKKIT --index DIR --datadir D \
 //        [--clients 200] [--requests 1000] [--idle 10000] [--seconds 120]
-//        [--history LO-HI] [--methods history,balance,unspent,tx]
+//        [--history LO-HI] [--methods history,balance,unspent,tx] [-j N] [--loops N]
 // Starts the server, opens --clients connections, each sending --requests
 // requests one at a time, mixed get_history / get_balance / listunspent /
 // transaction.get over the scripthashes and txids of the index (taken from
@@ -28,6 +28,7 @@ const src = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const vectors = opt('--vectors', path.join(src, 'tests/data/regtest/electrum/scripthashes.ndjson.zst'));
 const serverArgs = ['electrum', '--listen', '127.0.0.1:0', '--max-clients', String(idleN + clients + 100),
   '--idle-timeout', '3600', '-j', opt('-j', '2')];
+if (opt('--loops')) serverArgs.push('--loops', opt('--loops'));
 if (opt('--index')) serverArgs.push('--index', opt('--index'), '--datadir', opt('--datadir'));
 
 const deadline = Date.now() + seconds * 1000;

@@ -181,12 +181,21 @@ if (hasIndex && indexFail) {
     eq((await c.blockchainHeaders_subscribe()).height, 579, 'tip before the update');
     const before = await c.blockchainScripthash_subscribe(late.scripthash);
     check(before === null || (before && before.result === null), 'no history at 579');
+    // Asked twice at 579: the second answers are the server's kept ones,
+    // which the new tip must retire.
+    for (let k = 0; k < 2; k++) {
+      eq(await c.blockchainScripthash_getHistory(late.scripthash), [], `history at 579 (${k})`);
+      eq(await c.blockchainScripthash_getBalance(late.scripthash), { confirmed: 0, unconfirmed: 0 }, `balance at 579 (${k})`);
+      eq(await c.blockchainScripthash_listunspent(late.scripthash), [], `coins at 579 (${k})`);
+    }
     const u = spawnSync(blockkit, ['index', 'update', '--datadir', regtest, '--index', idx2]);
     check(u.status === 0, 'index update to 939');
     for (let i = 0; i < 100 && !(got.header && got.status); i++) await new Promise((r) => setTimeout(r, 100));
     eq(got.header && got.header.height, 939, 'headers notification at the new tip');
     eq(got.status, late.status, 'scripthash status notification');
     eq(await c.blockchainScripthash_getHistory(late.scripthash), late.history, 'history after the update');
+    eq(await c.blockchainScripthash_getBalance(late.scripthash), late.balance, 'balance after the update');
+    eq(await c.blockchainScripthash_listunspent(late.scripthash), late.unspent, 'coins after the update');
     c.close();
   } finally {
     s2.p.kill('SIGTERM');

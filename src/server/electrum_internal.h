@@ -3,13 +3,16 @@
 #ifndef BK_SERVER_ELECTRUM_INTERNAL_H
 #define BK_SERVER_ELECTRUM_INTERNAL_H
 
+#include "answer_cache.h"  /* beside this header: the fuzz targets include it by path */
+
 #include <blockkit/electrum.h>
 
 #include <pthread.h>
 
 
 /* What every session of one server shares: the options and the chain's
- * header hashes (for cp_height proofs), refreshed when the tip moves. */
+ * header hashes (for cp_height proofs), refreshed when the tip moves, and
+ * the rendered answers of the current tip. */
 typedef struct bk_electrum_shared {
     bk_electrum_opts o;
     const bk_allocator *alloc;
@@ -17,6 +20,7 @@ typedef struct bk_electrum_shared {
     uint8_t (*hashes)[32];
     size_t hashes_cap;
     int32_t tip;                /* -1: no index or empty */
+    bk_answer_cache answers;    /* rendered scripthash answers of this tip */
 } bk_electrum_shared;
 
 bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts *o, bk_error *err);

@@ -1,5 +1,6 @@
-/* The Electrum server's event loop: one epoll thread owns every socket
- * (accept, read, line framing, write, TLS), a worker pool answers lines.
+/* The Electrum server's event loops: each epoll thread owns its sockets
+ * (read, line framing, write, TLS; loop 0 also accepts and hands each new
+ * connection to the loop with the fewest), a worker pool answers lines.
  * Each connection has a FIFO of lines; one of them at a time is with a
  * worker, so answers leave in request order while connections are
  * answered in parallel. Notifications after a tip change join the same
@@ -19,6 +20,7 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,7 @@ typedef struct item {
 } item;
 
 struct conn;
+struct evloop;
 
 typedef struct job {
     struct job *next;
@@ -71,7 +74,8 @@ typedef struct job {
 } job;
 
 typedef struct conn {
-    struct conn *prev, *next;   /* the server's list */
+    struct conn *prev, *next;   /* its loop's list (next: the hand-over list before that) */
+    struct evloop *loop;        /* the one thread that touches it, but for its worker job */
     int fd;
     SSL *ssl;
     int ssl_want_write;
@@ -92,24 +96,57 @@ typedef struct conn {
     time_t last_rx;
 } conn;
 
+struct server;
+
+/* One event loop: an epoll thread and the connections it owns. Loop 0
+ * also accepts (handing each new connection to the loop with the fewest)
+ * and polls the index's tip. */
+typedef struct evloop {
+    struct server *s;
+    unsigned id;
+    int ep, evfd;
+    conn *conns;
+    conn *grave;                /* closed, freed after the current batch of events */
+    atomic_uint n_conns;        /* read by the acceptor */
+    job *ready_head, *ready_tail;   /* the loop's new jobs, handed over once per round */
+    pthread_mutex_t mu;         /* done and arrivals */
+    job *done;                  /* answered by workers */
+    conn *arrivals;             /* accepted by loop 0, not yet in this loop's epoll */
+    unsigned tip_seen;
+    int draining;               /* stopping: no new connections or lines */
+} evloop;
+
 typedef struct server {
     bk_electrum_shared sh;
     const bk_electrum_opts *o;
-    int ep, evfd, lfd, tls_lfd;
+    int lfd, tls_lfd;
     SSL_CTX *tls;
-    conn *conns;
-    conn *grave;                /* closed, freed after the current batch of events */
-    uint32_t n_conns;
+    evloop *loops;
+    unsigned n_loops;
+    atomic_uint n_clients;      /* every loop's connections (max_clients) */
+    atomic_uint tip_gen;        /* bumped by loop 0 when the tip changes */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    job *queue_head, *queue_tail, *done;
+    job *queue_head, *queue_tail;
     uint32_t n_queued_jobs, n_workers;
-    job *ready_head, *ready_tail;   /* the loop's new jobs, handed over once per round */
     int quit;
-    int draining;               /* stopping: no new connections or lines */
 } server;
 
 /* ---- workers ---- */
+
+/* A job back to its connection's loop; the loop is woken when its list
+ * was empty (it takes the whole list after reading its eventfd). */
+static void job_return(job *jb)
+{
+    evloop *l = jb->c->loop;
+    pthread_mutex_lock(&l->mu);
+    int wake = !l->done && !l->arrivals;
+    jb->next = l->done;
+    l->done = jb;
+    pthread_mutex_unlock(&l->mu);
+    uint64_t one = 1;
+    if (wake && write(l->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
+}
 
 static void *worker_main(void *arg)
 {
@@ -133,27 +170,21 @@ static void *worker_main(void *arg)
         for (job *jb = batch; jb; jb = jb->next) s->n_queued_jobs--;
         pthread_mutex_unlock(&s->mu);
 
-        for (job *jb = batch; jb; jb = jb->next) {
+        for (job *jb = batch, *next; jb; jb = next) {
+            next = jb->next;
             bk_error e;
             bk_status st = jb->it->kind == ITEM_NOTIFY
                                ? bk_electrum_session_notify(jb->c->session, &jb->ans, &e)
                                : bk_electrum_session_line(jb->c->session, jb->it->data, jb->it->len, &jb->ans, &e);
             jb->fatal = st != BK_OK;
+            job_return(jb);
         }
-
-        pthread_mutex_lock(&s->mu);
-        int wake = !s->done;    /* the loop takes the whole list after reading evfd */
-        last->next = s->done;
-        s->done = batch;
-        pthread_mutex_unlock(&s->mu);
-        uint64_t one = 1;
-        if (wake && write(s->evfd, &one, sizeof one) < 0) { /* the loop wakes on its timeout anyway */ }
     }
 }
 
 /* ---- connections ---- */
 
-static void set_mask(server *s, conn *c)
+static void set_mask(evloop *l, conn *c)
 {
     if (c->dead) return;
     uint32_t m = 0;
@@ -161,11 +192,11 @@ static void set_mask(server *s, conn *c)
     if (c->out.len > c->out_off || c->ssl_want_write) m |= EPOLLOUT;
     if (m == c->mask) return;
     struct epoll_event ev = {.events = m, .data.ptr = c};
-    epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+    epoll_ctl(l->ep, EPOLL_CTL_MOD, c->fd, &ev);
     c->mask = m;
 }
 
-static void conn_free(server *s, conn *c)
+static void conn_free(conn *c)
 {
     item *it = c->q_head;
     while (it) {
@@ -174,45 +205,49 @@ static void conn_free(server *s, conn *c)
         it = n;
     }
     bk_electrum_session_free(c->session);
+    if (c->ssl) SSL_free(c->ssl);
+    if (c->fd >= 0) close(c->fd);
     bk_writer_free(&c->out);
     bk_writer_free(&c->spare);
     bk_writer_free(&c->job.ans);
     free(c->in);
     free(c);
-    (void)s;
 }
 
-static void conn_close(server *s, conn *c)
+static void conn_close(evloop *l, conn *c)
 {
     if (c->dead) return;
     c->dead = 1;
-    epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
     if (c->ssl) SSL_free(c->ssl);
     c->ssl = NULL;
     close(c->fd);
+    c->fd = -1;
     if (c->prev) c->prev->next = c->next;
-    else s->conns = c->next;
+    else l->conns = c->next;
     if (c->next) c->next->prev = c->prev;
-    s->n_conns--;
+    atomic_fetch_sub(&l->n_conns, 1);
+    atomic_fetch_sub(&l->s->n_clients, 1);
     if (!c->busy) {
-        c->next = s->grave;
-        s->grave = c;
+        c->next = l->grave;
+        l->grave = c;
     }
 }
 
 /* Free the closed connections once no event of this round can name them. */
-static void bury(server *s)
+static void bury(evloop *l)
 {
-    if (!s->grave) return;
-    while (s->grave) {
-        conn *c = s->grave;
-        s->grave = c->next;
-        conn_free(s, c);
+    if (!l->grave) return;
+    while (l->grave) {
+        conn *c = l->grave;
+        l->grave = c->next;
+        conn_free(c);
     }
-    if (!s->n_conns) malloc_trim(0);   /* give the freed buffers back: RSS returns to its baseline */
+    /* give the freed buffers back: RSS returns to its baseline */
+    if (!atomic_load(&l->s->n_clients)) malloc_trim(0);
 }
 
-static void schedule(server *s, conn *c)
+static void schedule(evloop *l, conn *c)
 {
     while (!c->busy && !c->dead && c->q_head) {
         item *it = c->q_head;
@@ -240,29 +275,30 @@ static void schedule(server *s, conn *c)
         jb->ans = c->spare;     /* the last answer's buffer, emptied */
         bk_writer_init(&c->spare, NULL);
         c->busy = 1;
-        if (s->ready_tail) s->ready_tail->next = jb;
-        else s->ready_head = jb;
-        s->ready_tail = jb;
+        if (l->ready_tail) l->ready_tail->next = jb;
+        else l->ready_head = jb;
+        l->ready_tail = jb;
     }
 }
 
 /* The round's new jobs to the workers: one lock, as many wakeups as jobs
  * (up to the pool). */
-static void hand_over(server *s)
+static void hand_over(evloop *l)
 {
-    if (!s->ready_head) return;
+    if (!l->ready_head) return;
+    server *s = l->s;
     uint32_t n = 0;
-    for (job *jb = s->ready_head; jb; jb = jb->next) n++;
+    for (job *jb = l->ready_head; jb; jb = jb->next) n++;
     pthread_mutex_lock(&s->mu);
-    if (s->queue_tail) s->queue_tail->next = s->ready_head;
-    else s->queue_head = s->ready_head;
-    s->queue_tail = s->ready_tail;
+    if (s->queue_tail) s->queue_tail->next = l->ready_head;
+    else s->queue_head = l->ready_head;
+    s->queue_tail = l->ready_tail;
     s->n_queued_jobs += n;
     if (n >= s->n_workers) pthread_cond_broadcast(&s->cv);
     else
         for (uint32_t i = 0; i < n; i++) pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
-    s->ready_head = s->ready_tail = NULL;
+    l->ready_head = l->ready_tail = NULL;
 }
 
 static void enqueue(conn *c, int kind, const char *data, size_t len)
@@ -315,13 +351,13 @@ static void enqueue_refusal(conn *c, const char *line, size_t len, int code, con
  * c->in (and in the socket, which is not read meanwhile) until answers
  * drain the queue; a client pipelining more than max_pending requests is
  * slowed down, never refused. An over-long line is refused and skipped. */
-static void frame(server *s, conn *c)
+static void frame(evloop *l, conn *c)
 {
-    const bk_electrum_limits *l = &s->o->limits;
+    const bk_electrum_limits *lim = &l->s->o->limits;
     size_t start = 0;
     int full = 0;
     for (;;) {
-        if (c->n_queued >= l->max_pending) {
+        if (c->n_queued >= lim->max_pending) {
             full = 1;
             break;
         }
@@ -329,9 +365,9 @@ static void frame(server *s, conn *c)
         if (!nl) break;
         size_t len = (size_t)(nl - (c->in + start));
         if (c->skipping) c->skipping = 0;
-        else if (len > l->max_line) {
+        else if (len > lim->max_line) {
             char msg[96];
-            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
+            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", lim->max_line);
             enqueue_refusal(c, NULL, 0, -32600, msg);
         } else {
             enqueue(c, ITEM_LINE, c->in + start, len);
@@ -340,10 +376,10 @@ static void frame(server *s, conn *c)
     }
     memmove(c->in, c->in + start, c->in_len - start);
     c->in_len -= start;
-    if (!full && c->in_len > l->max_line) {
+    if (!full && c->in_len > lim->max_line) {
         if (!c->skipping) {
             char msg[96];
-            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", l->max_line);
+            snprintf(msg, sizeof msg, "request line over %zu bytes (max_line)", lim->max_line);
             enqueue_refusal(c, NULL, 0, -32600, msg);
         }
         c->skipping = 1;
@@ -353,26 +389,26 @@ static void frame(server *s, conn *c)
 
 /* Start what can start: answers from memory and the next worker job; the
  * lines held back in c->in join the queue as answers drain it. */
-static void pump(server *s, conn *c)
+static void pump(evloop *l, conn *c)
 {
     for (;;) {
-        schedule(s, c);
-        if (c->busy || c->dead || !c->in_len || s->draining || c->n_queued >= s->o->limits.max_pending) return;
+        schedule(l, c);
+        if (c->busy || c->dead || !c->in_len || l->draining || c->n_queued >= l->s->o->limits.max_pending) return;
         size_t before = c->in_len;
-        frame(s, c);
+        frame(l, c);
         if (c->in_len == before) return;
     }
 }
 
-static void conn_read(server *s, conn *c)
+static void conn_read(evloop *l, conn *c)
 {
-    const bk_electrum_limits *l = &s->o->limits;
+    const bk_electrum_limits *lim = &l->s->o->limits;
     for (int rounds = 0; rounds < 4 && !c->dead; rounds++) {
         if (c->in_cap - c->in_len < READ_CHUNK) {
             size_t nc = c->in_len + READ_CHUNK * 2;
             char *ni = realloc(c->in, nc);
             if (!ni) {
-                conn_close(s, c);
+                conn_close(l, c);
                 return;
             }
             c->in = ni;
@@ -386,7 +422,7 @@ static void conn_read(server *s, conn *c)
                 ERR_clear_error();
                 if (se == SSL_ERROR_WANT_READ) break;
                 if (se == SSL_ERROR_WANT_WRITE) { c->ssl_want_write = 1; break; }
-                conn_close(s, c);
+                conn_close(l, c);
                 return;
             }
             k = r;
@@ -394,27 +430,27 @@ static void conn_read(server *s, conn *c)
             k = recv(c->fd, c->in + c->in_len, READ_CHUNK, 0);
             if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
             if (k <= 0) {
-                conn_close(s, c);
+                conn_close(l, c);
                 return;
             }
         }
         c->in_len += (size_t)k;
         c->last_rx = time(NULL);
-        frame(s, c);
+        frame(l, c);
         /* A short read emptied the socket: epoll says when more comes
          * (TLS may hold decrypted bytes, so it reads on). */
         if (!c->ssl && k < READ_CHUNK) break;
         /* A client max_pending lines ahead of its answers is not read
          * until they drain. */
-        if (c->n_queued >= l->max_pending) {
+        if (c->n_queued >= lim->max_pending) {
             c->reading = 0;
             break;
         }
     }
-    pump(s, c);
+    pump(l, c);
 }
 
-static void conn_write(server *s, conn *c)
+static void conn_write(evloop *l, conn *c)
 {
     c->ssl_want_write = 0;
     while (c->out.len > c->out_off) {
@@ -426,7 +462,7 @@ static void conn_write(server *s, conn *c)
                 int se = SSL_get_error(c->ssl, r);
                 ERR_clear_error();
                 if (se == SSL_ERROR_WANT_WRITE || se == SSL_ERROR_WANT_READ) break;
-                conn_close(s, c);
+                conn_close(l, c);
                 return;
             }
             k = r;
@@ -434,7 +470,7 @@ static void conn_write(server *s, conn *c)
             k = send(c->fd, c->out.data + c->out_off, n, MSG_NOSIGNAL);
             if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
             if (k < 0) {
-                conn_close(s, c);
+                conn_close(l, c);
                 return;
             }
         }
@@ -444,21 +480,38 @@ static void conn_write(server *s, conn *c)
         c->out_off = 0;
         bk_writer_reset(&c->out);
         if (c->out.cap > 1u << 20) bk_writer_free(&c->out);   /* a burst's buffer is not kept */
-    } else if (c->out.len - c->out_off > s->o->limits.max_outbuf) {
+    } else if (c->out.len - c->out_off > l->s->o->limits.max_outbuf) {
         /* It does not read its answers: cut it off rather than buffer more. */
-        conn_close(s, c);
+        conn_close(l, c);
         return;
     }
-    if (!c->reading && c->n_queued < s->o->limits.max_pending && !s->quit && !s->draining) c->reading = 1;
-    set_mask(s, c);
+    if (!c->reading && c->n_queued < l->s->o->limits.max_pending && !l->draining) c->reading = 1;
+    set_mask(l, c);
 }
 
+/* The loop with the fewest connections (loop 0 on a tie). */
+static evloop *least_loaded(server *s)
+{
+    evloop *best = &s->loops[0];
+    unsigned n = atomic_load(&best->n_conns);
+    for (unsigned i = 1; i < s->n_loops; i++) {
+        unsigned m = atomic_load(&s->loops[i].n_conns);
+        if (m < n) {
+            best = &s->loops[i];
+            n = m;
+        }
+    }
+    return best;
+}
+
+/* Loop 0 accepts; each connection is made here and handed to the loop
+ * with the fewest, which adds it to its epoll (arrivals). */
 static void accept_all(server *s, int lfd, int tls)
 {
     for (;;) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) return;
-        if (s->n_conns >= s->o->limits.max_clients) {
+        if (atomic_load(&s->n_clients) >= s->o->limits.max_clients) {
             close(fd);
             continue;
         }
@@ -481,39 +534,58 @@ static void accept_all(server *s, int lfd, int tls)
         if (tls) {
             c->ssl = SSL_new(s->tls);
             if (!c->ssl || !SSL_set_fd(c->ssl, fd)) {
-                if (c->ssl) SSL_free(c->ssl);
-                bk_electrum_session_free(c->session);
-                free(c);
-                close(fd);
+                conn_free(c);
                 continue;
             }
             SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
             SSL_set_accept_state(c->ssl);
         }
-        c->mask = EPOLLIN;
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-        if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
-            if (c->ssl) SSL_free(c->ssl);
-            bk_electrum_session_free(c->session);
-            free(c);
-            close(fd);
-            continue;
-        }
-        c->next = s->conns;
-        if (s->conns) s->conns->prev = c;
-        s->conns = c;
-        s->n_conns++;
+        evloop *l = least_loaded(s);
+        c->loop = l;
+        atomic_fetch_add(&l->n_conns, 1);
+        atomic_fetch_add(&s->n_clients, 1);
+        pthread_mutex_lock(&l->mu);
+        int wake = !l->done && !l->arrivals;
+        c->next = l->arrivals;
+        l->arrivals = c;
+        pthread_mutex_unlock(&l->mu);
+        uint64_t v = 1;
+        if (wake && write(l->evfd, &v, sizeof v) < 0) { /* it wakes on its timeout anyway */ }
     }
 }
 
-static void finish_jobs(server *s)
+/* A connection handed to this loop joins its epoll and its list. */
+static void arrive(evloop *l, conn *c)
+{
+    c->mask = EPOLLIN;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (l->draining || epoll_ctl(l->ep, EPOLL_CTL_ADD, c->fd, &ev)) {
+        atomic_fetch_sub(&l->n_conns, 1);
+        atomic_fetch_sub(&l->s->n_clients, 1);
+        conn_free(c);
+        return;
+    }
+    c->prev = NULL;
+    c->next = l->conns;
+    if (l->conns) l->conns->prev = c;
+    l->conns = c;
+}
+
+/* The workers' answers and loop 0's new connections. */
+static void finish_jobs(evloop *l)
 {
     uint64_t v;
-    if (read(s->evfd, &v, sizeof v) < 0) { /* nothing to drain */ }
-    pthread_mutex_lock(&s->mu);
-    job *jb = s->done;
-    s->done = NULL;
-    pthread_mutex_unlock(&s->mu);
+    if (read(l->evfd, &v, sizeof v) < 0) { /* nothing to drain */ }
+    pthread_mutex_lock(&l->mu);
+    job *jb = l->done;
+    conn *arrivals = l->arrivals;
+    l->done = NULL;
+    l->arrivals = NULL;
+    pthread_mutex_unlock(&l->mu);
+    for (conn *c = arrivals, *next; c; c = next) {
+        next = c->next;
+        arrive(l, c);
+    }
     while (jb) {
         job *next = jb->next;
         conn *c = jb->c;
@@ -527,10 +599,10 @@ static void finish_jobs(server *s)
         if (c->dead || jb->fatal) {
             bk_writer_free(&jb->ans);
             if (c->dead) {
-                c->next = s->grave;
-                s->grave = c;
+                c->next = l->grave;
+                l->grave = c;
             } else {
-                conn_close(s, c);
+                conn_close(l, c);
             }
         } else {
             if (jb->ans.len && c->out.len == 0) {
@@ -549,8 +621,8 @@ static void finish_jobs(server *s)
             } else {
                 bk_writer_free(&jb->ans);
             }
-            pump(s, c);
-            conn_write(s, c);
+            pump(l, c);
+            conn_write(l, c);
         }
         jb = next;
     }
@@ -611,21 +683,179 @@ static bk_status tls_setup(server *s, bk_error *err)
     return BK_OK;
 }
 
-static void epoll_add(server *s, int fd, void *tag)
+static void epoll_add(int ep, int fd, void *tag)
 {
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
-    epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev);
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
 /* Tags of the non-connection descriptors. */
 static char tag_listen, tag_tls, tag_event;
+
+/* No new connections (loop 0 listens). */
+static void listeners_close(server *s)
+{
+    int *fds[2] = {&s->lfd, &s->tls_lfd};
+    for (int i = 0; i < 2; i++) {
+        if (*fds[i] < 0) continue;
+        if (s->loops && s->loops[0].ep >= 0) epoll_ctl(s->loops[0].ep, EPOLL_CTL_DEL, *fds[i], NULL);
+        close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
+
+/* Loop 0 polls the index's tip; every loop then queues a notification on
+ * each of its connections (the sessions say what changed). */
+static void tip_poll(evloop *l, struct timespec *last_poll)
+{
+    server *s = l->s;
+    const bk_electrum_opts *o = s->o;
+    if (!l->id && o->ix) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - last_poll->tv_sec) * 1000 + (now.tv_nsec - last_poll->tv_nsec) / 1000000;
+        unsigned poll_ms = o->poll_ms ? o->poll_ms : 1000;
+        if (ms >= (long)poll_ms) {
+            *last_poll = now;
+            int changed = 0;
+            bk_error re;
+            if (bk_electrum_shared_refresh(&s->sh, &changed, &re) == BK_OK && changed) {
+                atomic_fetch_add(&s->tip_gen, 1);
+                uint64_t v = 1;
+                for (unsigned i = 1; i < s->n_loops; i++)
+                    if (write(s->loops[i].evfd, &v, sizeof v) < 0) { /* it looks on its timeout anyway */ }
+            }
+        }
+    }
+    unsigned g = atomic_load(&s->tip_gen);
+    if (g == l->tip_seen) return;
+    l->tip_seen = g;
+    for (conn *c = l->conns; c; c = c->next) {
+        enqueue(c, ITEM_NOTIFY, NULL, 0);
+        schedule(l, c);
+    }
+}
+
+static void idle_close(evloop *l, time_t t)
+{
+    for (conn *c = l->conns, *next; c; c = next) {
+        next = c->next;
+        if (!c->busy && !c->q_head && (uint32_t)(t - c->last_rx) >= l->s->o->limits.idle_timeout_s) conn_close(l, c);
+    }
+}
+
+/* One event loop, until a stop has drained its connections. */
+static void loop_run(evloop *l)
+{
+    server *s = l->s;
+    const bk_electrum_opts *o = s->o;
+    struct timespec last_poll;
+    clock_gettime(CLOCK_MONOTONIC, &last_poll);
+    time_t last_idle = time(NULL), drain_until = 0;
+    struct epoll_event evs[256];
+    for (;;) {
+        if (o->stop && *o->stop && !drain_until) {
+            /* Drain: no new connections or requests; answer what is queued. */
+            drain_until = time(NULL) + DRAIN_SECONDS;
+            l->draining = 1;
+            if (!l->id) listeners_close(s);
+            for (conn *c = l->conns; c; c = c->next) {
+                c->reading = 0;
+                set_mask(l, c);
+            }
+        }
+        if (drain_until) {
+            int pending = 0;
+            for (conn *c = l->conns; c; c = c->next)
+                if (c->busy || c->q_head || c->out.len > c->out_off) pending = 1;
+            if (!pending || time(NULL) >= drain_until) break;
+        }
+        hand_over(l);
+        int n = epoll_wait(l->ep, evs, 256, 100);
+        for (int i = 0; i < n; i++) {
+            void *tag = evs[i].data.ptr;
+            if (tag == &tag_listen) { accept_all(s, s->lfd, 0); continue; }
+            if (tag == &tag_tls) { accept_all(s, s->tls_lfd, 1); continue; }
+            if (tag == &tag_event) { finish_jobs(l); continue; }
+            conn *c = tag;
+            if (c->dead) continue;
+            if (evs[i].events & (EPOLLERR | EPOLLHUP)) {
+                conn_close(l, c);
+                continue;
+            }
+            if (evs[i].events & EPOLLIN) conn_read(l, c);
+            /* Answers made while reading leave now, not a round later. */
+            if (!c->dead && (evs[i].events & EPOLLOUT || c->ssl || c->out.len > c->out_off)) conn_write(l, c);
+            else if (!c->dead) set_mask(l, c);
+        }
+        bury(l);
+        if (!drain_until) tip_poll(l, &last_poll);
+        time_t t = time(NULL);
+        if (t != last_idle) {
+            last_idle = t;
+            idle_close(l, t);
+        }
+    }
+}
+
+static void *loop_main(void *arg)
+{
+    loop_run(*(evloop **)arg);
+    return NULL;
+}
+
+/* After every thread has stopped: what the loops still hold. */
+static void loop_release(evloop *l)
+{
+    if (l->evfd >= 0) finish_jobs(l);   /* answers and arrivals of the last moments */
+    while (l->conns) conn_close(l, l->conns);
+    bury(l);
+    for (job *jb = l->ready_head, *next; jb; jb = next) {
+        next = jb->next;
+        jb->c->busy = 0;
+        conn_free(jb->c);
+    }
+    l->ready_head = l->ready_tail = NULL;
+}
+
+static bk_status loops_init(server *s, unsigned n, bk_error *err)
+{
+    s->loops = calloc(n, sizeof *s->loops);
+    if (!s->loops) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: event loops");
+    s->n_loops = n;
+    for (unsigned i = 0; i < n; i++) {
+        evloop *l = &s->loops[i];
+        l->s = s;
+        l->id = i;
+        l->ep = l->evfd = -1;
+        pthread_mutex_init(&l->mu, NULL);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        evloop *l = &s->loops[i];
+        if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 || (l->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+            return bk_error_set(err, BK_ERR_IO, 0, "electrum: epoll: %s", strerror(errno));
+        epoll_add(l->ep, l->evfd, &tag_event);
+    }
+    return BK_OK;
+}
+
+static void loops_free(server *s)
+{
+    for (unsigned i = 0; s->loops && i < s->n_loops; i++) {
+        evloop *l = &s->loops[i];
+        if (l->ep >= 0) close(l->ep);
+        if (l->evfd >= 0) close(l->evfd);
+        pthread_mutex_destroy(&l->mu);
+    }
+    free(s->loops);
+}
 
 bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
 {
     server *s = calloc(1, sizeof *s);
     if (!s) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: server");
     s->o = o;
-    s->lfd = s->tls_lfd = s->ep = s->evfd = -1;
+    s->lfd = s->tls_lfd = -1;
     bk_status st = bk_electrum_shared_init(&s->sh, o, err);
     if (st != BK_OK) {
         free(s);
@@ -634,20 +864,20 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     unsigned nw = o->workers > 0 ? (unsigned)o->workers : 2;
-    pthread_t *th = calloc(nw, sizeof *th);
+    unsigned nl = o->loops > 0 ? (unsigned)o->loops : 2;
+    pthread_t *th = calloc(nw, sizeof *th), *lth = calloc(nl, sizeof *lth);
     server **args = calloc(nw, sizeof *args);
-    unsigned started = 0;
+    evloop **largs = calloc(nl, sizeof *largs);
+    unsigned started = 0, lstarted = 0;
     int port = 0, tls_port = 0;
-    if (!th || !args) {
-        st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: workers");
+    if (!th || !args || !lth || !largs) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: threads");
         goto out;
     }
     for (unsigned i = 0; i < nw; i++) args[i] = s;
     s->n_workers = nw;
-    if ((s->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 || (s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
-        st = bk_error_set(err, BK_ERR_IO, 0, "electrum: epoll: %s", strerror(errno));
-        goto out;
-    }
+    if ((st = loops_init(s, nl, err)) != BK_OK) goto out;
+    for (unsigned i = 0; i < nl; i++) largs[i] = &s->loops[i];
     if ((s->lfd = listen_on(o->listen ? o->listen : "127.0.0.1:50001", &port, err)) < 0) {
         st = err ? err->status : BK_ERR_IO;
         goto out;
@@ -658,87 +888,21 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
             st = err ? err->status : BK_ERR_IO;
             goto out;
         }
-        epoll_add(s, s->tls_lfd, &tag_tls);
+        epoll_add(s->loops[0].ep, s->tls_lfd, &tag_tls);
     }
-    epoll_add(s, s->lfd, &tag_listen);
-    epoll_add(s, s->evfd, &tag_event);
+    epoll_add(s->loops[0].ep, s->lfd, &tag_listen);
     started = bk_threads_start(th, nw, worker_main, args, sizeof *args);
     if (!started) {
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: cannot start a worker thread");
         goto out;
     }
+    /* Loop 0 runs on the caller's thread; a loop that cannot start leaves
+     * its share to the others (it never gets a connection). */
+    lstarted = nl > 1 ? bk_threads_start(lth, nl - 1, loop_main, largs + 1, sizeof *largs) : 0;
+    s->n_loops = 1 + lstarted;
     if (o->ready) o->ready(o->ready_ctx, port, tls_port);
-
-    unsigned poll_ms = o->poll_ms ? o->poll_ms : 1000;
-    struct timespec last_poll, now;
-    clock_gettime(CLOCK_MONOTONIC, &last_poll);
-    time_t last_idle = time(NULL), drain_until = 0;
-    struct epoll_event evs[256];
-    for (;;) {
-        if (o->stop && *o->stop && !drain_until) {
-            /* Drain: no new connections or requests; answer what is queued. */
-            drain_until = time(NULL) + DRAIN_SECONDS;
-            s->draining = 1;
-            epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL);
-            close(s->lfd);
-            s->lfd = -1;
-            if (s->tls_lfd >= 0) {
-                epoll_ctl(s->ep, EPOLL_CTL_DEL, s->tls_lfd, NULL);
-                close(s->tls_lfd);
-                s->tls_lfd = -1;
-            }
-            for (conn *c = s->conns; c; c = c->next) {
-                c->reading = 0;
-                set_mask(s, c);
-            }
-        }
-        if (drain_until) {
-            int pending = 0;
-            for (conn *c = s->conns; c; c = c->next)
-                if (c->busy || c->q_head || c->out.len > c->out_off) pending = 1;
-            if (!pending || time(NULL) >= drain_until) break;
-        }
-        hand_over(s);
-        int n = epoll_wait(s->ep, evs, 256, 100);
-        for (int i = 0; i < n; i++) {
-            void *tag = evs[i].data.ptr;
-            if (tag == &tag_listen) { accept_all(s, s->lfd, 0); continue; }
-            if (tag == &tag_tls) { accept_all(s, s->tls_lfd, 1); continue; }
-            if (tag == &tag_event) { finish_jobs(s); continue; }
-            conn *c = tag;
-            if (c->dead) continue;
-            if (evs[i].events & (EPOLLERR | EPOLLHUP)) {
-                conn_close(s, c);
-                continue;
-            }
-            if (evs[i].events & EPOLLIN) conn_read(s, c);
-            /* Answers made while reading leave now, not a round later. */
-            if (!c->dead && (evs[i].events & EPOLLOUT || c->ssl || c->out.len > c->out_off)) conn_write(s, c);
-            else if (!c->dead) set_mask(s, c);
-        }
-        bury(s);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ms = (now.tv_sec - last_poll.tv_sec) * 1000 + (now.tv_nsec - last_poll.tv_nsec) / 1000000;
-        if (!drain_until && o->ix && ms >= (long)poll_ms) {
-            last_poll = now;
-            int changed = 0;
-            bk_error re;
-            if (bk_electrum_shared_refresh(&s->sh, &changed, &re) == BK_OK && changed)
-                for (conn *c = s->conns; c; c = c->next) {
-                    enqueue(c, ITEM_NOTIFY, NULL, 0);
-                    schedule(s, c);
-                }
-        }
-        time_t t = time(NULL);
-        if (t != last_idle) {
-            last_idle = t;
-            for (conn *c = s->conns, *next; c; c = next) {
-                next = c->next;
-                if (!c->busy && !c->q_head && (uint32_t)(t - c->last_rx) >= o->limits.idle_timeout_s)
-                    conn_close(s, c);
-            }
-        }
-    }
+    loop_run(&s->loops[0]);
+    bk_threads_join(lth, lstarted);
     st = BK_OK;
 out:
     pthread_mutex_lock(&s->mu);
@@ -746,30 +910,23 @@ out:
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
     bk_threads_join(th, started);
-    if (s->evfd >= 0) finish_jobs(s);
-    while (s->conns) conn_close(s, s->conns);
-    bury(s);
+    for (unsigned i = 0; s->loops && i < nl; i++) loop_release(&s->loops[i]);
     /* Jobs that never ran (stopped mid-drain): their connections are closed. */
     for (job *jb = s->queue_head, *next; jb; jb = next) {
         next = jb->next;
         jb->c->busy = 0;
-        conn_free(s, jb->c);     /* frees its job's answer too */
+        conn_free(jb->c);     /* frees its job's answer too */
     }
-    for (job *jb = s->ready_head, *next; jb; jb = next) {
-        next = jb->next;
-        jb->c->busy = 0;
-        conn_free(s, jb->c);
-    }
-    if (s->lfd >= 0) close(s->lfd);
-    if (s->tls_lfd >= 0) close(s->tls_lfd);
-    if (s->ep >= 0) close(s->ep);
-    if (s->evfd >= 0) close(s->evfd);
+    listeners_close(s);
     if (s->tls) SSL_CTX_free(s->tls);
+    loops_free(s);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     bk_electrum_shared_free(&s->sh);
     free(th);
     free(args);
+    free(lth);
+    free(largs);
     free(s);
     return st;
 }

@@ -28,6 +28,9 @@
 /* Bitcoin Core's DEFAULT_MIN_RELAY_TX_FEE, 1,000 sat/kvB, in BTC/kvB. */
 #define BK_ELECTRUM_DEFAULT_RELAYFEE "0.00001"
 #define MAX_HEADERS_CHUNK 2016  /* electrumx's max for blockchain.block.headers */
+#define ANSWER_CACHE_BYTES (16u << 20)   /* rendered scripthash answers kept per tip */
+/* The answers kept (answer_cache.h): their kinds. */
+enum { ANSWER_NONE, ANSWER_HISTORY, ANSWER_BALANCE, ANSWER_UNSPENT };
 
 typedef struct sub {
     uint8_t sh[32];
@@ -54,6 +57,7 @@ bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts
     sh->alloc = o->alloc ? o->alloc : bk_default_allocator();
     sh->tip = -1;
     if (pthread_rwlock_init(&sh->lock, NULL)) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: rwlock");
+    bk_answer_cache_init(&sh->answers, ANSWER_CACHE_BYTES);
     int changed;
     bk_status st = bk_electrum_shared_refresh(sh, &changed, err);
     if (st != BK_OK) bk_electrum_shared_free(sh);
@@ -65,6 +69,7 @@ void bk_electrum_shared_free(bk_electrum_shared *sh)
     if (!sh->alloc) return;
     bk_free(sh->alloc, sh->hashes, sh->hashes_cap * 32);
     pthread_rwlock_destroy(&sh->lock);
+    bk_answer_cache_free(&sh->answers);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -76,6 +81,10 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
     int changed = 0;
     bk_status st = bk_addrindex_refresh(ix, &changed, err);
     if (st != BK_OK) return st;
+    /* A new snapshot: the answers rendered from the old one go (a query
+     * that read the old one and finishes later has the old generation,
+     * and its answer is not kept). */
+    if (changed) bk_answer_cache_clear(&sh->answers);
     int64_t tip64;
     uint8_t tip_hash[32];
     if ((st = bk_addrindex_tip(ix, &tip64, tip_hash, err)) != BK_OK) return st;
@@ -539,11 +548,28 @@ static int query_fail(req *r, const bk_error *e, const char *what)
     return fail_err(r, e);
 }
 
+/* A scripthash method's result is its request's whole answer writer
+ * (one_request gives each method a fresh one): a kept answer is copied
+ * there, a new one kept from there. */
+static int answer_kept(req *r, int kind, const uint8_t shh[32], uint64_t *gen)
+{
+    *gen = bk_answer_cache_gen(&r->s->sh->answers);
+    return r->j->w->len == 0 && bk_answer_cache_get(&r->s->sh->answers, kind, shh, r->j->w);
+}
+
+static void answer_keep(req *r, int kind, const uint8_t shh[32], uint64_t gen)
+{
+    if (bk_json_status(r->j) == BK_OK && bk_writer_status(r->j->w) == BK_OK)
+        bk_answer_cache_put(&r->s->sh->answers, gen, kind, shh, r->j->w->data, r->j->w->len);
+}
+
 static int m_get_history(req *r)
 {
     uint8_t shh[32];
     bk_addrindex *ix = scripthash_arg(r, shh);
     if (!ix) return -1;
+    uint64_t gen;
+    if (answer_kept(r, ANSWER_HISTORY, shh, &gen)) return 0;
     bk_addr_tx *txs = NULL;
     size_t n = 0;
     bk_error e;
@@ -561,6 +587,7 @@ static int m_get_history(req *r)
     }
     bk_json_end_array(j);
     bk_addrindex_free(ix, txs);
+    answer_keep(r, ANSWER_HISTORY, shh, gen);
     return 0;
 }
 
@@ -569,6 +596,8 @@ static int m_get_balance(req *r)
     uint8_t shh[32];
     bk_addrindex *ix = scripthash_arg(r, shh);
     if (!ix) return -1;
+    uint64_t gen;
+    if (answer_kept(r, ANSWER_BALANCE, shh, &gen)) return 0;
     uint64_t conf;
     bk_error e;
     if (bk_addrindex_balance(ix, shh, r->s->sh->o.limits.max_history, &conf, &e) != BK_OK)
@@ -579,6 +608,7 @@ static int m_get_balance(req *r)
     BK_JSON_KEY(r->j, "unconfirmed");
     bk_json_int(r->j, 0);
     bk_json_end_object(r->j);
+    answer_keep(r, ANSWER_BALANCE, shh, gen);
     return 0;
 }
 
@@ -587,6 +617,8 @@ static int m_listunspent(req *r)
     uint8_t shh[32];
     bk_addrindex *ix = scripthash_arg(r, shh);
     if (!ix) return -1;
+    uint64_t gen;
+    if (answer_kept(r, ANSWER_UNSPENT, shh, &gen)) return 0;
     bk_addr_coin *c = NULL;
     size_t n = 0;
     bk_error e;
@@ -608,6 +640,7 @@ static int m_listunspent(req *r)
     }
     bk_json_end_array(j);
     bk_addrindex_free(ix, c);
+    answer_keep(r, ANSWER_UNSPENT, shh, gen);
     return 0;
 }
 
@@ -877,43 +910,46 @@ static int m_broadcast(req *r)
 
 /* Which methods the event loop may answer itself (bk_electrum_session_fast):
  * never one that reads the index or the node, unless its scripthash's
- * view is in the index's memory. */
+ * answer is kept (answer_cache.h) or its view is in the index's memory. */
 enum { SLOW, FAST, FAST_IF_CACHED };
 #define FAST_VIEW_MAX 1000      /* transactions or coins of a view the loop answers itself */
+
+#define FAST_ANSWER_MAX (256u * 1024)   /* bytes of a kept answer the loop copies itself */
 
 typedef struct rpc_method {
     const char *name;
     int (*fn)(req *r);
     int fast;
+    int answer;                 /* FAST_IF_CACHED: the kind of its kept answer */
 } rpc_method;
 
 static const rpc_method *find_method(const char *name, size_t n);
 
 static const rpc_method methods[] = {
-    {"server.version", m_server_version, SLOW},
-    {"server.banner", m_server_banner, FAST},
-    {"server.features", m_server_features, FAST},
-    {"server.ping", m_null, FAST},
-    {"server.donation_address", m_empty_string, FAST},
-    {"server.peers.subscribe", m_empty_list, FAST},
-    {"blockchain.headers.subscribe", m_headers_subscribe, SLOW},
-    {"blockchain.block.header", m_block_header, SLOW},
-    {"blockchain.block.headers", m_block_headers, SLOW},
-    {"blockchain.scripthash.get_history", m_get_history, FAST_IF_CACHED},
-    {"blockchain.scripthash.get_balance", m_get_balance, FAST_IF_CACHED},
-    {"blockchain.scripthash.listunspent", m_listunspent, FAST_IF_CACHED},
-    {"blockchain.scripthash.get_mempool", m_get_mempool, SLOW},
-    {"blockchain.scripthash.subscribe", m_subscribe, SLOW},
-    {"blockchain.scripthash.unsubscribe", m_unsubscribe, SLOW},
-    {"blockchain.transaction.get", m_tx_get, SLOW},
-    {"blockchain.transaction.get_merkle", m_get_merkle, SLOW},
-    {"blockchain.transaction.id_from_pos", m_id_from_pos, SLOW},
-    {"blockchain.estimatefee", m_estimatefee, SLOW},
-    {"blockchain.relayfee", m_relayfee, SLOW},
-    {"blockchain.transaction.broadcast", m_broadcast, SLOW},
+    {"server.version", m_server_version, SLOW, ANSWER_NONE},
+    {"server.banner", m_server_banner, FAST, ANSWER_NONE},
+    {"server.features", m_server_features, FAST, ANSWER_NONE},
+    {"server.ping", m_null, FAST, ANSWER_NONE},
+    {"server.donation_address", m_empty_string, FAST, ANSWER_NONE},
+    {"server.peers.subscribe", m_empty_list, FAST, ANSWER_NONE},
+    {"blockchain.headers.subscribe", m_headers_subscribe, SLOW, ANSWER_NONE},
+    {"blockchain.block.header", m_block_header, SLOW, ANSWER_NONE},
+    {"blockchain.block.headers", m_block_headers, SLOW, ANSWER_NONE},
+    {"blockchain.scripthash.get_history", m_get_history, FAST_IF_CACHED, ANSWER_HISTORY},
+    {"blockchain.scripthash.get_balance", m_get_balance, FAST_IF_CACHED, ANSWER_BALANCE},
+    {"blockchain.scripthash.listunspent", m_listunspent, FAST_IF_CACHED, ANSWER_UNSPENT},
+    {"blockchain.scripthash.get_mempool", m_get_mempool, SLOW, ANSWER_NONE},
+    {"blockchain.scripthash.subscribe", m_subscribe, SLOW, ANSWER_NONE},
+    {"blockchain.scripthash.unsubscribe", m_unsubscribe, SLOW, ANSWER_NONE},
+    {"blockchain.transaction.get", m_tx_get, SLOW, ANSWER_NONE},
+    {"blockchain.transaction.get_merkle", m_get_merkle, SLOW, ANSWER_NONE},
+    {"blockchain.transaction.id_from_pos", m_id_from_pos, SLOW, ANSWER_NONE},
+    {"blockchain.estimatefee", m_estimatefee, SLOW, ANSWER_NONE},
+    {"blockchain.relayfee", m_relayfee, SLOW, ANSWER_NONE},
+    {"blockchain.transaction.broadcast", m_broadcast, SLOW, ANSWER_NONE},
     /* Mempool transactions are not indexed: an empty histogram (a valid
      * answer; an error would make Electrum drop the connection). */
-    {"mempool.get_fee_histogram", m_empty_list, SLOW},
+    {"mempool.get_fee_histogram", m_empty_list, SLOW, ANSWER_NONE},
 };
 
 static const rpc_method *find_method(const char *name, size_t n)
@@ -1072,9 +1108,12 @@ int bk_electrum_session_fast(bk_electrum_session *s, const char *line, size_t le
          * query refuses after reading the index, never comes here). */
         size_t most = s->sh->o.limits.max_history && s->sh->o.limits.max_history < FAST_VIEW_MAX
                           ? s->sh->o.limits.max_history : FAST_VIEW_MAX;
-        if (!s->sh->o.ix || n_params(&r) != 1 || param_hash(&r, 0, shh, "scripthash") ||
-            !bk_addrindex_cached(s->sh->o.ix, shh, most))
+        if (!s->sh->o.ix || n_params(&r) != 1 || param_hash(&r, 0, shh, "scripthash")) {
             fast = SLOW;
+        } else {
+            size_t kept = bk_answer_cache_len(&s->sh->answers, m->answer, shh);
+            if (kept ? kept > FAST_ANSWER_MAX : !bk_addrindex_cached(s->sh->o.ix, shh, most)) fast = SLOW;
+        }
     }
     bk_jsondoc_free(&d);
     if (fast == SLOW) return 0;
