@@ -29,3 +29,10 @@ add_executable(electrum-loadgen ${CMAKE_SOURCE_DIR}/scripts/electrum-loadgen.c)
 add_test(NAME electrum_load_smoke COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/load_smoke.sh)
 set_tests_properties(electrum_load_smoke PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300
   ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;LOADGEN=$<TARGET_FILE:electrum-loadgen>;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
+# The mempool rows (--rpc-url) against a JSON-RPC responder standing in for
+# the node, with two transactions made from the vectors
+# (tests/electrum/mempool.mjs says what it checks).
+add_test(NAME electrum_mempool
+  COMMAND node ${CMAKE_SOURCE_DIR}/tests/electrum/mempool.mjs $<TARGET_FILE:blockkit> ${CMAKE_SOURCE_DIR}
+          ${CMAKE_BINARY_DIR}/regtest/full)
+set_tests_properties(electrum_mempool PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300)

@@ -17,20 +17,11 @@ import { mkdtempSync, rmSync, mkdirSync, readdirSync, linkSync, cpSync, readFile
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { check, eq, done } from './electrum/checks.mjs';
 
 const [blockkit, src, regtest, indexFail] = process.argv.slice(2);
 const require = createRequire(path.join(src, 'tests/npm/package.json'));
 const ElectrumClient = require('@mempool/electrum-client');
-
-let failed = 0, passed = 0;
-function check(cond, what) {
-  if (cond) passed++;
-  else { failed++; console.error('FAIL', what); }
-}
-function eq(a, b, what) {
-  const ja = JSON.stringify(a), jb = JSON.stringify(b);
-  check(ja === jb, `${what}: got ${ja?.slice(0, 300)} want ${jb?.slice(0, 300)}`);
-}
 
 function ndjson(file) {
   const r = spawnSync('zstd', ['-dc', file], { maxBuffer: 1 << 30 });
@@ -203,5 +194,4 @@ if (hasIndex && indexFail) {
   }
 }
 if (tmp) rmSync(tmp, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+done();

@@ -4,6 +4,7 @@
 #define BK_SERVER_ELECTRUM_INTERNAL_H
 
 #include "answer_cache.h"  /* beside this header: the fuzz targets include it by path */
+#include "mempool.h"
 
 #include <blockkit/electrum.h>
 
@@ -21,12 +22,17 @@ typedef struct bk_electrum_shared {
     size_t hashes_cap;
     int32_t tip;                /* -1: no index or empty */
     bk_answer_cache answers;    /* rendered scripthash answers of this tip */
+    bk_mempool_poller *poller;  /* with an index and --rpc-url: the node's mempool */
+    bk_mempool *mempool;        /* its last snapshot (under lock) */
 } bk_electrum_shared;
 
 bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts *o, bk_error *err);
 /* Refresh the index snapshot and the hashes; *changed_out = 1 when the tip moved. */
 bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, bk_error *err);
 void bk_electrum_shared_free(bk_electrum_shared *sh);
+/* Poll the node's mempool (sh->poller); *changed_out = 1 when the snapshot
+ * changed (the kept answers then go). */
+bk_status bk_electrum_shared_mempool_poll(bk_electrum_shared *sh, int *changed_out, bk_error *err);
 
 bk_status bk_electrum_session_new_shared(bk_electrum_shared *sh, bk_electrum_session **s_out, bk_error *err);
 /* The event loop's own answer to line, appended to out, when it needs no

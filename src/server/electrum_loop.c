@@ -123,13 +123,15 @@ typedef struct server {
     SSL_CTX *tls;
     evloop *loops;
     unsigned n_loops;
+    unsigned n_running;         /* loops with a thread: those given connections (loop 0's) */
     atomic_uint n_clients;      /* every loop's connections (max_clients) */
-    atomic_uint tip_gen;        /* bumped by loop 0 when the tip changes */
+    atomic_uint notify_gen;     /* bumped when the tip or the mempool changes: statuses may have */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     job *queue_head, *queue_tail;
     uint32_t n_queued_jobs, n_workers;
     int quit;
+    pthread_cond_t mp_cv;       /* the mempool thread's sleep (quit ends it) */
 } server;
 
 /* ---- workers ---- */
@@ -494,7 +496,7 @@ static evloop *least_loaded(server *s)
 {
     evloop *best = &s->loops[0];
     unsigned n = atomic_load(&best->n_conns);
-    for (unsigned i = 1; i < s->n_loops; i++) {
+    for (unsigned i = 1; i < s->n_running; i++) {
         unsigned m = atomic_load(&s->loops[i].n_conns);
         if (m < n) {
             best = &s->loops[i];
@@ -704,6 +706,42 @@ static void listeners_close(server *s)
     }
 }
 
+/* Every loop is to queue a notification on each of its connections. */
+static void notify_all(server *s)
+{
+    atomic_fetch_add(&s->notify_gen, 1);
+    uint64_t v = 1;
+    for (unsigned i = 0; i < s->n_loops; i++)
+        if (write(s->loops[i].evfd, &v, sizeof v) < 0) { /* it looks on its timeout anyway */ }
+}
+
+/* The node's mempool, every poll period, on its own thread (its RPC calls
+ * block): a new snapshot makes every loop notify. */
+static void *mempool_main(void *arg)
+{
+    server *s = *(server **)arg;
+    unsigned poll_ms = s->o->poll_ms ? s->o->poll_ms : 1000;
+    pthread_mutex_lock(&s->mu);
+    while (!s->quit) {
+        pthread_mutex_unlock(&s->mu);
+        int changed = 0;
+        bk_error e;
+        if (bk_electrum_shared_mempool_poll(&s->sh, &changed, &e) == BK_OK && changed) notify_all(s);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += poll_ms / 1000;
+        until.tv_nsec += (long)(poll_ms % 1000) * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        pthread_mutex_lock(&s->mu);
+        if (!s->quit) pthread_cond_timedwait(&s->mp_cv, &s->mu, &until);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
 /* Loop 0 polls the index's tip; every loop then queues a notification on
  * each of its connections (the sessions say what changed). */
 static void tip_poll(evloop *l, struct timespec *last_poll)
@@ -719,15 +757,10 @@ static void tip_poll(evloop *l, struct timespec *last_poll)
             *last_poll = now;
             int changed = 0;
             bk_error re;
-            if (bk_electrum_shared_refresh(&s->sh, &changed, &re) == BK_OK && changed) {
-                atomic_fetch_add(&s->tip_gen, 1);
-                uint64_t v = 1;
-                for (unsigned i = 1; i < s->n_loops; i++)
-                    if (write(s->loops[i].evfd, &v, sizeof v) < 0) { /* it looks on its timeout anyway */ }
-            }
+            if (bk_electrum_shared_refresh(&s->sh, &changed, &re) == BK_OK && changed) notify_all(s);
         }
     }
-    unsigned g = atomic_load(&s->tip_gen);
+    unsigned g = atomic_load(&s->notify_gen);
     if (g == l->tip_seen) return;
     l->tip_seen = g;
     for (conn *c = l->conns; c; c = c->next) {
@@ -863,6 +896,10 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
     }
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    pthread_cond_init(&s->mp_cv, NULL);
+    pthread_t mp_th;
+    unsigned mp_started = 0;
+    server *mp_arg = s;
     unsigned nw = o->workers > 0 ? (unsigned)o->workers : 2;
     unsigned nl = o->loops > 0 ? (unsigned)o->loops : 2;
     pthread_t *th = calloc(nw, sizeof *th), *lth = calloc(nl, sizeof *lth);
@@ -896,10 +933,14 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
         st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: cannot start a worker thread");
         goto out;
     }
+    if (s->sh.poller && !(mp_started = bk_threads_start(&mp_th, 1, mempool_main, &mp_arg, sizeof mp_arg))) {
+        st = bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: cannot start the mempool thread");
+        goto out;
+    }
     /* Loop 0 runs on the caller's thread; a loop that cannot start leaves
      * its share to the others (it never gets a connection). */
     lstarted = nl > 1 ? bk_threads_start(lth, nl - 1, loop_main, largs + 1, sizeof *largs) : 0;
-    s->n_loops = 1 + lstarted;
+    s->n_running = 1 + lstarted;
     if (o->ready) o->ready(o->ready_ctx, port, tls_port);
     loop_run(&s->loops[0]);
     bk_threads_join(lth, lstarted);
@@ -908,8 +949,10 @@ out:
     pthread_mutex_lock(&s->mu);
     s->quit = 1;
     pthread_cond_broadcast(&s->cv);
+    pthread_cond_broadcast(&s->mp_cv);
     pthread_mutex_unlock(&s->mu);
     bk_threads_join(th, started);
+    bk_threads_join(&mp_th, mp_started);
     for (unsigned i = 0; s->loops && i < nl; i++) loop_release(&s->loops[i]);
     /* Jobs that never ran (stopped mid-drain): their connections are closed. */
     for (job *jb = s->queue_head, *next; jb; jb = next) {
@@ -921,6 +964,7 @@ out:
     if (s->tls) SSL_CTX_free(s->tls);
     loops_free(s);
     pthread_cond_destroy(&s->cv);
+    pthread_cond_destroy(&s->mp_cv);
     pthread_mutex_destroy(&s->mu);
     bk_electrum_shared_free(&s->sh);
     free(th);

@@ -58,6 +58,11 @@ bk_status bk_electrum_shared_init(bk_electrum_shared *sh, const bk_electrum_opts
     sh->tip = -1;
     if (pthread_rwlock_init(&sh->lock, NULL)) return bk_error_set(err, BK_ERR_NOMEM, 0, "electrum: rwlock");
     bk_answer_cache_init(&sh->answers, ANSWER_CACHE_BYTES);
+    if (o->ix && o->rpc_url && o->blocks &&
+        bk_mempool_poller_new(&sh->poller, o->rpc_url, o->rpc_auth, o->ix, o->blocks, err) != BK_OK) {
+        bk_electrum_shared_free(sh);
+        return err ? err->status : BK_ERR_NOMEM;
+    }
     int changed;
     bk_status st = bk_electrum_shared_refresh(sh, &changed, err);
     if (st != BK_OK) bk_electrum_shared_free(sh);
@@ -70,7 +75,26 @@ void bk_electrum_shared_free(bk_electrum_shared *sh)
     bk_free(sh->alloc, sh->hashes, sh->hashes_cap * 32);
     pthread_rwlock_destroy(&sh->lock);
     bk_answer_cache_free(&sh->answers);
+    bk_mempool_poller_free(sh->poller);
+    bk_mempool_free(sh->mempool);
     memset(sh, 0, sizeof *sh);
+}
+
+bk_status bk_electrum_shared_mempool_poll(bk_electrum_shared *sh, int *changed_out, bk_error *err)
+{
+    *changed_out = 0;
+    if (!sh->poller) return BK_OK;
+    bk_mempool *snap;
+    bk_status st = bk_mempool_poll(sh->poller, &snap, err);
+    if (st != BK_OK || !snap) return st;
+    pthread_rwlock_wrlock(&sh->lock);
+    bk_mempool *old = sh->mempool;
+    sh->mempool = snap;
+    pthread_rwlock_unlock(&sh->lock);
+    bk_mempool_free(old);
+    bk_answer_cache_clear(&sh->answers);
+    *changed_out = 1;
+    return BK_OK;
 }
 
 bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, bk_error *err)
@@ -518,12 +542,78 @@ static int m_headers_subscribe(req *r)
 
 static int query_fail(req *r, const bk_error *e, const char *what);
 
+/* The mempool transactions of shh not already in the confirmed history
+ * (a block the index has and the node's mempool still listed), under the
+ * shared lock (mempool.h gives their order). */
+static int mempool_of(req *r, const uint8_t shh[32], const bk_addr_tx *conf, size_t n_conf, bk_mempool_tx **txs,
+                      size_t *n)
+{
+    bk_electrum_shared *sh = r->s->sh;
+    *txs = NULL;
+    *n = 0;
+    if (!sh->poller) return 0;
+    pthread_rwlock_rdlock(&sh->lock);
+    int rc = bk_mempool_history(sh->mempool, shh, txs, n);
+    pthread_rwlock_unlock(&sh->lock);
+    if (rc) return fail(r, RPC_INTERNAL, "out of memory reading the mempool");
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        int dup = 0;
+        for (size_t c = n_conf; c-- > 0 && !dup;) dup = !memcmp(conf[c].txid, (*txs)[i].txid, 32);
+        if (!dup) (*txs)[k++] = (*txs)[i];
+    }
+    *n = k;
+    return 0;
+}
+
+/* The status hash: the confirmed history, then the mempool's rows. */
 static int history_status(req *r, const uint8_t shh[32], uint8_t status[32], int *has)
 {
     bk_error e;
-    if (bk_addrindex_status(r->s->sh->o.ix, shh, r->s->sh->o.limits.max_history, status, has, &e) != BK_OK)
+    bk_electrum_shared *sh = r->s->sh;
+    if (!sh->poller) {
+        if (bk_addrindex_status(sh->o.ix, shh, sh->o.limits.max_history, status, has, &e) != BK_OK)
+            return query_fail(r, &e, "transactions in the history");
+        return 0;
+    }
+    bk_addr_tx *txs = NULL;
+    size_t n = 0, nm = 0;
+    bk_mempool_tx *mt = NULL;
+    if (bk_addrindex_history(sh->o.ix, shh, sh->o.limits.max_history, &txs, &n, &e) != BK_OK)
         return query_fail(r, &e, "transactions in the history");
+    if (mempool_of(r, shh, txs, n, &mt, &nm)) {
+        bk_addrindex_free(sh->o.ix, txs);
+        return -1;
+    }
+    bk_addr_tx *all = malloc((n + nm ? n + nm : 1) * sizeof *all);
+    if (!all) {
+        bk_addrindex_free(sh->o.ix, txs);
+        free(mt);
+        return fail(r, RPC_INTERNAL, "out of memory for the status");
+    }
+    if (n) memcpy(all, txs, n * sizeof *all);
+    for (size_t i = 0; i < nm; i++) {
+        memcpy(all[n + i].txid, mt[i].txid, 32);
+        all[n + i].height = mt[i].height;
+        all[n + i].pos = 0;
+    }
+    bk_addrindex_status_of(all, n + nm, status, has);
+    free(all);
+    free(mt);
+    bk_addrindex_free(sh->o.ix, txs);
     return 0;
+}
+
+static void json_mempool_tx(bk_json *j, const bk_mempool_tx *t)
+{
+    bk_json_begin_object(j);
+    BK_JSON_KEY(j, "tx_hash");
+    bk_json_hex_rev(j, t->txid, 32);
+    BK_JSON_KEY(j, "height");
+    bk_json_int(j, t->height);
+    BK_JSON_KEY(j, "fee");
+    bk_json_int(j, t->fee);
+    bk_json_end_object(j);
 }
 
 static void json_status(bk_json *j, const uint8_t status[32], int has)
@@ -585,8 +675,14 @@ static int m_get_history(req *r)
         bk_json_int(j, txs[i].height);
         bk_json_end_object(j);
     }
+    bk_mempool_tx *mt;
+    size_t nm;
+    int rc = mempool_of(r, shh, txs, n, &mt, &nm);
+    for (size_t i = 0; i < nm; i++) json_mempool_tx(j, &mt[i]);
+    free(mt);
     bk_json_end_array(j);
     bk_addrindex_free(ix, txs);
+    if (rc) return -1;
     answer_keep(r, ANSWER_HISTORY, shh, gen);
     return 0;
 }
@@ -605,8 +701,14 @@ static int m_get_balance(req *r)
     bk_json_begin_object(r->j);
     BK_JSON_KEY(r->j, "confirmed");
     bk_json_uint(r->j, conf);
+    int64_t unconf = 0;
+    if (r->s->sh->poller) {
+        pthread_rwlock_rdlock(&r->s->sh->lock);
+        unconf = bk_mempool_delta(r->s->sh->mempool, shh);
+        pthread_rwlock_unlock(&r->s->sh->lock);
+    }
     BK_JSON_KEY(r->j, "unconfirmed");
-    bk_json_int(r->j, 0);
+    bk_json_int(r->j, unconf);
     bk_json_end_object(r->j);
     answer_keep(r, ANSWER_BALANCE, shh, gen);
     return 0;
@@ -624,22 +726,42 @@ static int m_listunspent(req *r)
     bk_error e;
     if (bk_addrindex_utxos(ix, shh, r->s->sh->o.limits.max_history, &c, &n, &e) != BK_OK)
         return query_fail(r, &e, "coins");
+    /* The mempool's spends of these coins, and its own unspent outputs. */
+    bk_addr_coin *mc = NULL;
+    size_t nm = 0;
+    int rc = 0;
+    bk_electrum_shared *sh = r->s->sh;
+    if (sh->poller) {
+        pthread_rwlock_rdlock(&sh->lock);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!bk_mempool_spends(sh->mempool, shh, c[i].txid, c[i].vout)) c[k++] = c[i];
+        n = k;
+        rc = bk_mempool_coins(sh->mempool, shh, &mc, &nm);
+        pthread_rwlock_unlock(&sh->lock);
+    }
     bk_json *j = r->j;
     bk_json_begin_array(j);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n + nm; i++) {
+        const bk_addr_coin *x = i < n ? &c[i] : &mc[i - n];
+        int dup = 0;
+        for (size_t k = 0; i >= n && k < n && !dup; k++) dup = c[k].vout == x->vout && !memcmp(c[k].txid, x->txid, 32);
+        if (dup) continue;     /* confirmed by a block the index has, still listed by the node */
         bk_json_begin_object(j);
         BK_JSON_KEY(j, "tx_hash");
-        bk_json_hex_rev(j, c[i].txid, 32);
+        bk_json_hex_rev(j, x->txid, 32);
         BK_JSON_KEY(j, "tx_pos");
-        bk_json_uint(j, c[i].vout);
+        bk_json_uint(j, x->vout);
         BK_JSON_KEY(j, "height");
-        bk_json_int(j, c[i].height);
+        bk_json_int(j, x->height);
         BK_JSON_KEY(j, "value");
-        bk_json_uint(j, c[i].value);
+        bk_json_uint(j, x->value);
         bk_json_end_object(j);
     }
     bk_json_end_array(j);
     bk_addrindex_free(ix, c);
+    free(mc);
+    if (rc) return fail(r, RPC_INTERNAL, "out of memory reading the mempool");
     answer_keep(r, ANSWER_UNSPENT, shh, gen);
     return 0;
 }
@@ -648,8 +770,14 @@ static int m_get_mempool(req *r)
 {
     uint8_t shh[32];
     if (!scripthash_arg(r, shh) || need_rpc(r)) return -1;
-    return fail(r, RPC_UNAVAILABLE, "mempool transactions of a scripthash are not indexed by this server "
-                                    "(confirmed history only)");
+    bk_mempool_tx *mt;
+    size_t nm;
+    if (mempool_of(r, shh, NULL, 0, &mt, &nm)) return -1;
+    bk_json_begin_array(r->j);
+    for (size_t i = 0; i < nm; i++) json_mempool_tx(r->j, &mt[i]);
+    bk_json_end_array(r->j);
+    free(mt);
+    return 0;
 }
 
 static sub *find_sub(bk_electrum_session *s, const uint8_t shh[32])
@@ -947,7 +1075,7 @@ static const rpc_method methods[] = {
     {"blockchain.estimatefee", m_estimatefee, SLOW, ANSWER_NONE},
     {"blockchain.relayfee", m_relayfee, SLOW, ANSWER_NONE},
     {"blockchain.transaction.broadcast", m_broadcast, SLOW, ANSWER_NONE},
-    /* Mempool transactions are not indexed: an empty histogram (a valid
+    /* No fee histogram is kept: an empty one (a valid
      * answer; an error would make Electrum drop the connection). */
     {"mempool.get_fee_histogram", m_empty_list, SLOW, ANSWER_NONE},
 };
