@@ -36,6 +36,10 @@ typedef struct mp_tx {
 
 struct bk_mempool_poller {
     const char *url, *auth;
+    bk_mempool_call_fn call;
+    void *call_ctx;
+    bk_mempool_lookup_fn lookup;
+    void *lookup_ctx;
     bk_addrindex *ix;
     const bk_blocksdir *blocks;
     mp_tx **txs;                /* sorted by txid */
@@ -69,6 +73,61 @@ static void tx_free(mp_tx *t)
     free(t);
 }
 
+/* The output (txid, vout) of a confirmed transaction, through the index:
+ * 1 found, 0 not (yet), -1 an error (in err). */
+static int confirmed_out(void *ctx, const uint8_t txid[32], uint32_t vout, uint8_t sh[32], int64_t *value,
+                         bk_error *err)
+{
+    const bk_mempool_poller *p = ctx;
+    uint8_t *raw = NULL;
+    size_t len = 0;
+    int64_t height;
+    bk_error e;
+    if (!p->ix) return 0;
+    bk_status st = bk_addrindex_tx_raw(p->ix, p->blocks, txid, &raw, &len, &height, &e);
+    if (st == BK_ERR_NOT_FOUND) return 0;
+    if (st != BK_OK) {
+        *err = e;
+        return -1;
+    }
+    bk_tx tx;
+    size_t used;
+    int found = 0;
+    if (bk_tx_parse(raw, len, &tx, &used, &e) == BK_OK && vout < tx.n_out) {
+        bk_txout_iter oi;
+        bk_txout out;
+        bk_txout_iter_init(&oi, &tx);
+        for (uint32_t k = 0; bk_txout_next(&oi, &out); k++)
+            if (k == vout) {
+                bk_addrindex_scripthash(out.script, out.script_len, sh);
+                *value = out.value;
+                found = 1;
+                break;
+            }
+    }
+    bk_addrindex_free(p->ix, raw);
+    return found;
+}
+
+static bk_status node_call(void *ctx, const char *method, const char *params, char **result_out, size_t *len_out,
+                           bk_error *err)
+{
+    const bk_mempool_poller *p = ctx;
+    return bk_node_rpc_call(p->url, p->auth, method, params, result_out, len_out, err);
+}
+
+void bk_mempool_poller_set_lookup(bk_mempool_poller *p, bk_mempool_lookup_fn fn, void *ctx)
+{
+    p->lookup = fn;
+    p->lookup_ctx = ctx;
+}
+
+void bk_mempool_poller_set_call(bk_mempool_poller *p, bk_mempool_call_fn fn, void *ctx)
+{
+    p->call = fn;
+    p->call_ctx = ctx;
+}
+
 bk_status bk_mempool_poller_new(bk_mempool_poller **p_out, const char *rpc_url, const char *rpc_auth,
                                 bk_addrindex *ix, const bk_blocksdir *blocks, bk_error *err)
 {
@@ -76,6 +135,10 @@ bk_status bk_mempool_poller_new(bk_mempool_poller **p_out, const char *rpc_url, 
     if (!p) return bk_error_set(err, BK_ERR_NOMEM, 0, "mempool: poller");
     p->url = rpc_url;
     p->auth = rpc_auth;
+    p->call = node_call;
+    p->call_ctx = p;
+    p->lookup = confirmed_out;
+    p->lookup_ctx = p;
     p->ix = ix;
     p->blocks = blocks;
     *p_out = p;
@@ -111,7 +174,7 @@ static bk_status node_json(bk_mempool_poller *p, const char *method, const char 
 {
     char *res = NULL;
     size_t len = 0;
-    bk_status st = bk_node_rpc_call(p->url, p->auth, method, params, &res, &len, err);
+    bk_status st = p->call(p->call_ctx, method, params, &res, &len, err);
     if (st != BK_OK) return st;
     if ((st = bk_jsondoc_parse(d, res, len, NULL, err)) != BK_OK) {
         free(res);
@@ -242,39 +305,6 @@ out:
     return BK_OK;
 }
 
-/* The output (txid, vout) of a confirmed transaction, through the index:
- * 1 found, 0 not (yet), -1 an error (in err). */
-static int confirmed_out(bk_mempool_poller *p, const uint8_t txid[32], uint32_t vout, mp_in *in, bk_error *err)
-{
-    uint8_t *raw = NULL;
-    size_t len = 0;
-    int64_t height;
-    bk_error e;
-    bk_status st = bk_addrindex_tx_raw(p->ix, p->blocks, txid, &raw, &len, &height, &e);
-    if (st == BK_ERR_NOT_FOUND) return 0;
-    if (st != BK_OK) {
-        *err = e;
-        return -1;
-    }
-    bk_tx tx;
-    size_t used;
-    int found = 0;
-    if (bk_tx_parse(raw, len, &tx, &used, &e) == BK_OK && vout < tx.n_out) {
-        bk_txout_iter oi;
-        bk_txout out;
-        bk_txout_iter_init(&oi, &tx);
-        for (uint32_t k = 0; bk_txout_next(&oi, &out); k++)
-            if (k == vout) {
-                bk_addrindex_scripthash(out.script, out.script_len, in->sh);
-                in->value = out.value;
-                found = 1;
-                break;
-            }
-    }
-    bk_addrindex_free(p->ix, raw);
-    return found;
-}
-
 /* Resolve what can be: a parent in the mempool must be resolved first (its
  * outputs are known once fetched, but a child of an unresolved parent
  * waits so that no row names an unknown spend). Repeats while it gains. */
@@ -297,7 +327,7 @@ static bk_status resolve(bk_mempool_poller *p, bk_error *err)
                     }
                     continue;
                 }
-                int r = confirmed_out(p, in->prev_txid, in->prev_vout, in, err);
+                int r = p->lookup(p->lookup_ctx, in->prev_txid, in->prev_vout, in->sh, &in->value, err);
                 if (r < 0) return err->status;
                 ok = r;
             }
@@ -551,3 +581,10 @@ int bk_mempool_coins(const bk_mempool *m, const uint8_t sh[32], bk_addr_coin **c
 }
 
 size_t bk_mempool_size(const bk_mempool *m) { return m ? m->n_txs : 0; }
+
+int bk_mempool_output_sh(const bk_mempool *m, size_t i, uint8_t sh_out[32])
+{
+    if (!m || i >= m->n_fund) return 0;
+    memcpy(sh_out, m->fund[i].sh, 32);
+    return 1;
+}

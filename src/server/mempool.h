@@ -34,6 +34,19 @@ typedef struct bk_mempool_poller bk_mempool_poller;   /* the decoded transaction
 bk_status bk_mempool_poller_new(bk_mempool_poller **p_out, const char *rpc_url, const char *rpc_auth,
                                 bk_addrindex *ix, const bk_blocksdir *blocks, bk_error *err);
 void bk_mempool_poller_free(bk_mempool_poller *p);
+/* The node call the poller makes (bk_node_rpc_call's contract: the
+ * reply's result text, BK_ERR_INVALID for the node's refusal); by default
+ * bk_node_rpc_call with the poller's URL and auth. The fuzz target's seam. */
+typedef bk_status (*bk_mempool_call_fn)(void *ctx, const char *method, const char *params, char **result_out,
+                                        size_t *len_out, bk_error *err);
+void bk_mempool_poller_set_call(bk_mempool_poller *p, bk_mempool_call_fn fn, void *ctx);
+/* How a confirmed output is found: 1 with its scripthash and value, 0 not
+ * (yet), -1 an error in err. By default through the index's tx_raw. */
+typedef int (*bk_mempool_lookup_fn)(void *ctx, const uint8_t txid[32], uint32_t vout, uint8_t sh_out[32],
+                                    int64_t *value_out, bk_error *err);
+void bk_mempool_poller_set_lookup(bk_mempool_poller *p, bk_mempool_lookup_fn fn, void *ctx);
+/* The scripthash of the snapshot's i-th output row: 1, or 0 past the last. */
+int bk_mempool_output_sh(const bk_mempool *m, size_t i, uint8_t sh_out[32]);
 /* Ask the node for its mempool; a snapshot of it in *snap_out when it
  * differs from the last one returned (NULL when the same). Transactions
  * whose spent outputs cannot be found yet (the index behind the node, a
