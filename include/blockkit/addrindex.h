@@ -22,15 +22,21 @@
  * scripthash, an input spends it only if it spends such an output, a txid
  * row names the tx only if the tx hashes to it. A prefix collision (two
  * scripts or txids sharing 8 bytes) costs a read, never a wrong answer.
- *   "V"                        format version, network
+ *   "V"                        format version (3), network
  *   "T"                        tip: height (i32 LE), hash
  *   "B"                        the blocks directory it was built from
+ *   "C"                        the number of bulk commits (u32 LE)
  *   "W"                        present while a commit is in progress
  *   'h' height(BE32)           hash, header (80), blk file, offset, size, n_tx
  *   'x' height(BE32)           the offset of each tx in the block (u32 LE)
  *   'o' sh[0..8) height pos    a tx paying the script
  *   'p' sh[0..8) height pos    a tx spending a coin of the script
  *   'i' txid[0..8) height pos  a tx
+ *   'O' 'P' 'I' commit(BE32) last row (6-byte prefix, height, pos)
+ *                              a bulk commit's rows of that kind, up to 128
+ *                              to a value (a sync of 144 blocks or more
+ *                              writes its rows so; a shorter one one key a
+ *                              row; queries read both)
  *
  * Handles. A handle opened BK_ADDRINDEX_WRITE owns the database (LevelDB's
  * LOCK: a second writer gets BK_ERR_LOCKED) and may sync it. A handle opened
