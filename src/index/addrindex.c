@@ -302,6 +302,16 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
     return BK_OK;
 }
 
+/* A one-letter row of the snapshot: *v NULL (and BK_OK) when absent. */
+static bk_status snap_row(bk_ldb *snap, const char *key, uint8_t **v, size_t *n, bk_error *err)
+{
+    *v = NULL;
+    bk_status st = bk_ldb_get(snap, (const uint8_t *)key, 1, v, n, err);
+    if (st != BK_ERR_NOT_FOUND) return st;
+    *v = NULL;
+    return BK_OK;
+}
+
 static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uint8_t hash[32], uint32_t *commits,
                            bk_error *err)
 {
@@ -319,23 +329,12 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
     else if (st == BK_OK) st = version_check(ix->dir, v, n, &ix->opts.net, err);
     bk_ldb_free(v);
     v = NULL;
-    if (st == BK_OK) {
-        st = bk_ldb_get(*snap, (const uint8_t *)"T", 1, &v, &n, err);
-        if (st == BK_ERR_NOT_FOUND) {
-            st = BK_OK;
-            v = NULL;
-        }
-        if (st == BK_OK) st = tip_decode(ix->dir, v, n, height, hash, err);
+    if (st == BK_OK && (st = snap_row(*snap, "T", &v, &n, err)) == BK_OK) {
+        st = tip_decode(ix->dir, v, n, height, hash, err);
         bk_ldb_free(v);
-        v = NULL;
     }
-    if (st == BK_OK) {
-        st = bk_ldb_get(*snap, (const uint8_t *)"C", 1, &v, &n, err);
-        if (st == BK_ERR_NOT_FOUND) {
-            st = BK_OK;
-            v = NULL;
-        }
-        if (st == BK_OK) st = commits_decode(ix->dir, v, n, commits, err);
+    if (st == BK_OK && (st = snap_row(*snap, "C", &v, &n, err)) == BK_OK) {
+        st = commits_decode(ix->dir, v, n, commits, err);
         bk_ldb_free(v);
     }
     if (st != BK_OK) {
@@ -1495,6 +1494,18 @@ static const bk_chain_entry *active_at(const bk_chain *c, int64_t h)
     return &c->entries[c->active[h - c->base_height]];
 }
 
+/* Destroy a writer's iterator: st, or its error when st is BK_OK. */
+static bk_status iter_done(bk_addrindex *ix, leveldb_iterator_t *it, bk_status st, bk_error *err)
+{
+    char *msg = NULL;
+    leveldb_iter_get_error(it, &msg);
+    leveldb_iter_destroy(it);
+    if (!msg) return st;
+    if (st == BK_OK) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
+    leveldb_free(msg);
+    return st;
+}
+
 /* Remove rows (sorted, deduplicated; their kinds' gkinds in gk) from the
  * groups of commit c that hold them, into batch: each group read once,
  * written again without them under the key of its new last row (deleted
@@ -1550,11 +1561,7 @@ static bk_status groups_unrow(bk_addrindex *ix, uint32_t c, const grow *rows, co
             dirty = 1;
         }
     }
-    char *msg = NULL;
-    leveldb_iter_get_error(it, &msg);
-    leveldb_iter_destroy(it);
-    if (msg) st = st == BK_OK ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : (leveldb_free(msg), st);
-    return st;
+    return iter_done(ix, it, st, err);
 }
 
 typedef struct krow {
@@ -1633,12 +1640,8 @@ static bk_status groups_cut_clean(bk_addrindex *ix, bk_error *err)
         }
         if (st == BK_OK && in_batch) st = write_batch(ix, b, err);
     }
-    char *msg = NULL;
-    leveldb_iter_get_error(it, &msg);
-    leveldb_iter_destroy(it);
     leveldb_writebatch_destroy(b);
-    if (msg) st = st == BK_OK ? ldb_fail(err, BK_ERR_IO, ix->dir, msg) : (leveldb_free(msg), st);
-    return st;
+    return iter_done(ix, it, st, err);
 }
 
 /* Delete the rows of block e (the node still has it and its undo data)
@@ -2660,18 +2663,15 @@ typedef struct dump_row {
 
 typedef struct dump_rows {
     dump_row *r;
-    size_t n, cap;
+    size_t n, cap;             /* rows, bytes */
+    const bk_allocator *alloc;
 } dump_rows;
 
 static int dump_push(dump_rows *d, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
 {
-    if (d->n == d->cap) {
-        size_t c = d->cap ? 2 * d->cap : 1024;
-        dump_row *p = realloc(d->r, c * sizeof *p);
-        if (!p) return -1;
-        d->r = p;
-        d->cap = c;
-    }
+    uint8_t *buf = (uint8_t *)d->r;
+    if (bk_grow(d->alloc, &buf, &d->cap, (d->n + 1) * sizeof *d->r) != 0) return -1;
+    d->r = (dump_row *)buf;
     dump_row *r = &d->r[d->n];
     if (!(r->k = malloc(kl + vl + 1))) return -1;
     memcpy(r->k, k, kl);
@@ -2709,7 +2709,7 @@ bk_status bk_addrindex_rows(bk_addrindex *ix, bk_addrindex_row_fn fn, void *ctx,
     if (!ix || !fn) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
     if (!read_ok(ix, err)) return BK_ERR_ARG;
     pthread_rwlock_rdlock(&ix->lock);
-    dump_rows d = {0};
+    dump_rows d = {.alloc = ix->alloc};
     grow *rows = malloc(GROUP_MAX_ROWS * sizeof *rows);
     bk_ldb_iter *it = NULL;
     bk_status st = rows ? bk_ldb_iter_new(ix->snap, NULL, 0, &it, err)
@@ -2745,6 +2745,6 @@ bk_status bk_addrindex_rows(bk_addrindex *ix, bk_addrindex_row_fn fn, void *ctx,
             st = bk_error_set(err, BK_ERR_CANCELLED, 0, "stopped by the caller");
     }
     for (size_t i = 0; i < d.n; i++) free(d.r[i].k);
-    free(d.r);
+    bk_free(ix->alloc, d.r, d.cap);
     return st;
 }
