@@ -1015,6 +1015,30 @@ static void keys_partition(uint8_t *k, size_t n, size_t start[N_BUCKETS + 1])
         }
 }
 
+/* Sort one bucket (its keys share their first two bytes): grouped in place
+ * by the third (the next hash byte: even, as the buckets are), then each
+ * group of a few keys sorted (a reused script's rows, one group, go to the
+ * quicksort whole). */
+static void bucket_sort(uint8_t *k, size_t n)
+{
+    if (n < 64) {
+        keys_qsort(k, n);
+        return;
+    }
+    size_t start[257] = {0}, next[256];
+    for (size_t i = 0; i < n; i++) start[k[ROW_KEY_LEN * i + 2] + 1]++;
+    for (unsigned b = 0; b < 256; b++) start[b + 1] += start[b];
+    memcpy(next, start, sizeof next);
+    for (unsigned b = 0; b < 256; b++)
+        while (next[b] < start[b + 1]) {
+            uint8_t *p = k + ROW_KEY_LEN * next[b];
+            unsigned d = p[2];
+            if (d == b) next[b]++;
+            else key_swap(p, k + ROW_KEY_LEN * next[d]++);
+        }
+    for (unsigned b = 0; b < 256; b++) keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+}
+
 /* Drop repeats of sorted keys; returns the number left. */
 static size_t keys_unique(uint8_t *k, size_t n)
 {
@@ -1034,75 +1058,96 @@ static size_t keys_sort(uint8_t *k, size_t n)
     size_t start[N_BUCKETS + 1];
     keys_partition(k, n, start);
     for (unsigned b = 0; b < N_BUCKETS; b++)
-        keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+        bucket_sort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
     return keys_unique(k, n);
 }
 
 /* The keys in memory at a commit: partitioned, then sorted bucket by
- * bucket on a thread of their own while the merge ingests the buckets
- * already sorted (the sort and LevelDB's inserts overlap). */
-typedef struct mem_sorter {
+ * bucket on two threads of their own (the first half of the buckets on
+ * one, the second on the other: the block workers are idle by then) while
+ * the merge ingests the buckets already sorted. */
+#define SORTERS 2
+#define SORTER_SPAN (N_BUCKETS / SORTERS)
+
+typedef struct mem_sorter mem_sorter;
+
+typedef struct sorter_arg {
+    mem_sorter *m;
+    unsigned half;
+} sorter_arg;
+
+struct mem_sorter {
     uint8_t *k;
     size_t start[N_BUCKETS + 1];
-    unsigned done;             /* buckets sorted */
+    unsigned done[SORTERS];    /* of each half, the buckets sorted: the next one's number */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t th;
-    int threaded;
-} mem_sorter;
+    pthread_t th[SORTERS];
+    sorter_arg arg[SORTERS];
+    int threads;
+};
 
 static void *sorter_main(void *arg)
 {
-    mem_sorter *m = arg;
-    for (unsigned b = 0; b < N_BUCKETS; b++) {
-        keys_qsort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+    sorter_arg *a = arg;
+    mem_sorter *m = a->m;
+    for (unsigned b = a->half * SORTER_SPAN; b < (a->half + 1) * SORTER_SPAN; b++) {
+        bucket_sort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
         pthread_mutex_lock(&m->mu);
-        m->done = b + 1;
-        pthread_cond_signal(&m->cv);
+        m->done[a->half] = b + 1;
+        pthread_cond_broadcast(&m->cv);
         pthread_mutex_unlock(&m->mu);
     }
     return NULL;
 }
+
 
 #define SORTER_MIN_KEYS 4096  /* below it one thread sorts them all first */
 
 static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
 {
     m->k = k;
-    m->done = 0;
-    m->threaded = 0;
+    m->threads = 0;
+    for (unsigned t = 0; t < SORTERS; t++) m->done[t] = t * SORTER_SPAN;
     keys_partition(k, n, m->start);
     if (n >= SORTER_MIN_KEYS) {
         pthread_mutex_init(&m->mu, NULL);
         pthread_cond_init(&m->cv, NULL);
-        if (pthread_create(&m->th, NULL, sorter_main, m) == 0) {
-            m->threaded = 1;
-            return;
+        for (unsigned t = 0; t < SORTERS; t++) {
+            m->arg[t].m = m;
+            m->arg[t].half = t;
+            if (pthread_create(&m->th[t], NULL, sorter_main, &m->arg[t]) != 0) break;
+            m->threads++;
         }
+        /* a half no thread took: sorted here, first */
+        for (unsigned t = (unsigned)m->threads; t < SORTERS; t++) sorter_main(&m->arg[t]);
+        if (m->threads) return;
         pthread_cond_destroy(&m->cv);
         pthread_mutex_destroy(&m->mu);
+        return;
     }
     for (unsigned b = 0; b < N_BUCKETS; b++)
-        keys_qsort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
-    m->done = N_BUCKETS;
+        bucket_sort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+    for (unsigned t = 0; t < SORTERS; t++) m->done[t] = (t + 1) * SORTER_SPAN;
 }
 
 /* Wait until bucket b is sorted. */
 static void sorter_wait(mem_sorter *m, unsigned b)
 {
-    if (!m->threaded) return;
+    if (!m->threads) return;
+    unsigned t = b / SORTER_SPAN;
     pthread_mutex_lock(&m->mu);
-    while (m->done <= b) pthread_cond_wait(&m->cv, &m->mu);
+    while (m->done[t] <= b) pthread_cond_wait(&m->cv, &m->mu);
     pthread_mutex_unlock(&m->mu);
 }
 
 static void sorter_join(mem_sorter *m)
 {
-    if (!m->threaded) return;
-    pthread_join(m->th, NULL);
+    if (!m->threads) return;
+    for (int t = 0; t < m->threads; t++) pthread_join(m->th[t], NULL);
     pthread_cond_destroy(&m->cv);
     pthread_mutex_destroy(&m->mu);
-    m->threaded = 0;
+    m->threads = 0;
 }
 
 static bk_status runs_spill(runs *R, bk_error *err)
