@@ -646,6 +646,32 @@ static grow grow_of_key(const uint8_t k[ROW_KEY_LEN])
     return r;
 }
 
+/* The sorted runs hold a row key with the hash's bytes past GP moved to
+ * the end: kind, hash[0..GP), height, pos, hash[GP..PREFIX_LEN). Their
+ * order is then the groups' (kind, GP-byte prefix, height, pos), so rows
+ * two hashes share GP bytes of come in order and a repeat next to its
+ * twin (in the stored layout a row of hash ..xx at height 9 would sort
+ * before one of ..yy at height 5). */
+static void run_of_key(uint8_t r[ROW_KEY_LEN], const uint8_t k[ROW_KEY_LEN])
+{
+    memcpy(r, k, 1 + GP);
+    memcpy(r + 1 + GP, k + 1 + PREFIX_LEN, 7);
+    memcpy(r + 8 + GP, k + 1 + GP, PREFIX_LEN - GP);
+}
+
+static void key_of_run(uint8_t k[ROW_KEY_LEN], const uint8_t r[ROW_KEY_LEN])
+{
+    memcpy(k, r, 1 + GP);
+    memcpy(k + 1 + GP, r + 8 + GP, PREFIX_LEN - GP);
+    memcpy(k + 1 + PREFIX_LEN, r + 1 + GP, 7);
+}
+
+static grow grow_of_run(const uint8_t r[ROW_KEY_LEN])
+{
+    grow g = {prefix_get(r + 1), get_be32(r + 1 + GP), get_be24(r + 5 + GP)};
+    return g;
+}
+
 static size_t uv_put(uint8_t *p, uint64_t v)
 {
     size_t n = 0;
@@ -1199,7 +1225,7 @@ static bk_status runs_add(void *ctx, const uint8_t key[ROW_KEY_LEN], bk_error *e
             if (st != BK_OK) return st;
         }
     }
-    memcpy(R->mem + ROW_KEY_LEN * R->n++, key, ROW_KEY_LEN);
+    run_of_key(R->mem + ROW_KEY_LEN * R->n++, key);
     return BK_OK;
 }
 
@@ -1316,17 +1342,23 @@ static bk_status group_flush(ingest *g, bk_error *err)
     return ++g->in_batch >= GROUP_BATCH ? ingest_write(g, err) : BK_OK;
 }
 
-/* The next key of the sorted, deduplicated stream. */
+/* The next key of the sorted, deduplicated stream (run layout). */
 static bk_status ingest_put(ingest *g, const uint8_t k[ROW_KEY_LEN], bk_error *err)
 {
     if (!g->bulk) {
-        leveldb_writebatch_put(g->b, (const char *)k, ROW_KEY_LEN, "", 0);
+        uint8_t key[ROW_KEY_LEN];
+        key_of_run(key, k);
+        leveldb_writebatch_put(g->b, (const char *)key, ROW_KEY_LEN, "", 0);
         return ++g->in_batch >= INGEST_BATCH ? ingest_write(g, err) : BK_OK;
     }
     int gk = gkind_of(k[0]);
-    grow r = grow_of_key(k);
-    /* two rows the GP-byte prefix makes one (their hashes differ after it) */
-    if (g->have_last && gk == g->gkind && grow_cmp(&r, &g->last) == 0) return BK_OK;
+    grow r = grow_of_run(k);
+    if (g->have_last && gk == g->gkind) {
+        int c = grow_cmp(&r, &g->last);
+        /* two rows the GP-byte prefix makes one (their hashes differ after it) */
+        if (c == 0) return BK_OK;
+        if (c < 0) return bk_error_set(err, BK_ERR_INVALID, 0, "internal: the merged rows are out of order");
+    }
     bk_status st = BK_OK;
     if (g->n && (gk != g->gkind || g->n == GROUP_ROWS)) st = group_flush(g, err);
     g->gkind = gk;
