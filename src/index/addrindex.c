@@ -1088,92 +1088,77 @@ static size_t keys_sort(uint8_t *k, size_t n)
     return keys_unique(k, n);
 }
 
-/* The keys in memory at a commit: partitioned, then sorted bucket by
- * bucket on two threads of their own (the first half of the buckets on
- * one, the second on the other: the block workers are idle by then) while
- * the merge ingests the buckets already sorted. */
-#define SORTERS 2
-#define SORTER_SPAN (N_BUCKETS / SORTERS)
+/* The keys in memory at a commit, in two halves, each partitioned and then
+ * sorted bucket by bucket on a thread of its own (the block workers are
+ * idle by then) while the merge takes the buckets already sorted: the
+ * halves are two sources of the merge, as the runs are. */
+#define MEM_SORTERS 2
 
-typedef struct mem_sorter mem_sorter;
-
-typedef struct sorter_arg {
-    mem_sorter *m;
-    unsigned half;
-} sorter_arg;
-
-struct mem_sorter {
+typedef struct mem_sorter {
     uint8_t *k;
+    size_t n;
     size_t start[N_BUCKETS + 1];
-    unsigned done[SORTERS];    /* of each half, the buckets sorted: the next one's number */
+    unsigned done;             /* buckets sorted */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t th[SORTERS];
-    sorter_arg arg[SORTERS];
-    int threads;
-};
+    pthread_t th;
+    int threaded;
+} mem_sorter;
 
 static void *sorter_main(void *arg)
 {
-    sorter_arg *a = arg;
-    mem_sorter *m = a->m;
-    for (unsigned b = a->half * SORTER_SPAN; b < (a->half + 1) * SORTER_SPAN; b++) {
+    mem_sorter *m = arg;
+    keys_partition(m->k, m->n, m->start);
+    for (unsigned b = 0; b < N_BUCKETS; b++) {
         bucket_sort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
         pthread_mutex_lock(&m->mu);
-        m->done[a->half] = b + 1;
-        pthread_cond_broadcast(&m->cv);
+        m->done = b + 1;
+        pthread_cond_signal(&m->cv);
         pthread_mutex_unlock(&m->mu);
     }
     return NULL;
 }
 
-
-#define SORTER_MIN_KEYS 4096  /* below it one thread sorts them all first */
+#define SORTER_MIN_KEYS 4096  /* below it the keys are sorted first, on the merge's thread */
 
 static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
 {
     m->k = k;
-    m->threads = 0;
-    for (unsigned t = 0; t < SORTERS; t++) m->done[t] = t * SORTER_SPAN;
-    keys_partition(k, n, m->start);
+    m->n = n;
+    m->done = 0;
+    m->threaded = 0;
     if (n >= SORTER_MIN_KEYS) {
         pthread_mutex_init(&m->mu, NULL);
         pthread_cond_init(&m->cv, NULL);
-        for (unsigned t = 0; t < SORTERS; t++) {
-            m->arg[t].m = m;
-            m->arg[t].half = t;
-            if (pthread_create(&m->th[t], NULL, sorter_main, &m->arg[t]) != 0) break;
-            m->threads++;
+        if (pthread_create(&m->th, NULL, sorter_main, m) == 0) {
+            m->threaded = 1;
+            return;
         }
-        /* a half no thread took: sorted here, first */
-        for (unsigned t = (unsigned)m->threads; t < SORTERS; t++) sorter_main(&m->arg[t]);
-        if (m->threads) return;
         pthread_cond_destroy(&m->cv);
         pthread_mutex_destroy(&m->mu);
-        return;
     }
+    keys_partition(k, n, m->start);
     for (unsigned b = 0; b < N_BUCKETS; b++)
         bucket_sort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
-    for (unsigned t = 0; t < SORTERS; t++) m->done[t] = (t + 1) * SORTER_SPAN;
+    m->done = N_BUCKETS;
 }
 
 /* Wait until bucket b is sorted. */
 static void sorter_wait(mem_sorter *m, unsigned b)
 {
-    if (!m->threads) return;
-    unsigned t = b / SORTER_SPAN;
+    if (!m->threaded) return;
     pthread_mutex_lock(&m->mu);
-    while (m->done[t] <= b) pthread_cond_wait(&m->cv, &m->mu);
+    while (m->done <= b) pthread_cond_wait(&m->cv, &m->mu);
     pthread_mutex_unlock(&m->mu);
 }
 
 static void sorter_join(mem_sorter *m)
 {
-    if (!m->threads) return;
-    for (int t = 0; t < m->threads; t++) pthread_join(m->th[t], NULL);
+    if (!m->threaded) return;
+    pthread_join(m->th, NULL);
     pthread_cond_destroy(&m->cv);
     pthread_mutex_destroy(&m->mu);
-    m->threads = 0;
+    m->threaded = 0;
 }
 
 static bk_status runs_spill(runs *R, bk_error *err)
@@ -1379,9 +1364,13 @@ static bk_status ingest_end(ingest *g, bk_error *err)
  * (a row of two runs) once. bulk: as groups of commit number commit. */
 static bk_status runs_ingest(bk_addrindex *ix, runs *R, int bulk, uint32_t commit, bk_error *err)
 {
-    mem_sorter sorter;
-    sorter_start(&sorter, R->mem, R->n);
-    int ns = R->n_files + 1;
+    mem_sorter sorter[MEM_SORTERS];
+    for (size_t i = 0, at = 0; i < MEM_SORTERS; i++) {
+        size_t n = (R->n - at) / (MEM_SORTERS - i);
+        sorter_start(&sorter[i], R->mem + ROW_KEY_LEN * at, n);
+        at += n;
+    }
+    int ns = R->n_files + MEM_SORTERS;
     merge_src *src = calloc((size_t)ns, sizeof *src);
     merge_src **heap = calloc((size_t)ns, sizeof *heap);
     ingest *g = calloc(1, sizeof *g);
@@ -1389,9 +1378,9 @@ static bk_status runs_ingest(bk_addrindex *ix, runs *R, int bulk, uint32_t commi
     size_t nh = 0;
     for (int i = 0; st == BK_OK && i < ns; i++) {
         merge_src *s = &src[i];
-        if (i == R->n_files) {
+        if (i >= R->n_files) {
             s->fd = -1;
-            s->mem = &sorter;
+            s->mem = &sorter[i - R->n_files];
             st = src_fill(s, R->tmpdir, err);
         } else {
             s->fd = R->files[i].fd;
@@ -1426,7 +1415,7 @@ static bk_status runs_ingest(bk_addrindex *ix, runs *R, int bulk, uint32_t commi
         if (nh) heap_down(heap, nh, 0);
     }
     if (st == BK_OK) st = ingest_end(g, err);
-    sorter_join(&sorter);
+    for (int i = 0; i < MEM_SORTERS; i++) sorter_join(&sorter[i]);
     if (g) leveldb_writebatch_destroy(g->b);
     free(g);
     for (int i = 0; src && i < ns; i++) free(src[i].own);
