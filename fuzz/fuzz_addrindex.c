@@ -1,4 +1,4 @@
-/* Fuzz the address index's row and key decoding (blockkit/addrindex.h)
+/* Fuzz the address index's row, key and group decoding (blockkit/addrindex.h)
  * through its public reader: a LevelDB directory is written (with Debian's
  * libleveldb, as the index's writer does) from rows taken from the input,
  * then opened BK_ADDRINDEX_READ over a blocks directory of one real block
@@ -6,8 +6,8 @@
  * history, status, coins and balance of every scripthash the rows name,
  * the location of every txid they name and the merkle branches of the
  * blocks they name. Every row the reader decodes (version, tip, header,
- * tx offsets, the compact txid, funding and spending keys) comes from the
- * input, and every answer is checked against the transactions those rows
+ * tx offsets, the compact txid, funding and spending keys, the count of
+ * bulk commits and their row groups) comes from the input, and every answer is checked against the transactions those rows
  * point at in the blk file, so a damaged or foreign index must give a
  * status and a message, never a crash, a read out of bounds or an
  * allocation the rows do not justify.
@@ -20,7 +20,10 @@
  * value; at most MAX_ROWS, a cut record ends them. The index's rows have
  * no values: an 'o', 'p' or 'i' row's value here only completes the
  * scripthash or txid queried (its 8-byte key prefix, then the value's
- * first 24 bytes, zeros after them).
+ * first 24 bytes, zeros after them). A group row ('O', 'P', 'I': commit,
+ * last row) names the hash of its last row's 6-byte prefix (zeros after
+ * it); a record 's' or 't' with 32 bytes of key after it (not a row the
+ * index has) names a whole scripthash or txid to query.
  *
  * Checks, when a query succeeds: a second query (from the handle's view
  * cache) gives the same history, and a limit under it is refused; the
@@ -29,7 +32,10 @@
  * the status of that history (bk_addrindex_status_of) and absent exactly
  * when the history is empty; coins are in (height, pos, vout) order, each
  * in the history, within the limit; the balance is their sum (mod 2^64, as
- * the reader adds); a branch has at most 32 levels. A failure sets the
+ * the reader adds); a branch has at most 32 levels; bk_addrindex_rows
+ * gives its rows in strictly increasing key order, every row a script or
+ * txid is found by as its 14-byte logical key (never its stored 16 bytes),
+ * and no count of bulk commits. A failure sets the
  * bk_error to its status with a message (never CANCELLED or LOCKED: a
  * reader neither stops nor locks). The scratch directories are removed at
  * exit, and the reader's snapshot leaves nothing in its tmpdir. */
@@ -301,6 +307,30 @@ static int write_db(const row *rows, size_t n, int version)
     return 0;
 }
 
+typedef struct rows_check {
+    uint8_t last[256];
+    size_t last_len;
+    int any;
+} rows_check;
+
+static int check_row(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    rows_check *c = ctx;
+    (void)v;
+    if (!kl) abort();
+    if (c->any) { /* strictly after the last */
+        size_t n = kl < c->last_len ? kl : c->last_len;
+        int d = memcmp(c->last, k, n);
+        if (d > 0 || (d == 0 && c->last_len >= kl)) abort();
+    }
+    if (kl == 1 && k[0] == 'C') abort();
+    if ((k[0] == 'o' || k[0] == 'p' || k[0] == 'i') && kl == 16 && !vl) abort(); /* a row, not as logical */
+    c->last_len = kl < sizeof c->last ? kl : sizeof c->last;
+    memcpy(c->last, k, c->last_len);
+    c->any = 1;
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!g_root[0]) LLVMFuzzerInitialize(NULL, NULL);
@@ -349,6 +379,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         query_block(ix, tip, 0);
         query_block(ix, tip + 1, 0);
     }
+    rows_check rc = {.any = 0};
+    st = bk_addrindex_rows(ix, check_row, &rc, &err);
+    if (st != BK_OK) check_fail(st, &err);
     static const uint8_t zero[32];
     query_scripthash(ix, zero, limit);
     size_t q = 0;
@@ -359,10 +392,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(h, r->k + 1, 8);
             memcpy(h + 8, r->v, r->vl < 24 ? r->vl : 24);
         }
-        if ((kind == 'o' || kind == 'p') && r->kl >= 9) {
+        if ((kind == 'O' || kind == 'P' || kind == 'I') && r->kl >= 11) memcpy(h, r->k + 5, 6);
+        if ((kind == 's' || kind == 't') && r->kl == 33) memcpy(h, r->k + 1, 32);
+        if (((kind == 'o' || kind == 'p') && r->kl >= 9) || ((kind == 'O' || kind == 'P') && r->kl >= 11) ||
+            (kind == 's' && r->kl == 33)) {
             query_scripthash(ix, h, limit);
             q++;
-        } else if (kind == 'i' && r->kl >= 9) {
+        } else if ((kind == 'i' && r->kl >= 9) || (kind == 'I' && r->kl >= 11) || (kind == 't' && r->kl == 33)) {
             query_txid(ix, h);
             q++;
         } else if ((kind == 'h' || kind == 'x') && r->kl >= 5) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-# The seeds of fuzz/fuzz_addrindex.c and its one block, format 2 rows over
+# The seeds of fuzz/fuzz_addrindex.c and its one block, format 3 rows over
 # it. `gen-fuzz-addrindex-seeds.py c` prints the C array of the block;
-# consistent, limit1, collide or badoff writes that seed to stdout.
+# consistent, limit1, collide or badoff writes that seed to stdout (rows
+# one key each), grouped the same rows as one bulk commit's groups
+# (src/index/addrindex.c "bulk groups"), badgroup those with one group cut.
 import hashlib, struct, sys
 def dsha(b): return hashlib.sha256(hashlib.sha256(b).digest()).digest()
 def cs(n): return bytes([n]) if n < 0xfd else b'\xfd' + struct.pack('<H', n)
@@ -39,7 +41,32 @@ rows.append((b'o' + shA[:8] + be32(0) + be24(0), shA[8:]))
 rows.append((b'o' + shA[:8] + be32(0) + be24(1), shA[8:]))
 rows.append((b'o' + shB[:8] + be32(0) + be24(1), shB[8:]))
 rows.append((b'p' + shA[:8] + be32(0) + be24(1), shA[8:]))
+def uv(x):
+    b = b''
+    while x >= 0x80: b += bytes([x & 0x7f | 0x80]); x >>= 7
+    return b + bytes([x])
+def group(rows):  # rows: sorted (prefix int, height, pos); the value
+    base = min(h for _, h, _ in rows); pbits = max(p for _, _, p in rows).bit_length()
+    out = rows[0][0].to_bytes(6, 'big') + uv(base) + bytes([pbits]); prev = None
+    for i, (pf, h, p) in enumerate(rows):
+        hp = (h - base) << pbits | p
+        if i: d = pf - rows[i - 1][0]; out += uv(d) + uv(hp if d else hp - prev)
+        else: out += uv(hp)
+        prev = hp
+    return out
 mode = sys.argv[1]
+if mode in ('grouped', 'badgroup'):
+    g = {}
+    for k, v in rows:
+        if k[:1] in (b'o', b'p', b'i'):
+            g.setdefault(k[:1].upper(), []).append((int.from_bytes(k[1:7], 'big'), struct.unpack('>I', k[9:13])[0], int.from_bytes(k[13:16], 'big')))
+    rows = [r for r in rows if r[0][:1] not in (b'o', b'p', b'i')] + [(b'C', struct.pack('<I', 1))]
+    for kind, rs in sorted(g.items()):
+        rs = sorted(set(rs)); pf, h, p = rs[-1]
+        v = group(rs)
+        if mode == 'badgroup' and kind == b'O': v = v[:-1]
+        rows.append((kind + be32(0) + pf.to_bytes(6, 'big') + be32(h) + be24(p), v))
+    rows += [(b's' + shA, b''), (b's' + shB, b''), (b't' + id0, b''), (b't' + id1, b'')]
 flags = 1
 out = bytes([flags])
 if mode == 'limit1': out = bytes([3, 1])

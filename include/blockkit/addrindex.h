@@ -22,15 +22,21 @@
  * scripthash, an input spends it only if it spends such an output, a txid
  * row names the tx only if the tx hashes to it. A prefix collision (two
  * scripts or txids sharing 8 bytes) costs a read, never a wrong answer.
- *   "V"                        format version, network
+ *   "V"                        format version (3), network
  *   "T"                        tip: height (i32 LE), hash
  *   "B"                        the blocks directory it was built from
+ *   "C"                        the number of bulk commits (u32 LE)
  *   "W"                        present while a commit is in progress
  *   'h' height(BE32)           hash, header (80), blk file, offset, size, n_tx
  *   'x' height(BE32)           the offset of each tx in the block (u32 LE)
  *   'o' sh[0..8) height pos    a tx paying the script
  *   'p' sh[0..8) height pos    a tx spending a coin of the script
  *   'i' txid[0..8) height pos  a tx
+ *   'O' 'P' 'I' commit(BE32) last row (6-byte prefix, height, pos)
+ *                              a bulk commit's rows of that kind, up to 128
+ *                              to a value (a sync of 144 blocks or more
+ *                              writes its rows so; a shorter one one key a
+ *                              row; queries read both)
  *
  * Handles. A handle opened BK_ADDRINDEX_WRITE owns the database (LevelDB's
  * LOCK: a second writer gets BK_ERR_LOCKED) and may sync it. A handle opened
@@ -66,7 +72,7 @@
 extern "C" {
 #endif
 
-#define BK_ADDRINDEX_VERSION 2
+#define BK_ADDRINDEX_VERSION 3
 
 typedef struct bk_addrindex bk_addrindex;
 
@@ -202,6 +208,22 @@ BK_API bk_status bk_addrindex_tx_raw(bk_addrindex *ix, const bk_blocksdir *dir, 
  * txid_out receives the tx's id (blockchain.transaction.id_from_pos). */
 BK_API bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, uint8_t txid_out[32],
                                      uint8_t branch_out[32][32], size_t *n_out, bk_error *err) BK_WARN_UNUSED;
+
+/* ---- contents ----------------------------------------------------------- */
+
+/* Every row of a READ handle's snapshot once, in key order, as what it
+ * says rather than how it is stored, for comparing two indexes' contents
+ * (tests/tools/ldb_dump.c): a row a script or txid is found by as the
+ * 14-byte key kind ('o', 'p' or 'i'), the first 6 bytes of the hash,
+ * height (BE32), position (BE24), no value, whether stored one key a row
+ * or in a bulk commit's groups; every other row as stored, except the
+ * count of bulk commits ("C"); the groups of a commit a kill cut as
+ * stored. All of them are held in memory at once (a tool for test-sized
+ * indexes). fn returning non-zero stops it (BK_ERR_CANCELLED); a damaged
+ * group: BK_ERR_INVALID naming its key. */
+typedef int (*bk_addrindex_row_fn)(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen);
+BK_API bk_status bk_addrindex_rows(bk_addrindex *ix, bk_addrindex_row_fn fn, void *ctx,
+                                   bk_error *err) BK_WARN_UNUSED;
 
 BK_API void bk_addrindex_free(bk_addrindex *ix, void *p);
 

@@ -37,6 +37,16 @@ enum { K_FUND = 'o', K_SPEND = 'p', K_TXPOS = 'i', K_TXOFF = 'x', K_HEADER = 'h'
 #define ROW_KEY_LEN (1 + PREFIX_LEN + 4 + 3)
 #define MAX_POS 0xffffffu     /* a position is 24 bits; a block holds at most ~16,700 txs */
 #define HDR_VAL_LEN (32 + 80 + 4 + 8 + 4 + 4)
+/* Bulk groups (format 3): a bulk commit's rows of one kind, GROUP_ROWS to a
+ * LevelDB value, under the kinds below; docs/index.md "Key layout" says why. */
+enum { G_FUND = 'O', G_SPEND = 'P', G_TXPOS = 'I' };
+#define GP 6                  /* bytes of the hash a grouped row keeps */
+#define GKEY_LEN (1 + 4 + GP + 4 + 3)
+#define GROUP_ROWS 128        /* rows a group is written with */
+#define GROUP_MAX_ROWS 1024   /* a group decoding to more is damaged */
+#define GROUP_MAX_BYTES (GP + 10 + 1 + 10 + (GROUP_MAX_ROWS - 1) * 20)
+#define GROUP_BATCH 512       /* groups per LevelDB write while merging */
+#define BULK_MIN_BLOCKS 144   /* a sync of this many blocks or more writes groups */
 #define MAX_RUNS 64           /* sorted runs before a commit merges them */
 #define MERGE_BUF_KEYS 16384  /* keys buffered per run while merging (256 KiB) */
 #define INGEST_BATCH 65536    /* keys per LevelDB write while merging */
@@ -80,6 +90,9 @@ struct bk_addrindex {
     uint64_t blk_clock;
     /* READ: the views of recent scripthashes at the snapshot's tip */
     struct view_cache *cache;
+    /* the bulk commits whose groups readers see (the "C" row): READ at the
+     * snapshot's tip, WRITE as synced */
+    uint32_t n_commits;
 };
 
 typedef struct view_cache view_cache;
@@ -167,6 +180,16 @@ static bk_status tip_decode(const char *dir, const uint8_t *v, size_t n, int64_t
     if (h < 0) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged tip row (%zu bytes)", dir, n);
     *height = h;
     memcpy(hash, v + 4, 32);
+    return BK_OK;
+}
+
+/* The "C" row (v NULL: none, no bulk commit yet). */
+static bk_status commits_decode(const char *dir, const uint8_t *v, size_t n, uint32_t *out, bk_error *err)
+{
+    *out = 0;
+    if (!v) return BK_OK;
+    if (n != 4) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged bulk commit count row (%zu bytes)", dir, n);
+    *out = bk_load_le32(v);
     return BK_OK;
 }
 
@@ -279,7 +302,18 @@ static bk_status open_write(bk_addrindex *ix, bk_error *err)
     return BK_OK;
 }
 
-static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uint8_t hash[32], bk_error *err)
+/* A one-letter row of the snapshot: *v NULL (and BK_OK) when absent. */
+static bk_status snap_row(bk_ldb *snap, const char *key, uint8_t **v, size_t *n, bk_error *err)
+{
+    *v = NULL;
+    bk_status st = bk_ldb_get(snap, (const uint8_t *)key, 1, v, n, err);
+    if (st != BK_ERR_NOT_FOUND) return st;
+    *v = NULL;
+    return BK_OK;
+}
+
+static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uint8_t hash[32], uint32_t *commits,
+                           bk_error *err)
 {
     bk_status st = bk_ldb_open(ix->dir, ix->opts.tmpdir, snap, err);
     if (st == BK_ERR_NOT_FOUND)
@@ -295,13 +329,12 @@ static bk_status snap_open(bk_addrindex *ix, bk_ldb **snap, int64_t *height, uin
     else if (st == BK_OK) st = version_check(ix->dir, v, n, &ix->opts.net, err);
     bk_ldb_free(v);
     v = NULL;
-    if (st == BK_OK) {
-        st = bk_ldb_get(*snap, (const uint8_t *)"T", 1, &v, &n, err);
-        if (st == BK_ERR_NOT_FOUND) {
-            st = BK_OK;
-            v = NULL;
-        }
-        if (st == BK_OK) st = tip_decode(ix->dir, v, n, height, hash, err);
+    if (st == BK_OK && (st = snap_row(*snap, "T", &v, &n, err)) == BK_OK) {
+        st = tip_decode(ix->dir, v, n, height, hash, err);
+        bk_ldb_free(v);
+    }
+    if (st == BK_OK && (st = snap_row(*snap, "C", &v, &n, err)) == BK_OK) {
+        st = commits_decode(ix->dir, v, n, commits, err);
         bk_ldb_free(v);
     }
     if (st != BK_OK) {
@@ -382,7 +415,7 @@ bk_status bk_addrindex_open(bk_addrindex **ix_out, const char *dir, bk_addrindex
         else if (!S_ISDIR(sb.st_mode))
             st = bk_error_set(err, BK_ERR_ARG, 0, "%s: not a directory", dir);
         else
-            st = snap_open(ix, &ix->snap, &ix->tip_height, ix->tip_hash, err);
+            st = snap_open(ix, &ix->snap, &ix->tip_height, ix->tip_hash, &ix->n_commits, err);
         if (st == BK_OK) blocks_attach(ix);
     }
     if (st != BK_OK) {
@@ -417,12 +450,14 @@ bk_status bk_addrindex_refresh(bk_addrindex *ix, int *changed_out, bk_error *err
     bk_ldb *snap = NULL;
     int64_t h;
     uint8_t hash[32];
-    bk_status st = snap_open(ix, &snap, &h, hash, err);
+    uint32_t commits = 0;
+    bk_status st = snap_open(ix, &snap, &h, hash, &commits, err);
     if (st != BK_OK) return st;
     pthread_rwlock_wrlock(&ix->lock);
     bk_ldb *old = ix->snap;
     int changed = h != ix->tip_height || memcmp(hash, ix->tip_hash, 32) != 0;
     ix->snap = snap;
+    ix->n_commits = commits;
     ix->tip_height = h;
     memcpy(ix->tip_hash, hash, 32);
     /* the views were of the old tip (with the write lock held, no query is
@@ -532,6 +567,214 @@ static void row_key(uint8_t k[ROW_KEY_LEN], int kind, const uint8_t *hash, uint3
     memcpy(k + 1, hash, PREFIX_LEN);
     put_be32(k + 1 + PREFIX_LEN, height);
     put_be24(k + 5 + PREFIX_LEN, pos);
+}
+
+/* ---- bulk groups ------------------------------------------------------------
+ * A bulk commit (a sync of BULK_MIN_BLOCKS blocks or more) writes its rows
+ * not one key each but in groups: consecutive rows of one kind of the
+ * commit's sorted stream, up to GROUP_ROWS to a value. A grouped row keeps
+ * GP bytes of the hash (the "prefix", a big-endian integer), the height
+ * and the position. The rule, in one place:
+ *
+ *   key    gkind (O, P, I), commit (BE32), the group's LAST row: prefix
+ *          (GP bytes), height (BE32), pos (BE24)
+ *   value  the first row's prefix (GP bytes), base height (uvarint: the
+ *          lowest of the group), pbits (u8, at most 24: the bits a
+ *          position takes), then each row as hp = (height - base) << pbits
+ *          | pos: row 0 uvarint(hp); row i > 0 uvarint(prefix delta),
+ *          then uvarint(hp) for a new prefix or uvarint(hp - previous hp)
+ *          (> 0) for the same one
+ *
+ * Rows in a group are strictly increasing in (prefix, height, pos), and the
+ * groups of one commit and kind are consecutive slices of one sorted stream,
+ * so the only group of commit c that may hold row r is the first whose key
+ * is at or after (gkind, c, r), and the groups holding prefix P start at
+ * the first whose last row is at or after (P, 0, 0) and end with the first
+ * whose last prefix is above P. A reader takes one such walk per commit
+ * below the "C" count; groups of a commit at or above it (one a kill cut)
+ * are never read, and the next sync removes them. Undo removes rows from
+ * the groups (a group's key follows its last row; an empty one goes), so a
+ * group only ever shrinks inside its slice. */
+typedef struct grow {
+    uint64_t prefix;           /* GP bytes, big-endian */
+    uint32_t height, pos;
+} grow;
+
+static uint64_t prefix_get(const uint8_t *p)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < GP; i++) x = x << 8 | p[i];
+    return x;
+}
+
+static void prefix_put(uint8_t *p, uint64_t x)
+{
+    for (int i = GP; i-- > 0; x >>= 8) p[i] = (uint8_t)x;
+}
+
+static int grow_cmp(const grow *a, const grow *b)
+{
+    if (a->prefix != b->prefix) return a->prefix < b->prefix ? -1 : 1;
+    if (a->height != b->height) return a->height < b->height ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int gkind_of(int kind) { return kind == K_FUND ? G_FUND : kind == K_SPEND ? G_SPEND : G_TXPOS; }
+static int kind_of_gkind(int g) { return g == G_FUND ? K_FUND : g == G_SPEND ? K_SPEND : g == G_TXPOS ? K_TXPOS : 0; }
+
+/* The key of the group of commit c whose last row is r (or, to seek, the
+ * first group of c at or after r). */
+static void group_key(uint8_t k[GKEY_LEN], int gkind, uint32_t c, const grow *r)
+{
+    k[0] = (uint8_t)gkind;
+    put_be32(k + 1, c);
+    prefix_put(k + 5, r->prefix);
+    put_be32(k + 5 + GP, r->height);
+    put_be24(k + 9 + GP, r->pos);
+}
+
+static grow group_key_row(const uint8_t k[GKEY_LEN])
+{
+    grow r = {prefix_get(k + 5), get_be32(k + 5 + GP), get_be24(k + 9 + GP)};
+    return r;
+}
+
+/* A 16-byte row key as a grouped row. */
+static grow grow_of_key(const uint8_t k[ROW_KEY_LEN])
+{
+    grow r = {prefix_get(k + 1), get_be32(k + 1 + PREFIX_LEN), get_be24(k + 5 + PREFIX_LEN)};
+    return r;
+}
+
+/* The sorted runs hold a row key with the hash's bytes past GP moved to
+ * the end: kind, hash[0..GP), height, pos, hash[GP..PREFIX_LEN). Their
+ * order is then the groups' (kind, GP-byte prefix, height, pos), so rows
+ * two hashes share GP bytes of come in order and a repeat next to its
+ * twin (in the stored layout a row of hash ..xx at height 9 would sort
+ * before one of ..yy at height 5). */
+static void run_of_key(uint8_t r[ROW_KEY_LEN], const uint8_t k[ROW_KEY_LEN])
+{
+    memcpy(r, k, 1 + GP);
+    memcpy(r + 1 + GP, k + 1 + PREFIX_LEN, 7);
+    memcpy(r + 8 + GP, k + 1 + GP, PREFIX_LEN - GP);
+}
+
+static void key_of_run(uint8_t k[ROW_KEY_LEN], const uint8_t r[ROW_KEY_LEN])
+{
+    memcpy(k, r, 1 + GP);
+    memcpy(k + 1 + GP, r + 8 + GP, PREFIX_LEN - GP);
+    memcpy(k + 1 + PREFIX_LEN, r + 1 + GP, 7);
+}
+
+static grow grow_of_run(const uint8_t r[ROW_KEY_LEN])
+{
+    grow g = {prefix_get(r + 1), get_be32(r + 1 + GP), get_be24(r + 5 + GP)};
+    return g;
+}
+
+static size_t uv_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7) p[n++] = (uint8_t)(v | 0x80);
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* 0, or -1: cut, or over 64 bits. */
+static inline int uv_get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t x = 0;
+    for (unsigned s = 0; s < 64 && p < end; s += 7) {
+        uint8_t b = *p++;
+        if (s == 63 && b > 1) return -1;
+        x |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) {
+            *pp = p;
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* rows[0..n) (strictly increasing, n >= 1) as a group value into out
+ * (GROUP_MAX_BYTES); returns its length. */
+static size_t group_encode(const grow *rows, size_t n, uint8_t *out)
+{
+    uint32_t base = rows[0].height, maxpos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].height < base) base = rows[i].height;
+        if (rows[i].pos > maxpos) maxpos = rows[i].pos;
+    }
+    unsigned pbits = 0;
+    while (pbits < 24 && (maxpos >> pbits)) pbits++;
+    size_t o = 0;
+    prefix_put(out, rows[0].prefix);
+    o += GP;
+    o += uv_put(out + o, base);
+    out[o++] = (uint8_t)pbits;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t hp = (uint64_t)(rows[i].height - base) << pbits | rows[i].pos;
+        if (i) {
+            uint64_t d = rows[i].prefix - rows[i - 1].prefix;
+            o += uv_put(out + o, d);
+            o += uv_put(out + o, d ? hp : hp - prev);
+        } else {
+            o += uv_put(out + o, hp);
+        }
+        prev = hp;
+    }
+    return o;
+}
+
+/* The rows of the group (key k, value v) into rows (room for
+ * GROUP_MAX_ROWS): -1 when the bytes are not a group this writer makes
+ * (cut, overlong, out of order, rows past its key's last). */
+static int group_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, grow *rows, size_t *n_out)
+{
+    if (kl != GKEY_LEN || vl < GP + 3) return -1;
+    const uint8_t *p = v + GP, *end = v + vl;
+    uint64_t base, x, d;
+    if (uv_get(&p, end, &base) || base > UINT32_MAX || p == end) return -1;
+    unsigned pbits = *p++;
+    if (pbits > 24) return -1;
+    const uint64_t pmax = GP == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * GP)) - 1;
+    uint64_t pfx = prefix_get(v), hp = 0, hmax = ((uint64_t)(UINT32_MAX - base) << pbits) | (((uint64_t)1 << pbits) - 1);
+    size_t n = 0;
+    while (p < end) {
+        if (n == GROUP_MAX_ROWS) return -1;
+        if (n) {
+            if (uv_get(&p, end, &d) || d > pmax - pfx || uv_get(&p, end, &x)) return -1;
+            if (d) {
+                pfx += d;
+                hp = x;
+            } else {
+                if (!x || x > hmax - hp) return -1;
+                hp += x;
+            }
+        } else if (uv_get(&p, end, &hp)) {
+            return -1;
+        }
+        if (hp > hmax) return -1;
+        grow r = {pfx, (uint32_t)(base + (hp >> pbits)), (uint32_t)(hp & (((uint64_t)1 << pbits) - 1))};
+        if (n && grow_cmp(&rows[n - 1], &r) >= 0) return -1;
+        rows[n++] = r;
+    }
+    grow last = group_key_row(k);
+    if (!n || grow_cmp(&rows[n - 1], &last) != 0) return -1;
+    *n_out = n;
+    return 0;
+}
+
+static bk_status group_damaged(bk_error *err, const char *dir, const uint8_t *k, size_t kl)
+{
+    char hex[2 * GKEY_LEN + 1];
+    size_t n = kl < GKEY_LEN ? kl : GKEY_LEN;
+    bk_hex_encode(hex, k, n);
+    hex[2 * n] = 0;
+    return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged row group (key %s%s)", dir, hex, kl > n ? "..." : "");
 }
 
 /* ---- the rows of a block -------------------------------------------------- */
@@ -798,6 +1041,30 @@ static void keys_partition(uint8_t *k, size_t n, size_t start[N_BUCKETS + 1])
         }
 }
 
+/* Sort one bucket (its keys share their first two bytes): grouped in place
+ * by the third (the next hash byte: even, as the buckets are), then each
+ * group of a few keys sorted (a reused script's rows, one group, go to the
+ * quicksort whole). */
+static void bucket_sort(uint8_t *k, size_t n)
+{
+    if (n < 64) {
+        keys_qsort(k, n);
+        return;
+    }
+    size_t start[257] = {0}, next[256];
+    for (size_t i = 0; i < n; i++) start[k[ROW_KEY_LEN * i + 2] + 1]++;
+    for (unsigned b = 0; b < 256; b++) start[b + 1] += start[b];
+    memcpy(next, start, sizeof next);
+    for (unsigned b = 0; b < 256; b++)
+        while (next[b] < start[b + 1]) {
+            uint8_t *p = k + ROW_KEY_LEN * next[b];
+            unsigned d = p[2];
+            if (d == b) next[b]++;
+            else key_swap(p, k + ROW_KEY_LEN * next[d]++);
+        }
+    for (unsigned b = 0; b < 256; b++) keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+}
+
 /* Drop repeats of sorted keys; returns the number left. */
 static size_t keys_unique(uint8_t *k, size_t n)
 {
@@ -817,15 +1084,19 @@ static size_t keys_sort(uint8_t *k, size_t n)
     size_t start[N_BUCKETS + 1];
     keys_partition(k, n, start);
     for (unsigned b = 0; b < N_BUCKETS; b++)
-        keys_qsort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
+        bucket_sort(k + ROW_KEY_LEN * start[b], start[b + 1] - start[b]);
     return keys_unique(k, n);
 }
 
-/* The keys in memory at a commit: partitioned, then sorted bucket by
- * bucket on a thread of their own while the merge ingests the buckets
- * already sorted (the sort and LevelDB's inserts overlap). */
+/* The keys in memory at a commit, in two halves, each partitioned and then
+ * sorted bucket by bucket on a thread of its own (the block workers are
+ * idle by then) while the merge takes the buckets already sorted: the
+ * halves are two sources of the merge, as the runs are. */
+#define MEM_SORTERS 2
+
 typedef struct mem_sorter {
     uint8_t *k;
+    size_t n;
     size_t start[N_BUCKETS + 1];
     unsigned done;             /* buckets sorted */
     pthread_mutex_t mu;
@@ -837,8 +1108,9 @@ typedef struct mem_sorter {
 static void *sorter_main(void *arg)
 {
     mem_sorter *m = arg;
+    keys_partition(m->k, m->n, m->start);
     for (unsigned b = 0; b < N_BUCKETS; b++) {
-        keys_qsort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+        bucket_sort(m->k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
         pthread_mutex_lock(&m->mu);
         m->done = b + 1;
         pthread_cond_signal(&m->cv);
@@ -847,14 +1119,14 @@ static void *sorter_main(void *arg)
     return NULL;
 }
 
-#define SORTER_MIN_KEYS 4096  /* below it one thread sorts them all first */
+#define SORTER_MIN_KEYS 4096  /* below it the keys are sorted first, on the merge's thread */
 
 static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
 {
     m->k = k;
+    m->n = n;
     m->done = 0;
     m->threaded = 0;
-    keys_partition(k, n, m->start);
     if (n >= SORTER_MIN_KEYS) {
         pthread_mutex_init(&m->mu, NULL);
         pthread_cond_init(&m->cv, NULL);
@@ -865,8 +1137,9 @@ static void sorter_start(mem_sorter *m, uint8_t *k, size_t n)
         pthread_cond_destroy(&m->cv);
         pthread_mutex_destroy(&m->mu);
     }
+    keys_partition(k, n, m->start);
     for (unsigned b = 0; b < N_BUCKETS; b++)
-        keys_qsort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
+        bucket_sort(k + ROW_KEY_LEN * m->start[b], m->start[b + 1] - m->start[b]);
     m->done = N_BUCKETS;
 }
 
@@ -937,7 +1210,7 @@ static bk_status runs_add(void *ctx, const uint8_t key[ROW_KEY_LEN], bk_error *e
             if (st != BK_OK) return st;
         }
     }
-    memcpy(R->mem + ROW_KEY_LEN * R->n++, key, ROW_KEY_LEN);
+    run_of_key(R->mem + ROW_KEY_LEN * R->n++, key);
     return BK_OK;
 }
 
@@ -1018,22 +1291,96 @@ static void heap_down(merge_src **h, size_t n, size_t i)
     }
 }
 
-/* Merge the runs and the keys in memory into LevelDB in key order, in
- * batches of INGEST_BATCH keys; repeats (a row of two runs) once. */
-static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
+/* Where a commit's merged stream goes: one key a row, or (bulk) groups of
+ * the commit's number. */
+typedef struct ingest {
+    bk_addrindex *ix;
+    leveldb_writebatch_t *b;
+    size_t in_batch;           /* rows or groups */
+    int bulk;
+    uint32_t commit;
+    int gkind;                 /* of the open group */
+    grow rows[GROUP_ROWS];
+    size_t n;
+    grow last;                 /* the last row taken (bulk) */
+    int have_last;
+    uint8_t buf[GROUP_MAX_BYTES];
+} ingest;
+
+static bk_status ingest_write(ingest *g, bk_error *err)
 {
-    mem_sorter sorter;
-    sorter_start(&sorter, R->mem, R->n);
-    int ns = R->n_files + 1;
+    char *msg = NULL;
+    leveldb_write(g->ix->db, g->ix->wopts, g->b, &msg);
+    leveldb_writebatch_clear(g->b);
+    g->in_batch = 0;
+    return msg ? ldb_fail(err, BK_ERR_IO, g->ix->dir, msg) : BK_OK;
+}
+
+static bk_status group_flush(ingest *g, bk_error *err)
+{
+    if (!g->n) return BK_OK;
+    uint8_t k[GKEY_LEN];
+    group_key(k, g->gkind, g->commit, &g->rows[g->n - 1]);
+    size_t vl = group_encode(g->rows, g->n, g->buf);
+    leveldb_writebatch_put(g->b, (const char *)k, GKEY_LEN, (const char *)g->buf, vl);
+    g->n = 0;
+    return ++g->in_batch >= GROUP_BATCH ? ingest_write(g, err) : BK_OK;
+}
+
+/* The next key of the sorted, deduplicated stream (run layout). */
+static bk_status ingest_put(ingest *g, const uint8_t k[ROW_KEY_LEN], bk_error *err)
+{
+    if (!g->bulk) {
+        uint8_t key[ROW_KEY_LEN];
+        key_of_run(key, k);
+        leveldb_writebatch_put(g->b, (const char *)key, ROW_KEY_LEN, "", 0);
+        return ++g->in_batch >= INGEST_BATCH ? ingest_write(g, err) : BK_OK;
+    }
+    int gk = gkind_of(k[0]);
+    grow r = grow_of_run(k);
+    if (g->have_last && gk == g->gkind) {
+        int c = grow_cmp(&r, &g->last);
+        /* two rows the GP-byte prefix makes one (their hashes differ after it) */
+        if (c == 0) return BK_OK;
+        if (c < 0) return bk_error_set(err, BK_ERR_INVALID, 0, "internal: the merged rows are out of order");
+    }
+    bk_status st = BK_OK;
+    if (g->n && (gk != g->gkind || g->n == GROUP_ROWS)) st = group_flush(g, err);
+    g->gkind = gk;
+    g->rows[g->n++] = r;
+    g->last = r;
+    g->have_last = 1;
+    return st;
+}
+
+static bk_status ingest_end(ingest *g, bk_error *err)
+{
+    bk_status st = g->bulk ? group_flush(g, err) : BK_OK;
+    if (st == BK_OK && g->in_batch) st = ingest_write(g, err);
+    return st;
+}
+
+/* Merge the runs and the keys in memory into LevelDB in key order; repeats
+ * (a row of two runs) once. bulk: as groups of commit number commit. */
+static bk_status runs_ingest(bk_addrindex *ix, runs *R, int bulk, uint32_t commit, bk_error *err)
+{
+    mem_sorter sorter[MEM_SORTERS];
+    for (size_t i = 0, at = 0; i < MEM_SORTERS; i++) {
+        size_t n = (R->n - at) / (MEM_SORTERS - i);
+        sorter_start(&sorter[i], R->mem + ROW_KEY_LEN * at, n);
+        at += n;
+    }
+    int ns = R->n_files + MEM_SORTERS;
     merge_src *src = calloc((size_t)ns, sizeof *src);
     merge_src **heap = calloc((size_t)ns, sizeof *heap);
-    bk_status st = src && heap ? BK_OK : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    ingest *g = calloc(1, sizeof *g);
+    bk_status st = src && heap && g ? BK_OK : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     size_t nh = 0;
     for (int i = 0; st == BK_OK && i < ns; i++) {
         merge_src *s = &src[i];
-        if (i == R->n_files) {
+        if (i >= R->n_files) {
             s->fd = -1;
-            s->mem = &sorter;
+            s->mem = &sorter[i - R->n_files];
             st = src_fill(s, R->tmpdir, err);
         } else {
             s->fd = R->files[i].fd;
@@ -1047,36 +1394,30 @@ static bk_status runs_ingest(bk_addrindex *ix, runs *R, bk_error *err)
         if (st == BK_OK && s->have) heap[nh++] = s;
     }
     for (size_t i = nh; i-- > 0;) heap_down(heap, nh, i);
-    leveldb_writebatch_t *b = leveldb_writebatch_create();
+    if (g) {
+        g->ix = ix;
+        g->b = leveldb_writebatch_create();
+        g->bulk = bulk;
+        g->commit = commit;
+    }
     uint8_t last[ROW_KEY_LEN];
     int have_last = 0;
-    size_t in_batch = 0;
     while (st == BK_OK && nh) {
         merge_src *s = heap[0];
         const uint8_t *k = s->buf + ROW_KEY_LEN * s->pos;
         if (!have_last || memcmp(last, k, ROW_KEY_LEN) != 0) {
-            leveldb_writebatch_put(b, (const char *)k, ROW_KEY_LEN, "", 0);
             memcpy(last, k, ROW_KEY_LEN);
             have_last = 1;
-            if (++in_batch == INGEST_BATCH) {
-                char *msg = NULL;
-                leveldb_write(ix->db, ix->wopts, b, &msg);
-                leveldb_writebatch_clear(b);
-                in_batch = 0;
-                if (msg) st = ldb_fail(err, BK_ERR_IO, ix->dir, msg);
-            }
+            st = ingest_put(g, k, err);
         }
         if (++s->pos == s->have && st == BK_OK) st = src_fill(s, R->tmpdir, err);
         if (!s->have) heap[0] = heap[--nh];
         if (nh) heap_down(heap, nh, 0);
     }
-    if (st == BK_OK && in_batch) {
-        char *msg = NULL;
-        leveldb_write(ix->db, ix->wopts, b, &msg);
-        if (msg) st = ldb_fail(err, BK_ERR_IO, ix->dir, msg);
-    }
-    sorter_join(&sorter);
-    leveldb_writebatch_destroy(b);
+    if (st == BK_OK) st = ingest_end(g, err);
+    for (int i = 0; i < MEM_SORTERS; i++) sorter_join(&sorter[i]);
+    if (g) leveldb_writebatch_destroy(g->b);
+    free(g);
     for (int i = 0; src && i < ns; i++) free(src[i].own);
     free(src);
     free(heap);
@@ -1102,6 +1443,7 @@ typedef struct sync_ctx {
     const uint8_t *last_hash;
     int64_t committed;         /* the tip written */
     int64_t applied, tip;
+    int bulk;                  /* each commit writes groups (BULK_MIN_BLOCKS) */
 } sync_ctx;
 
 static bk_status worker_scratch(sync_worker *W, const bk_allocator *a, uint32_t n_tx, bk_error *err)
@@ -1147,6 +1489,14 @@ static void marker_put(leveldb_writebatch_t *b, int64_t height, const uint8_t ha
     leveldb_writebatch_put(b, "W", 1, (const char *)v, sizeof v);
 }
 
+/* The "C" row: the number of bulk commits whose groups readers see. */
+static void commits_put(leveldb_writebatch_t *b, uint32_t n)
+{
+    uint8_t v[4];
+    bk_store_le32(v, n);
+    leveldb_writebatch_put(b, "C", 1, (const char *)v, 4);
+}
+
 static void tip_put(leveldb_writebatch_t *b, int64_t height, const uint8_t hash[32])
 {
     uint8_t t[36];
@@ -1166,17 +1516,19 @@ static bk_status sync_commit(sync_ctx *S, bk_error *err)
     marker_put(m, S->last_height, S->last_hash);
     bk_status st = write_batch(ix, m, err);
     leveldb_writebatch_destroy(m);
-    if (st == BK_OK) st = runs_ingest(ix, &S->rows, err);
+    if (st == BK_OK) st = runs_ingest(ix, &S->rows, S->bulk, ix->n_commits, err);
     runs_clear(&S->rows);
     if (st != BK_OK) return st;
     /* the side rows after the runs: the tables a commit's sorted rows
      * fill then hold disjoint ranges, and LevelDB places them below
      * level 0 without a compaction */
     tip_put(S->side, S->last_height, S->last_hash);
+    if (S->bulk) commits_put(S->side, ix->n_commits + 1);
     leveldb_writebatch_delete(S->side, "W", 1);
     st = write_batch(ix, S->side, err);
     S->side_bytes = 0;
     if (st != BK_OK) return st;
+    if (S->bulk) ix->n_commits++;
     S->committed = S->last_height;
     if (ix->opts.progress) ix->opts.progress(ix->opts.progress_ctx, S->last_height, S->tip);
     return BK_OK;
@@ -1208,9 +1560,160 @@ static const bk_chain_entry *active_at(const bk_chain *c, int64_t h)
     return &c->entries[c->active[h - c->base_height]];
 }
 
+/* Destroy a writer's iterator: st, or its error when st is BK_OK. */
+static bk_status iter_done(bk_addrindex *ix, leveldb_iterator_t *it, bk_status st, bk_error *err)
+{
+    char *msg = NULL;
+    leveldb_iter_get_error(it, &msg);
+    leveldb_iter_destroy(it);
+    if (!msg) return st;
+    if (st == BK_OK) return ldb_fail(err, BK_ERR_IO, ix->dir, msg);
+    leveldb_free(msg);
+    return st;
+}
+
+/* Remove rows (sorted, deduplicated; their kinds' gkinds in gk) from the
+ * groups of commit c that hold them, into batch: each group read once,
+ * written again without them under the key of its new last row (deleted
+ * when empty). */
+static bk_status groups_unrow(bk_addrindex *ix, uint32_t c, const grow *rows, const uint8_t *gk, size_t n,
+                              leveldb_writebatch_t *batch, grow *cur, uint8_t *buf, bk_error *err)
+{
+    leveldb_iterator_t *it = leveldb_create_iterator(ix->db, ix->ropts);
+    uint8_t key[GKEY_LEN], ckey[GKEY_LEN];
+    size_t nc = 0;
+    int have = 0, dirty = 0;
+    grow clast = {0};
+    bk_status st = BK_OK;
+    for (size_t i = 0; st == BK_OK && i <= n; i++) {
+        if (have && (i == n || gk[i] != ckey[0] || grow_cmp(&rows[i], &clast) > 0)) {
+            if (dirty) {
+                leveldb_writebatch_delete(batch, (const char *)ckey, GKEY_LEN);
+                if (nc) {
+                    group_key(key, ckey[0], c, &cur[nc - 1]);
+                    size_t vl = group_encode(cur, nc, buf);
+                    leveldb_writebatch_put(batch, (const char *)key, GKEY_LEN, (const char *)buf, vl);
+                }
+            }
+            have = dirty = 0;
+        }
+        if (i == n) break;
+        if (!have) {
+            group_key(key, gk[i], c, &rows[i]);
+            leveldb_iter_seek(it, (const char *)key, GKEY_LEN);
+            if (!leveldb_iter_valid(it)) continue;
+            size_t kl, vl;
+            const uint8_t *k = (const uint8_t *)leveldb_iter_key(it, &kl);
+            const uint8_t *v = (const uint8_t *)leveldb_iter_value(it, &vl);
+            if (kl < 5 || memcmp(k, key, 5) != 0) continue; /* no group of c at or after it */
+            if (group_decode(k, kl, v, vl, cur, &nc) != 0) {
+                st = group_damaged(err, ix->dir, k, kl);
+                break;
+            }
+            memcpy(ckey, k, GKEY_LEN);
+            clast = group_key_row(ckey);
+            have = 1;
+        }
+        /* rows[i] <= the group's last: remove it when the group holds it */
+        size_t lo = 0, hi = nc;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (grow_cmp(&cur[mid], &rows[i]) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < nc && grow_cmp(&cur[lo], &rows[i]) == 0) {
+            memmove(cur + lo, cur + lo + 1, (nc - lo - 1) * sizeof *cur);
+            nc--;
+            dirty = 1;
+        }
+    }
+    return iter_done(ix, it, st, err);
+}
+
+typedef struct krow {
+    grow r;
+    uint8_t gk;
+} krow;
+
+static int krow_cmp(const void *a, const void *b)
+{
+    const krow *x = a, *y = b;
+    if (x->gk != y->gk) return x->gk < y->gk ? -1 : 1;
+    return grow_cmp(&x->r, &y->r);
+}
+
+/* The rows of a block's delete records ('D' of a 16-byte row key) removed
+ * from every bulk commit's groups, into batch. */
+static bk_status block_ungroup(bk_addrindex *ix, const uint8_t *d, size_t len, leveldb_writebatch_t *batch,
+                               bk_error *err)
+{
+    if (!ix->n_commits) return BK_OK;
+    size_t n = 0, cap = 0;
+    for (size_t p = 0; p + 2 <= len; p += 2 + d[p + 1] + (d[p] == 'P' ? 4 + bk_load_le32(d + p + 2 + d[p + 1]) : 0))
+        if (d[p] == 'D' && d[p + 1] == ROW_KEY_LEN) cap++;
+    krow *k = malloc((cap ? cap : 1) * sizeof *k);
+    grow *rows = malloc((cap ? cap : 1) * sizeof *rows);
+    uint8_t *gk = malloc(cap ? cap : 1);
+    grow *cur = malloc(GROUP_MAX_ROWS * sizeof *cur);
+    uint8_t *buf = malloc(GROUP_MAX_BYTES);
+    bk_status st = k && rows && gk && cur && buf ? BK_OK : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    for (size_t p = 0; st == BK_OK && p + 2 <= len;
+         p += 2 + d[p + 1] + (d[p] == 'P' ? 4 + bk_load_le32(d + p + 2 + d[p + 1]) : 0)) {
+        if (d[p] != 'D' || d[p + 1] != ROW_KEY_LEN) continue;
+        k[n].r = grow_of_key(d + p + 2);
+        k[n++].gk = (uint8_t)gkind_of(d[p + 2]);
+    }
+    if (st == BK_OK && n > 1) qsort(k, n, sizeof *k, krow_cmp);
+    size_t u = 0;
+    for (size_t i = 0; st == BK_OK && i < n; i++)
+        if (!u || krow_cmp(&k[u - 1], &k[i]) != 0) k[u++] = k[i];
+    for (size_t i = 0; st == BK_OK && i < u; i++) {
+        rows[i] = k[i].r;
+        gk[i] = k[i].gk;
+    }
+    for (uint32_t c = 0; st == BK_OK && c < ix->n_commits; c++)
+        st = groups_unrow(ix, c, rows, gk, u, batch, cur, buf, err);
+    free(k);
+    free(rows);
+    free(gk);
+    free(cur);
+    free(buf);
+    return st;
+}
+
+/* Delete, in batches, every group of a bulk commit numbered n_commits or
+ * above (a commit a kill cut: its rows are above the tip). */
+static bk_status groups_cut_clean(bk_addrindex *ix, bk_error *err)
+{
+    static const uint8_t kinds[3] = {G_TXPOS, G_FUND, G_SPEND};
+    leveldb_writebatch_t *b = leveldb_writebatch_create();
+    leveldb_iterator_t *it = leveldb_create_iterator(ix->db, ix->ropts);
+    bk_status st = BK_OK;
+    for (int i = 0; st == BK_OK && i < 3; i++) {
+        uint8_t from[5] = {kinds[i]};
+        put_be32(from + 1, ix->n_commits);
+        size_t in_batch = 0;
+        for (leveldb_iter_seek(it, (const char *)from, 5); st == BK_OK && leveldb_iter_valid(it);
+             leveldb_iter_next(it)) {
+            size_t kl;
+            const char *k = leveldb_iter_key(it, &kl);
+            if (!kl || (uint8_t)k[0] != kinds[i]) break;
+            leveldb_writebatch_delete(b, k, kl);
+            if (++in_batch == GROUP_BATCH * 16) {
+                st = write_batch(ix, b, err);
+                in_batch = 0;
+            }
+        }
+        if (st == BK_OK && in_batch) st = write_batch(ix, b, err);
+    }
+    leveldb_writebatch_destroy(b);
+    return iter_done(ix, it, st, err);
+}
+
 /* Delete the rows of block e (the node still has it and its undo data)
- * into batch; the caller writes it. */
-static bk_status block_unrows(bk_addrindex *ix, const bk_chain_entry *e, const bk_blocksdir *dir,
+ * into batch, and (groups) from the bulk commits' groups; the caller
+ * writes it. */
+static bk_status block_unrows(bk_addrindex *ix, const bk_chain_entry *e, const bk_blocksdir *dir, int groups,
                               leveldb_writebatch_t *batch, bk_error *err)
 {
     char hex[65];
@@ -1240,6 +1743,7 @@ static bk_status block_unrows(bk_addrindex *ix, const bk_chain_entry *e, const b
     }
     size_t bytes = 0;
     if (st == BK_OK) st = records_apply(batch, w.data, w.len, &bytes, NULL, NULL, err);
+    if (st == BK_OK && groups) st = block_ungroup(ix, w.data, w.len, batch, err);
     bk_free(ix->alloc, scratch, cap);
     bk_writer_free(&w);
     bk_block_reader_free(&br);
@@ -1257,7 +1761,7 @@ static bk_status undo_tip(bk_addrindex *ix, const bk_chain *c, const bk_blocksdi
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
                             "the index's block %s at height %lld is not in the node's files: cannot undo it",
                             bk_hash_to_hex(hex, hash), (long long)height);
-    bk_status st = block_unrows(ix, e, dir, batch, err);
+    bk_status st = block_unrows(ix, e, dir, 1, batch, err);
     if (st == BK_OK) {
         const bk_chain_entry *prev = e->parent != BK_CHAIN_NONE ? &c->entries[e->parent] : NULL;
         uint8_t zero[32] = {0};
@@ -1268,9 +1772,11 @@ static bk_status undo_tip(bk_addrindex *ix, const bk_chain *c, const bk_blocksdi
     return st;
 }
 
-/* A commit cut by a kill may have left rows of blocks above the tip: those
- * still on the best chain are written again, identically, by this sync;
- * those that left it are deleted here. Then the marker goes. */
+/* A commit cut by a kill may have left rows of blocks above the tip: a
+ * bulk commit's groups (numbered the "C" count) are deleted; rows of one
+ * key each still on the best chain are written again, identically, by
+ * this sync, those that left it are deleted here (no committed group
+ * holds a row above the tip). Then the marker goes. */
 static bk_status marker_clean(bk_addrindex *ix, const bk_chain *c, const bk_blocksdir *dir, int64_t tip,
                               leveldb_writebatch_t *batch, bk_error *err)
 {
@@ -1293,9 +1799,10 @@ static bk_status marker_clean(bk_addrindex *ix, const bk_chain *c, const bk_bloc
         return bk_error_set(err, BK_ERR_NOT_FOUND, 0,
                             "%s: an interrupted update wrote rows up to block %s at height %lld, which is not in the "
                             "node's files: cannot clean them", ix->dir, bk_hash_to_hex(hex, hash), (long long)mh);
+    st = groups_cut_clean(ix, err);
     for (; st == BK_OK && e && e->height > tip && active_at(c, e->height) != e;
          e = e->parent != BK_CHAIN_NONE ? &c->entries[e->parent] : NULL) {
-        st = block_unrows(ix, e, dir, batch, err);
+        st = block_unrows(ix, e, dir, 0, batch, err);
         if (st == BK_OK) st = write_batch(ix, batch, err);
     }
     if (st == BK_OK) {
@@ -1335,6 +1842,7 @@ static bk_status sync_apply(bk_addrindex *ix, const bk_chain *chain, const bk_bl
     S.committed = start - 1;
     S.last_height = start - 1;
     S.tip = end;
+    S.bulk = end - start + 1 >= BULK_MIN_BLOCKS;
     S.w = calloc((size_t)workers, sizeof *S.w);
     if (st == BK_OK && !S.w) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
     if (st == BK_OK && (n != (size_t)(end - start + 1)))
@@ -1399,6 +1907,12 @@ bk_status bk_addrindex_sync(bk_addrindex *ix, const bk_chain *chain, const bk_bl
     int64_t tip;
     uint8_t th[32];
     bk_status st = tip_read(ix, &tip, th, err);
+    if (st != BK_OK) return st;
+    uint8_t *cv = NULL;
+    size_t cn = 0;
+    st = get(ix, (const uint8_t *)"C", 1, &cv, &cn, err);
+    if (st == BK_OK || st == BK_ERR_NOT_FOUND) st = commits_decode(ix->dir, cv, cn, &ix->n_commits, err);
+    free(cv);
     if (st != BK_OK) return st;
     leveldb_writebatch_t *batch = leveldb_writebatch_create();
     st = marker_clean(ix, chain, dir, tip, batch, err);
@@ -1552,8 +2066,55 @@ static int pos_push(pos_list *l, uint64_t x)
     return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rows of the hash's GP-byte prefix in the groups of bulk commit c
+ * (the walk of the groups' rule, above), at or below the tip. */
+static bk_status group_rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, uint32_t c, pos_list *l, grow *rows,
+                               bk_error *err)
+{
+    uint8_t pre[5], start[5 + GP];
+    pre[0] = (uint8_t)gkind_of(kind);
+    put_be32(pre + 1, c);
+    memcpy(start, pre, 5);
+    memcpy(start + 5, hash, GP);
+    uint64_t want = prefix_get(hash);
+    bk_ldb_iter *it;
+    bk_status st = bk_ldb_iter_new_range(ix->snap, pre, 5, start, sizeof start, NULL, 0, &it, err);
+    if (st != BK_OK) return st;
+    const uint8_t *k, *v;
+    size_t kl, vl, n;
+    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+        if (kl != GKEY_LEN || vl < GP) {
+            st = group_damaged(err, ix->dir, k, kl);
+            break;
+        }
+        if (prefix_get(v) > want) break; /* its first row is past the prefix, so is every later group's */
+        if (group_decode(k, kl, v, vl, rows, &n) != 0) {
+            st = group_damaged(err, ix->dir, k, kl);
+            break;
+        }
+        for (size_t i = 0; i < n && rows[i].prefix <= want; i++)
+            if (rows[i].prefix == want && (int64_t)rows[i].height <= ix->tip_height &&
+                pos_push(l, (uint64_t)rows[i].height << 32 | rows[i].pos) != 0) {
+                st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+                break;
+            }
+        if (prefix_get(k + 5) > want) break;
+    }
+    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
+    bk_ldb_iter_free(it);
+    return st;
+}
+
 /* The (height, pos) of every row under kind and the hash's prefix, at or
- * below the tip, in key order (blockchain order). */
+ * below the tip, once each, in blockchain order: its keys of one row each
+ * (PREFIX_LEN bytes of the hash) and its rows in every bulk commit's
+ * groups (GP bytes). */
 static bk_status rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, pos_list *l, bk_error *err)
 {
     uint8_t p[1 + PREFIX_LEN];
@@ -1575,6 +2136,18 @@ static bk_status rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, pos_li
     }
     st = bk_ldb_iter_status(it, err);
     bk_ldb_iter_free(it);
+    if (st != BK_OK || !ix->n_commits) return st;
+    size_t n_single = l->n;
+    grow *rows = malloc(GROUP_MAX_ROWS * sizeof *rows);
+    if (!rows) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    for (uint32_t c = 0; st == BK_OK && c < ix->n_commits; c++) st = group_rows_of(ix, kind, hash, c, l, rows, err);
+    free(rows);
+    if (st != BK_OK || l->n == n_single || (n_single == 0 && ix->n_commits == 1)) return st;
+    qsort(l->v, l->n, sizeof *l->v, cmp_u64);
+    size_t u = 1;
+    for (size_t i = 1; i < l->n; i++)
+        if (l->v[i] != l->v[u - 1]) l->v[u++] = l->v[i];
+    l->n = u;
     return st;
 }
 
@@ -2144,5 +2717,100 @@ bk_status bk_addrindex_merkle(bk_addrindex *ix, int64_t height, uint32_t pos, ui
     free(leaves);
     bk_block_decoder_free(&dec);
     free(buf);
+    return st;
+}
+
+/* ---- every row, logically ---------------------------------------------------- */
+
+typedef struct dump_row {
+    uint8_t *k, *v;
+    size_t kl, vl;
+} dump_row;
+
+typedef struct dump_rows {
+    dump_row *r;
+    size_t n, cap;             /* rows, bytes */
+    const bk_allocator *alloc;
+} dump_rows;
+
+static int dump_push(dump_rows *d, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    uint8_t *buf = (uint8_t *)d->r;
+    if (bk_grow(d->alloc, &buf, &d->cap, (d->n + 1) * sizeof *d->r) != 0) return -1;
+    d->r = (dump_row *)buf;
+    dump_row *r = &d->r[d->n];
+    if (!(r->k = malloc(kl + vl + 1))) return -1;
+    memcpy(r->k, k, kl);
+    if (vl) memcpy(r->k + kl, v, vl);
+    r->v = r->k + kl;
+    r->kl = kl;
+    r->vl = vl;
+    d->n++;
+    return 0;
+}
+
+static int dump_cmp(const void *a, const void *b)
+{
+    const dump_row *x = a, *y = b;
+    size_t n = x->kl < y->kl ? x->kl : y->kl;
+    int c = memcmp(x->k, y->k, n);
+    return c ? c : (x->kl > y->kl) - (x->kl < y->kl);
+}
+
+/* A row's logical key: kind, GP bytes of the hash, height, pos. */
+#define LOGICAL_KEY_LEN (1 + GP + 4 + 3)
+
+static int dump_logical(dump_rows *d, int kind, const grow *r)
+{
+    uint8_t k[LOGICAL_KEY_LEN];
+    k[0] = (uint8_t)kind;
+    prefix_put(k + 1, r->prefix);
+    put_be32(k + 1 + GP, r->height);
+    put_be24(k + 5 + GP, r->pos);
+    return dump_push(d, k, sizeof k, NULL, 0);
+}
+
+bk_status bk_addrindex_rows(bk_addrindex *ix, bk_addrindex_row_fn fn, void *ctx, bk_error *err)
+{
+    if (!ix || !fn) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    if (!read_ok(ix, err)) return BK_ERR_ARG;
+    pthread_rwlock_rdlock(&ix->lock);
+    dump_rows d = {.alloc = ix->alloc};
+    grow *rows = malloc(GROUP_MAX_ROWS * sizeof *rows);
+    bk_ldb_iter *it = NULL;
+    bk_status st = rows ? bk_ldb_iter_new(ix->snap, NULL, 0, &it, err)
+                        : bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    const uint8_t *k, *v;
+    size_t kl, vl;
+    while (st == BK_OK && bk_ldb_iter_next(it, &k, &kl, &v, &vl)) {
+        int rc = 0, lk = kind_of_gkind(k[0]);
+        if (kl == 1 && k[0] == 'C') continue; /* how the rows are stored, not what they are */
+        if ((k[0] == K_FUND || k[0] == K_SPEND || k[0] == K_TXPOS) && kl == ROW_KEY_LEN && !vl) {
+            grow r = grow_of_key(k);
+            rc = dump_logical(&d, k[0], &r);
+        } else if (lk && kl == GKEY_LEN && get_be32(k + 1) < ix->n_commits) {
+            size_t n;
+            if (group_decode(k, kl, v, vl, rows, &n) != 0) {
+                st = group_damaged(err, ix->dir, k, kl);
+                break;
+            }
+            for (size_t i = 0; i < n && !rc; i++) rc = dump_logical(&d, lk, &rows[i]);
+        } else {
+            rc = dump_push(&d, k, kl, v, vl); /* a cut commit's group stays as it is stored */
+        }
+        if (rc) st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+    }
+    if (st == BK_OK) st = bk_ldb_iter_status(it, err);
+    bk_ldb_iter_free(it);
+    pthread_rwlock_unlock(&ix->lock);
+    free(rows);
+    if (st == BK_OK && d.n > 1) qsort(d.r, d.n, sizeof *d.r, dump_cmp);
+    for (size_t i = 0; st == BK_OK && i < d.n; i++) {
+        if (i && !dump_cmp(&d.r[i - 1], &d.r[i])) continue;
+        if (fn(ctx, d.r[i].k, d.r[i].kl, d.r[i].v, d.r[i].vl))
+            st = bk_error_set(err, BK_ERR_CANCELLED, 0, "stopped by the caller");
+    }
+    for (size_t i = 0; i < d.n; i++) free(d.r[i].k);
+    bk_free(ix->alloc, d.r, d.cap);
     return st;
 }

@@ -10,7 +10,11 @@
 #    invalidated): update gives the rows of a fresh build on the new best
 #    chain, and back again;
 #  - kill -9 at random points of a build, rerun: the rows of a clean build;
-#  - bad input: a clear message and the documented exit, nothing written.
+#  - bad input: a clear message and the documented exit, nothing written;
+#    an index of format 2 and a damaged row group refused.
+# The builds and the update back from the reorg (144 blocks or more) write
+# bulk groups, the reorg's undo removes rows from them, its 6 blocks are
+# rows of one key each: ldb-dump prints the logical rows of both.
 # Environment: BK, LDB_DUMP, INDEX_FAIL, REGTEST, DATA, BK_SANITIZE.
 . "$(dirname "$0")/../robustness/lib.sh"
 DD=$REGTEST/full
@@ -142,6 +146,21 @@ run 30 "$BK" address history --index "$T/ix1" --scripthash 12ab > /dev/null
 expect "a short scripthash" 64 "bad scripthash '12ab': want 64 hex digits"
 run 30 "$BK" address merkle --index "$T/ix1" 0000000000000000000000000000000000000000000000000000000000000001 > /dev/null
 expect "a txid not on the chain" 66 "not on the index's chain"
+# an index of format 2 (its version row says 2): refused, build it again
+v=$(grep '^56=' "$T/d1" | cut -d= -f2)
+cp -r "$T/ix2" "$T/v2"
+"$LDB_DUMP" --put "$T/v2" 56 "${v:0:36}02000000${v:44}" || fail "ldb-dump --put"
+run 30 "$BK" address history --index "$T/v2" --scripthash "$(head -1 "$T/shs.txt")" > /dev/null
+expect "address on an index of format 2" 65 "an address index of format version 2 \\(this blockkit reads 3\\): build it again"
+run 30 "$BK" index update --datadir "$DD" --index "$T/v2" > /dev/null
+expect "index update of an index of format 2" 65 "format version 2 \\(this blockkit reads 3\\)"
+# a damaged row group: its last row is the first scripthash's, at the
+# highest height and position, so a query of it reads the group
+sh=$(head -1 "$T/shs.txt"); p6=""; for i in 62 60 58 56 54 52; do p6=$p6${sh:$i:2}; done
+cp -r "$T/ix2" "$T/badg"
+"$LDB_DUMP" --put "$T/badg" "4f00000000${p6}ffffffffffffff" 00 || fail "ldb-dump --put"
+run 30 "$BK" address history --index "$T/badg" --scripthash "$sh" > /dev/null
+expect "a damaged row group" 65 "a damaged row group \\(key 4f00000000${p6}ffffffffffffff\\)"
 printf 'zz\n' > "$T/badlist"
 run 30 "$BK" address status --index "$T/ix1" --scripthashes "$T/badlist" > /dev/null
 expect "a bad scripthash line" 64 "badlist line 1"
