@@ -55,7 +55,7 @@ static int electrum_main(int argc, char **argv)
     bk_electrum_opts_init(&o);
     const char *index = NULL, *listen = "127.0.0.1:50001", *tls_listen = NULL, *tls_cert = NULL, *tls_key = NULL;
     const char *rpc_url = NULL, *rpc_cookie = NULL, *rpc_user = NULL, *rpc_pw_file = NULL, *banner = NULL;
-    int max_clients = (int)o.limits.max_clients, workers = 2, loops = 2, poll_ms = 1000;
+    int max_clients = (int)o.limits.max_clients, workers = 2, loops = 1, poll_ms = 1000;
     int idle = (int)o.limits.idle_timeout_s, max_pending = (int)o.limits.max_pending;
     int max_batch = (int)o.limits.max_batch, max_subs = (int)o.limits.max_subs;
     int max_history = (int)o.limits.max_history;
@@ -74,7 +74,7 @@ static int electrum_main(int argc, char **argv)
         BK_OPT_ROW_STR("--banner", 0, &banner, "TEXT", "server.banner's text"),
         BK_OPT_ROW_INT("--max-clients", 0, &max_clients, 1, 1000000, "N", "connections held (default 1024)"),
         BK_OPT_ROW_INT("--workers", 'j', &workers, 1, 256, "N", "query threads (default 2)"),
-        BK_OPT_ROW_INT("--loops", 0, &loops, 1, 64, "N", "event-loop threads holding the connections (default 2)"),
+        BK_OPT_ROW_INT("--loops", 0, &loops, 1, 64, "N", "event-loop threads holding the connections (default 1)"),
         BK_OPT_ROW_INT("--poll-ms", 0, &poll_ms, 10, 3600000, "MS", "how often the index's tip is checked (default 1000)"),
         BK_OPT_ROW_INT("--idle-timeout", 0, &idle, 1, 86400 * 7, "S", "close a client silent this long (default 600)"),
         BK_OPT_ROW_I64("--max-line", 0, &max_line, 64, 64 << 20, "BYTES", "request line size (default 262144)"),

@@ -59,7 +59,7 @@ typedef struct bk_electrum_opts {
     const char *rpc_auth;       /* "user:password" (the cookie file's text), never logged */
     const char *banner;         /* server.banner (NULL: a default) */
     int workers;                /* 0: 2 */
-    int loops;                  /* event-loop threads (0: 2) */
+    int loops;                  /* event-loop threads (0: 1) */
     unsigned poll_ms;           /* tip poll period (0: 1000) */
     bk_electrum_limits limits;
     const volatile sig_atomic_t *stop;  /* non-zero: drain, close every connection, return BK_OK */

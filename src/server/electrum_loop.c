@@ -901,7 +901,7 @@ bk_status bk_electrum_serve(const bk_electrum_opts *o, bk_error *err)
     unsigned mp_started = 0;
     server *mp_arg = s;
     unsigned nw = o->workers > 0 ? (unsigned)o->workers : 2;
-    unsigned nl = o->loops > 0 ? (unsigned)o->loops : 2;
+    unsigned nl = o->loops > 0 ? (unsigned)o->loops : 1;
     pthread_t *th = calloc(nw, sizeof *th), *lth = calloc(nl, sizeof *lth);
     server **args = calloc(nw, sizeof *args);
     evloop **largs = calloc(nl, sizeof *largs);
