@@ -1,5 +1,5 @@
 // Loopback load test of blockkit electrum (bounded in count and time).
-//   node scripts/electrum-load.mjs BLOCKKIT --index DIR --datadir D \
+//   node scripts/electrum-load.mjs BLOCKKIT --index DIR (--datadir D | --blocksdir B) \
 //        [--clients 200] [--requests 1000] [--idle 10000] [--seconds 120]
 //        [--history LO-HI] [--methods history,balance,unspent,tx] [-j N] [--loops N]
 // Starts the server, opens --clients connections, each sending --requests
@@ -29,7 +29,9 @@ const vectors = opt('--vectors', path.join(src, 'tests/data/regtest/electrum/scr
 const serverArgs = ['electrum', '--listen', '127.0.0.1:0', '--max-clients', String(idleN + clients + 100),
   '--idle-timeout', '3600', '-j', opt('-j', '2')];
 if (opt('--loops')) serverArgs.push('--loops', opt('--loops'));
-if (opt('--index')) serverArgs.push('--index', opt('--index'), '--datadir', opt('--datadir'));
+if (opt('--index')) serverArgs.push('--index', opt('--index'));
+if (opt('--datadir')) serverArgs.push('--datadir', opt('--datadir'));
+if (opt('--blocksdir')) serverArgs.push('--blocksdir', opt('--blocksdir'));
 
 const deadline = Date.now() + seconds * 1000;
 setTimeout(() => { console.error(`stopped at the ${seconds} s bound`); process.exit(2); }, seconds * 1000).unref();
