@@ -30,11 +30,24 @@ fi
 in_bytes=$(cat "$work"/blocks/blk*.dat | wc -c)
 rm -rf "$work/ix" "$work/tmp"
 mkdir -p "$work/tmp"
+# peak anonymous and file-backed RSS (VmRSS counts the pages of the files
+# LevelDB maps to read its tables), sampled from /proc every 0.3 s
+( ma=0; mf=0; pid=
+  while [ -z "$pid" ]; do pid=$(pgrep -n -f -- "--index $work/ix" || true); sleep 0.05; done
+  while s=$(cat "/proc/$pid/status" 2>/dev/null); do
+      a=$(echo "$s" | awk '/^RssAnon/{print $2}'); f=$(echo "$s" | awk '/^RssFile/{print $2}')
+      [ -n "$a" ] && [ "$a" -gt "$ma" ] && ma=$a
+      [ -n "$f" ] && [ "$f" -gt "$mf" ] && mf=$f
+      sleep 0.3
+  done
+  echo "$ma $mf" > "$work/index.rss" ) &
+sampler=$!
 t0=$EPOCHREALTIME
 /usr/bin/time -v -o "$work/index.time" "$bk" index build --blocksdir "$work/blocks" --index "$work/ix" \
     -j "$jobs" --mem "$mem" --tmpdir "$work/tmp" --progress always 2>&1 > "$work/index.json" |
     stdbuf -o0 tr '\r' '\n' | while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done > "$work/index.progress"
 t1=$EPOCHREALTIME
+wait "$sampler" || true
 cat "$work/index.json"
 rss=$(sed -n 's/^\tMaximum resident set size (kbytes): //p' "$work/index.time")
 secs=$(echo "$t1 - $t0" | bc)
@@ -42,6 +55,8 @@ ix_bytes=$(du -sb "$work/ix" | cut -f1)
 echo "index build -j$jobs --mem $mem: $(echo "scale=1; $in_bytes / 1000000" | bc) MB in $secs s" \
      "= $(echo "scale=1; $in_bytes / 1000000 / $secs" | bc) MB/s, peak RSS $((rss / 1024)) MB" \
      "(--mem + 256 = $((mem + 256)) MB)"
+read -r anon file < "$work/index.rss" || { anon=0; file=0; }
+echo "peak RssAnon $((anon / 1024)) MB, peak RssFile $((file / 1024)) MB (sampled every 0.3 s)"
 echo "index: $(echo "scale=1; $ix_bytes / 1000000" | bc) MB = $(echo "scale=1; 100 * $ix_bytes / $in_bytes" | bc)% of the blocks"
 # MB/s by quarter of the heights, from the timestamped progress lines (a
 # block counts when its rows are taken: in memory, or spilled in a sorted
