@@ -189,7 +189,11 @@ static bk_status commits_decode(const char *dir, const uint8_t *v, size_t n, uin
     *out = 0;
     if (!v) return BK_OK;
     if (n != 4) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged bulk commit count row (%zu bytes)", dir, n);
-    *out = bk_load_le32(v);
+    uint32_t c = bk_load_le32(v);
+    /* a commit is a fill of --mem: a count past 2^31 is damage, and a
+     * writer adding one more must not wrap it */
+    if (c > INT32_MAX) return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a damaged bulk commit count row (%u)", dir, c);
+    *out = c;
     return BK_OK;
 }
 
@@ -1630,6 +1634,26 @@ static bk_status groups_unrow(bk_addrindex *ix, uint32_t c, const grow *rows, co
     return iter_done(ix, it, st, err);
 }
 
+/* The first bulk commit at or above c that has a group of any kind, or
+ * UINT32_MAX: the writer's walk over the commits seeks once per commit the
+ * index holds, never once per commit its count names. */
+static bk_status commit_from(bk_addrindex *ix, uint32_t c, uint32_t *out, bk_error *err)
+{
+    static const uint8_t kinds[3] = {G_TXPOS, G_FUND, G_SPEND};
+    *out = UINT32_MAX;
+    leveldb_iterator_t *it = leveldb_create_iterator(ix->db, ix->ropts);
+    for (int i = 0; i < 3; i++) {
+        uint8_t from[5] = {kinds[i]};
+        put_be32(from + 1, c);
+        leveldb_iter_seek(it, (const char *)from, 5);
+        if (!leveldb_iter_valid(it)) continue;
+        size_t kl;
+        const uint8_t *k = (const uint8_t *)leveldb_iter_key(it, &kl);
+        if (kl >= 5 && k[0] == kinds[i] && get_be32(k + 1) < *out) *out = get_be32(k + 1);
+    }
+    return iter_done(ix, it, BK_OK, err);
+}
+
 typedef struct krow {
     grow r;
     uint8_t gk;
@@ -1671,8 +1695,12 @@ static bk_status block_ungroup(bk_addrindex *ix, const uint8_t *d, size_t len, l
         rows[i] = k[i].r;
         gk[i] = k[i].gk;
     }
-    for (uint32_t c = 0; st == BK_OK && c < ix->n_commits; c++)
+    uint32_t c = 0;
+    if (st == BK_OK) st = commit_from(ix, 0, &c, err);
+    while (st == BK_OK && c < ix->n_commits) {
         st = groups_unrow(ix, c, rows, gk, u, batch, cur, buf, err);
+        if (st == BK_OK) st = commit_from(ix, c + 1, &c, err);
+    }
     free(k);
     free(rows);
     free(gk);
@@ -2010,6 +2038,9 @@ static bk_status tx_at(bk_addrindex *ix, uint32_t height, uint32_t pos, tx_buf *
     uint32_t file = bk_load_le32(row + 112), size = bk_load_le32(row + 124), n_tx = bk_load_le32(row + 128);
     uint64_t off = bk_load_le64(row + 116);
     free(row);
+    /* the header row's size bounds the read: never above a block's */
+    if (size > MAX_BLOCK_BYTES)
+        return bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged header row at height %u", ix->dir, height);
     if (pos >= n_tx)
         return bk_error_set(err, BK_ERR_INVALID, 0, "%s: a row names tx %u of the block at height %u (%u txs)",
                             ix->dir, pos, height, n_tx);
@@ -2073,18 +2104,24 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The rows of the hash's GP-byte prefix in the groups of bulk commit c
- * (the walk of the groups' rule, above), at or below the tip. */
-static bk_status group_rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, uint32_t c, pos_list *l, grow *rows,
-                               bk_error *err)
+ * (the walk of the groups' rule, above), at or below the tip. *next is the
+ * commit to walk after it: c + 1, or the first commit above c that has a
+ * group of the kind when c has none at or after the prefix, or UINT32_MAX
+ * when no group follows. The walk over the commits therefore costs a seek
+ * per commit the index holds, never one per commit its count names (a
+ * damaged count of 2^32 - 1 is as quick as the rows behind it). */
+static bk_status group_rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, uint32_t c, uint32_t *next, pos_list *l,
+                               grow *rows, bk_error *err)
 {
-    uint8_t pre[5], start[5 + GP];
+    uint8_t pre[1], start[5 + GP];
     pre[0] = (uint8_t)gkind_of(kind);
-    put_be32(pre + 1, c);
-    memcpy(start, pre, 5);
+    start[0] = pre[0];
+    put_be32(start + 1, c);
     memcpy(start + 5, hash, GP);
     uint64_t want = prefix_get(hash);
+    *next = UINT32_MAX;
     bk_ldb_iter *it;
-    bk_status st = bk_ldb_iter_new_range(ix->snap, pre, 5, start, sizeof start, NULL, 0, &it, err);
+    bk_status st = bk_ldb_iter_new_range(ix->snap, pre, 1, start, sizeof start, NULL, 0, &it, err);
     if (st != BK_OK) return st;
     const uint8_t *k, *v;
     size_t kl, vl, n;
@@ -2093,7 +2130,15 @@ static bk_status group_rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, 
             st = group_damaged(err, ix->dir, k, kl);
             break;
         }
-        if (prefix_get(v) > want) break; /* its first row is past the prefix, so is every later group's */
+        uint32_t kc = get_be32(k + 1);
+        if (kc != c) { /* c has no group at or after the prefix: go on at kc */
+            *next = kc;
+            break;
+        }
+        if (prefix_get(v) > want) { /* its first row is past the prefix, so is every later group's */
+            *next = c + 1;
+            break;
+        }
         if (group_decode(k, kl, v, vl, rows, &n) != 0) {
             st = group_damaged(err, ix->dir, k, kl);
             break;
@@ -2104,8 +2149,12 @@ static bk_status group_rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, 
                 st = bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
                 break;
             }
-        if (prefix_get(k + 5) > want) break;
+        if (prefix_get(k + 5) > want) {
+            *next = c + 1;
+            break;
+        }
     }
+    if (*next == 0) *next = UINT32_MAX; /* c + 1 wrapped */
     if (st == BK_OK) st = bk_ldb_iter_status(it, err);
     bk_ldb_iter_free(it);
     return st;
@@ -2140,7 +2189,8 @@ static bk_status rows_of(bk_addrindex *ix, int kind, const uint8_t *hash, pos_li
     size_t n_single = l->n;
     grow *rows = malloc(GROUP_MAX_ROWS * sizeof *rows);
     if (!rows) return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
-    for (uint32_t c = 0; st == BK_OK && c < ix->n_commits; c++) st = group_rows_of(ix, kind, hash, c, l, rows, err);
+    for (uint32_t c = 0, next; st == BK_OK && c < ix->n_commits; c = next)
+        st = group_rows_of(ix, kind, hash, c, &next, l, rows, err);
     free(rows);
     if (st != BK_OK || l->n == n_single || (n_single == 0 && ix->n_commits == 1)) return st;
     qsort(l->v, l->n, sizeof *l->v, cmp_u64);
