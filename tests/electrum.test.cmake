@@ -29,6 +29,12 @@ add_executable(electrum-loadgen ${CMAKE_SOURCE_DIR}/scripts/electrum-loadgen.c)
 add_test(NAME electrum_load_smoke COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/load_smoke.sh)
 set_tests_properties(electrum_load_smoke PROPERTIES FIXTURES_REQUIRED regtest TIMEOUT 300
   ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;LOADGEN=$<TARGET_FILE:electrum-loadgen>;REGTEST=${CMAKE_BINARY_DIR}/regtest;${BK_SAN_ENV}")
+# An index over a blocks directory without the genesis block (the
+# generator's, heights from 1): served from its first header, heights below
+# it and cp_height proofs refused by name (tests/electrum/no_genesis.sh).
+add_test(NAME electrum_no_genesis COMMAND bash ${CMAKE_SOURCE_DIR}/tests/electrum/no_genesis.sh)
+set_tests_properties(electrum_no_genesis PROPERTIES TIMEOUT 300
+  ENVIRONMENT "BK=$<TARGET_FILE:blockkit>;GEN=$<TARGET_FILE:gen-bench-blocks>;DATA=${CMAKE_SOURCE_DIR}/tests/data;${BK_SAN_ENV}")
 # The mempool rows (--rpc-url) against a JSON-RPC responder standing in for
 # the node, with two transactions made from the vectors
 # (tests/electrum/mempool.mjs says what it checks).

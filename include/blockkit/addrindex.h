@@ -140,6 +140,12 @@ BK_API bk_status bk_addrindex_refresh(bk_addrindex *ix, int *changed_out, bk_err
 BK_API bk_status bk_addrindex_tip(bk_addrindex *ix, int64_t *height_out, uint8_t hash_out[32],
                                   bk_error *err) BK_WARN_UNUSED;
 
+/* READ handles: the lowest height the index holds a header of, into
+ * *height_out: 0 for a chain from its genesis block, the first block's
+ * height for a blocks directory without it (-1 for an empty index). Every
+ * height from it to the tip has its header. */
+BK_API bk_status bk_addrindex_first(bk_addrindex *ix, int64_t *height_out, bk_error *err) BK_WARN_UNUSED;
+
 /* The 80-byte header at height (BK_ERR_NOT_FOUND above the tip). */
 BK_API bk_status bk_addrindex_header(bk_addrindex *ix, int64_t height, uint8_t header_out[80],
                                      bk_error *err) BK_WARN_UNUSED;

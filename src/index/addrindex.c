@@ -552,6 +552,35 @@ bk_status bk_addrindex_header(bk_addrindex *ix, int64_t height, uint8_t header_o
     return st;
 }
 
+static int read_ok(bk_addrindex *ix, bk_error *err);
+
+bk_status bk_addrindex_first(bk_addrindex *ix, int64_t *height_out, bk_error *err)
+{
+    if (!ix || !height_out) return bk_error_set(err, BK_ERR_ARG, 0, "NULL argument");
+    if (!read_ok(ix, err)) return BK_ERR_ARG;
+    *height_out = -1;
+    pthread_rwlock_rdlock(&ix->lock);
+    uint8_t pre[1] = {K_HEADER};
+    bk_ldb_iter *it;
+    bk_status st = ix->tip_height < 0 ? BK_OK : bk_ldb_iter_new(ix->snap, pre, 1, &it, err);
+    if (st == BK_OK && ix->tip_height >= 0) {
+        const uint8_t *k;
+        size_t kl;
+        if (bk_ldb_iter_next(it, &k, &kl, NULL, NULL)) {
+            if (kl != 5) st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: damaged header row (a key of %zu bytes)", ix->dir, kl);
+            else if (get_be32(k + 1) > ix->tip_height)
+                st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: no header row below the tip", ix->dir);
+            else *height_out = get_be32(k + 1);
+        } else {
+            st = bk_ldb_iter_status(it, err);
+            if (st == BK_OK) st = bk_error_set(err, BK_ERR_INVALID, 0, "%s: no header row below the tip", ix->dir);
+        }
+        bk_ldb_iter_free(it);
+    }
+    pthread_rwlock_unlock(&ix->lock);
+    return st;
+}
+
 /* ---- keys ------------------------------------------------------------------ */
 
 static void put_be24(uint8_t *p, uint32_t v)

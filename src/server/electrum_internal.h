@@ -21,6 +21,10 @@ typedef struct bk_electrum_shared {
     uint8_t (*hashes)[32];
     size_t hashes_cap;
     int32_t tip;                /* -1: no index or empty */
+    int32_t base;               /* the index's first header: 0, or the first block of a
+                                 * blocks directory without the genesis block */
+    uint8_t genesis[32];        /* the genesis block's hash, when has_genesis */
+    int has_genesis;            /* base 0 (its header) or 1 (the first header's parent) */
     bk_answer_cache answers;    /* rendered scripthash answers of this tip */
     bk_mempool_poller *poller;  /* with an index and --rpc-url: the node's mempool */
     bk_mempool *mempool;        /* its last snapshot (under lock) */

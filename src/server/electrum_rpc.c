@@ -114,7 +114,14 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
     if ((st = bk_addrindex_tip(ix, &tip64, tip_hash, err)) != BK_OK) return st;
     if (tip64 >= INT32_MAX) return bk_error_set(err, BK_ERR_INVALID, 0, "electrum: index tip %lld", (long long)tip64);
     int32_t tip = (int32_t)tip64;
+    int64_t first = -1;
+    if (tip >= 0 && (st = bk_addrindex_first(ix, &first, err)) != BK_OK) return st;
     pthread_rwlock_wrlock(&sh->lock);
+    if (tip >= 0 && first != sh->base) { /* another chain's index: every hash again */
+        sh->base = (int32_t)first;
+        sh->tip = -1;
+        sh->has_genesis = 0;
+    }
     if (tip == sh->tip && (tip < 0 || !memcmp(sh->hashes[tip], tip_hash, 32))) {
         pthread_rwlock_unlock(&sh->lock);
         return BK_OK;
@@ -131,7 +138,8 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
     }
     /* From the fork point (a reorg) or the old tip up: each header's hash. */
     int32_t from = sh->tip < tip ? sh->tip : tip;
-    while (from >= 0) {
+    if (from < sh->base) from = sh->base - 1;
+    while (from >= sh->base) {
         uint8_t hdr[80], h[32];
         if ((st = bk_addrindex_header(ix, from, hdr, err)) != BK_OK) goto out;
         bk_sha256d(h, hdr, 80);
@@ -142,6 +150,10 @@ bk_status bk_electrum_shared_refresh(bk_electrum_shared *sh, int *changed_out, b
         uint8_t hdr[80];
         if ((st = bk_addrindex_header(ix, hgt, hdr, err)) != BK_OK) goto out;
         bk_sha256d(sh->hashes[hgt], hdr, 80);
+        if (hgt == sh->base && sh->base <= 1) { /* the genesis block: this header, or its parent */
+            memcpy(sh->genesis, sh->base == 0 ? sh->hashes[hgt] : hdr + 4, 32);
+            sh->has_genesis = 1;
+        }
     }
     sh->tip = tip;
     *changed_out = 1;
@@ -357,7 +369,7 @@ static int m_server_features(req *r)
     bk_json_begin_object(j);
     BK_JSON_KEY(j, "genesis_hash");
     pthread_rwlock_rdlock(&sh->lock);
-    if (sh->tip >= 0) bk_json_hex_rev(j, sh->hashes[0], 32);
+    if (sh->tip >= 0 && sh->has_genesis) bk_json_hex_rev(j, sh->genesis, 32);
     else bk_json_null(j);
     pthread_rwlock_unlock(&sh->lock);
     BK_JSON_KEY(j, "hosts");
@@ -440,6 +452,19 @@ static int check_cp(req *r, int64_t cp, int32_t last, int32_t tip)
     if (cp && (cp < last || cp > tip))
         return fail(r, RPC_INVALID_PARAMS, "cp_height %lld must be at least the last height %d and at most the tip %d",
                     (long long)cp, last, tip);
+    if (cp && r->s->sh->base > 0)
+        return fail(r, RPC_INVALID_PARAMS, "cp_height proofs need every header from height 0; the index's first is at "
+                    "height %d", r->s->sh->base);
+    return 0;
+}
+
+/* Heights below the index's first header (a blocks directory without the
+ * genesis block) are refused by name. */
+static int check_base(req *r, int64_t h)
+{
+    if (h < r->s->sh->base)
+        return fail(r, RPC_INVALID_PARAMS, "height %lld is below the index's first header (height %d)", (long long)h,
+                    r->s->sh->base);
     return 0;
 }
 
@@ -456,7 +481,7 @@ static int m_block_header(req *r)
     uint8_t hdr[80];
     bk_error e;
     if (h > sh->tip) rc = fail(r, RPC_INVALID_PARAMS, "height %lld is above the tip %d", (long long)h, sh->tip);
-    else if (!(rc = check_cp(r, cp, (int32_t)h, sh->tip)) && bk_addrindex_header(ix, (int32_t)h, hdr, &e) != BK_OK)
+    else if (!(rc = check_base(r, h)) && !(rc = check_cp(r, cp, (int32_t)h, sh->tip)) && bk_addrindex_header(ix, (int32_t)h, hdr, &e) != BK_OK)
         rc = fail_err(r, &e);
     if (!rc) {
         if (!cp) {
@@ -486,7 +511,8 @@ static int m_block_headers(req *r)
     pthread_rwlock_rdlock(&sh->lock);
     int rc = 0;
     if (start + count - 1 > sh->tip) count = start > sh->tip ? 0 : sh->tip - start + 1;
-    if (count && (rc = check_cp(r, cp, (int32_t)(start + count - 1), sh->tip))) goto out;
+    if (count && ((rc = check_base(r, start)) || (rc = check_cp(r, cp, (int32_t)(start + count - 1), sh->tip))))
+        goto out;
     bk_json *j = r->j;
     bk_json_begin_object(j);
     BK_JSON_KEY(j, "count");
