@@ -74,6 +74,20 @@ typedef struct bk_ldb_iter bk_ldb_iter;
 BK_API BK_WARN_UNUSED bk_status bk_ldb_open(const char *dbdir, const char *tmpdir,
                                             bk_ldb **db_out, bk_error *err);
 
+/* How a snapshot is read. max_open_files: tables LevelDB keeps open (and
+ * mapped); bk_ldb_open's 64 suit one pass over Core's databases, an index
+ * answering random point queries over hundreds of tables wants them all
+ * (below 64: 64). block_cache_bytes: LevelDB's block cache (0: LevelDB's
+ * own 8 MiB). */
+typedef struct bk_ldb_opts {
+    int max_open_files;
+    size_t block_cache_bytes;
+} bk_ldb_opts;
+
+/* bk_ldb_open with options (NULL: bk_ldb_open's). */
+BK_API BK_WARN_UNUSED bk_status bk_ldb_open_opts(const char *dbdir, const char *tmpdir, const bk_ldb_opts *o,
+                                                 bk_ldb **db_out, bk_error *err);
+
 /* Close the database and remove its snapshot directory. NULL is a no-op. */
 BK_API void bk_ldb_close(bk_ldb *db);
 

@@ -51,6 +51,7 @@ struct bk_ldb {
     leveldb_t *db;
     leveldb_options_t *opts;
     leveldb_readoptions_t *ropts;
+    leveldb_cache_t *cache; /* bk_ldb_opts.block_cache_bytes, or NULL */
     int lockfd; /* the snapshot directory, flock()ed while this handle lives */
     char dir[4096]; /* the snapshot directory */
     char src[4096]; /* the source directory, as given: named in every message */
@@ -791,6 +792,12 @@ static bk_status ldb_fail(const char *src, const char *snap, const char *lerr, b
 
 bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk_error *err)
 {
+    return bk_ldb_open_opts(dbdir, tmpdir, NULL, db_out, err);
+}
+
+bk_status bk_ldb_open_opts(const char *dbdir, const char *tmpdir, const bk_ldb_opts *o, bk_ldb **db_out,
+                           bk_error *err)
+{
     if (!db_out || !dbdir) return bk_error_set(err, BK_ERR_ARG, 0, "bk_ldb_open: NULL argument");
     *db_out = NULL;
     bk_error local;
@@ -884,7 +891,15 @@ bk_status bk_ldb_open(const char *dbdir, const char *tmpdir, bk_ldb **db_out, bk
 
     db->opts = leveldb_options_create();
     leveldb_options_set_create_if_missing(db->opts, 0);
-    leveldb_options_set_max_open_files(db->opts, 64);
+    leveldb_options_set_max_open_files(db->opts, o && o->max_open_files > 64 ? o->max_open_files : 64);
+    if (o && o->block_cache_bytes) {
+        db->cache = leveldb_cache_create_lru(o->block_cache_bytes);
+        if (!db->cache) {
+            bk_ldb_close(db);
+            return bk_error_set(err, BK_ERR_NOMEM, 0, "out of memory");
+        }
+        leveldb_options_set_cache(db->opts, db->cache);
+    }
     db->ropts = leveldb_readoptions_create();
     leveldb_readoptions_set_verify_checksums(db->ropts, 1);
     leveldb_readoptions_set_fill_cache(db->ropts, 0);
@@ -906,6 +921,7 @@ void bk_ldb_close(bk_ldb *db)
     if (db->db) leveldb_close(db->db);
     if (db->ropts) leveldb_readoptions_destroy(db->ropts);
     if (db->opts) leveldb_options_destroy(db->opts);
+    if (db->cache) leveldb_cache_destroy(db->cache);
     if (db->dir[0]) remove_tree(db->dir);
     if (db->lockfd >= 0) close(db->lockfd);
     free(db);
