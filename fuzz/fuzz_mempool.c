@@ -73,6 +73,17 @@ static void check_snapshot(const bk_mempool *m)
         free(c);
         (void)bk_mempool_delta(m, sh);
     }
+    /* the fee histogram (mempool.h): a pair per tranche, rates highest
+     * first, every tranche but the last over its bound, nothing for an
+     * empty snapshot */
+    const uint64_t(*h)[2];
+    size_t nh = bk_mempool_fee_histogram(m, &h);
+    if (nh > bk_mempool_size(m) || (nh == 0) != (bk_mempool_size(m) == 0)) abort();
+    uint64_t bound = 100000;
+    for (size_t k = 0; k < nh; k++) {
+        if ((k && h[k][0] > h[k - 1][0]) || !h[k][1] || (k + 1 < nh && h[k][1] <= bound)) abort();
+        bound += bound / 10;
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

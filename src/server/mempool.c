@@ -31,6 +31,7 @@ typedef struct mp_tx {
     mp_in *ins;
     mp_out *outs;
     uint32_t n_in, n_out;
+    uint32_t vsize;
     int resolved;
 } mp_tx;
 
@@ -63,6 +64,8 @@ struct bk_mempool {
     size_t n_txs;
     mp_row *fund, *spend;       /* sorted by sh, then tx, then op_vout */
     size_t n_fund, n_spend;
+    uint64_t (*hist)[2];        /* the fee histogram's pairs */
+    size_t n_hist;
 };
 
 static void tx_free(mp_tx *t)
@@ -274,6 +277,7 @@ static bk_status fetch_tx(bk_mempool_poller *p, const uint8_t txid[32], mp_tx **
         goto out;
     }
     memcpy(t->txid, txid, 32);
+    t->vsize = bk_tx_vsize(&tx);
     t->ins = calloc(tx.n_in ? tx.n_in : 1, sizeof *t->ins);
     t->outs = calloc(tx.n_out ? tx.n_out : 1, sizeof *t->outs);
     if (!t->ins || !t->outs) {
@@ -359,7 +363,52 @@ void bk_mempool_free(bk_mempool *m)
     free(m->txs);
     free(m->fund);
     free(m->spend);
+    free(m->hist);
     free(m);
+}
+
+/* A transaction's fee rate, sat/vB (a negative fee, from a node's wrong
+ * answer, as 0). */
+static double fee_rate(const bk_mempool_tx *t) { return t->fee > 0 && t->vsize ? (double)t->fee / t->vsize : 0.0; }
+
+static int cmp_rate_desc(const void *a, const void *b)
+{
+    double x = fee_rate(*(const bk_mempool_tx *const *)a), y = fee_rate(*(const bk_mempool_tx *const *)b);
+    return (x < y) - (x > y);
+}
+
+/* The histogram of mempool.h's rule, into m->hist. 0, or -1 out of memory. */
+static int fee_histogram(bk_mempool *m)
+{
+    if (!m->n_txs) return 0;
+    const bk_mempool_tx **by = malloc(m->n_txs * sizeof *by);
+    /* every tranche but the last holds more than 100,000 vB: at most one
+     * pair per transaction */
+    m->hist = malloc(m->n_txs * sizeof *m->hist);
+    if (!by || !m->hist) {
+        free(by);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n_txs; i++) by[i] = &m->txs[i];
+    qsort(by, m->n_txs, sizeof *by, cmp_rate_desc);
+    uint64_t bound = 100000, cum = 0;
+    for (size_t i = 0; i < m->n_txs; i++) {
+        cum += by[i]->vsize;
+        if (cum > bound || i + 1 == m->n_txs) {
+            m->hist[m->n_hist][0] = (uint64_t)fee_rate(by[i]);
+            m->hist[m->n_hist++][1] = cum;
+            cum = 0;
+            bound += bound / 10;
+        }
+    }
+    free(by);
+    return 0;
+}
+
+size_t bk_mempool_fee_histogram(const bk_mempool *m, const uint64_t (**pairs_out)[2])
+{
+    *pairs_out = m ? (const uint64_t(*)[2])m->hist : NULL;
+    return m ? m->n_hist : 0;
 }
 
 /* The snapshot of the resolved transactions. */
@@ -388,6 +437,7 @@ static bk_status snapshot(bk_mempool_poller *p, bk_mempool **m_out, bk_error *er
         bk_mempool_tx *e = &m->txs[m->n_txs++];
         memcpy(e->txid, t->txid, 32);
         e->height = 0;
+        e->vsize = t->vsize;
         int64_t fee = 0;
         for (uint32_t k = 0; k < t->n_in; k++) {
             fee += t->ins[k].value;
@@ -418,6 +468,10 @@ static bk_status snapshot(bk_mempool_poller *p, bk_mempool **m_out, bk_error *er
     }
     qsort(m->fund, m->n_fund, sizeof *m->fund, cmp_row);
     qsort(m->spend, m->n_spend, sizeof *m->spend, cmp_row);
+    if (fee_histogram(m) != 0) {
+        bk_mempool_free(m);
+        return bk_error_set(err, BK_ERR_NOMEM, 0, "mempool: the fee histogram of %zu transactions", n);
+    }
     *m_out = m;
     return BK_OK;
 }

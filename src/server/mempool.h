@@ -26,6 +26,7 @@ typedef struct bk_mempool_tx {
     uint8_t txid[32];           /* internal byte order */
     int64_t fee;                /* satoshis */
     int height;                 /* 0 or -1 */
+    uint32_t vsize;             /* virtual size: (weight + 3) / 4 */
 } bk_mempool_tx;
 
 typedef struct bk_mempool bk_mempool;                 /* a snapshot */
@@ -65,5 +66,14 @@ int bk_mempool_spends(const bk_mempool *m, const uint8_t sh[32], const uint8_t t
  * the one order then by vout (malloc'd, free()). 0, or -1 out of memory. */
 int bk_mempool_coins(const bk_mempool *m, const uint8_t sh[32], bk_addr_coin **coins_out, size_t *n_out);
 size_t bk_mempool_size(const bk_mempool *m);
+/* mempool.get_fee_histogram's [fee rate, vsize] pairs (owned by the
+ * snapshot; 0 pairs for NULL). The protocol leaves the intervals to the
+ * server; here, as electrumx documents its own: the transactions by fee
+ * rate (fee / vsize), highest first, summed into tranches of more than
+ * 100,000 vB, each tranche's bound 10% above the last one's; a pair is the
+ * lowest rate of its tranche (sat/vB, rounded down) and the tranche's
+ * vsize, and the last tranche is given even when under its bound, so the
+ * pairs add up to the whole mempool's vsize. */
+size_t bk_mempool_fee_histogram(const bk_mempool *m, const uint64_t (**pairs_out)[2]);
 
 #endif

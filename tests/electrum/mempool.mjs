@@ -6,7 +6,8 @@
 // and A (change); tx2 spends tx1's output to B, paying A. Every answer
 // expected is computed here from the vectors (tests/data/regtest/electrum)
 // and Electrum's rules: get_mempool, get_history (confirmed + mempool,
-// height 0 / -1, fee), get_balance's unconfirmed, listunspent, the status;
+// height 0 / -1, fee), get_balance's unconfirmed, listunspent, the status,
+// mempool.get_fee_histogram;
 // then tx2 leaves the mempool and the status notification must follow.
 //   node tests/electrum/mempool.mjs BLOCKKIT SOURCE_DIR REGTEST_DATADIR
 import { spawn, spawnSync } from 'node:child_process';
@@ -97,6 +98,9 @@ try {
   await until(async () => (await c.blockchainScripthash_getMempool(A.scripthash)).length === 2, 'the mempool polled');
   eq(await c.blockchainScripthash_getMempool(A.scripthash), [e1, e2], 'A get_mempool');
   eq(await c.blockchainScripthash_getMempool(B.scripthash), [e1, e2], 'B get_mempool');
+  // mempool.h's histogram: both under one 100,000 vB tranche, its rate the lower one
+  const v1 = tx1.hex.length / 2, v2 = tx2.hex.length / 2, rate = (f, v) => Math.floor(f / v);
+  eq(await c.mempool_getFeeHistogram(), [[Math.min(rate(500, v1), rate(300, v2)), v1 + v2]], 'fee histogram');
   const hA = [...A.history, e1, e2], hB = [...B.history, e1, e2];
   for (let k = 0; k < 2; k++) {   // the second time from the kept answers
     eq(await c.blockchainScripthash_getHistory(A.scripthash), hA, `A history (${k})`);
@@ -117,6 +121,7 @@ try {
   eq(await c.blockchainScripthash_getHistory(A.scripthash), [...A.history, e1], 'A history after tx2 left');
   eq(await c.blockchainScripthash_getBalance(A.scripthash), { confirmed: A.balance.confirmed, unconfirmed: -1500 },
     'A balance after tx2 left');
+  eq(await c.mempool_getFeeHistogram(), [[rate(500, v1), v1]], 'fee histogram after tx2 left');
   check(calls > 0 && authBad === 0, `every node call had the cookie's Basic auth (${calls} calls, ${authBad} without)`);
 } finally {
   c.close();
